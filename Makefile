@@ -1,0 +1,165 @@
+# Makefile for cql — an open implementation of the Chess Query Language (CQL 6.2).
+#
+#   make                   release build (-O2) into build/release/, copied to ./cql
+#   make MODE=debug        -O0 -g, asserts on, into build/debug/
+#   make MODE=asan         address + undefined sanitizers, into build/asan/
+#   make test              every test layer (installs cmocka if it is missing)
+#   make check-slow        deep perft and the other long checks
+#   make bench             benchmarks on a 100,000-game corpus built at bench time
+#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make V=1               show full command lines; WERROR=1 turns warnings into errors
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+MODE    ?= release
+CC      ?= cc
+PREFIX  ?= /usr/local
+DESTDIR ?=
+
+BUILD   := build/$(MODE)
+
+ifeq ($(origin CC),default)
+CC := cc
+endif
+
+WARN := -Wall -Wextra -Wshadow -Wundef -Wwrite-strings -Wstrict-prototypes \
+        -Wmissing-prototypes -Wold-style-definition -Wpointer-arith -Wcast-qual \
+        -Wvla -Wformat=2 -Wnull-dereference -Wimplicit-fallthrough
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+CPPFLAGS += -Iinclude -MMD -MP -D_POSIX_C_SOURCE=200809L
+CFLAGS   += -std=c11 -pedantic $(WARN)
+LDLIBS   += -lpthread -lm
+
+ifeq ($(MODE),release)
+CFLAGS   += -O2 -DNDEBUG
+else ifeq ($(MODE),debug)
+CFLAGS   += -O0 -g3 -DCQL_DEBUG
+else ifeq ($(MODE),asan)
+SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+CFLAGS   += -O1 -g $(SAN) -DCQL_DEBUG
+LDFLAGS  += $(SAN)
+else
+$(error MODE must be release, debug or asan, not '$(MODE)')
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# ---- sources -----------------------------------------------------------------
+LIB_SRCS  := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_OBJS  := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
+MAIN_OBJ  := $(BUILD)/obj/main.o
+LIB       := $(BUILD)/libcql.a
+CQL       := $(BUILD)/cql
+
+# Unit tests: every tests/test_*.c is one cmocka program.
+UNIT_SRCS := $(wildcard tests/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(BUILD)/tests/%)
+# Test tools that are not cmocka programs (perft runner, .test runner, ...).
+TOOL_SRCS := $(wildcard tests/tool_*.c)
+TOOL_BINS := $(TOOL_SRCS:tests/%.c=$(BUILD)/tests/%)
+
+CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+DEPS := $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) \
+        $(UNIT_BINS:%=%.d) $(TOOL_BINS:%=%.d)
+
+.PHONY: all test check check-slow bench install uninstall clean unity cmocka \
+        test-unit test-tools test-perft test-cql test-cli test-oracle test-conformance
+
+all: $(CQL)
+ifeq ($(MODE),release)
+all: cql
+cql: $(CQL)
+	$(Q)cp $(CQL) cql
+endif
+
+$(BUILD)/obj $(BUILD)/tests:
+	$(Q)mkdir -p $@
+
+$(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(CQL): $(MAIN_OBJ) $(LIB)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# ---- tests ---------------------------------------------------------------------
+# `make test` first makes sure cmocka is there (installing libcmocka-dev when it can).
+cmocka:
+	$(Q)sh tests/ensure-cmocka.sh
+
+$(BUILD)/tests/test_%: tests/test_%.c $(LIB) | $(BUILD)/tests cmocka
+	@$(if $(Q),echo "  TEST-CC $<")
+	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $(CMOCKA_CFLAGS) $< $(LIB) \
+	   $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS) -o $@
+
+$(BUILD)/tests/tool_%: tests/tool_%.c $(LIB) | $(BUILD)/tests
+	@$(if $(Q),echo "  TOOL-CC $<")
+	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+
+test-unit: $(UNIT_BINS)
+	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
+
+test-tools: $(TOOL_BINS) $(CQL)
+
+# Each layer below is a shell driver under tests/; every one of them compares
+# something and exits non-zero on failure.
+test-perft: test-tools
+	$(Q)sh tests/run-perft.sh $(BUILD) fast
+
+test-cql: test-tools
+	$(Q)if [ -x tests/run-cql.sh ] || [ -f tests/run-cql.sh ]; then sh tests/run-cql.sh $(BUILD); fi
+
+test-cli: $(CQL)
+	$(Q)if [ -f tests/run-cli.sh ]; then sh tests/run-cli.sh $(BUILD); fi
+
+test-oracle: $(CQL)
+	$(Q)if [ -f tests/run-oracle.sh ]; then sh tests/run-oracle.sh $(BUILD); fi
+
+test-conformance: $(CQL)
+	$(Q)if [ -f tests/run-conformance.sh ]; then sh tests/run-conformance.sh $(BUILD); fi
+
+test: cmocka
+	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) all test-tools
+	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) test-unit test-perft test-cql test-cli test-oracle test-conformance
+	@echo "all tests passed ($(MODE))"
+
+check: test
+
+check-slow: test-tools
+	$(Q)sh tests/run-perft.sh $(BUILD) slow
+
+bench: $(CQL) test-tools
+	$(Q)sh scripts/bench.sh $(BUILD)
+
+# ---- install -------------------------------------------------------------------
+install: $(CQL)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(CQL) $(DESTDIR)$(PREFIX)/bin/cql
+	install -m 644 docs/cql.1 $(DESTDIR)$(PREFIX)/share/man/man1/cql.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/cql $(DESTDIR)$(PREFIX)/share/man/man1/cql.1
+
+# One translation unit of every source: catches clashes between static names.
+unity: | $(BUILD)/obj
+	$(Q)printf '#include "../../../src/%s"\n' $(notdir $(LIB_SRCS)) main.c > $(BUILD)/obj/all.c
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(BUILD)/obj/all.c $(LDFLAGS) $(LDLIBS) -o $(BUILD)/cql-unity
+
+clean:
+	rm -rf build cql
+
+-include $(DEPS)

@@ -1,0 +1,67 @@
+/*
+ * include/diag.h — every message cql prints about bad input goes through here.
+ *
+ * Formats (GCC style, which editors parse):
+ *   query.cql:3:5: error: MESSAGE        + the source line + a ^~~~ caret line
+ *   games.pgn:120:7: game 4: MESSAGE     (a PGN problem; the run goes on)
+ *   cql: error: MESSAGE                  (usage, files, options)
+ * Library code never writes to stderr itself: it calls a DiagSink, whose
+ * callback receives the finished text (stderr by default; tests capture it).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_DIAG_H
+#define CQL_DIAG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum DiagSeverity { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } DiagSeverity;
+
+/* A byte range [start, end) in a source text. */
+typedef struct Span {
+    uint32_t start, end;
+} Span;
+
+/* A named text that spans point into (the query file, or -cql text). */
+typedef struct SourceText {
+    const char *name;   /* as shown in messages, e.g. "query.cql" */
+    const char *text;
+    size_t len;
+} SourceText;
+
+/* Receives one complete message (with its trailing newline). */
+typedef void (*DiagSinkFn)(void *ctx, DiagSeverity sev, const char *text);
+
+typedef struct DiagSink {
+    DiagSinkFn fn;      /* NULL: write to stderr */
+    void *ctx;
+    unsigned errors;    /* counts of messages sent, by severity */
+    unsigned warnings;
+} DiagSink;
+
+#if defined(__GNUC__)
+#define DIAG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define DIAG_PRINTF(f, a)
+#endif
+
+void diag_sink_init(DiagSink *d, DiagSinkFn fn, void *ctx);
+
+/* FILE:LINE:COL: SEVERITY: MESSAGE, the source line and a caret under span. */
+void diag_at(DiagSink *d, const SourceText *src, Span span, DiagSeverity sev,
+             const char *fmt, ...) DIAG_PRINTF(5, 6);
+
+/* FILE:LINE:COL: game N: MESSAGE  (col 0 omits the column). */
+void diag_game(DiagSink *d, const char *file, unsigned line, unsigned col,
+               long game, const char *fmt, ...) DIAG_PRINTF(6, 7);
+
+/* cql: SEVERITY: MESSAGE */
+void diag_plain(DiagSink *d, DiagSeverity sev, const char *fmt, ...) DIAG_PRINTF(3, 4);
+
+/* 1-based line and display column of byte offset `off` in src (tabs to 8). */
+void diag_line_col(const SourceText *src, uint32_t off, unsigned *line, unsigned *col);
+
+const char *diag_severity_name(DiagSeverity sev);
+
+#endif

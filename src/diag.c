@@ -1,0 +1,144 @@
+/*
+ * src/diag.c — diagnostics: formatting and delivery to a sink (see diag.h).
+ *
+ * Line and column are computed on demand by scanning the source: messages are
+ * rare, so no line table is kept. The caret line copies the tabs of the source
+ * line and puts one space per other code point, so it lines up in any terminal.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "strbuf.h"
+#include "utf8.h"
+
+static const char *const severity_names[] = {"error", "warning", "note"};
+
+const char *diag_severity_name(DiagSeverity sev)
+{
+    return severity_names[sev];
+}
+
+void diag_sink_init(DiagSink *d, DiagSinkFn fn, void *ctx)
+{
+    d->fn = fn;
+    d->ctx = ctx;
+    d->errors = 0;
+    d->warnings = 0;
+}
+
+static void deliver(DiagSink *d, DiagSeverity sev, StrBuf *msg)
+{
+    if (sev == DIAG_ERROR) d->errors++;
+    else if (sev == DIAG_WARNING) d->warnings++;
+    if (d->fn) {
+        d->fn(d->ctx, sev, sb_str(msg));
+    } else {
+        fputs(sb_str(msg), stderr);
+        fflush(stderr);
+    }
+    sb_free(msg);
+}
+
+void diag_line_col(const SourceText *src, uint32_t off, unsigned *line, unsigned *col)
+{
+    unsigned l = 1, c = 1;
+    size_t i = 0, end = off < src->len ? off : src->len;
+    while (i < end) {
+        unsigned char ch = (unsigned char)src->text[i];
+        if (ch == '\n') {
+            l++;
+            c = 1;
+            i++;
+        } else if (ch == '\t') {
+            c = ((c - 1) / 8 + 1) * 8 + 1;
+            i++;
+        } else {
+            size_t n;
+            utf8_decode(src->text + i, src->len - i, &n);
+            c++;
+            i += n;
+        }
+    }
+    *line = l;
+    *col = c;
+}
+
+/* Appends the source line containing `span.start` and a ^~~~ underline. */
+static void append_caret(StrBuf *sb, const SourceText *src, Span span)
+{
+    size_t start = span.start < src->len ? span.start : src->len;
+    size_t bol = start;
+    while (bol > 0 && src->text[bol - 1] != '\n') bol--;
+    size_t eol = start;
+    while (eol < src->len && src->text[eol] != '\n' && src->text[eol] != '\r') eol++;
+    sb_append_n(sb, src->text + bol, eol - bol);
+    sb_putc(sb, '\n');
+    for (size_t i = bol; i < start;) {
+        size_t n;
+        char ch = src->text[i];
+        utf8_decode(src->text + i, src->len - i, &n);
+        sb_putc(sb, ch == '\t' ? '\t' : ' ');
+        i += n;
+    }
+    sb_putc(sb, '^');
+    size_t end = span.end < eol ? span.end : eol;
+    size_t i = start;
+    if (i < end) {              /* the caret covers the first code point */
+        size_t n;
+        utf8_decode(src->text + i, src->len - i, &n);
+        i += n;
+    }
+    while (i < end) {
+        size_t n;
+        utf8_decode(src->text + i, src->len - i, &n);
+        sb_putc(sb, '~');
+        i += n;
+    }
+    sb_putc(sb, '\n');
+}
+
+void diag_at(DiagSink *d, const SourceText *src, Span span, DiagSeverity sev,
+             const char *fmt, ...)
+{
+    StrBuf sb = SB_INIT;
+    unsigned line, col;
+    diag_line_col(src, span.start, &line, &col);
+    sb_printf(&sb, "%s:%u:%u: %s: ", src->name, line, col, severity_names[sev]);
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    sb_putc(&sb, '\n');
+    append_caret(&sb, src, span);
+    deliver(d, sev, &sb);
+}
+
+void diag_game(DiagSink *d, const char *file, unsigned line, unsigned col,
+               long game, const char *fmt, ...)
+{
+    StrBuf sb = SB_INIT;
+    if (col) sb_printf(&sb, "%s:%u:%u: game %ld: ", file, line, col, game);
+    else sb_printf(&sb, "%s:%u: game %ld: ", file, line, game);
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    sb_putc(&sb, '\n');
+    deliver(d, DIAG_WARNING, &sb);
+}
+
+void diag_plain(DiagSink *d, DiagSeverity sev, const char *fmt, ...)
+{
+    StrBuf sb = SB_INIT;
+    sb_printf(&sb, "cql: %s: ", severity_names[sev]);
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    sb_putc(&sb, '\n');
+    deliver(d, sev, &sb);
+}

@@ -1,0 +1,140 @@
+/*
+ * tests/test_support.c — unit tests of the support modules: arena, strbuf, utf8, diag.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "strbuf.h"
+#include "utf8.h"
+
+static void test_arena_alloc_and_reset(void **state)
+{
+    (void)state;
+    Arena a;
+    arena_init(&a, 256);
+    char *p = arena_alloc(&a, 10);
+    memset(p, 'x', 10);
+    for (int i = 0; i < 1000; i++) {
+        int *q = ARENA_NEW(&a, int);
+        assert_int_equal(*q, 0);
+        assert_int_equal((uintptr_t)q % 16, 0);
+        *q = i;
+    }
+    char *big = arena_alloc(&a, 10000);       /* larger than a chunk */
+    memset(big, 1, 10000);
+    assert_string_equal(arena_strdup(&a, "hello"), "hello");
+    assert_string_equal(arena_strndup(&a, "hello", 3), "hel");
+    arena_reset(&a);
+    assert_int_equal(a.bytes_used, 0);
+    assert_non_null(arena_alloc(&a, 100));
+    arena_free(&a);
+}
+
+static void test_arena_realloc_grows_last_block(void **state)
+{
+    (void)state;
+    Arena a;
+    arena_init(&a, 1024);
+    char *p = arena_alloc(&a, 16);
+    memcpy(p, "abcdefghijklmno", 16);
+    char *q = arena_realloc(&a, p, 16, 64);
+    assert_ptr_equal(p, q);                   /* grown in place */
+    char *r = arena_realloc(&a, q, 64, 4096); /* must move */
+    assert_string_equal(r, "abcdefghijklmno");
+    arena_free(&a);
+}
+
+static void test_strbuf(void **state)
+{
+    (void)state;
+    StrBuf sb = SB_INIT;
+    assert_string_equal(sb_str(&sb), "");
+    sb_append(&sb, "abc");
+    sb_putc(&sb, '-');
+    sb_printf(&sb, "%d/%s", 42, "x");
+    assert_string_equal(sb_str(&sb), "abc-42/x");
+    for (int i = 0; i < 100; i++) sb_printf(&sb, "%0100d", i);
+    assert_int_equal(sb.len, 8 + 100 * 100);
+    sb_truncate(&sb, 3);
+    assert_string_equal(sb_str(&sb), "abc");
+    char *s = sb_take(&sb);
+    assert_string_equal(s, "abc");
+    assert_int_equal(sb.len, 0);
+    free(s);
+    sb_free(&sb);
+}
+
+static void test_utf8_roundtrip(void **state)
+{
+    (void)state;
+    const uint32_t cps[] = {0x41, 0xD7, 0x2015, 0x265A, 0x1F600};
+    for (size_t i = 0; i < sizeof cps / sizeof cps[0]; i++) {
+        char buf[4];
+        size_t n = utf8_encode(cps[i], buf), m;
+        assert_int_equal(utf8_decode(buf, n, &m), cps[i]);
+        assert_int_equal(m, n);
+    }
+    size_t m;
+    assert_int_equal(utf8_decode("\xC0\x80", 2, &m), UTF8_INVALID);  /* overlong */
+    assert_int_equal(utf8_decode("\xE2\x80", 2, &m), UTF8_INVALID);  /* truncated */
+    assert_int_equal(utf8_decode("\xED\xA0\x80", 3, &m), UTF8_INVALID); /* surrogate */
+    assert_true(utf8_has_bom("\xEF\xBB\xBFx", 4));
+    assert_false(utf8_has_bom("x", 1));
+}
+
+static void capture(void *ctx, DiagSeverity sev, const char *text)
+{
+    (void)sev;
+    sb_append((StrBuf *)ctx, text);
+}
+
+static void test_diag_caret(void **state)
+{
+    (void)state;
+    StrBuf out = SB_INIT;
+    DiagSink d;
+    diag_sink_init(&d, capture, &out);
+    const char *text = "cql()\n\tpiece K a9 \xE2\x99\x94x\n";
+    SourceText src = {"q.cql", text, strlen(text)};
+    /* "a9" is at byte 15 */
+    diag_at(&d, &src, (Span){15, 17}, DIAG_ERROR, "invalid square '%s'", "a9");
+    assert_string_equal(sb_str(&out),
+                        "q.cql:2:17: error: invalid square 'a9'\n"
+                        "\tpiece K a9 \xE2\x99\x94x\n"
+                        "\t        ^~\n");
+    sb_clear(&out);
+    /* the figurine is one column wide: 'x' after it is at column 21 */
+    diag_at(&d, &src, (Span){21, 24}, DIAG_WARNING, "w");
+    assert_string_equal(sb_str(&out), "q.cql:2:21: warning: w\n"
+                                      "\tpiece K a9 \xE2\x99\x94x\n"
+                                      "\t            ^\n");
+    sb_clear(&out);
+    diag_game(&d, "g.pgn", 12, 5, 3, "illegal move '%s'", "Nf3");
+    assert_string_equal(sb_str(&out), "g.pgn:12:5: game 3: illegal move 'Nf3'\n");
+    sb_clear(&out);
+    diag_plain(&d, DIAG_ERROR, "cannot open '%s'", "x.pgn");
+    assert_string_equal(sb_str(&out), "cql: error: cannot open 'x.pgn'\n");
+    assert_int_equal(d.errors, 2);
+    assert_int_equal(d.warnings, 2);
+    sb_free(&out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_arena_alloc_and_reset),
+        cmocka_unit_test(test_arena_realloc_grows_last_block),
+        cmocka_unit_test(test_strbuf),
+        cmocka_unit_test(test_utf8_roundtrip),
+        cmocka_unit_test(test_diag_caret),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
