@@ -32,6 +32,10 @@ bool mg_has_legal_move(const Position *pos);
 bool mg_is_mate(const Position *pos);
 bool mg_is_stalemate(const Position *pos);
 
+/* The castling move of the side to move on `wing` (CASTLE_SHORT or
+ * CASTLE_LONG) when it is legal now, otherwise MOVE_NONE. */
+Move mg_castle_move(const Position *pos, int wing);
+
 /* Number of leaf nodes of the legal move tree of the given depth. */
 uint64_t mg_perft(const Position *pos, int depth);
 

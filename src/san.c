@@ -1,0 +1,327 @@
+/*
+ * src/san.c — Standard Algebraic Notation in and out (see include/san.h).
+ *
+ * san_read is a pure text scanner: it strips annotation suffixes and splits
+ * the move into piece, optional origin file/rank, destination and promotion.
+ * san_resolve is on the PGN reader's hot path, so it never builds a move
+ * list: it takes the few pieces of the right type that reach the target
+ * square (from the attack tables, or the one or two pawn origins), filters
+ * them by the written disambiguation, and tests king safety for each.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "san.h"
+
+#include <string.h>
+
+#include "attacks.h"
+#include "movegen.h"
+
+/* ====================================================================
+ * Reading
+ * ==================================================================== */
+
+static bool is_file_char(char c) { return c >= 'a' && c <= 'h'; }
+static bool is_rank_char(char c) { return c >= '1' && c <= '8'; }
+
+static bool text_ends_with(const char *text, size_t len, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    return len > n && memcmp(text + len - n, suffix, n) == 0;
+}
+
+/* Length of text without trailing annotations: ! ? + # and e.p. / ep. */
+static size_t strip_suffixes(const char *text, size_t len)
+{
+    for (;;) {
+        if (len && strchr("!?+# ", text[len - 1])) len--;
+        else if (text_ends_with(text, len, "e.p.")) len -= 4;
+        else if (text_ends_with(text, len, "ep")) len -= 2;
+        else return len;
+    }
+}
+
+/* O-O, 0-0, o-o (hyphens optional): 1 short, 2 long, 0 not castling. */
+static int read_castling(const char *text, size_t len)
+{
+    int letters = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == 'O' || c == '0' || c == 'o') letters++;
+        else if (c != '-' || i == 0 || text[i - 1] == '-') return 0;
+    }
+    if (text[len - 1] == '-') return 0;
+    return letters == 2 ? 1 : letters == 3 ? 2 : 0;
+}
+
+static PieceType piece_type_from_letter(char c)
+{
+    switch (c) {
+    case 'P': return PAWN;
+    case 'N': return KNIGHT;
+    case 'B': return BISHOP;
+    case 'R': return ROOK;
+    case 'Q': return QUEEN;
+    case 'K': return KING;
+    default:  return NO_PIECE_TYPE;
+    }
+}
+
+/* A promotion letter, either case; NO_PIECE_TYPE otherwise. */
+static PieceType promotion_from_letter(char c)
+{
+    PieceType t = piece_type_from_letter(c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c);
+    return t >= KNIGHT && t <= QUEEN ? t : NO_PIECE_TYPE;
+}
+
+SanStatus san_read(const char *text, size_t len, SanMove *out)
+{
+    *out = (SanMove){PAWN, -1, -1, SQ_NONE, NO_PIECE_TYPE, false, 0, false};
+    len = strip_suffixes(text, len);
+    if (len == 0) return SAN_SYNTAX;
+
+    if ((len == 2 && (memcmp(text, "--", 2) == 0 || memcmp(text, "Z0", 2) == 0))
+        || (len == 4 && memcmp(text, "0000", 4) == 0)) {
+        out->piece = NO_PIECE_TYPE;
+        out->null_move = true;
+        return SAN_OK;
+    }
+    int castle = read_castling(text, len);
+    if (castle) {
+        out->piece = NO_PIECE_TYPE;
+        out->castle = castle;
+        return SAN_OK;
+    }
+
+    size_t i = 0;
+    if (piece_type_from_letter(text[0]) != NO_PIECE_TYPE) out->piece = piece_type_from_letter(text[i++]);
+
+    /* Promotion at the end: "=Q", "=q", or a letter right after the rank. */
+    if (len - i >= 3 && promotion_from_letter(text[len - 1]) != NO_PIECE_TYPE
+        && (text[len - 2] == '=' || is_rank_char(text[len - 2]))) {
+        out->promo = promotion_from_letter(text[len - 1]);
+        len -= text[len - 2] == '=' ? 2 : 1;
+        if (out->piece != PAWN) return SAN_SYNTAX;
+    }
+
+    /* What is left is [file][rank][file][rank] with optional x : - between. */
+    char squares[4];
+    int n = 0;
+    for (; i < len; i++) {
+        char c = text[i];
+        if (c == 'x' || c == ':') out->capture = true;
+        else if (c == '-') continue;
+        else if ((is_file_char(c) || is_rank_char(c)) && n < 4) squares[n++] = c;
+        else return SAN_SYNTAX;
+    }
+    if (n < 2 || !is_file_char(squares[n - 2]) || !is_rank_char(squares[n - 1])) return SAN_SYNTAX;
+    out->to = make_square(squares[n - 2] - 'a', squares[n - 1] - '1');
+    if (n == 4) {
+        if (!is_file_char(squares[0]) || !is_rank_char(squares[1])) return SAN_SYNTAX;
+        out->from_file = squares[0] - 'a';
+        out->from_rank = squares[1] - '1';
+    } else if (n == 3) {
+        if (is_file_char(squares[0])) out->from_file = squares[0] - 'a';
+        else out->from_rank = squares[0] - '1';
+    }
+    return SAN_OK;
+}
+
+/* ====================================================================
+ * Resolving against a position
+ * ==================================================================== */
+
+/* A king move written as "king to own castling rook" (Chess960 UCI, e1h1)
+ * or as the two-square king step (e1g1) denotes castling; returns that
+ * castling move, or MOVE_NONE when the SanMove is an ordinary king move. */
+static Move king_move_as_castling(const Position *pos, const SanMove *sm)
+{
+    Color us = (Color)pos->side;
+    Square king = pos_king(pos, us);
+    if ((sm->from_file >= 0 && sm->from_file != file_of(king))
+        || (sm->from_rank >= 0 && sm->from_rank != rank_of(king)))
+        return MOVE_NONE;
+    for (int wing = CASTLE_SHORT; wing <= CASTLE_LONG; wing++) {
+        Square rook = pos->castle_rook[us][wing];
+        if (rook == SQ_NONE) continue;
+        Square king_to = make_square(wing == CASTLE_SHORT ? 6 : 2, rank_of(king));
+        bool two_step = sm->to == king_to && (king_to - king == 2 || king - king_to == 2);
+        if (sm->to == rook || two_step) return move_make(king, king_to, NO_PIECE_TYPE,
+                                                         wing == CASTLE_SHORT ? MK_CASTLE_SHORT
+                                                                              : MK_CASTLE_LONG);
+    }
+    return MOVE_NONE;
+}
+
+/* Origins of own pawns that can reach `to`, and the kind of that move. */
+static Bitboard pawn_origins(const Position *pos, const SanMove *sm, MoveKind *kind)
+{
+    Color us = (Color)pos->side;
+    Square to = sm->to;
+    int forward = us == WHITE ? 8 : -8;
+    Piece pawn = make_piece(us, PAWN);
+    bool capture = sm->from_file >= 0 ? sm->from_file != file_of(to) : sm->capture;
+
+    *kind = MK_NORMAL;
+    if (capture) {
+        Bitboard origins = att_pawn(other_color(us), to) & pos_pieces(pos, us, PAWN);
+        if (to == pos->ep) *kind = MK_EN_PASSANT;
+        else if (!(pos->by_color[other_color(us)] & sq_bb(to))) return 0;
+        return origins;
+    }
+    if (pos->board[to] != NO_PIECE) return 0;
+    Square one_back = to - forward;
+    if (one_back < 0 || one_back >= SQ_NB) return 0;
+    if (pos->board[one_back] == pawn) return sq_bb(one_back);
+    int double_push_rank = us == WHITE ? 3 : 4;
+    if (pos->board[one_back] == NO_PIECE && rank_of(to) == double_push_rank
+        && pos->board[one_back - forward] == pawn)
+        return sq_bb(one_back - forward);
+    return 0;
+}
+
+SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
+{
+    Color us = (Color)pos->side;
+    *out = MOVE_NONE;
+
+    if (sm->null_move) {
+        if (pos_in_check(pos)) return SAN_ILLEGAL;
+        *out = MOVE_NULL;
+        return SAN_OK;
+    }
+    if (sm->castle) {
+        *out = mg_castle_move(pos, sm->castle == 1 ? CASTLE_SHORT : CASTLE_LONG);
+        return *out == MOVE_NONE ? SAN_ILLEGAL : SAN_OK;
+    }
+    assert(sm->to >= 0 && sm->to < SQ_NB);
+    if (sm->piece == KING) {
+        Move castle = king_move_as_castling(pos, sm);
+        if (castle != MOVE_NONE) {
+            *out = castle;
+            return mg_is_legal(pos, castle) ? SAN_OK : SAN_ILLEGAL;
+        }
+    }
+    if (pos->by_color[us] & sq_bb(sm->to)) return SAN_ILLEGAL;
+
+    MoveKind kind = MK_NORMAL;
+    Bitboard origins;
+    if (sm->piece == PAWN) {
+        origins = pawn_origins(pos, sm, &kind);
+        bool promotes = rank_of(sm->to) == (us == WHITE ? 7 : 0);
+        if (promotes != (sm->promo != NO_PIECE_TYPE)) return SAN_ILLEGAL;
+        if (promotes) kind = MK_PROMOTION;
+    } else {
+        if (sm->promo != NO_PIECE_TYPE) return SAN_ILLEGAL;
+        origins = att_piece(make_piece(us, sm->piece), sm->to, pos_occupied(pos))
+                & pos_pieces(pos, us, sm->piece);
+    }
+    if (sm->from_file >= 0) origins &= file_bb(sm->from_file);
+    if (sm->from_rank >= 0) origins &= rank_bb(sm->from_rank);
+
+    int legal = 0;
+    while (origins) {
+        Move m = move_make(bb_pop_lsb(&origins), sm->to, sm->promo, kind);
+        if (mg_is_legal(pos, m)) {
+            if (legal++) return SAN_AMBIGUOUS;
+            *out = m;
+        }
+    }
+    return legal ? SAN_OK : SAN_ILLEGAL;
+}
+
+SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out)
+{
+    SanMove sm;
+    SanStatus status = san_read(text, len, &sm);
+    if (status != SAN_OK) {
+        *out = MOVE_NONE;
+        return status;
+    }
+    return san_resolve(pos, &sm, out);
+}
+
+/* ====================================================================
+ * Writing
+ * ==================================================================== */
+
+/* File, rank or both of `from`, as little as tells it apart from the other
+ * pieces of its kind that can legally move to the same square. */
+static char *write_disambiguation(const Position *pos, Move m, char *p)
+{
+    Square from = move_from(m), to = move_to(m);
+    Piece piece = pos_piece_on(pos, from);
+    Bitboard rivals = att_piece(piece, to, pos_occupied(pos))
+                    & pos_pieces(pos, color_of(piece), type_of(piece)) & ~sq_bb(from);
+    Bitboard legal_rivals = 0;
+    while (rivals) {
+        Square s = bb_pop_lsb(&rivals);
+        if (mg_is_legal(pos, move_make(s, to, NO_PIECE_TYPE, MK_NORMAL))) legal_rivals |= sq_bb(s);
+    }
+    if (!legal_rivals) return p;
+    bool file_shared = (legal_rivals & file_bb(file_of(from))) != 0;
+    bool rank_shared = (legal_rivals & rank_bb(rank_of(from))) != 0;
+    if (!file_shared) {
+        *p++ = (char)('a' + file_of(from));
+    } else if (!rank_shared) {
+        *p++ = (char)('1' + rank_of(from));
+    } else {
+        sq_name(from, p);
+        p += 2;
+    }
+    return p;
+}
+
+size_t san_write(const Position *pos, Move m, char out[SAN_MAX])
+{
+    char *p = out;
+    Square from = move_from(m), to = move_to(m);
+    MoveKind kind = move_kind(m);
+
+    if (kind == MK_NULL) {
+        memcpy(out, "--", 3);
+        return 2;
+    }
+    if (kind == MK_CASTLE_SHORT || kind == MK_CASTLE_LONG) {
+        const char *text = kind == MK_CASTLE_SHORT ? "O-O" : "O-O-O";
+        memcpy(p, text, strlen(text));
+        p += strlen(text);
+    } else {
+        Piece piece = pos_piece_on(pos, from);
+        assert(piece != NO_PIECE);
+        bool capture = pos_piece_on(pos, to) != NO_PIECE || kind == MK_EN_PASSANT;
+        if (type_of(piece) == PAWN) {
+            if (capture) *p++ = (char)('a' + file_of(from));
+        } else {
+            *p++ = piece_type_char(type_of(piece));
+            if (type_of(piece) != KING) p = write_disambiguation(pos, m, p);
+        }
+        if (capture) *p++ = 'x';
+        sq_name(to, p);
+        p += 2;
+        if (kind == MK_PROMOTION) {
+            *p++ = '=';
+            *p++ = piece_type_char(move_promo(m));
+        }
+    }
+    Position after = *pos;
+    pos_make_move(&after, m);
+    if (pos_in_check(&after)) *p++ = mg_has_legal_move(&after) ? '+' : '#';
+    *p = '\0';
+    assert(p - out < SAN_MAX);
+    return (size_t)(p - out);
+}
+
+size_t move_to_uci(Move m, char out[8])
+{
+    if (move_kind(m) == MK_NULL) {
+        memcpy(out, "0000", 5);
+        return 4;
+    }
+    sq_name(move_from(m), out);
+    sq_name(move_to(m), out + 2);
+    if (move_kind(m) != MK_PROMOTION) return 4;
+    out[4] = (char)(piece_type_char(move_promo(m)) - 'A' + 'a');
+    out[5] = '\0';
+    return 5;
+}
