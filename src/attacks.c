@@ -5,9 +5,8 @@
  * att_init() fills once and that are read-only afterwards. Sliders use
  * "fancy" magic bitboards: the relevant blockers of a square are multiplied
  * by a magic number whose top bits index that square's slice of a shared
- * table. The magics are found at init by trial with a fixed-seed PRNG (so
- * every run builds identical tables) and each table entry is filled from a
- * plain ray walk, which also serves as the reference the tests compare with.
+ * table. The magic numbers are constants; each table entry is filled from a
+ * plain ray walk at init.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -15,7 +14,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <string.h>
 
 const int dir_file_step[DIR_NB] = {0, -1, -1, -1, 0, +1, +1, +1};
 const int dir_rank_step[DIR_NB] = {+1, +1, 0, -1, -1, -1, 0, +1};
@@ -79,71 +77,75 @@ static Bitboard leaper_targets(Square s, const int offsets[][2], int count)
     return targets;
 }
 
-/* xorshift64*: a small PRNG with a fixed seed, so the magics are the same
- * on every run. */
-static uint64_t prng_next(uint64_t *state)
-{
-    *state ^= *state >> 12;
-    *state ^= *state << 25;
-    *state ^= *state >> 27;
-    return *state * 2685821657736338717ULL;
-}
+/* Magic multipliers, a1..h8. They were found by trial (sparse candidates
+ * from a fixed-seed xorshift64* generator, kept when no two blocker sets
+ * needing different attacks share an index); init_slider re-checks that. */
+static const Bitboard ROOK_MAGIC_NUMBERS[SQ_NB] = {
+    0x1080004008801020ULL, 0x0840092002C03000ULL, 0x1900200010400900ULL, 0x0880100008000480ULL,
+    0x4200100420080200ULL, 0x8100020100080400ULL, 0x0200040110886200ULL, 0x0200008040220411ULL,
+    0x0404800084400220ULL, 0x0000401000402000ULL, 0x0086001081220440ULL, 0x0408800800100280ULL,
+    0x000A001201040820ULL, 0x8848800200840080ULL, 0x4001000100040200ULL, 0x0442000102105084ULL,
+    0x9080010020804100ULL, 0x0040404000201009ULL, 0x0000808010002009ULL, 0x2200090021D00100ULL,
+    0x0008008008040080ULL, 0x0004004002010040ULL, 0x0011040008015042ULL, 0x00000A0001768104ULL,
+    0x0000800080204009ULL, 0x2010004140002001ULL, 0x9800200280100080ULL, 0x1000100080080080ULL,
+    0x0442000A00049020ULL, 0x2100040080020080ULL, 0x0800120400900148ULL, 0x0010040A00128541ULL,
+    0x2800804000800030ULL, 0x1010002000400041ULL, 0x4000200011004100ULL, 0x0610008410800800ULL,
+    0x0400802402800800ULL, 0xC100020080800400ULL, 0x0002000802000401ULL, 0x0182085882000401ULL,
+    0x0220204000808000ULL, 0x2860100040024022ULL, 0x0001002004110040ULL, 0x99101042000A0020ULL,
+    0x0004080004008080ULL, 0x0010040002008080ULL, 0x2012004881020004ULL, 0x8300842444820011ULL,
+    0x0088403882010200ULL, 0x0820400080210100ULL, 0x0110910040A00300ULL, 0x0801100280080480ULL,
+    0x0242009008200600ULL, 0x1002000489500200ULL, 0x0040800200010080ULL, 0x0091800041000080ULL,
+    0x0000209300488001ULL, 0x04C1002414824001ULL, 0x020020000B001041ULL, 0x7000100004200901ULL,
+    0x8002002004100802ULL, 0x30010002084C0007ULL, 0x0888221800813004ULL, 0x4000002840840112ULL,
+};
 
-/* Magic candidates with few set bits succeed far more often. */
-static uint64_t prng_sparse(uint64_t *state)
-{
-    return prng_next(state) & prng_next(state) & prng_next(state);
-}
+static const Bitboard BISHOP_MAGIC_NUMBERS[SQ_NB] = {
+    0x10102002004A1420ULL, 0x8020040400584008ULL, 0x10510800811201C8ULL, 0x5204042080000088ULL,
+    0x2204106880000002ULL, 0x1401042004000000ULL, 0x0400880410042004ULL, 0x0028208200A02020ULL,
+    0x1500241990010E00ULL, 0x8001200182020A40ULL, 0x40004101030B0000ULL, 0x8002041042000100ULL,
+    0x4010011041020038ULL, 0x0000010421044000ULL, 0x1500210808020A00ULL, 0x8000088400880520ULL,
+    0x0405004010040100ULL, 0x1005823210040108ULL, 0x2708008102040011ULL, 0x4048200404009100ULL,
+    0x0018104101400024ULL, 0x0003000601190101ULL, 0x8004803108491000ULL, 0x8014241200820800ULL,
+    0x0006E080100C3040ULL, 0x0501044A11041800ULL, 0x9020300008004045ULL, 0x0894080000220040ULL,
+    0x1001010083104000ULL, 0x5004030040900080ULL, 0x000400422C012400ULL, 0x0002128698404812ULL,
+    0x1010108404900440ULL, 0x0928021182084100ULL, 0x2006080409020024ULL, 0x1010202020180080ULL,
+    0xA010008200202200ULL, 0x2098015100019004ULL, 0x0002041440810811ULL, 0x802A02020000B098ULL,
+    0x0009015090004060ULL, 0x4000821082081001ULL, 0x0100210040420800ULL, 0x0800004010488A00ULL,
+    0x2000081104004040ULL, 0x4C8E029015000082ULL, 0x0420340322224842ULL, 0x1298260043400210ULL,
+    0x0000822802400008ULL, 0x00008A0101600000ULL, 0x3040003412080021ULL, 0x3040290220884800ULL,
+    0x4A1500401041004AULL, 0x8010200282020781ULL, 0x0020203142209091ULL, 0x0070300600902110ULL,
+    0x0040808800B62048ULL, 0x0000810400C44420ULL, 0x00080400440C0441ULL, 0x8340080020840411ULL,
+    0x0000000104208200ULL, 0x0000800810D00080ULL, 0x0400530411080200ULL, 0x4040702400932244ULL,
+};
 
 static unsigned magic_index(const Magic *m, Bitboard occ)
 {
     return (unsigned)(((occ & m->mask) * m->magic) >> m->shift);
 }
 
-/* Finds a magic for every square and fills its slice of table. */
-static void init_slider(Magic magics[SQ_NB], Bitboard *table, size_t table_size,
-                        const Direction dirs[4])
+/* Fills every square's slice of table: each subset of the square's blocker
+ * mask (enumerated carry-rippler style) indexes the attacks a ray walk finds. */
+static void init_slider(Magic magics[SQ_NB], const Bitboard numbers[SQ_NB], Bitboard *table,
+                        size_t table_size, const Direction dirs[4])
 {
-    Bitboard occupancy[4096], reference[4096];
-    unsigned attempt_of[4096];   /* which attempt last wrote each entry */
-    uint64_t seed = 0x9E3779B97F4A7C15ULL;
     Bitboard *slice = table;
-
     for (Square s = 0; s < SQ_NB; s++) {
         Magic *m = &magics[s];
         Bitboard edges = ((RANK_1_BB | RANK_8_BB) & ~rank_bb(rank_of(s)))
                        | ((FILE_A_BB | FILE_H_BB) & ~file_bb(file_of(s)));
         m->mask = walk_rays(s, dirs, 0) & ~edges;
         m->shift = (unsigned)(64 - bb_popcount(m->mask));
+        m->magic = numbers[s];
         m->attacks = slice;
-
-        /* Enumerate every subset of the mask (carry-rippler). */
-        int size = 0;
         Bitboard subset = 0;
         do {
-            occupancy[size] = subset;
-            reference[size] = walk_rays(s, dirs, subset);
-            size++;
+            Bitboard attacks = walk_rays(s, dirs, subset);
+            Bitboard *entry = &slice[magic_index(m, subset)];
+            assert(*entry == 0 || *entry == attacks);  /* slider attacks are never empty */
+            *entry = attacks;
             subset = (subset - m->mask) & m->mask;
         } while (subset);
-
-        memset(attempt_of, 0, sizeof attempt_of);
-        for (unsigned attempt = 1;; attempt++) {
-            do m->magic = prng_sparse(&seed);
-            while (bb_popcount((m->mask * m->magic) >> 56) < 6);
-            int i = 0;
-            for (; i < size; i++) {
-                unsigned idx = magic_index(m, occupancy[i]);
-                if (attempt_of[idx] != attempt) {
-                    attempt_of[idx] = attempt;
-                    slice[idx] = reference[i];
-                } else if (slice[idx] != reference[i]) {
-                    break;      /* a harmful collision: try another magic */
-                }
-            }
-            if (i == size) break;
-        }
-        slice += size;
+        slice += (size_t)1 << (64 - m->shift);
     }
     assert((size_t)(slice - table) == table_size);
     (void)table_size;
@@ -186,8 +188,8 @@ void att_init(void)
         pawn_attacks[BLACK][s] = leaper_targets(s, BLACK_PAWN_OFFSETS, 2);
     }
     init_rays_and_lines();
-    init_slider(rook_magics, rook_table, ROOK_TABLE_SIZE, ROOK_DIRS);
-    init_slider(bishop_magics, bishop_table, BISHOP_TABLE_SIZE, BISHOP_DIRS);
+    init_slider(rook_magics, ROOK_MAGIC_NUMBERS, rook_table, ROOK_TABLE_SIZE, ROOK_DIRS);
+    init_slider(bishop_magics, BISHOP_MAGIC_NUMBERS, bishop_table, BISHOP_TABLE_SIZE, BISHOP_DIRS);
     tables_ready = true;
 }
 

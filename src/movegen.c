@@ -160,15 +160,29 @@ static void gen_pawn_moves(GenContext *g)
     }
 }
 
-static void gen_piece_moves(GenContext *g, PieceType type)
+static void push_piece_moves(GenContext *g, Square from, Bitboard targets)
 {
-    Bitboard pieces = pos_pieces(g->pos, g->us, type);
-    while (pieces) {
+    if (g->pinned & sq_bb(from)) targets &= att_line(g->king, from);
+    while (targets) push_move(g->list, move_make(from, bb_pop_lsb(&targets), NO_PIECE_TYPE, MK_NORMAL));
+}
+
+/* Knights, bishops, rooks and queens (a queen moves as both sliders). */
+static void gen_piece_moves(GenContext *g)
+{
+    const Position *pos = g->pos;
+    Bitboard own = g->own, pieces;
+    /* A pinned knight can never move. */
+    for (pieces = pos->by_type[KNIGHT] & own & ~g->pinned; pieces; ) {
         Square from = bb_pop_lsb(&pieces);
-        Bitboard targets = att_piece(make_piece(g->us, type), from, g->occupied) & g->target;
-        if (g->pinned & sq_bb(from)) targets &= att_line(g->king, from);
-        while (targets)
-            push_move(g->list, move_make(from, bb_pop_lsb(&targets), NO_PIECE_TYPE, MK_NORMAL));
+        push_piece_moves(g, from, att_knight(from) & g->target);
+    }
+    for (pieces = (pos->by_type[BISHOP] | pos->by_type[QUEEN]) & own; pieces; ) {
+        Square from = bb_pop_lsb(&pieces);
+        push_piece_moves(g, from, att_bishop(from, g->occupied) & g->target);
+    }
+    for (pieces = (pos->by_type[ROOK] | pos->by_type[QUEEN]) & own; pieces; ) {
+        Square from = bb_pop_lsb(&pieces);
+        push_piece_moves(g, from, att_rook(from, g->occupied) & g->target);
     }
 }
 
@@ -211,10 +225,7 @@ static void generate(const Position *pos, MoveList *list, bool legal, bool stop_
     }
     gen_king_moves(&g);
     if (bb_more_than_one(checkers) || (stop_early && list->count)) return;
-    gen_piece_moves(&g, KNIGHT);
-    gen_piece_moves(&g, BISHOP);
-    gen_piece_moves(&g, ROOK);
-    gen_piece_moves(&g, QUEEN);
+    gen_piece_moves(&g);
     if (stop_early && list->count) return;
     gen_pawn_moves(&g);
     if (checkers || (stop_early && list->count)) return;
@@ -259,8 +270,17 @@ bool mg_is_legal(const Position *pos, Move m)
     Square king = pos_king(pos, us);
     Bitboard occupied = (pos_occupied(pos) ^ sq_bb(from)) | sq_bb(to);
     if (from == king) return !(pos_attackers_to(pos, to, occupied) & enemy);
-    /* The piece on `to` (if any) is captured and attacks nothing. */
-    return !(pos_attackers_to(pos, king, occupied) & enemy & ~sq_bb(to));
+
+    /* Another piece moves: the enemy king cannot be giving check, knights
+     * and pawns check as before unless captured, and sliders see the new
+     * occupancy. The piece on `to` (if any) is captured. */
+    enemy &= ~sq_bb(to);
+    if ((att_knight(king) & pos->by_type[KNIGHT] & enemy)
+        || (att_pawn(us, king) & pos->by_type[PAWN] & enemy))
+        return false;
+    Bitboard queens = pos->by_type[QUEEN];
+    return !(att_bishop(king, occupied) & (pos->by_type[BISHOP] | queens) & enemy)
+        && !(att_rook(king, occupied) & (pos->by_type[ROOK] | queens) & enemy);
 }
 
 bool mg_has_legal_move(const Position *pos)

@@ -24,21 +24,22 @@
 static bool is_file_char(char c) { return c >= 'a' && c <= 'h'; }
 static bool is_rank_char(char c) { return c >= '1' && c <= '8'; }
 
-static bool text_ends_with(const char *text, size_t len, const char *suffix)
-{
-    size_t n = strlen(suffix);
-    return len > n && memcmp(text + len - n, suffix, n) == 0;
-}
-
 /* Length of text without trailing annotations: ! ? + # and e.p. / ep. */
 static size_t strip_suffixes(const char *text, size_t len)
 {
-    for (;;) {
-        if (len && strchr("!?+# ", text[len - 1])) len--;
-        else if (text_ends_with(text, len, "e.p.")) len -= 4;
-        else if (text_ends_with(text, len, "ep")) len -= 2;
-        else return len;
+    while (len) {
+        char last = text[len - 1];
+        if (last == '!' || last == '?' || last == '+' || last == '#' || last == ' ') {
+            len--;
+        } else if (len > 4 && last == '.' && memcmp(text + len - 4, "e.p.", 4) == 0) {
+            len -= 4;
+        } else if (len > 2 && last == 'p' && text[len - 2] == 'e') {
+            len -= 2;
+        } else {
+            break;
+        }
     }
+    return len;
 }
 
 /* O-O, 0-0, o-o (hyphens optional): 1 short, 2 long, 0 not castling. */
@@ -180,6 +181,20 @@ static Bitboard pawn_origins(const Position *pos, const SanMove *sm, MoveKind *k
     return 0;
 }
 
+/* Own pieces of a type other than pawn that attack `to`. */
+static Bitboard piece_origins(const Position *pos, PieceType type, Square to)
+{
+    Bitboard pieces = pos_pieces(pos, (Color)pos->side, type);
+    switch (type) {
+    case KNIGHT: return att_knight(to) & pieces;
+    case BISHOP: return att_bishop(to, pos_occupied(pos)) & pieces;
+    case ROOK:   return att_rook(to, pos_occupied(pos)) & pieces;
+    case QUEEN:  return att_queen(to, pos_occupied(pos)) & pieces;
+    case KING:   return att_king(to) & pieces;
+    default:     assert(!"piece_origins: not a piece type"); return 0;
+    }
+}
+
 SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
 {
     Color us = (Color)pos->side;
@@ -213,8 +228,7 @@ SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
         if (promotes) kind = MK_PROMOTION;
     } else {
         if (sm->promo != NO_PIECE_TYPE) return SAN_ILLEGAL;
-        origins = att_piece(make_piece(us, sm->piece), sm->to, pos_occupied(pos))
-                & pos_pieces(pos, us, sm->piece);
+        origins = piece_origins(pos, sm->piece, sm->to);
     }
     if (sm->from_file >= 0) origins &= file_bb(sm->from_file);
     if (sm->from_rank >= 0) origins &= rank_bb(sm->from_rank);

@@ -4,6 +4,7 @@
  *   tool_perft [--max-nodes N] [--jobs J] FILE...   check every count in the files
  *   tool_perft --divide DEPTH FEN                   perft per root move
  *   tool_perft --bench                              nodes/s and SAN replay moves/s
+ *   tool_perft --bench-san                          SAN replay moves/s only
  *
  * FILEs are Ethereal-style EPD ("FEN ;D1 20 ;D2 400 ;id ...") or python-chess
  * .perft files ("id", "epd", "perft DEPTH COUNT" lines). Counts above
@@ -252,7 +253,7 @@ static void bench_perft(const char *name, const char *fen, int depth)
  * san_parse + pos_make_move, the PGN reader's inner loop. */
 static void bench_san(void)
 {
-    enum { GAMES = 4000, MAX_PLIES = 160, ROUNDS = 5 };
+    enum { GAMES = 4000, MAX_PLIES = 160, ROUNDS = 20 };
     typedef struct { char san[SAN_MAX]; } SanText;
     SanText *moves = malloc(sizeof(SanText) * GAMES * MAX_PLIES);
     int *plies = malloc(sizeof(int) * GAMES);
@@ -274,12 +275,13 @@ static void bench_san(void)
         plies[g] = n;
         total += n;
     }
+    Position start_pos;
+    pos_start(&start_pos);
     double best = 1e9;
     for (int round = 0; round < ROUNDS; round++) {
         double start = now_seconds();
         for (int g = 0; g < GAMES; g++) {
-            Position pos;
-            pos_start(&pos);
+            Position pos = start_pos;
             for (int i = 0; i < plies[g]; i++) {
                 const char *text = moves[g * MAX_PLIES + i].san;
                 Move m;
@@ -306,6 +308,10 @@ int main(int argc, char **argv)
         bench_perft("start", START_FEN, 6);
         bench_perft("kiwipete",
                     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 5);
+        bench_san();
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "--bench-san") == 0) {
         bench_san();
         return 0;
     }
