@@ -56,6 +56,11 @@ void diag_at(DiagSink *d, const SourceText *src, Span span, DiagSeverity sev,
 void diag_game(DiagSink *d, const char *file, unsigned line, unsigned col,
                long game, const char *fmt, ...) DIAG_PRINTF(6, 7);
 
+/* FILE:LINE:COL: SEVERITY: MESSAGE, for input files without a caret line
+ * (col 0 omits the column). */
+void diag_file(DiagSink *d, const char *file, unsigned line, unsigned col,
+               DiagSeverity sev, const char *fmt, ...) DIAG_PRINTF(6, 7);
+
 /* cql: SEVERITY: MESSAGE */
 void diag_plain(DiagSink *d, DiagSeverity sev, const char *fmt, ...) DIAG_PRINTF(3, 4);
 

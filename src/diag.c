@@ -131,6 +131,20 @@ void diag_game(DiagSink *d, const char *file, unsigned line, unsigned col,
     deliver(d, DIAG_WARNING, &sb);
 }
 
+void diag_file(DiagSink *d, const char *file, unsigned line, unsigned col,
+               DiagSeverity sev, const char *fmt, ...)
+{
+    StrBuf sb = SB_INIT;
+    if (col) sb_printf(&sb, "%s:%u:%u: %s: ", file, line, col, severity_names[sev]);
+    else sb_printf(&sb, "%s:%u: %s: ", file, line, severity_names[sev]);
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    sb_putc(&sb, '\n');
+    deliver(d, sev, &sb);
+}
+
 void diag_plain(DiagSink *d, DiagSeverity sev, const char *fmt, ...)
 {
     StrBuf sb = SB_INIT;

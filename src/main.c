@@ -1,13 +1,17 @@
 /*
- * src/main.c — the cql command: hands argv to the driver and exits with its status.
+ * src/main.c — the cql command: parses the options and hands them to the run.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include <stdio.h>
+#include "cli.h"
+#include "diag.h"
+#include "run.h"
 
 int main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("cql: not built yet\n", stderr);
-    return 2;
+    DiagSink diag;
+    diag_sink_init(&diag, NULL, NULL);
+    CliOptions options;
+    ExitCode rc = cli_parse(argc, argv, &options, &diag);
+    if (rc != EXIT_RAN) return (int)rc;
+    return (int)run(&options, &diag);
 }

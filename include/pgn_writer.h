@@ -1,0 +1,31 @@
+/*
+ * include/pgn_writer.h — PGN export format for a Game tree.
+ *
+ * Seven Tag Roster first (missing ones written as "?", Result taken from the
+ * movetext when the tag is absent), then the other tags in input order;
+ * movetext with comments, NAGs ($N) and variations kept, move numbers
+ * re-inserted after comments and variations ("12... Nf6"), lines of at most
+ * 79 columns that never split a move number from its move; the result last.
+ * The driver adds its own comments (game number, match strings) through
+ * PgnAnnotations; they are written after the node's own comments.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_PGN_WRITER_H
+#define CQL_PGN_WRITER_H
+
+#include "game.h"
+#include "strbuf.h"
+
+typedef struct PgnAnnotations {
+    /* Extra comment text for each node, indexed by node id (NULL: none). The
+     * root's entry is written before the first move. May be NULL. */
+    const char *const *node_comments;
+} PgnAnnotations;
+
+#define PGN_LINE_WIDTH 79
+
+/* Appends the game, followed by one blank line. */
+void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out);
+
+#endif

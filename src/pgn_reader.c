@@ -1,0 +1,956 @@
+/*
+ * src/pgn_reader.c — streaming PGN reader: game splitting and game parsing.
+ *
+ * Stage 1 (splitting) works line by line over a growing input window and
+ * tracks just enough state to find game boundaries: inside a {comment}, the
+ * variation depth, whether the game has movetext yet, and the tag names seen.
+ * A game ends after its termination marker at depth 0, or before a tag line
+ * that starts another game (the current game has movetext, or repeats a tag
+ * name), or before a complete tag-pair line met inside an unclosed comment.
+ *
+ * Stage 2 (parsing) tokenises one game's text with line and column numbers,
+ * reads tags, then replays the movetext into the game tree.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "pgn_reader.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "position.h"
+#include "san.h"
+#include "utf8.h"
+
+/* ==== character classes ================================================== */
+
+enum {
+    CC_SPACE = 1,     /* blank, tab, CR, LF, FF, VT */
+    CC_DIGIT = 2,
+    CC_NAME = 4,      /* tag-name characters: letters, digits, '_' */
+    CC_DELIM = 8      /* ends a movetext token: { } ( ) ; [ ] and blanks */
+};
+
+static const unsigned char char_class[256] = {
+    ['\t'] = CC_SPACE | CC_DELIM, ['\n'] = CC_SPACE | CC_DELIM, ['\v'] = CC_SPACE | CC_DELIM,
+    ['\f'] = CC_SPACE | CC_DELIM, ['\r'] = CC_SPACE | CC_DELIM, [' '] = CC_SPACE | CC_DELIM,
+    ['{'] = CC_DELIM, ['}'] = CC_DELIM, ['('] = CC_DELIM, [')'] = CC_DELIM,
+    [';'] = CC_DELIM, ['['] = CC_DELIM, [']'] = CC_DELIM,
+    ['0'] = CC_DIGIT | CC_NAME, ['1'] = CC_DIGIT | CC_NAME, ['2'] = CC_DIGIT | CC_NAME,
+    ['3'] = CC_DIGIT | CC_NAME, ['4'] = CC_DIGIT | CC_NAME, ['5'] = CC_DIGIT | CC_NAME,
+    ['6'] = CC_DIGIT | CC_NAME, ['7'] = CC_DIGIT | CC_NAME, ['8'] = CC_DIGIT | CC_NAME,
+    ['9'] = CC_DIGIT | CC_NAME, ['_'] = CC_NAME,
+    ['A'] = CC_NAME, ['B'] = CC_NAME, ['C'] = CC_NAME, ['D'] = CC_NAME, ['E'] = CC_NAME,
+    ['F'] = CC_NAME, ['G'] = CC_NAME, ['H'] = CC_NAME, ['I'] = CC_NAME, ['J'] = CC_NAME,
+    ['K'] = CC_NAME, ['L'] = CC_NAME, ['M'] = CC_NAME, ['N'] = CC_NAME, ['O'] = CC_NAME,
+    ['P'] = CC_NAME, ['Q'] = CC_NAME, ['R'] = CC_NAME, ['S'] = CC_NAME, ['T'] = CC_NAME,
+    ['U'] = CC_NAME, ['V'] = CC_NAME, ['W'] = CC_NAME, ['X'] = CC_NAME, ['Y'] = CC_NAME,
+    ['Z'] = CC_NAME,
+    ['a'] = CC_NAME, ['b'] = CC_NAME, ['c'] = CC_NAME, ['d'] = CC_NAME, ['e'] = CC_NAME,
+    ['f'] = CC_NAME, ['g'] = CC_NAME, ['h'] = CC_NAME, ['i'] = CC_NAME, ['j'] = CC_NAME,
+    ['k'] = CC_NAME, ['l'] = CC_NAME, ['m'] = CC_NAME, ['n'] = CC_NAME, ['o'] = CC_NAME,
+    ['p'] = CC_NAME, ['q'] = CC_NAME, ['r'] = CC_NAME, ['s'] = CC_NAME, ['t'] = CC_NAME,
+    ['u'] = CC_NAME, ['v'] = CC_NAME, ['w'] = CC_NAME, ['x'] = CC_NAME, ['y'] = CC_NAME,
+    ['z'] = CC_NAME,
+};
+
+static inline bool is_class(char c, int cls) { return (char_class[(unsigned char)c] & cls) != 0; }
+
+/* "1-0", "0-1", "1/2-1/2", "*", and the short draw "1/2" some files use. */
+static bool is_result(const char *s, size_t n)
+{
+    return (n == 1 && s[0] == '*') ||
+           (n == 3 && (memcmp(s, "1-0", 3) == 0 || memcmp(s, "0-1", 3) == 0 ||
+                       memcmp(s, "1/2", 3) == 0)) ||
+           (n == 7 && memcmp(s, "1/2-1/2", 7) == 0);
+}
+
+/* `[Name` with optional blanks after the bracket. */
+static bool starts_tag(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    if (i >= n || s[i] != '[') return false;
+    i++;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    return i < n && is_class(s[i], CC_NAME);
+}
+
+/* A whole line of the form [Name "value"] (nothing else but blanks). */
+static bool is_tag_pair_line(const char *s, size_t n)
+{
+    if (!starts_tag(s, n)) return false;
+    const char *q1 = memchr(s, '"', n);
+    if (!q1) return false;
+    size_t i = (size_t)(q1 - s) + 1;
+    while (i < n && s[i] != '"') i += s[i] == '\\' ? 2 : 1;
+    if (i >= n) return false;
+    i++;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    if (i >= n || s[i] != ']') return false;
+    for (i++; i < n; i++)
+        if (!is_class(s[i], CC_SPACE)) return false;
+    return true;
+}
+
+/* Could this token begin a game's movetext? Move numbers, results, comments,
+ * variations and SAN-like moves can; "<HTML>" or "MIME-Version:" cannot. */
+static bool looks_like_movetext(const char *s, size_t n)
+{
+    if (n == 0) return false;
+    char c = s[0];
+    if (is_class(c, CC_DIGIT) || c == '{' || c == '(' || c == ';' || c == '*') return true;
+    if ((c == 'O' || c == 'o') && n >= 3 && s[1] == '-' && (s[2] == 'O' || s[2] == 'o'))
+        return true;
+    if ((n >= 2 && s[0] == '-' && s[1] == '-') || (n == 2 && s[0] == 'Z' && s[1] == '0'))
+        return true;                                            /* null moves */
+    size_t i = 0;
+    if (strchr("KQRBNP", c)) i++;
+    /* [a-h]?[1-8]?[x:-]?[a-h][1-8] */
+    size_t j = i;
+    if (j < n && s[j] >= 'a' && s[j] <= 'h') j++;
+    if (j < n && s[j] >= '1' && s[j] <= '8') j++;
+    if (j < n && (s[j] == 'x' || s[j] == ':' || s[j] == '-')) j++;
+    if (j + 1 < n + 1 && j + 1 <= n && j < n && s[j] >= 'a' && s[j] <= 'h' && j + 1 < n &&
+        s[j + 1] >= '1' && s[j + 1] <= '8')
+        return true;
+    /* plain destination square right after an optional piece letter: "e4", "Nf3" */
+    return i + 1 < n && s[i] >= 'a' && s[i] <= 'h' && s[i + 1] >= '1' && s[i + 1] <= '8';
+}
+
+/* ==== stage 1: splitting the input into games ============================ */
+
+#define READ_CHUNK (64 * 1024)
+
+void raw_game_init(RawGame *g)
+{
+    memset(g, 0, sizeof *g);
+}
+
+void raw_game_free(RawGame *g)
+{
+    sb_free(&g->text);
+}
+
+void pgn_open_stream(PgnReader *r, FILE *fp, const char *name, DiagSink *diag)
+{
+    memset(r, 0, sizeof *r);
+    r->fp = fp;
+    r->name = name;
+    r->diag = diag;
+    r->line = 1;
+    r->at_start = true;
+}
+
+int pgn_open(PgnReader *r, const char *path, DiagSink *diag)
+{
+    if (strcmp(path, "-") == 0) {
+        pgn_open_stream(r, stdin, "<stdin>", diag);
+        return 0;
+    }
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        diag_plain(diag, DIAG_ERROR, "cannot open input file '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    pgn_open_stream(r, fp, path, diag);
+    r->owns_fp = true;
+    return 0;
+}
+
+void pgn_close(PgnReader *r)
+{
+    if (r->owns_fp && r->fp) fclose(r->fp);
+    free(r->buf);
+    r->buf = NULL;
+    r->fp = NULL;
+}
+
+/* Reads more input, keeping buf[pos..len). False when nothing more came. */
+static bool fill(PgnReader *r)
+{
+    if (r->eof) return false;
+    if (r->pos > 0) {
+        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+        r->len -= r->pos;
+        r->pos = 0;
+    }
+    if (r->cap - r->len < READ_CHUNK) {
+        r->cap = r->cap ? r->cap * 2 : 2 * READ_CHUNK;
+        while (r->cap - r->len < READ_CHUNK) r->cap *= 2;
+        r->buf = xrealloc(r->buf, r->cap + 1);
+    }
+    size_t got = fread(r->buf + r->len, 1, READ_CHUNK, r->fp);
+    if (got == 0) {
+        if (ferror(r->fp)) {
+            r->io_error = true;
+            diag_plain(r->diag, DIAG_ERROR, "error reading '%s': %s", r->name, strerror(errno));
+        }
+        r->eof = true;
+        return false;
+    }
+    r->len += got;
+    if (r->at_start && r->len >= 3) {
+        if (utf8_has_bom(r->buf, r->len)) r->pos = 3;
+        r->at_start = false;
+    }
+    return true;
+}
+
+/* Makes buf[pos..] hold one whole line (or the rest of the input). Returns
+ * the line length without its '\n' (0 and *has_line false at end of input). */
+static size_t peek_line(PgnReader *r, bool *has_line)
+{
+    size_t scanned = 0;
+    for (;;) {
+        const char *start = r->buf ? r->buf + r->pos + scanned : NULL;
+        size_t avail = r->len - r->pos - scanned;
+        const char *nl = avail ? memchr(start, '\n', avail) : NULL;
+        if (nl) {
+            *has_line = true;
+            return (size_t)(nl - (r->buf + r->pos));
+        }
+        scanned = r->len - r->pos;
+        if (!fill(r)) {
+            *has_line = r->len > r->pos;
+            return r->len - r->pos;
+        }
+    }
+}
+
+/* Splitting state of the game being collected. */
+typedef struct SplitState {
+    bool started;        /* some line of the game was taken */
+    bool has_movetext;   /* moves, comments or variations seen */
+    bool has_content;    /* tags, moves or variations: more than comments */
+    bool in_comment;
+    int depth;           /* variation depth */
+    uint32_t tag_hash[64];
+    int tag_count;
+} SplitState;
+
+static uint32_t name_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+/* Hash of the tag name on a line known to start a tag. */
+static uint32_t tag_line_hash(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (s[i] != '[') i++;
+    i++;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    size_t start = i;
+    while (i < n && is_class(s[i], CC_NAME)) i++;
+    return name_hash(s + start, i - start);
+}
+
+static bool seen_tag(const SplitState *st, uint32_t h)
+{
+    for (int i = 0; i < st->tag_count; i++)
+        if (st->tag_hash[i] == h) return true;
+    return false;
+}
+
+/* Scans movetext in s[0..n). Returns the offset just past a termination
+ * marker at depth 0, or 0 when the game goes on. `from_tag` skips a leading
+ * [...] group (a tag line with text after it). */
+static size_t scan_movetext(SplitState *st, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        char c = s[i];
+        if (st->in_comment) {
+            const char *close = memchr(s + i, '}', n - i);
+            if (!close) return 0;
+            st->in_comment = false;
+            i = (size_t)(close - s) + 1;
+            continue;
+        }
+        if (is_class(c, CC_SPACE)) {
+            i++;
+            continue;
+        }
+        switch (c) {
+        case '{':
+            st->in_comment = true;
+            st->has_movetext = true;
+            i++;
+            continue;
+        case ';':
+            st->has_movetext = true;
+            return 0;
+        case '(':
+            st->depth++;
+            st->has_movetext = true;
+            st->has_content = true;
+            i++;
+            continue;
+        case ')':
+            if (st->depth > 0) st->depth--;
+            i++;
+            continue;
+        case '[': {   /* a bracketed group inside the line: skip it, strings included */
+            i++;
+            while (i < n && s[i] != ']') {
+                if (s[i] == '"') {
+                    i++;
+                    while (i < n && s[i] != '"') i += s[i] == '\\' ? 2 : 1;
+                }
+                i++;
+            }
+            i++;
+            continue;
+        }
+        case ']':
+            i++;
+            continue;
+        default:
+            break;
+        }
+        size_t start = i;
+        while (i < n && !is_class(s[i], CC_DELIM)) i++;
+        if (st->depth == 0 && is_result(s + start, i - start)) return i;
+        if (st->has_movetext || looks_like_movetext(s + start, i - start)) {
+            st->has_movetext = true;
+            st->has_content = true;
+        }
+    }
+    return 0;
+}
+
+static void report_junk(PgnReader *r, unsigned first_line, unsigned lines)
+{
+    r->junk_blocks++;
+    diag_file(r->diag, r->name, first_line, 0, DIAG_WARNING,
+              "skipped %u line%s of text that is not PGN", lines, lines == 1 ? "" : "s");
+}
+
+bool pgn_next_raw(PgnReader *r, RawGame *g)
+{
+    SplitState st;
+    memset(&st, 0, sizeof st);
+    sb_clear(&g->text);
+    unsigned junk_first = 0, junk_lines = 0;
+
+    for (;;) {
+        bool has_line;
+        size_t n = peek_line(r, &has_line);
+        if (!has_line) break;
+        const char *s = r->buf + r->pos;
+        size_t consumed = n < r->len - r->pos ? n + 1 : n;   /* with its '\n' */
+        size_t content = n;
+        if (content > 0 && s[content - 1] == '\r') content--;
+
+        if (!st.started) {
+            size_t k = 0;
+            while (k < content && is_class(s[k], CC_SPACE)) k++;
+            bool blank = k == content;
+            bool escape = content > 0 && s[0] == '%';
+            size_t tok_end = k;
+            while (tok_end < content && !is_class(s[tok_end], CC_SPACE)) tok_end++;
+            if (blank || escape ||
+                (!starts_tag(s, content) && !looks_like_movetext(s + k, tok_end - k))) {
+                if (!blank && !escape) {
+                    if (!junk_lines) junk_first = r->line;
+                    junk_lines++;
+                } else if (junk_lines) {
+                    report_junk(r, junk_first, junk_lines);
+                    junk_lines = 0;
+                }
+                r->pos += consumed;
+                r->line++;
+                r->line_offset = 0;
+                continue;
+            }
+            if (junk_lines) {
+                report_junk(r, junk_first, junk_lines);
+                junk_lines = 0;
+            }
+            st.started = true;
+            g->first_line = r->line;
+            g->first_column = (unsigned)r->line_offset + 1;
+        } else if (st.in_comment) {
+            if (is_tag_pair_line(s, content)) break;   /* unclosed comment: next game */
+        } else if (starts_tag(s, content) && st.depth == 0) {
+            uint32_t h = tag_line_hash(s, content);
+            if (!st.has_content) {
+                /* only comments so far: a remark about the file, not a game */
+                memset(&st, 0, sizeof st);
+                sb_clear(&g->text);
+                g->first_line = r->line;
+                g->first_column = 1;
+                st.started = true;
+            } else if (st.has_movetext || seen_tag(&st, h)) {
+                break;
+            }
+        }
+
+        size_t end = 0;
+        if (content > 0 && s[0] == '%') {
+            /* escape line: kept for the parser, which skips it */
+        } else if (!st.in_comment && starts_tag(s, content) && !st.has_movetext) {
+            if (st.tag_count < 64) st.tag_hash[st.tag_count++] = tag_line_hash(s, content);
+            st.has_content = true;
+            end = scan_movetext(&st, s, content);   /* the [..] group is skipped */
+        } else {
+            end = scan_movetext(&st, s, content);
+        }
+        if (end) {          /* termination marker: the rest of the line stays */
+            if (!st.has_content && !st.has_movetext) {
+                /* a result with no game before it, as in "* *" */
+                size_t k = 0;
+                while (is_class(s[k], CC_SPACE)) k++;
+                diag_file(r->diag, r->name, r->line, (unsigned)(r->line_offset + k) + 1,
+                          DIAG_WARNING, "result '%.*s' outside any game ignored",
+                          (int)(end - k), s + k);
+                r->pos += end;
+                r->line_offset += end;
+                memset(&st, 0, sizeof st);
+                sb_clear(&g->text);
+                continue;
+            }
+            sb_append_n(&g->text, s, end);
+            sb_putc(&g->text, '\n');
+            r->pos += end;
+            r->line_offset += end;
+            goto done;
+        }
+        sb_append_n(&g->text, s, content);
+        sb_putc(&g->text, '\n');
+        r->pos += consumed;
+        r->line++;
+        r->line_offset = 0;
+    }
+    if (junk_lines) report_junk(r, junk_first, junk_lines);
+    if (!st.started) return false;
+done:
+    g->number = ++r->games;
+    return true;
+}
+
+/* ==== stage 2: parsing one game ========================================== */
+
+typedef struct GameParser {
+    const char *file;
+    DiagSink *diag;
+    Arena *arena;
+    Game *game;
+    const char *s;          /* the game's text */
+    size_t n, i;
+    unsigned line;          /* input line of s[i] */
+    unsigned first_line;    /* input line of s[0] */
+    unsigned first_column;  /* input column of s[0] (a game may start mid-line) */
+    size_t line_start;      /* offset of that line's first byte */
+    int tag_cap;            /* capacity of game->tags */
+    bool reported;          /* the game's one message has been given */
+    PgnParseStatus status;
+} GameParser;
+
+/* Input column of offset `off`, which lies on line `line` starting at `ls`. */
+static unsigned column_of(const GameParser *p, unsigned line, size_t ls, size_t off)
+{
+    unsigned col = (unsigned)(off - ls) + 1;
+    return line == p->first_line ? col + p->first_column - 1 : col;
+}
+
+static unsigned column_at(const GameParser *p, size_t off)
+{
+    return column_of(p, p->line, p->line_start, off);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void problem_at(GameParser *p, size_t off, const char *fmt, ...)
+{
+    if (p->status < PGN_DAMAGED) p->status = PGN_DAMAGED;
+    if (p->reported) return;
+    p->reported = true;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    /* `off` may lie on an earlier line than p->line only for tokens we just
+     * read; recompute the line from the current one backwards. */
+    unsigned line = p->line;
+    size_t ls = p->line_start;
+    while (off < ls) {
+        line--;
+        ls--;
+        while (ls > 0 && p->s[ls - 1] != '\n') ls--;
+    }
+    diag_game(p->diag, p->file, line, column_of(p, line, ls, off), p->game->number, "%s", msg);
+}
+
+/* Advances over blanks, counting lines, and over %-escape lines. */
+static void skip_space(GameParser *p)
+{
+    while (p->i < p->n) {
+        char c = p->s[p->i];
+        if (c == '\n') {
+            p->i++;
+            p->line++;
+            p->line_start = p->i;
+            if (p->i < p->n && p->s[p->i] == '%') {
+                while (p->i < p->n && p->s[p->i] != '\n') p->i++;
+            }
+        } else if (is_class(c, CC_SPACE)) {
+            p->i++;
+        } else {
+            break;
+        }
+    }
+}
+
+/* Moves p->i to `to`, counting the newlines passed. */
+static void advance_to(GameParser *p, size_t to)
+{
+    while (p->i < to) {
+        if (p->s[p->i] == '\n') {
+            p->line++;
+            p->line_start = p->i + 1;
+        }
+        p->i++;
+    }
+}
+
+/* ---- tags ---- */
+
+static void add_tag(GameParser *p, const char *name, size_t name_len, const char *value)
+{
+    Game *g = p->game;
+    if (g->tag_count == p->tag_cap) {
+        int cap = p->tag_cap ? p->tag_cap * 2 : 16;
+        g->tags = arena_realloc(p->arena, g->tags, sizeof(Tag) * (size_t)p->tag_cap,
+                                sizeof(Tag) * (size_t)cap);
+        p->tag_cap = cap;
+    }
+    g->tags[g->tag_count].name = arena_strndup(p->arena, name, name_len);
+    g->tags[g->tag_count].value = value;
+    g->tag_count++;
+}
+
+/* True when a tag pair starts on a later line of the game text. */
+static bool more_tags_follow(const GameParser *p, size_t from)
+{
+    for (size_t i = from; i < p->n; i++) {
+        if (p->s[i] != '\n') continue;
+        size_t eol = i + 1;
+        while (eol < p->n && p->s[eol] != '\n') eol++;
+        if (starts_tag(p->s + i + 1, eol - i - 1)) return true;
+        if (is_class(p->s[i + 1], CC_DIGIT)) return false;   /* movetext began */
+    }
+    return false;
+}
+
+/* [Name "value"] at p->s[p->i] == '['. A malformed pair is reported and what
+ * can be read of it is kept. */
+static void parse_tag(GameParser *p)
+{
+    size_t open = p->i;
+    size_t i = p->i + 1;
+    while (i < p->n && (p->s[i] == ' ' || p->s[i] == '\t')) i++;
+    size_t name = i;
+    while (i < p->n && is_class(p->s[i], CC_NAME)) i++;
+    size_t name_len = i - name;
+    while (i < p->n && (p->s[i] == ' ' || p->s[i] == '\t')) i++;
+    StrBuf value = SB_INIT;
+    bool ok = name_len > 0;
+    if (ok && i < p->n && p->s[i] == '"') {
+        i++;
+        size_t vstart = i;
+        while (i < p->n && p->s[i] != '"' && p->s[i] != '\n') {
+            if (p->s[i] == '\\' && i + 1 < p->n && (p->s[i + 1] == '"' || p->s[i + 1] == '\\'))
+                i++;
+            sb_putc(&value, p->s[i]);
+            i++;
+        }
+        if (i < p->n && p->s[i] == '"') {
+            i++;
+            /* an unescaped '"' inside the value ("Tour "C""): take the value
+             * up to the last '"' before the line's closing ']' */
+            size_t j = i;
+            while (j < p->n && (p->s[j] == ' ' || p->s[j] == '\t')) j++;
+            if (j < p->n && p->s[j] != ']') {
+                size_t eol = j, last = 0;
+                while (eol < p->n && p->s[eol] != '\n') eol++;
+                for (size_t k = j; k + 1 < eol + 1 && k < eol; k++) {
+                    size_t m = k + 1;
+                    while (m < eol && (p->s[m] == ' ' || p->s[m] == '\t')) m++;
+                    if (p->s[k] == '"' && m < eol && p->s[m] == ']') last = k;
+                }
+                if (last) {
+                    problem_at(p, i - 1, "tag value of '%.*s' has an unescaped '\"'",
+                               (int)name_len, p->s + name);
+                    sb_clear(&value);
+                    sb_append_n(&value, p->s + vstart, last - vstart);
+                    i = last + 1;
+                }
+            }
+        } else {
+            problem_at(p, open, "tag value of '%.*s' is not closed by '\"'", (int)name_len,
+                       p->s + name);
+            /* keep the text up to the last ']' on the line */
+            size_t rb = i;
+            while (rb > vstart && p->s[rb - 1] != ']') rb--;
+            if (rb > vstart) {
+                i = rb - 1;
+                sb_clear(&value);
+                sb_append_n(&value, p->s + vstart, i - vstart);
+            }
+            ok = false;
+        }
+    } else if (ok) {
+        problem_at(p, i, "tag '%.*s' has no quoted value", (int)name_len, p->s + name);
+        ok = false;
+    } else {
+        problem_at(p, open, "malformed tag pair");
+    }
+    while (i < p->n && (p->s[i] == ' ' || p->s[i] == '\t')) i++;
+    if (i < p->n && p->s[i] == ']') {
+        i++;
+    } else if (ok) {
+        problem_at(p, i, "expected ']' to close the tag pair opened at column %u",
+                   column_at(p, open));
+    }
+    if (name_len > 0) add_tag(p, p->s + name, name_len, arena_strndup(p->arena, sb_str(&value), value.len));
+    sb_free(&value);
+    advance_to(p, i);
+}
+
+/* ---- movetext ---- */
+
+static Comment *new_comment(GameParser *p, const char *text, size_t len)
+{
+    /* trim the blanks PGN writers put inside braces */
+    while (len > 0 && is_class(*text, CC_SPACE)) text++, len--;
+    while (len > 0 && is_class(text[len - 1], CC_SPACE)) len--;
+    Comment *c = arena_alloc(p->arena, sizeof *c);
+    c->next = NULL;
+    c->text = arena_strndup(p->arena, text, len);
+    return c;
+}
+
+static void append_comment(Comment **list, Comment *c)
+{
+    while (*list) list = &(*list)->next;
+    *list = c;
+}
+
+static void add_nag(GameParser *p, GameNode *node, unsigned nag)
+{
+    if (nag > 255 || node->nag_count == 255) return;
+    uint8_t *nags = arena_alloc(p->arena, (size_t)node->nag_count + 1);
+    if (node->nag_count) memcpy(nags, node->nags, node->nag_count);
+    nags[node->nag_count++] = (uint8_t)nag;
+    node->nags = nags;
+}
+
+/* Glyphs written instead of $N. */
+static const struct { const char *text; unsigned nag; } glyph_nags[] = {
+    {"!", 1}, {"?", 2}, {"!!", 3}, {"??", 4}, {"!?", 5}, {"?!", 6}, {"=", 10},
+    {"+=", 14}, {"=+", 15}, {"+/=", 14}, {"=/+", 15}, {"+/-", 16}, {"-/+", 17},
+    {"+-", 18}, {"-+", 19},
+};
+
+static unsigned glyph_nag(const char *s, size_t n)
+{
+    for (size_t k = 0; k < sizeof glyph_nags / sizeof glyph_nags[0]; k++)
+        if (strlen(glyph_nags[k].text) == n && memcmp(glyph_nags[k].text, s, n) == 0)
+            return glyph_nags[k].nag;
+    return 0;
+}
+
+/* Skips a variation whose bad move starts at p->i, up to and including its
+ * closing ')' (nested ones and comments included). */
+static void skip_rest_of_variation(GameParser *p)
+{
+    int depth = 1;
+    while (p->i < p->n && depth > 0) {
+        char c = p->s[p->i];
+        if (c == '{') {
+            const char *close = memchr(p->s + p->i, '}', p->n - p->i);
+            advance_to(p, close ? (size_t)(close - p->s) + 1 : p->n);
+            continue;
+        }
+        if (c == ';') {
+            while (p->i < p->n && p->s[p->i] != '\n') p->i++;
+            continue;
+        }
+        if (c == '(') depth++;
+        if (c == ')') depth--;
+        advance_to(p, p->i + 1);
+    }
+}
+
+static const char *san_problem(SanStatus st)
+{
+    switch (st) {
+    case SAN_ILLEGAL: return "illegal move";
+    case SAN_AMBIGUOUS: return "ambiguous move";
+    default: return "unreadable move";
+    }
+}
+
+#define MAX_VARIATION_DEPTH 1024
+
+/* Replays the movetext from p->i into the tree under g->root. */
+static void parse_movetext(GameParser *p)
+{
+    Game *g = p->game;
+    GameNode *cur = g->root;
+    GameNode *stack[MAX_VARIATION_DEPTH];
+    size_t open_at[MAX_VARIATION_DEPTH];
+    int depth = 0;
+    Comment *pending = NULL;     /* comments before a variation's first move */
+    bool at_variation_start = false;
+
+    for (;;) {
+        skip_space(p);
+        if (p->i >= p->n) break;
+        size_t start = p->i;
+        char c = p->s[start];
+
+        if (c == '{') {
+            const char *close = memchr(p->s + start + 1, '}', p->n - start - 1);
+            size_t end = close ? (size_t)(close - p->s) : p->n;
+            Comment *cm = new_comment(p, p->s + start + 1, end - start - 1);
+            if (!close) problem_at(p, start, "comment is not closed by '}'");
+            if (at_variation_start) append_comment(&pending, cm);
+            else append_comment(&cur->comments, cm);
+            advance_to(p, close ? end + 1 : end);
+            continue;
+        }
+        if (c == ';') {
+            size_t end = start;
+            while (end < p->n && p->s[end] != '\n') end++;
+            Comment *cm = new_comment(p, p->s + start + 1, end - start - 1);
+            if (at_variation_start) append_comment(&pending, cm);
+            else append_comment(&cur->comments, cm);
+            p->i = end;
+            continue;
+        }
+        if (c == '(') {
+            if (depth == MAX_VARIATION_DEPTH) {
+                problem_at(p, start, "variations nested too deeply (limit is %d)",
+                           MAX_VARIATION_DEPTH);
+                p->i++;
+                skip_rest_of_variation(p);
+                continue;
+            }
+            if (cur == g->root) {
+                problem_at(p, start, "variation before the first move");
+                p->i++;
+                skip_rest_of_variation(p);
+                continue;
+            }
+            stack[depth] = cur;
+            open_at[depth] = start;
+            depth++;
+            cur = cur->parent;
+            at_variation_start = true;
+            pending = NULL;
+            p->i++;
+            continue;
+        }
+        if (c == ')') {
+            if (depth == 0) {
+                problem_at(p, start, "')' closes no variation");
+            } else {
+                cur = stack[--depth];
+                at_variation_start = false;
+                pending = NULL;
+            }
+            p->i++;
+            continue;
+        }
+        if (c == '[' || c == ']') {
+            problem_at(p, start, "unexpected '%c' in movetext", c);
+            p->i++;
+            continue;
+        }
+
+        size_t end = start;
+        while (end < p->n && !is_class(p->s[end], CC_DELIM)) end++;
+        const char *tok = p->s + start;
+        size_t len = end - start;
+
+        if (c == '$') {
+            unsigned nag = 0;
+            size_t k = 1;
+            while (k < len && is_class(tok[k], CC_DIGIT) && nag < 1000) nag = nag * 10 + (unsigned)(tok[k++] - '0');
+            if (k == 1 || k < len || nag > 255) problem_at(p, start, "bad NAG '%.*s'", (int)len, tok);
+            else if (cur != g->root) add_nag(p, cur, nag);
+            p->i = end;
+            continue;
+        }
+        if (is_result(tok, len)) {
+            p->i = end;
+            if (depth == 0) {
+                g->result = len == 3 && tok[1] == '/' ? "1/2-1/2" : arena_strndup(p->arena, tok, len);
+                break;
+            }
+            problem_at(p, start, "game result '%.*s' inside a variation", (int)len, tok);
+            continue;
+        }
+        unsigned glyph = glyph_nag(tok, len);
+        if (glyph) {
+            if (cur != g->root) add_nag(p, cur, glyph);
+            p->i = end;
+            continue;
+        }
+        /* move number: digits, then dots, possibly glued to the move ("12.e4") */
+        size_t k = 0;
+        while (k < len && is_class(tok[k], CC_DIGIT)) k++;
+        if (k > 0 && !(k + 1 < len && tok[k] == '-')) {   /* not "0-0" */
+            size_t digits = k;
+            while (k < len && tok[k] == '.') k++;
+            if (k == len || (k > digits)) {
+                tok += k;
+                len -= k;
+                start += k;
+                if (len == 0) {
+                    p->i = end;
+                    continue;
+                }
+            } else {
+                k = 0;
+            }
+        }
+        if ((len == 4 && memcmp(tok, "e.p.", 4) == 0) || (len == 2 && memcmp(tok, "ep", 2) == 0)) {
+            p->i = end;     /* en-passant remark written as its own token */
+            continue;
+        }
+        if (!looks_like_movetext(tok, len)) {
+            problem_at(p, start, "unexpected text '%.*s' in the movetext (skipped)", (int)len, tok);
+            p->i = end;
+            continue;
+        }
+        /* trailing !? glyphs glued to the move */
+        size_t move_len = len;
+        while (move_len > 0 && (tok[move_len - 1] == '!' || tok[move_len - 1] == '?')) move_len--;
+
+        Move m;
+        SanStatus st = move_len ? san_parse(&cur->pos, tok, move_len, &m) : SAN_SYNTAX;
+        if (st != SAN_OK) {
+            problem_at(p, start, "%s '%.*s' at move %u (%s to play)", san_problem(st), (int)len,
+                       tok, cur->pos.fullmove, cur->pos.side == WHITE ? "white" : "black");
+            if (depth == 0) {
+                g->truncated = true;
+                g->unread_text = arena_strndup(p->arena, p->s + start, p->n - start);
+                p->i = p->n;
+                break;
+            }
+            /* drop the rest of this variation */
+            p->i = end;
+            skip_rest_of_variation(p);
+            cur = stack[--depth];
+            at_variation_start = false;
+            pending = NULL;
+            continue;
+        }
+        GameNode *node = game_add_move(g, p->arena, cur, m);
+        if (pending) {
+            node->pre_comments = pending;
+            pending = NULL;
+        }
+        at_variation_start = false;
+        cur = node;
+        if (move_len < len) {
+            unsigned nag = glyph_nag(tok + move_len, len - move_len);
+            if (nag) add_nag(p, cur, nag);
+        }
+        p->i = end;
+    }
+    if (depth > 0) problem_at(p, open_at[depth - 1], "variation is not closed by ')'");
+    if (!g->result && !g->truncated && !p->reported)
+        problem_at(p, p->i > 0 ? p->i - 1 : 0, "game has no result (1-0, 0-1, 1/2-1/2 or *): truncated?");
+}
+
+/* Variants whose moves are ordinary chess moves. */
+static bool variant_is_playable(const char *v)
+{
+    static const char *const ok[] = {"standard", "chess", "chess960", "fischerandom",
+                                     "fischerrandom", "from position", "normal", "960"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        const char *a = ok[i], *b = v;
+        while (*a && *b && (*a == *b || (*b >= 'A' && *b <= 'Z' && *b + 32 == *a))) a++, b++;
+        if (!*a && !*b) return true;
+    }
+    return false;
+}
+
+PgnParseStatus pgn_parse_game(const RawGame *raw, const char *file, Arena *a, Game *out,
+                              DiagSink *diag)
+{
+    memset(out, 0, sizeof *out);
+    out->number = raw->number;
+    out->arena = a;
+    GameParser p = {0};
+    p.file = file;
+    p.diag = diag;
+    p.arena = a;
+    p.game = out;
+    p.s = sb_str(&raw->text);
+    p.n = raw->text.len;
+    p.line = p.first_line = raw->first_line;
+    p.first_column = raw->first_column ? raw->first_column : 1;
+    p.status = PGN_OK;
+
+    /* tag section */
+    for (;;) {
+        skip_space(&p);
+        if (p.i < p.n && p.s[p.i] == '%' && (p.i == 0 || p.s[p.i - 1] == '\n')) {
+            while (p.i < p.n && p.s[p.i] != '\n') p.i++;
+            continue;
+        }
+        if (p.i >= p.n) break;
+        if (p.s[p.i] == '[') {
+            parse_tag(&p);
+            continue;
+        }
+        /* text that cannot start movetext, between tags: report and skip it */
+        size_t end = p.i;
+        while (end < p.n && !is_class(p.s[end], CC_SPACE)) end++;
+        if (looks_like_movetext(p.s + p.i, end - p.i) || !more_tags_follow(&p, end)) break;
+        problem_at(&p, p.i, "unexpected text '%.*s' in the tag section", (int)(end - p.i),
+                   p.s + p.i);
+        p.i = end;
+    }
+
+    Position start;
+    const char *variant = game_tag(out, "Variant");
+    const char *fen = game_tag(out, "FEN");
+    if (variant && !variant_is_playable(variant)) {
+        problem_at(&p, 0, "variant '%s' is not supported; game skipped", variant);
+        p.status = PGN_UNUSABLE;
+        pos_start(&start);
+        game_new_root(out, a, &start);
+        return p.status;
+    }
+    if (fen) {
+        FenError err;
+        if (pos_from_fen(&start, fen, &err) != 0) {
+            problem_at(&p, 0, "bad FEN tag (field %d, column %d: %s); game skipped", err.field,
+                       err.column, err.message);
+            p.status = PGN_UNUSABLE;
+            pos_start(&start);
+            game_new_root(out, a, &start);
+            return p.status;
+        }
+    } else {
+        pos_start(&start);
+    }
+    game_new_root(out, a, &start);
+    parse_movetext(&p);
+    game_number_nodes(out);
+    return p.status;
+}

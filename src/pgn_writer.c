@@ -1,0 +1,209 @@
+/*
+ * src/pgn_writer.c — writes a Game in PGN export format (see pgn_writer.h).
+ *
+ * Movetext goes through a small line filler: each atom (a numbered move, a
+ * comment word, a parenthesis) is placed on the current line when it fits in
+ * PGN_LINE_WIDTH columns, else starts a new line. "12. e4" is one atom.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "pgn_writer.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "san.h"
+
+static const char *const seven_tag_roster[] = {
+    "Event", "Site", "Date", "Round", "White", "Black", "Result",
+};
+enum { STR_COUNT = 7 };
+
+typedef struct LineFiller {
+    StrBuf *out;
+    size_t line_len;     /* columns used on the current line */
+    bool glue_next;      /* no space before the next atom (after '(') */
+} LineFiller;
+
+static void put_atom(LineFiller *f, const char *s, size_t n)
+{
+    bool space = f->line_len > 0 && !f->glue_next;
+    if (f->line_len > 0 && f->line_len + (space ? 1 : 0) + n > PGN_LINE_WIDTH) {
+        sb_putc(f->out, '\n');
+        f->line_len = 0;
+        space = false;
+    }
+    if (space) {
+        sb_putc(f->out, ' ');
+        f->line_len++;
+    }
+    sb_append_n(f->out, s, n);
+    f->line_len += n;
+    f->glue_next = false;
+}
+
+static void put_str(LineFiller *f, const char *s)
+{
+    put_atom(f, s, strlen(s));
+}
+
+/* A comment, wrapped at its blanks: "{first" "word" ... "last}". Braces in
+ * the text (impossible inside a PGN comment) become parentheses. */
+static void put_comment(LineFiller *f, const char *text)
+{
+    StrBuf word = SB_INIT;
+    sb_putc(&word, '{');
+    bool empty = true;
+    for (const char *s = text;; s++) {
+        if (*s == '\0' || *s == ' ' || *s == '\n' || *s == '\t' || *s == '\r') {
+            if (word.len > 0 && !(word.len == 1 && word.data[0] == '{')) {
+                if (*s == '\0') sb_putc(&word, '}');
+                put_atom(f, word.data, word.len);
+                sb_clear(&word);
+                empty = false;
+            }
+            if (*s == '\0') break;
+            continue;
+        }
+        char c = *s == '{' ? '(' : *s == '}' ? ')' : *s;
+        sb_putc(&word, c);
+    }
+    if (empty) put_str(f, "{}");
+    else if (word.len) put_atom(f, word.data, word.len);
+    sb_free(&word);
+}
+
+static void put_comments(LineFiller *f, const Comment *c)
+{
+    for (; c; c = c->next) put_comment(f, c->text);
+}
+
+typedef struct Writer {
+    LineFiller fill;
+    const PgnAnnotations *notes;
+} Writer;
+
+static const char *note_for(const Writer *w, const GameNode *n)
+{
+    if (!w->notes || !w->notes->node_comments) return NULL;
+    return w->notes->node_comments[n->id];
+}
+
+/* Writes the move into `n` with its number when needed, then its glyphs and comments.
+ * Returns whether the next move needs its number repeated. */
+static bool put_move(Writer *w, const GameNode *n, bool need_number)
+{
+    const Position *before = &n->parent->pos;
+    char atom[32 + SAN_MAX];
+    size_t len = 0;
+    if (before->side == WHITE)
+        len = (size_t)snprintf(atom, sizeof atom, "%u. ", before->fullmove);
+    else if (need_number)
+        len = (size_t)snprintf(atom, sizeof atom, "%u... ", before->fullmove);
+    len += san_write(before, n->move, atom + len);
+    put_atom(&w->fill, atom, len);
+    bool interrupted = false;
+    for (int i = 0; i < n->nag_count; i++) {
+        char nag[8];
+        snprintf(nag, sizeof nag, "$%u", n->nags[i]);
+        put_str(&w->fill, nag);
+    }
+    if (n->comments) {
+        put_comments(&w->fill, n->comments);
+        interrupted = true;
+    }
+    const char *note = note_for(w, n);
+    if (note) {
+        put_comment(&w->fill, note);
+        interrupted = true;
+    }
+    return interrupted;
+}
+
+/* Writes the line that starts with `first`. For a variation's first move,
+ * its siblings are the caller's business. */
+static void put_line(Writer *w, const GameNode *first, bool is_variation)
+{
+    bool need_number = true;
+    for (const GameNode *n = first; n; n = n->child) {
+        if (n->pre_comments) {
+            put_comments(&w->fill, n->pre_comments);
+            need_number = true;
+        }
+        need_number = put_move(w, n, need_number);
+        if (n == first && is_variation) continue;
+        for (const GameNode *v = n->sibling; v; v = v->sibling) {
+            put_str(&w->fill, "(");
+            w->fill.glue_next = true;
+            put_line(w, v, true);
+            /* ")" sticks to what precedes it */
+            if (w->fill.line_len + 1 > PGN_LINE_WIDTH) {
+                sb_putc(w->fill.out, '\n');
+                w->fill.line_len = 0;
+            }
+            sb_putc(w->fill.out, ')');
+            w->fill.line_len++;
+            need_number = true;
+        }
+    }
+}
+
+static void put_tag(StrBuf *out, const char *name, const char *value)
+{
+    sb_printf(out, "[%s \"", name);
+    for (const char *s = value; *s; s++) {
+        if (*s == '"' || *s == '\\') sb_putc(out, '\\');
+        if (*s == '\n' || *s == '\r') continue;
+        sb_putc(out, *s);
+    }
+    sb_append(out, "\"]\n");
+}
+
+static bool is_roster_tag(const char *name)
+{
+    for (int i = 0; i < STR_COUNT; i++)
+        if (strcmp(name, seven_tag_roster[i]) == 0) return true;
+    return false;
+}
+
+static const char *game_result(const Game *g)
+{
+    if (g->result) return g->result;
+    const char *tag = game_tag(g, "Result");
+    if (tag && (strcmp(tag, "1-0") == 0 || strcmp(tag, "0-1") == 0 ||
+                strcmp(tag, "1/2-1/2") == 0))
+        return tag;
+    return "*";
+}
+
+void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
+{
+    for (int i = 0; i < STR_COUNT; i++) {
+        const char *name = seven_tag_roster[i];
+        const char *value = game_tag(g, name);
+        if (!value) {
+            if (i == 2) value = "????.??.??";
+            else if (i == 6) value = game_result(g);
+            else value = "?";
+        }
+        put_tag(out, name, value);
+    }
+    for (int i = 0; i < g->tag_count; i++)
+        if (!is_roster_tag(g->tags[i].name)) put_tag(out, g->tags[i].name, g->tags[i].value);
+    sb_putc(out, '\n');
+
+    Writer w = {{out, 0, false}, notes};
+    put_comments(&w.fill, g->root->comments);
+    const char *root_note = note_for(&w, g->root);
+    if (root_note) put_comment(&w.fill, root_note);
+    if (g->root->child) put_line(&w, g->root->child, false);
+    if (g->truncated && g->unread_text) {
+        StrBuf msg = SB_INIT;
+        sb_append(&msg, "cql: the rest of this game could not be read: ");
+        sb_append(&msg, g->unread_text);
+        put_comment(&w.fill, sb_str(&msg));
+        sb_free(&msg);
+    }
+    put_str(&w.fill, game_result(g));
+    sb_append(out, "\n\n");
+}
