@@ -65,6 +65,7 @@ typedef struct Game {
     int node_count;            /* every node of the tree, root included */
     const char *result;        /* termination marker read ("1-0", "*", ...), NULL if none */
     bool truncated;            /* an error cut the game short; see the reader's message */
+    bool has_variations;       /* some node has more than one child */
     const char *unread_text;   /* movetext after the error point, kept for output */
     Arena *arena;              /* owns every node and string */
 } Game;

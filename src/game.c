@@ -72,7 +72,7 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
     n->nags = NULL;
     n->nag_count = 0;
     n->ply = parent->ply + 1;
-    n->id = 0;
+    n->id = g->node_count;      /* creation order; game_number_nodes fixes variations */
     n->cache = NULL;
     if (!parent->child) {
         parent->child = n;
@@ -82,6 +82,7 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
         while (last->sibling) last = last->sibling;
         last->sibling = n;
         n->depth = (uint16_t)(parent->depth + 1);
+        g->has_variations = true;
     }
     g->node_count++;
     return n;
@@ -90,6 +91,7 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
 /* Preorder numbering without recursion: a variation can be thousands deep. */
 void game_number_nodes(Game *g)
 {
+    if (!g->has_variations) return;   /* creation order is already preorder */
     int32_t next = 0;
     GameNode *n = g->root;
     while (n) {

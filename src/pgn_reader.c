@@ -31,14 +31,16 @@ enum {
     CC_SPACE = 1,     /* blank, tab, CR, LF, FF, VT */
     CC_DIGIT = 2,
     CC_NAME = 4,      /* tag-name characters: letters, digits, '_' */
-    CC_DELIM = 8      /* ends a movetext token: { } ( ) ; [ ] and blanks */
+    CC_DELIM = 8,     /* ends a movetext token: { } ( ) ; [ ] and blanks */
+    CC_SPLIT = 16     /* matters when splitting games: { } ( ) ; [ ] and result characters */
 };
 
 static const unsigned char char_class[256] = {
     ['\t'] = CC_SPACE | CC_DELIM, ['\n'] = CC_SPACE | CC_DELIM, ['\v'] = CC_SPACE | CC_DELIM,
     ['\f'] = CC_SPACE | CC_DELIM, ['\r'] = CC_SPACE | CC_DELIM, [' '] = CC_SPACE | CC_DELIM,
-    ['{'] = CC_DELIM, ['}'] = CC_DELIM, ['('] = CC_DELIM, [')'] = CC_DELIM,
-    [';'] = CC_DELIM, ['['] = CC_DELIM, [']'] = CC_DELIM,
+    ['{'] = CC_DELIM | CC_SPLIT, ['}'] = CC_DELIM | CC_SPLIT, ['('] = CC_DELIM | CC_SPLIT,
+    [')'] = CC_DELIM | CC_SPLIT, [';'] = CC_DELIM | CC_SPLIT, ['['] = CC_DELIM | CC_SPLIT,
+    [']'] = CC_DELIM | CC_SPLIT, ['*'] = CC_SPLIT, ['-'] = CC_SPLIT, ['/'] = CC_SPLIT,
     ['0'] = CC_DIGIT | CC_NAME, ['1'] = CC_DIGIT | CC_NAME, ['2'] = CC_DIGIT | CC_NAME,
     ['3'] = CC_DIGIT | CC_NAME, ['4'] = CC_DIGIT | CC_NAME, ['5'] = CC_DIGIT | CC_NAME,
     ['6'] = CC_DIGIT | CC_NAME, ['7'] = CC_DIGIT | CC_NAME, ['8'] = CC_DIGIT | CC_NAME,
@@ -62,6 +64,7 @@ static inline bool is_class(char c, int cls) { return (char_class[(unsigned char
 /* "1-0", "0-1", "1/2-1/2", "*", and the short draw "1/2" some files use. */
 static bool is_result(const char *s, size_t n)
 {
+    if (s[0] != '*' && s[0] != '0' && s[0] != '1') return false;
     return (n == 1 && s[0] == '*') ||
            (n == 3 && (memcmp(s, "1-0", 3) == 0 || memcmp(s, "0-1", 3) == 0 ||
                        memcmp(s, "1/2", 3) == 0)) ||
@@ -107,8 +110,7 @@ static bool looks_like_movetext(const char *s, size_t n)
         return true;
     if ((n >= 2 && s[0] == '-' && s[1] == '-') || (n == 2 && s[0] == 'Z' && s[1] == '0'))
         return true;                                            /* null moves */
-    size_t i = 0;
-    if (strchr("KQRBNP", c)) i++;
+    size_t i = (c == 'K' || c == 'Q' || c == 'R' || c == 'B' || c == 'N' || c == 'P') ? 1 : 0;
     /* [a-h]?[1-8]?[x:-]?[a-h][1-8] */
     size_t j = i;
     if (j < n && s[j] >= 'a' && s[j] <= 'h') j++;
@@ -119,6 +121,14 @@ static bool looks_like_movetext(const char *s, size_t n)
         return true;
     /* plain destination square right after an optional piece letter: "e4", "Nf3" */
     return i + 1 < n && s[i] >= 'a' && s[i] <= 'h' && s[i + 1] >= '1' && s[i + 1] <= '8';
+}
+
+/* Can a movetext token starting with c be meant as a move? A token that
+ * cannot ("<br>", "Tf8-e8") is skipped; one that can is an error. */
+static bool is_move_attempt(char c)
+{
+    return (c >= 'a' && c <= 'h') || c == 'K' || c == 'Q' || c == 'R' || c == 'B' || c == 'N' ||
+           c == 'P' || c == 'O' || c == 'o' || c == '0' || c == '-' || c == 'Z';
 }
 
 /* ==== stage 1: splitting the input into games ============================ */
@@ -258,12 +268,30 @@ static bool seen_tag(const SplitState *st, uint32_t h)
     return false;
 }
 
+/* Offset just past the ']' closing the '[' at s[i] (quoted strings may hold
+ * ']'), or n. */
+static size_t skip_bracket_group(const char *s, size_t n, size_t i)
+{
+    for (i++; i < n && s[i] != ']'; i++) {
+        if (s[i] != '"') continue;
+        for (i++; i < n && s[i] != '"'; i++)
+            if (s[i] == '\\') i++;
+        if (i >= n) return n;
+    }
+    return i < n ? i + 1 : n;
+}
+
 /* Scans movetext in s[0..n). Returns the offset just past a termination
- * marker at depth 0, or 0 when the game goes on. `from_tag` skips a leading
- * [...] group (a tag line with text after it). */
+ * marker at depth 0, or 0 when the game goes on. */
 static size_t scan_movetext(SplitState *st, const char *s, size_t n)
 {
     size_t i = 0;
+    if (st->has_movetext && !st->in_comment) {
+        /* fast path: most movetext lines hold no bracket and no result */
+        while (i < n && !is_class(s[i], CC_SPLIT)) i++;
+        if (i == n) return 0;
+        i = 0;
+    }
     while (i < n) {
         char c = s[i];
         if (st->in_comment) {
@@ -296,18 +324,9 @@ static size_t scan_movetext(SplitState *st, const char *s, size_t n)
             if (st->depth > 0) st->depth--;
             i++;
             continue;
-        case '[': {   /* a bracketed group inside the line: skip it, strings included */
-            i++;
-            while (i < n && s[i] != ']') {
-                if (s[i] == '"') {
-                    i++;
-                    while (i < n && s[i] != '"') i += s[i] == '\\' ? 2 : 1;
-                }
-                i++;
-            }
-            i++;
+        case '[':     /* a bracketed group inside the line: skip it, strings included */
+            i = skip_bracket_group(s, n, i);
             continue;
-        }
         case ']':
             i++;
             continue;
@@ -398,7 +417,11 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
         } else if (!st.in_comment && starts_tag(s, content) && !st.has_movetext) {
             if (st.tag_count < 64) st.tag_hash[st.tag_count++] = tag_line_hash(s, content);
             st.has_content = true;
-            end = scan_movetext(&st, s, content);   /* the [..] group is skipped */
+            size_t k = 0;
+            while (s[k] != '[') k++;
+            k = skip_bracket_group(s, content, k);
+            while (k < content && is_class(s[k], CC_SPACE)) k++;
+            if (k < content) end = scan_movetext(&st, s, content);   /* text after the tag */
         } else {
             end = scan_movetext(&st, s, content);
         }
@@ -422,8 +445,12 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
             r->line_offset += end;
             goto done;
         }
-        sb_append_n(&g->text, s, content);
-        sb_putc(&g->text, '\n');
+        if (consumed == content + 1) {
+            sb_append_n(&g->text, s, consumed);      /* the line and its '\n' */
+        } else {
+            sb_append_n(&g->text, s, content);       /* no '\r', and a final '\n' */
+            sb_putc(&g->text, '\n');
+        }
         r->pos += consumed;
         r->line++;
         r->line_offset = 0;
@@ -491,7 +518,7 @@ static void problem_at(GameParser *p, size_t off, const char *fmt, ...)
 }
 
 /* Advances over blanks, counting lines, and over %-escape lines. */
-static void skip_space(GameParser *p)
+static inline void skip_space(GameParser *p)
 {
     while (p->i < p->n) {
         char c = p->s[p->i];
@@ -588,7 +615,7 @@ static void parse_tag(GameParser *p)
                     if (p->s[k] == '"' && m < eol && p->s[m] == ']') last = k;
                 }
                 if (last) {
-                    problem_at(p, i - 1, "tag value of '%.*s' has an unescaped '\"'",
+                    problem_at(p, vstart - 1, "tag value of '%.*s' has an unescaped '\"'",
                                (int)name_len, p->s + name);
                     sb_clear(&value);
                     sb_append_n(&value, p->s + vstart, last - vstart);
@@ -628,14 +655,21 @@ static void parse_tag(GameParser *p)
 
 /* ---- movetext ---- */
 
+/* A comment's text with every run of blanks and line ends made one space and
+ * the ends trimmed, so that re-wrapping it on output changes nothing. */
 static Comment *new_comment(GameParser *p, const char *text, size_t len)
 {
-    /* trim the blanks PGN writers put inside braces */
-    while (len > 0 && is_class(*text, CC_SPACE)) text++, len--;
-    while (len > 0 && is_class(text[len - 1], CC_SPACE)) len--;
+    char *t = arena_alloc(p->arena, len + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (!is_class(text[i], CC_SPACE)) t[n++] = text[i];
+        else if (n > 0 && t[n - 1] != ' ') t[n++] = ' ';
+    }
+    if (n > 0 && t[n - 1] == ' ') n--;
+    t[n] = '\0';
     Comment *c = arena_alloc(p->arena, sizeof *c);
     c->next = NULL;
-    c->text = arena_strndup(p->arena, text, len);
+    c->text = t;
     return c;
 }
 
@@ -663,6 +697,7 @@ static const struct { const char *text; unsigned nag; } glyph_nags[] = {
 
 static unsigned glyph_nag(const char *s, size_t n)
 {
+    if (s[0] != '!' && s[0] != '?' && s[0] != '=' && s[0] != '+' && s[0] != '-') return 0;
     for (size_t k = 0; k < sizeof glyph_nags / sizeof glyph_nags[0]; k++)
         if (strlen(glyph_nags[k].text) == n && memcmp(glyph_nags[k].text, s, n) == 0)
             return glyph_nags[k].nag;
@@ -712,6 +747,8 @@ static void parse_movetext(GameParser *p)
     int depth = 0;
     Comment *pending = NULL;     /* comments before a variation's first move */
     bool at_variation_start = false;
+    skip_space(p);
+    size_t movetext_start = p->i;   /* == p->n: a tag section without movetext */
 
     for (;;) {
         skip_space(p);
@@ -801,19 +838,14 @@ static void parse_movetext(GameParser *p)
             problem_at(p, start, "game result '%.*s' inside a variation", (int)len, tok);
             continue;
         }
-        unsigned glyph = glyph_nag(tok, len);
-        if (glyph) {
-            if (cur != g->root) add_nag(p, cur, glyph);
-            p->i = end;
-            continue;
-        }
-        /* move number: digits, then dots, possibly glued to the move ("12.e4") */
-        size_t k = 0;
-        while (k < len && is_class(tok[k], CC_DIGIT)) k++;
-        if (k > 0 && !(k + 1 < len && tok[k] == '-')) {   /* not "0-0" */
+        /* move number: digits then dots ("12.", "12...", or bare "12"),
+         * possibly glued to the move ("12.e4"); "0-0" is not one */
+        if (is_class(c, CC_DIGIT)) {
+            size_t k = 1;
+            while (k < len && is_class(tok[k], CC_DIGIT)) k++;
             size_t digits = k;
             while (k < len && tok[k] == '.') k++;
-            if (k == len || (k > digits)) {
+            if (k == len || k > digits) {
                 tok += k;
                 len -= k;
                 start += k;
@@ -821,18 +853,7 @@ static void parse_movetext(GameParser *p)
                     p->i = end;
                     continue;
                 }
-            } else {
-                k = 0;
             }
-        }
-        if ((len == 4 && memcmp(tok, "e.p.", 4) == 0) || (len == 2 && memcmp(tok, "ep", 2) == 0)) {
-            p->i = end;     /* en-passant remark written as its own token */
-            continue;
-        }
-        if (!looks_like_movetext(tok, len)) {
-            problem_at(p, start, "unexpected text '%.*s' in the movetext (skipped)", (int)len, tok);
-            p->i = end;
-            continue;
         }
         /* trailing !? glyphs glued to the move */
         size_t move_len = len;
@@ -840,6 +861,24 @@ static void parse_movetext(GameParser *p)
 
         Move m;
         SanStatus st = move_len ? san_parse(&cur->pos, tok, move_len, &m) : SAN_SYNTAX;
+        if (st != SAN_OK) {
+            unsigned glyph = glyph_nag(tok, len);
+            if (glyph) {      /* "!", "+-", "=" ... written as their own token */
+                if (cur != g->root) add_nag(p, cur, glyph);
+                p->i = end;
+                continue;
+            }
+            if ((len == 4 && memcmp(tok, "e.p.", 4) == 0) || (len == 2 && memcmp(tok, "ep", 2) == 0)) {
+                p->i = end;   /* en-passant remark written as its own token */
+                continue;
+            }
+            if (!is_move_attempt(tok[0])) {
+                problem_at(p, start, "unexpected text '%.*s' in the movetext (skipped)", (int)len,
+                           tok);
+                p->i = end;
+                continue;
+            }
+        }
         if (st != SAN_OK) {
             problem_at(p, start, "%s '%.*s' at move %u (%s to play)", san_problem(st), (int)len,
                        tok, cur->pos.fullmove, cur->pos.side == WHITE ? "white" : "black");
@@ -871,7 +910,7 @@ static void parse_movetext(GameParser *p)
         p->i = end;
     }
     if (depth > 0) problem_at(p, open_at[depth - 1], "variation is not closed by ')'");
-    if (!g->result && !g->truncated && !p->reported)
+    if (!g->result && !g->truncated && !p->reported && movetext_start < p->n)
         problem_at(p, p->i > 0 ? p->i - 1 : 0, "game has no result (1-0, 0-1, 1/2-1/2 or *): truncated?");
 }
 

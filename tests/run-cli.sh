@@ -1,0 +1,119 @@
+#!/bin/sh
+# tests/run-cli.sh — command-line tests: run the built cql and tools on files
+# and compare output, exit status and messages. Usage: sh tests/run-cli.sh build/MODE
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+BUILD=${1:-build/release}
+CQL=$BUILD/cql
+REPLAY=$BUILD/tests/tool_replay
+export LC_ALL=C
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# expect_rc NAME WANT CMD... : runs CMD, compares its exit status
+expect_rc() {
+    name=$1 want=$2
+    shift 2
+    "$@" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" = "$want" ]; then ok; else bad "$name: exit $rc, expected $want"; cat "$T/err" >&2; fi
+}
+
+# expect_grep NAME FILE PATTERN : FILE must contain a line matching PATTERN
+expect_grep() {
+    if grep -q -- "$3" "$2"; then ok; else bad "$1: no line matching '$3' in:"; cat "$2" >&2; fi
+}
+
+# expect_eq NAME GOT WANT
+expect_eq() {
+    if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi
+}
+
+DATA=tests/data/pgn
+printf 'cql() true\n' >"$T/true.cql"
+
+# ---- every PGN file is read to the end, with the game and error counts a person sees
+while IFS='	' read -r file games damaged unusable; do
+    case $file in '#'*|'') continue ;; esac
+    line=$("$REPLAY" -q "$DATA/$file" 2>"$T/err")
+    rc=$?
+    got=$(echo "$line" | sed 's/.*: \([0-9]*\) games, \([0-9]*\) damaged, \([0-9]*\) unusable.*/\1 \2 \3/')
+    if [ $rc -ne 0 ] || [ -s "$T/err" ]; then bad "reading $file: exit $rc"; cat "$T/err" >&2
+    else expect_eq "games in $file (games damaged unusable)" "$got" "$games $damaged $unusable"; fi
+done <tests/data/pgn-expected.tsv
+
+# ---- read -> write -> read gives the same tree for every well-formed game
+if "$REPLAY" -q --roundtrip $(find "$DATA" -name '*.pgn' | sort) >"$T/rt" 2>"$T/rterr"; then ok
+else bad "PGN round trip"; head -40 "$T/rterr" >&2; fi
+
+# ---- cql() true copies every game, {Game number N CQL} first and {CQL} after every move
+expect_rc "3fold copy" 0 "$CQL" -i "$DATA/sunfish/3fold.pgn" -o "$T/3fold-out.pgn" "$T/true.cql"
+expect_grep "3fold summary" "$T/out" '^713 matches of 713 games in [0-9.]* seconds using [0-9]* threads\{0,1\} to '
+expect_eq "3fold game numbers" "$(grep -o '{Game number [0-9]* CQL}' "$T/3fold-out.pgn" | wc -l)" 713
+plies=$("$REPLAY" -q "$DATA/sunfish/3fold.pgn" | sed 's/.* \([0-9]*\) plies.*/\1/')
+expect_eq "3fold one {CQL} per move" "$(grep -o '{CQL}' "$T/3fold-out.pgn" | wc -l)" "$plies"
+n=1
+for g in $(grep -o '{Game number [0-9]*' "$T/3fold-out.pgn" | sed 's/.* //'); do
+    [ "$g" = "$n" ] || { bad "3fold game numbers out of order at $n"; break; }
+    n=$((n + 1))
+done
+
+# the output is the same for any number of threads
+expect_rc "threads 1" 0 "$CQL" -threads 1 -i "$DATA/sunfish/3fold.pgn" -o "$T/t1.pgn" "$T/true.cql"
+expect_rc "threads 3" 0 "$CQL" -threads 3 -i "$DATA/sunfish/3fold.pgn" -o "$T/t3.pgn" "$T/true.cql"
+if cmp -s "$T/t1.pgn" "$T/t3.pgn" && cmp -s "$T/t1.pgn" "$T/3fold-out.pgn"; then ok; else bad "output depends on thread count"; fi
+
+# ---- options
+expect_rc "help" 0 "$CQL" -help
+expect_grep "help lists exit status" "$T/out" '3  the input had PGN errors'
+expect_rc "version" 0 "$CQL" --version
+expect_grep "version" "$T/out" '^cql [0-9]'
+expect_rc "unknown option" 2 "$CQL" -frobnicate "$T/true.cql"
+expect_grep "unknown option message" "$T/err" "^cql: error: unknown option '-frobnicate'"
+expect_rc "missing value" 2 "$CQL" -i
+expect_rc "no query" 2 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn"
+expect_rc "missing input file" 2 "$CQL" -i "$T/nonexistent.pgn" -o "$T/x.pgn" "$T/true.cql"
+expect_grep "missing input message" "$T/err" "cannot open input file '.*nonexistent.pgn'"
+expect_rc "missing query file" 2 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn" "$T/nope.cql"
+cp "$DATA/python-chess/molinari-bordais-1979.pgn" "$T/same.pgn"
+expect_rc "output over input refused" 2 "$CQL" -i "$T/same.pgn" -o "$T/same.pgn" "$T/true.cql"
+expect_grep "output over input message" "$T/err" "refusing to write the output over the input"
+expect_eq "input untouched" "$(cmp -s "$T/same.pgn" "$DATA/python-chess/molinari-bordais-1979.pgn" && echo same)" same
+# case-insensitive option names, one or two hyphens
+expect_rc "option case" 0 "$CQL" --INPUT "$DATA/python-chess/kasparov-deep-blue-1997.pgn" -Output "$T/k.pgn" -GameNumber 2 3 "$T/true.cql"
+expect_eq "gamenumber range" "$(grep -c '^\[Event ' "$T/k.pgn")" 2
+expect_grep "gamenumber numbers" "$T/k.pgn" '{Game number 2 CQL}'
+# standard input and output; the summary then goes to stderr
+"$CQL" -i - -o - "$T/true.cql" <"$DATA/python-chess/molinari-bordais-1979.pgn" >"$T/stdout.pgn" 2>"$T/err"
+expect_eq "stdin/stdout games" "$(grep -c '{Game number' "$T/stdout.pgn")" 1
+expect_grep "summary on stderr with -o -" "$T/err" '^1 match of 1 game in .* to <stdout>'
+# default output name: <query-stem>-out.pgn beside the query
+cp "$T/true.cql" "$T/myquery.cql"
+expect_rc "default output" 0 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn" "$T/myquery.cql"
+if [ -f "$T/myquery-out.pgn" ]; then ok; else bad "default output name myquery-out.pgn"; fi
+# -silent adds no comment; -matchstring changes the match comment
+expect_rc "silent" 0 "$CQL" -silent -i "$DATA/python-chess/molinari-bordais-1979.pgn" -o "$T/s.pgn" "$T/true.cql"
+if grep -q 'CQL\|Game number' "$T/s.pgn"; then bad "silent output has comments"; else ok; fi
+expect_rc "matchstring" 0 "$CQL" -matchstring HIT -i "$DATA/python-chess/molinari-bordais-1979.pgn" -o "$T/m.pgn" "$T/true.cql"
+expect_grep "matchstring" "$T/m.pgn" '{HIT}'
+expect_rc "showmatches" 0 "$CQL" -showmatches -i "$DATA/python-chess/kasparov-deep-blue-1997.pgn" -o "$T/x.pgn" "$T/true.cql"
+expect_grep "showmatches" "$T/out" '^<6>$'
+
+# ---- bad PGN: one message per game, FILE:LINE:COL: game N:, the run goes on
+expect_rc "damaged input" 0 "$CQL" -i "$DATA/chessalyzer/bad-san-mid-file.pgn" -o "$T/b.pgn" "$T/true.cql"
+expect_grep "damaged input message" "$T/err" "bad-san-mid-file.pgn:15:4: game 2: unreadable move 'Nf9' at move 1 (white to play)"
+expect_grep "damaged input: all games kept" "$T/out" '^3 matches of 3 games'
+expect_rc "strict" 3 "$CQL" -strict -i "$DATA/chessalyzer/bad-san-mid-file.pgn" -o "$T/b.pgn" "$T/true.cql"
+
+# ---- an interrupted or failed run leaves no half-written file under the real name
+expect_rc "unwritable output" 2 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn" -o "$T/no/such/dir/out.pgn" "$T/true.cql"
+expect_grep "unwritable output message" "$T/err" "cannot write output file"
+if ls -a "$T" | grep -q '^\.out\.pgn\.'; then bad "temporary output left behind"; else ok; fi
+
+echo "cli tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

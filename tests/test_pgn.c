@@ -1,0 +1,439 @@
+/*
+ * tests/test_pgn.c — unit tests of the PGN reader, the game tree and the PGN writer.
+ *
+ * Each test reads PGN text from memory (fmemopen), so the exact line and
+ * column of every message can be asserted.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "attacks.h"
+#include "diag.h"
+#include "game.h"
+#include "pgn_reader.h"
+#include "pgn_writer.h"
+#include "san.h"
+#include "strbuf.h"
+
+/* ---- helpers --------------------------------------------------------------- */
+
+typedef struct Parsed {
+    Arena arena;
+    Game games[16];
+    PgnParseStatus status[16];
+    int count;
+    StrBuf messages;
+} Parsed;
+
+static void capture(void *ctx, DiagSeverity sev, const char *text)
+{
+    (void)sev;
+    sb_append((StrBuf *)ctx, text);
+}
+
+/* Reads every game of `text`; the games stay valid until parsed_free. */
+static Parsed *parse_text(const char *text)
+{
+    Parsed *p = calloc(1, sizeof *p);
+    arena_init(&p->arena, 4096);
+    DiagSink sink;
+    diag_sink_init(&sink, capture, &p->messages);
+    FILE *fp = fmemopen((char *)(uintptr_t)text, strlen(text), "rb");
+    assert_non_null(fp);
+    PgnReader r;
+    pgn_open_stream(&r, fp, "t.pgn", &sink);
+    RawGame raw;
+    raw_game_init(&raw);
+    while (p->count < 16 && pgn_next_raw(&r, &raw)) {
+        p->status[p->count] = pgn_parse_game(&raw, "t.pgn", &p->arena, &p->games[p->count], &sink);
+        p->count++;
+    }
+    raw_game_free(&raw);
+    pgn_close(&r);
+    fclose(fp);
+    return p;
+}
+
+static void parsed_free(Parsed *p)
+{
+    arena_free(&p->arena);
+    sb_free(&p->messages);
+    free(p);
+}
+
+static int mainline_length(const Game *g)
+{
+    int n = 0;
+    for (const GameNode *x = g->root->child; x; x = x->child) n++;
+    return n;
+}
+
+/* SAN of the move into node n. */
+static const char *san_of(const GameNode *n)
+{
+    static char buf[SAN_MAX];
+    san_write(&n->parent->pos, n->move, buf);
+    return buf;
+}
+
+
+/* ---- reading ----------------------------------------------------------------- */
+
+static void test_tags_and_escapes(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[Event \"A \\\"quoted\\\" \\\\ name\"]\n[White \"Kasparov, G\"]\n"
+                           "[Result \"1-0\"]\n\n1. e4 e5 1-0\n");
+    assert_int_equal(p->count, 1);
+    assert_int_equal(p->status[0], PGN_OK);
+    assert_string_equal(game_tag(&p->games[0], "Event"), "A \"quoted\" \\ name");
+    assert_string_equal(game_tag(&p->games[0], "White"), "Kasparov, G");
+    assert_null(game_tag(&p->games[0], "Black"));
+    assert_string_equal(p->games[0].result, "1-0");
+    assert_int_equal(mainline_length(&p->games[0]), 2);
+    assert_string_equal(sb_str(&p->messages), "");
+    parsed_free(p);
+}
+
+static void test_movetext_forms(void **state)
+{
+    (void)state;
+    /* move numbers in every form, glued numbers, comments of both kinds,
+     * % escape lines, NAGs and glyphs, suffixes, CRLF line ends */
+    Parsed *p = parse_text("[Event \"x\"]\r\n\r\n"
+                           "1.e4 {open} e5 2 Nf3 $1 2...Nc6!? ; rest of line\r\n"
+                           "%  escape line ignored\r\n"
+                           "3. Bb5 a6 4.Ba4 ! Nf6 +- 5.0-0 Be7 6. Re1 b5 7.Bb3 d6 *\r\n");
+    assert_int_equal(p->count, 1);
+    assert_int_equal(p->status[0], PGN_OK);
+    Game *g = &p->games[0];
+    assert_int_equal(mainline_length(g), 14);
+    GameNode *e4 = g->root->child;
+    assert_string_equal(e4->comments->text, "open");
+    GameNode *nf3 = e4->child->child;
+    assert_int_equal(nf3->nag_count, 1);
+    assert_int_equal(nf3->nags[0], 1);
+    GameNode *nc6 = nf3->child;
+    assert_int_equal(nc6->nags[0], 5);                       /* glued "!?" */
+    assert_string_equal(nc6->comments->text, "rest of line"); /* ';' comment */
+    GameNode *ba4 = nc6->child->child->child;
+    assert_string_equal(san_of(ba4), "Ba4");
+    assert_int_equal(ba4->nags[0], 1);                       /* "!" token */
+    assert_int_equal(ba4->child->nags[0], 18);               /* "+-" */
+    assert_string_equal(san_of(ba4->child->child), "O-O");   /* written with zeros */
+    assert_string_equal(g->result, "*");
+    parsed_free(p);
+}
+
+static void test_variations_nested(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("1. e4 (1. d4 d5 (1... Nf6 2. c4 (2. Nf3)) 2. c4) (1. c4) 1... e5 "
+                           "({before} 1... c5 2. Nf3) 2. Nf3 1/2-1/2\n");
+    assert_int_equal(p->count, 1);
+    assert_int_equal(p->status[0], PGN_OK);
+    Game *g = &p->games[0];
+    assert_true(g->has_variations);
+    GameNode *e4 = g->root->child, *d4 = e4->sibling, *c4 = d4->sibling;
+    assert_string_equal(san_of(e4), "e4");
+    assert_string_equal(san_of(d4), "d4");
+    assert_string_equal(san_of(c4), "c4");
+    assert_null(c4->sibling);
+    assert_int_equal(e4->depth, 0);
+    assert_int_equal(d4->depth, 1);
+    GameNode *d5 = d4->child, *nf6 = d5->sibling;
+    assert_string_equal(san_of(nf6), "Nf6");
+    assert_int_equal(nf6->depth, 2);
+    assert_string_equal(san_of(nf6->child->sibling), "Nf3");
+    assert_int_equal(nf6->child->sibling->depth, 3);
+    GameNode *c5 = e4->child->sibling;
+    assert_string_equal(san_of(c5), "c5");
+    assert_string_equal(c5->pre_comments->text, "before");
+    assert_int_equal(mainline_length(g), 3);
+    /* preorder ids, main line first */
+    assert_int_equal(g->root->id, 0);
+    assert_int_equal(e4->id, 1);
+    assert_int_equal(e4->child->id, 2);
+    assert_int_equal(e4->child->child->id, 3);
+    assert_int_equal(g->node_count, 13);
+    parsed_free(p);
+}
+
+static void test_setup_fen_and_bom(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("\xEF\xBB\xBF[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 40\"]\n\n"
+                           "40... Kd7 41. e4 *\n");
+    assert_int_equal(p->count, 1);
+    assert_int_equal(p->status[0], PGN_OK);
+    Game *g = &p->games[0];
+    assert_int_equal(g->root->pos.side, BLACK);
+    assert_int_equal(g->root->pos.fullmove, 40);
+    assert_int_equal(mainline_length(g), 2);
+    parsed_free(p);
+}
+
+static void test_games_without_tags_and_tags_without_moves(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("1. e4 e5 1-0\n1. d4 d5 0-1\n"
+                           "[Event \"only tags\"]\n[Round \"1\"]\n\n"
+                           "[Round \"2\"]\n[Result \"*\"]\n");
+    assert_int_equal(p->count, 4);
+    assert_int_equal(mainline_length(&p->games[0]), 2);
+    assert_string_equal(p->games[1].result, "0-1");
+    assert_string_equal(game_tag(&p->games[2], "Round"), "1");
+    assert_string_equal(game_tag(&p->games[3], "Round"), "2");   /* repeated tag: new game */
+    assert_int_equal(mainline_length(&p->games[3]), 0);
+    /* blank line inside a tag section does not split a game */
+    parsed_free(p);
+    p = parse_text("[Event \"e\"]\n\n[White \"w\"]\n\n1. e4 *\n");
+    assert_int_equal(p->count, 1);
+    assert_string_equal(game_tag(&p->games[0], "White"), "w");
+    parsed_free(p);
+}
+
+static void test_piece_identity_follows_pieces(void **state)
+{
+    (void)state;
+    /* castling moves the rook's id; en passant removes the captured pawn's;
+     * a promoted pawn keeps its id */
+    Parsed *p = parse_text("[FEN \"4k3/1P6/8/8/3p4/8/4P3/R3K3 w Q - 0 1\"]\n\n"
+                           "1. e4 dxe3 2. O-O-O Ke7 3. b8=Q *\n");
+    assert_int_equal(p->status[0], PGN_OK);
+    Game *g = &p->games[0];
+    GameNode *root = g->root;
+    uint8_t rook = root->piece_id[SQ_A1], king = root->piece_id[SQ_E1];
+    uint8_t pawn_b7 = root->piece_id[SQ_B7], black_pawn = root->piece_id[SQ_D4];
+    assert_true(rook && king && pawn_b7 && black_pawn);
+    assert_int_not_equal(rook, king);
+    GameNode *ep = root->child->child;           /* 1... dxe3 e.p. */
+    assert_int_equal(ep->piece_id[SQ_E3], black_pawn);
+    assert_int_equal(ep->piece_id[SQ_E4], 0);
+    GameNode *castle = ep->child;
+    assert_int_equal(castle->piece_id[SQ_C1], king);
+    assert_int_equal(castle->piece_id[SQ_D1], rook);
+    assert_int_equal(castle->piece_id[SQ_A1], 0);
+    GameNode *promo = castle->child->child;
+    assert_int_equal(promo->piece_id[SQ_B8], pawn_b7);
+    assert_int_equal(promo->pos.board[SQ_B8], W_QUEEN);
+    parsed_free(p);
+}
+
+/* ---- bad input ---------------------------------------------------------------- */
+
+static void test_illegal_move_is_reported_and_next_game_read(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6\n4. Bxc7 Nf6 1-0\n\n"
+                           "[Event \"b\"]\n\n1. d4 1-0\n");
+    assert_int_equal(p->count, 2);
+    assert_int_equal(p->status[0], PGN_DAMAGED);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:4:4: game 1: illegal move 'Bxc7' at move 4 (white to play)\n");
+    assert_true(p->games[0].truncated);
+    assert_int_equal(mainline_length(&p->games[0]), 6);      /* cut at the bad move */
+    assert_string_equal(p->games[0].unread_text, "Bxc7 Nf6 1-0\n");
+    assert_int_equal(p->status[1], PGN_OK);
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    parsed_free(p);
+}
+
+static void test_ambiguous_and_unreadable_moves(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[FEN \"4k3/8/8/8/8/8/8/4KN1N w - - 0 1\"]\n\n1. Ng3 *\n"
+                           "1. e4 <br> e5 *\n"
+                           "1. e4 Nf9 *\n");
+    assert_int_equal(p->count, 3);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:3:4: game 1: ambiguous move 'Ng3' at move 1 (white to play)\n"
+                        "t.pgn:4:7: game 2: unexpected text '<br>' in the movetext (skipped)\n"
+                        "t.pgn:5:7: game 3: unreadable move 'Nf9' at move 1 (black to play)\n");
+    assert_int_equal(mainline_length(&p->games[1]), 2);      /* junk skipped, e5 kept */
+    parsed_free(p);
+}
+
+static void test_bad_variation_dropped_rest_kept(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("1. e4 (1. d4 Qh5 2. c4) e5 2. Nf3 *\n");
+    assert_int_equal(p->status[0], PGN_DAMAGED);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:1:14: game 1: illegal move 'Qh5' at move 1 (black to play)\n");
+    Game *g = &p->games[0];
+    assert_int_equal(mainline_length(g), 3);
+    assert_null(g->root->child->sibling->child);              /* variation cut after 1. d4 */
+    parsed_free(p);
+}
+
+static void test_truncated_and_unclosed(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[Event \"a\"]\n\n1. e4 {never closed e5\n[Event \"b\"]\n\n1. d4 *\n"
+                           "[Event \"c\"]\n\n1. c4 (1. Nf3\n");
+    assert_int_equal(p->count, 3);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:3:7: game 1: comment is not closed by '}'\n"
+                        "t.pgn:9:7: game 3: variation is not closed by ')'\n");
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    assert_int_equal(mainline_length(&p->games[1]), 1);
+    parsed_free(p);
+}
+
+static void test_bad_tags(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[Event \"LA Tour \"C\"\"]\n[Site \"no close]\n[Round]\n\n1. e4 *\n");
+    assert_int_equal(p->count, 1);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:1:8: game 1: tag value of 'Event' has an unescaped '\"'\n");
+    assert_string_equal(game_tag(&p->games[0], "Event"), "LA Tour \"C\"");
+    assert_string_equal(game_tag(&p->games[0], "Site"), "no close");
+    assert_int_equal(mainline_length(&p->games[0]), 1);
+    parsed_free(p);
+}
+
+static void test_bad_fen_and_variant_skip_game(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n*\n"
+                           "[Variant \"Crazyhouse\"]\n\n1. e4 *\n"
+                           "[Variant \"chess960\"]\n[FEN \"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9\"]\n\n9. a4 *\n");
+    assert_int_equal(p->count, 3);
+    assert_int_equal(p->status[0], PGN_UNUSABLE);
+    assert_int_equal(p->status[1], PGN_UNUSABLE);
+    assert_int_equal(p->status[2], PGN_OK);
+    assert_non_null(strstr(sb_str(&p->messages), "t.pgn:1:1: game 1: bad FEN tag"));
+    assert_non_null(strstr(sb_str(&p->messages),
+                           "game 2: variant 'Crazyhouse' is not supported; game skipped\n"));
+    assert_int_equal(mainline_length(&p->games[2]), 1);
+    parsed_free(p);
+}
+
+static void test_junk_between_games_is_skipped(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("<html>\nMIME-Version: 1.0\n\n[Event \"a\"]\n1. e4 1-0 </p>\n* *\n"
+                           "{ a remark about the file }\n\n[Event \"b\"]\n1. d4 *\n");
+    assert_int_equal(p->count, 2);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:1: warning: skipped 2 lines of text that is not PGN\n"
+                        "t.pgn:5: warning: skipped 1 line of text that is not PGN\n"
+                        "t.pgn:6:1: warning: result '*' outside any game ignored\n"
+                        "t.pgn:6:3: warning: result '*' outside any game ignored\n");
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    parsed_free(p);
+}
+
+/* ---- writing ----------------------------------------------------------------- */
+
+static void test_writer_export_format(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[White \"W\"]\n[ECO \"C20\"]\n[Event \"E\"]\n\n"
+                           "{start} 1. e4 $1 {good} e5 (1... c5 {sicilian} 2. Nf3) 2. Nf3 Nc6 1-0\n");
+    StrBuf out = SB_INIT;
+    const char *notes[16] = {0};
+    notes[0] = "Game number 1";
+    notes[2] = "CQL";
+    PgnAnnotations ann = {notes};
+    pgn_write_game(&p->games[0], &ann, &out);
+    assert_string_equal(sb_str(&out),
+                        "[Event \"E\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n"
+                        "[White \"W\"]\n[Black \"?\"]\n[Result \"1-0\"]\n[ECO \"C20\"]\n\n"
+                        "{start} {Game number 1} 1. e4 $1 {good} 1... e5 {CQL} (1... c5 {sicilian}\n"
+                        "2. Nf3) 2. Nf3 Nc6 1-0\n\n");
+    sb_free(&out);
+    parsed_free(p);
+}
+
+static void test_writer_wraps_without_splitting_numbers(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("1. d4 Nf6 2. c4 e6 3. Nf3 d5 4. Nc3 Be7 5. Bg5 h6 6. Bxf6 Bxf6 7. e3 O-O "
+                           "8. Rc1 c6 9. Bd3 Nd7 10. O-O dxc4 11. Bxc4 b5 12. Bb3 Bb7 *\n");
+    StrBuf out = SB_INIT;
+    pgn_write_game(&p->games[0], NULL, &out);
+    const char *moves = strstr(sb_str(&out), "\n\n") + 2;
+    for (const char *line = moves; *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t len = (size_t)(eol - line);
+        assert_true(len <= PGN_LINE_WIDTH);
+        if (len > 0) assert_true(line[len - 1] != '.');       /* number not split from move */
+        line = eol + 1;
+    }
+    sb_free(&out);
+    parsed_free(p);
+}
+
+/* Read -> write -> read gives the same tree. */
+static void assert_same_tree(const GameNode *a, const GameNode *b)
+{
+    for (; a || b; a = a->sibling, b = b->sibling) {
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_int_equal(a->move, b->move);
+        assert_int_equal(a->nag_count, b->nag_count);
+        if (a->nag_count) assert_memory_equal(a->nags, b->nags, a->nag_count);
+        const Comment *ca = a->comments, *cb = b->comments;
+        for (; ca || cb; ca = ca->next, cb = cb->next) {
+            assert_non_null(ca);
+            assert_non_null(cb);
+            assert_string_equal(ca->text, cb->text);
+        }
+        assert_same_tree(a->child, b->child);
+    }
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    const char *text = "[Event \"E\"]\n[FEN \"r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1\"]\n\n"
+                       "{c0} 1. O-O {a b  c} (1. O-O-O $2 O-O-O (1... Kd7) 2. Rd7) 1... O-O-O $14 "
+                       "2. Ra8+ Kb7 {x} 3. Rxd8 Rxh1+ *\n";
+    Parsed *p = parse_text(text);
+    StrBuf out = SB_INIT;
+    pgn_write_game(&p->games[0], NULL, &out);
+    Parsed *q = parse_text(sb_str(&out));
+    assert_int_equal(q->count, 1);
+    assert_int_equal(q->status[0], PGN_OK);
+    assert_string_equal(q->games[0].root->comments->text, "c0");
+    assert_same_tree(p->games[0].root, q->games[0].root);
+    sb_free(&out);
+    parsed_free(q);
+    parsed_free(p);
+}
+
+int main(void)
+{
+    att_init();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tags_and_escapes),
+        cmocka_unit_test(test_movetext_forms),
+        cmocka_unit_test(test_variations_nested),
+        cmocka_unit_test(test_setup_fen_and_bom),
+        cmocka_unit_test(test_games_without_tags_and_tags_without_moves),
+        cmocka_unit_test(test_piece_identity_follows_pieces),
+        cmocka_unit_test(test_illegal_move_is_reported_and_next_game_read),
+        cmocka_unit_test(test_ambiguous_and_unreadable_moves),
+        cmocka_unit_test(test_bad_variation_dropped_rest_kept),
+        cmocka_unit_test(test_truncated_and_unclosed),
+        cmocka_unit_test(test_bad_tags),
+        cmocka_unit_test(test_bad_fen_and_variant_skip_game),
+        cmocka_unit_test(test_junk_between_games_is_skipped),
+        cmocka_unit_test(test_writer_export_format),
+        cmocka_unit_test(test_writer_wraps_without_splitting_numbers),
+        cmocka_unit_test(test_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
