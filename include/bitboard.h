@@ -125,6 +125,11 @@ void sq_name(Square s, char out[3]);
 /* Parses "e4"; returns SQ_NONE unless s[0] is a-h and s[1] is 1-8. */
 Square sq_parse(const char *s);
 
+/* The set as an 8x8 diagram, rank 8 first, 'x' for a member and '.' for
+ * other squares, with file letters below (for test failures and debugging). */
+#define BB_DIAGRAM_SIZE (9 * 18 + 1)
+void bb_diagram(Bitboard b, char out[BB_DIAGRAM_SIZE]);
+
 /* FEN/SAN letters: piece_char(W_KNIGHT) == 'N', piece_char(B_KNIGHT) == 'n'. */
 char piece_char(Piece p);
 /* Inverse of piece_char; NO_PIECE for any other character. */

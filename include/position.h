@@ -61,7 +61,8 @@ typedef struct Position {
     uint8_t castle_rook[COLOR_NB][2]; /* [color][CASTLE_SHORT/LONG]: rook square or SQ_NONE */
     uint8_t ep;                       /* en-passant target square or SQ_NONE */
     uint8_t side;                     /* Color to move */
-    uint8_t chess960;                 /* castling written as in Chess960 (X-FEN/Shredder) */
+    uint8_t chess960;                 /* king or castling rook off the standard squares,
+                                         or rights given as rook files (HAha) */
     uint16_t halfmove;                /* plies since the last capture or pawn move */
     uint16_t fullmove;                /* starts at 1, grows after Black moves */
 } Position;
@@ -81,9 +82,13 @@ extern const char *const START_FEN;
 void pos_start(Position *pos);
 /* 0 on success; otherwise fills *err (when non-NULL) and returns -1.
  * Accepts 4 fields (EPD, counters default to 0 1) to 6. Castling may be KQkq,
- * X-FEN (KQkq meaning the outermost rook) or Shredder files (HAha). */
+ * X-FEN (KQkq meaning the outermost rook) or Shredder files (HAha).
+ * A fullmove number of 0 (common in the wild) is read as 1. On failure
+ * *pos is left untouched. */
 int pos_from_fen(Position *pos, const char *fen, FenError *err);
-/* Writes the FEN (6 fields) into out; returns its length. */
+/* Writes the FEN (6 fields) into out; returns its length. Castling is
+ * X-FEN: KQkq for the outermost rooks (so standard chess is plain KQkq),
+ * a rook's file letter for an inner castling rook. */
 size_t pos_to_fen(const Position *pos, char out[FEN_MAX]);
 
 static inline Piece pos_piece_on(const Position *pos, Square s) { return (Piece)pos->board[s]; }

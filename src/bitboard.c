@@ -8,6 +8,8 @@
  */
 #include "bitboard.h"
 
+#include <string.h>
+
 /* Indexed by Piece: " PNBRQK  pnbrqk " (unused codes are spaces). */
 static const char PIECE_LETTERS[PIECE_NB + 1] = " PNBRQK  pnbrqk ";
 
@@ -23,6 +25,21 @@ Square sq_parse(const char *s)
 {
     if (s[0] < 'a' || s[0] > 'h' || s[1] < '1' || s[1] > '8') return SQ_NONE;
     return make_square(s[0] - 'a', s[1] - '1');
+}
+
+void bb_diagram(Bitboard b, char out[BB_DIAGRAM_SIZE])
+{
+    char *p = out;
+    for (int rank = 7; rank >= 0; rank--) {
+        *p++ = (char)('1' + rank);
+        for (int file = 0; file < 8; file++) {
+            *p++ = ' ';
+            *p++ = (b & sq_bb(make_square(file, rank))) ? 'x' : '.';
+        }
+        *p++ = '\n';
+    }
+    memcpy(p, "  a b c d e f g h\n", 19);
+    assert(p + 19 - out == BB_DIAGRAM_SIZE);
 }
 
 char piece_char(Piece p)

@@ -399,6 +399,17 @@ void pos_start(Position *pos)
  * FEN output
  * ==================================================================== */
 
+/* The castling rook of c on wing is the last rook on that side of the
+ * king, so X-FEN can write the right as K or Q. */
+static bool is_outermost_rook(const Position *pos, Color c, int wing)
+{
+    Square rook = pos->castle_rook[c][wing];
+    Bitboard beyond = att_ray(rook, wing == CASTLE_SHORT ? DIR_E : DIR_W);
+    return !(beyond & pos_pieces(pos, c, ROOK));
+}
+
+/* Castling is written X-FEN style: K/Q for the outermost rook on a wing
+ * (so standard chess reads KQkq), the rook's file letter otherwise. */
 size_t pos_to_fen(const Position *pos, char out[FEN_MAX])
 {
     char *p = out;
@@ -425,7 +436,8 @@ size_t pos_to_fen(const Position *pos, char out[FEN_MAX])
         for (int wing = CASTLE_SHORT; wing <= CASTLE_LONG; wing++) {
             Square rook = pos->castle_rook[c][wing];
             if (rook == SQ_NONE) continue;
-            char letter = pos->chess960 ? (char)('A' + file_of(rook)) : wing == CASTLE_SHORT ? 'K' : 'Q';
+            char letter = is_outermost_rook(pos, (Color)c, wing) ? (wing == CASTLE_SHORT ? 'K' : 'Q')
+                                                                  : (char)('A' + file_of(rook));
             *p++ = c == WHITE ? letter : (char)(letter - 'A' + 'a');
         }
     if (p == castling) *p++ = '-';
@@ -566,7 +578,8 @@ bool pos_is_ok(const Position *pos)
         if (pos->board[pos->ep] != NO_PIECE) return false;
     }
     if (pos->fullmove == 0) return false;
-    if (king_attacked(pos, other_color((Color)pos->side))) return false;
+    /* Not checked: whether the side not to move is in check, since making a
+     * pseudo-legal move may legitimately produce such a position. */
     return pos->key == full_key(pos);
 }
 

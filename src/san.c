@@ -210,6 +210,18 @@ SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
         return *out == MOVE_NONE ? SAN_ILLEGAL : SAN_OK;
     }
     assert(sm->to >= 0 && sm->to < SQ_NB);
+
+    /* Coordinates without a piece letter (e2e4, g1f3, e1g1) move whatever
+     * own piece stands on the origin square. */
+    SanMove coordinates;
+    if (sm->piece == PAWN && sm->from_file >= 0 && sm->from_rank >= 0) {
+        Piece on_origin = pos_piece_on(pos, make_square(sm->from_file, sm->from_rank));
+        if (on_origin != NO_PIECE && color_of(on_origin) == us && type_of(on_origin) != PAWN) {
+            coordinates = *sm;
+            coordinates.piece = type_of(on_origin);
+            sm = &coordinates;
+        }
+    }
     if (sm->piece == KING) {
         Move castle = king_move_as_castling(pos, sm);
         if (castle != MOVE_NONE) {
