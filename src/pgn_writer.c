@@ -51,31 +51,50 @@ static void put_str(LineFiller *f, const char *s)
  * the text (impossible inside a PGN comment) become parentheses. */
 static void put_comment(LineFiller *f, const char *text)
 {
-    StrBuf word = SB_INIT;
-    sb_putc(&word, '{');
-    bool empty = true;
-    for (const char *s = text;; s++) {
-        if (*s == '\0' || *s == ' ' || *s == '\n' || *s == '\t' || *s == '\r') {
-            if (word.len > 0 && !(word.len == 1 && word.data[0] == '{')) {
-                if (*s == '\0') sb_putc(&word, '}');
-                put_atom(f, word.data, word.len);
-                sb_clear(&word);
-                empty = false;
+    char small[128];
+    StrBuf big = SB_INIT;
+    const char *s = text;
+    bool first = true;
+    for (;;) {
+        while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r') s++;
+        const char *w = s;
+        while (*s && *s != ' ' && *s != '\n' && *s != '\t' && *s != '\r') s++;
+        size_t wlen = (size_t)(s - w);
+        bool last = true;
+        for (const char *t = s; *t; t++)
+            if (*t != ' ' && *t != '\n' && *t != '\t' && *t != '\r') {
+                last = false;
+                break;
             }
-            if (*s == '\0') break;
-            continue;
-        }
-        char c = *s == '{' ? '(' : *s == '}' ? ')' : *s;
-        sb_putc(&word, c);
+        size_t len = wlen + (first ? 1 : 0) + (last ? 1 : 0);
+        char *atom = len <= sizeof small ? small : (sb_clear(&big), sb_reserve(&big, len), big.data);
+        size_t k = 0;
+        if (first) atom[k++] = '{';
+        for (size_t i = 0; i < wlen; i++) atom[k++] = w[i] == '{' ? '(' : w[i] == '}' ? ')' : w[i];
+        if (last) atom[k++] = '}';
+        put_atom(f, atom, k);
+        first = false;
+        if (last) break;
     }
-    if (empty) put_str(f, "{}");
-    else if (word.len) put_atom(f, word.data, word.len);
-    sb_free(&word);
+    sb_free(&big);
 }
 
 static void put_comments(LineFiller *f, const Comment *c)
 {
     for (; c; c = c->next) put_comment(f, c->text);
+}
+
+/* Decimal digits of v into out (no NUL); returns their count. */
+static size_t write_uint(char *out, unsigned v)
+{
+    char tmp[12];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+    return n;
 }
 
 typedef struct Writer {
@@ -96,17 +115,17 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
     const Position *before = &n->parent->pos;
     char atom[32 + SAN_MAX];
     size_t len = 0;
-    if (before->side == WHITE)
-        len = (size_t)snprintf(atom, sizeof atom, "%u. ", before->fullmove);
-    else if (need_number)
-        len = (size_t)snprintf(atom, sizeof atom, "%u... ", before->fullmove);
+    if (before->side == WHITE || need_number) {
+        len = write_uint(atom, before->fullmove);
+        memcpy(atom + len, before->side == WHITE ? ". " : "... ", before->side == WHITE ? 2 : 4);
+        len += before->side == WHITE ? 2 : 4;
+    }
     len += san_write(before, n->move, atom + len);
     put_atom(&w->fill, atom, len);
     bool interrupted = false;
     for (int i = 0; i < n->nag_count; i++) {
-        char nag[8];
-        snprintf(nag, sizeof nag, "$%u", n->nags[i]);
-        put_str(&w->fill, nag);
+        char nag[8] = "$";
+        put_atom(&w->fill, nag, 1 + write_uint(nag + 1, n->nags[i]));
     }
     if (n->comments) {
         put_comments(&w->fill, n->comments);

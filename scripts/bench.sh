@@ -1,0 +1,50 @@
+#!/bin/sh
+# scripts/bench.sh — `make bench`: speed figures on a 100,000-game corpus.
+#
+# The corpus is tests/data/pgn/engine-games-2000.pgn repeated 50 times, built
+# under build/bench/ at bench time (not committed). Each line reports
+# games/second and MB/second. This is a benchmark, not a test: it never fails
+# on a slow machine.
+# Usage: sh scripts/bench.sh build/MODE [QUERY...]
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -eu
+BUILD=${1:-build/release}
+shift || true
+CQL=$BUILD/cql
+REPLAY=$BUILD/tests/tool_replay
+DIR=build/bench
+BIG=$DIR/corpus-100k.pgn
+mkdir -p "$DIR"
+if [ ! -s "$BIG" ]; then
+    i=0
+    while [ $i -lt 50 ]; do cat tests/data/pgn/engine-games-2000.pgn; i=$((i + 1)); done >"$BIG.tmp"
+    mv "$BIG.tmp" "$BIG"
+fi
+MB=$(awk -v b="$(wc -c <"$BIG")" 'BEGIN { printf "%.1f", b / 1e6 }')
+echo "corpus: $BIG, 100000 games, $MB MB ($(nproc) cores)"
+
+# seconds taken by a command, from the monotonic clock
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" "BEGIN { print b - a }"; }
+report() { # LABEL SECONDS
+    awk -v l="$1" -v s="$2" -v mb="$MB" \
+        'BEGIN { printf "%-44s %7.2f s %9.0f games/s %7.1f MB/s\n", l, s, 100000 / s, mb / s }'
+}
+
+t0=$(now); "$REPLAY" -q "$BIG" >/dev/null; t1=$(now)
+report "(a) read + replay (1 thread)" "$(elapsed "$t0" "$t1")"
+
+run_query() { # LABEL THREADS QUERY-BODY
+    printf 'cql()\n%s\n' "$3" >"$DIR/q.cql"
+    t0=$(now)
+    "$CQL" -threads "$2" -i "$BIG" -o "$DIR/out.pgn" "$DIR/q.cql" >"$DIR/summary.txt"
+    t1=$(now)
+    report "$1" "$(elapsed "$t0" "$t1")"
+}
+
+run_query "(b) copy run: true (1 thread)" 1 "true"
+run_query "(b) copy run: true ($(nproc) threads)" "$(nproc)" "true"
+for q in "$@"; do
+    run_query "$q" "$(nproc)" "$q"
+done
+rm -f "$DIR/out.pgn"
