@@ -1,7 +1,7 @@
 /*
  * include/position.h — a chess position: FEN in and out, make move, checks.
  *
- * A Position is a plain value (about 120 bytes): copy it with `=`. Game-tree
+ * A Position is a plain value (160 bytes): copy it with `=`. Game-tree
  * nodes store one each, so making a move is copy-then-pos_make_move.
  * Castling is stored as the square of the rook each side may still castle
  * with (SQ_NONE when the right is gone), which covers Chess960 as well as

@@ -6,6 +6,11 @@
  * missing 'x', long algebraic e2e4 / e2-e4 / Ng1-f3, lower-case promotion
  * e8q / e8=q, -- and Z0 null moves); san_resolve matches it against the
  * legal moves of a position: no match is SAN_ILLEGAL, several SAN_AMBIGUOUS.
+ * Coordinates without a piece letter (g1f3) move whatever own piece is on
+ * the origin; a king move onto its own castling rook (e1h1, Chess960 UCI)
+ * or two files sideways (e1g1) is castling. A missing promotion piece is
+ * SAN_ILLEGAL, as is a null move while in check. Result tokens (1-0, 0-1,
+ * 1/2-1/2, *) are SAN_SYNTAX.
  * san_write produces canonical SAN with minimal disambiguation and +/#.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -41,7 +46,9 @@ SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out
 
 /* Writes the SAN of the legal move m in pos (with + or #); returns its length. */
 size_t san_write(const Position *pos, Move m, char out[SAN_MAX]);
-/* Writes m in UCI coordinates ("e2e4", "e7e8q", "0000"); returns its length. */
+/* Writes m in UCI coordinates ("e2e4", "e7e8q", "0000"); returns its length.
+ * Castling is the king's start and destination squares ("e1g1"), which
+ * san_parse reads back whenever the king moves two files. */
 size_t move_to_uci(Move m, char out[8]);
 
 #endif

@@ -43,8 +43,8 @@ static Bitboard bishop_table[BISHOP_TABLE_SIZE];
 static const Direction ROOK_DIRS[4] = {DIR_N, DIR_W, DIR_S, DIR_E};
 static const Direction BISHOP_DIRS[4] = {DIR_NW, DIR_SW, DIR_SE, DIR_NE};
 
-/* The square one step from s toward d, or SQ_NONE off the board. */
-static Square step(Square s, int file_step, int rank_step)
+/* The square file_step files and rank_step ranks from s, or SQ_NONE off the board. */
+static Square square_after_step(Square s, int file_step, int rank_step)
 {
     int f = file_of(s) + file_step, r = rank_of(s) + rank_step;
     if (f < 0 || f > 7 || r < 0 || r > 7) return SQ_NONE;
@@ -58,7 +58,7 @@ static Bitboard walk_rays(Square s, const Direction dirs[4], Bitboard occ)
     Bitboard attacks = 0;
     for (int i = 0; i < 4; i++) {
         Square t = s;
-        while ((t = step(t, dir_file_step[dirs[i]], dir_rank_step[dirs[i]])) != SQ_NONE) {
+        while ((t = square_after_step(t, dir_file_step[dirs[i]], dir_rank_step[dirs[i]])) != SQ_NONE) {
             attacks |= sq_bb(t);
             if (occ & sq_bb(t)) break;
         }
@@ -71,7 +71,7 @@ static Bitboard leaper_targets(Square s, const int offsets[][2], int count)
 {
     Bitboard targets = 0;
     for (int i = 0; i < count; i++) {
-        Square t = step(s, offsets[i][0], offsets[i][1]);
+        Square t = square_after_step(s, offsets[i][0], offsets[i][1]);
         if (t != SQ_NONE) targets |= sq_bb(t);
     }
     return targets;
@@ -157,7 +157,7 @@ static void init_rays_and_lines(void)
         for (int d = 0; d < DIR_NB; d++) {
             Bitboard ray = 0;
             Square t = s;
-            while ((t = step(t, dir_file_step[d], dir_rank_step[d])) != SQ_NONE) {
+            while ((t = square_after_step(t, dir_file_step[d], dir_rank_step[d])) != SQ_NONE) {
                 between_squares[s][t] = ray;        /* squares passed so far */
                 ray |= sq_bb(t);
             }

@@ -143,8 +143,8 @@ static void gen_pawn_moves(GenContext *g)
 
     /* Captures toward the a-file, then toward the h-file. */
     Bitboard victims = g->enemy & g->target;
-    Bitboard toward_a = shift_forward(pawns & ~FILE_A_BB, us, 8) >> 1 & victims;
-    Bitboard toward_h = shift_forward(pawns & ~FILE_H_BB, us, 8) << 1 & victims;
+    Bitboard toward_a = (shift_forward(pawns & ~FILE_A_BB, us, 8) >> 1) & victims;
+    Bitboard toward_h = (shift_forward(pawns & ~FILE_H_BB, us, 8) << 1) & victims;
     push_pawn_moves(g, toward_a & ~last_rank, forward - 1, MK_NORMAL);
     push_pawn_moves(g, toward_a & last_rank, forward - 1, MK_PROMOTION);
     push_pawn_moves(g, toward_h & ~last_rank, forward + 1, MK_NORMAL);

@@ -21,8 +21,8 @@
  * Reading
  * ==================================================================== */
 
-static bool is_file_char(char c) { return c >= 'a' && c <= 'h'; }
-static bool is_rank_char(char c) { return c >= '1' && c <= '8'; }
+static bool is_file_letter(char c) { return c >= 'a' && c <= 'h'; }
+static bool is_rank_digit(char c) { return c >= '1' && c <= '8'; }
 
 /* Length of text without trailing annotations: ! ? + # and e.p. / ep. */
 static size_t strip_suffixes(const char *text, size_t len)
@@ -99,7 +99,7 @@ SanStatus san_read(const char *text, size_t len, SanMove *out)
 
     /* Promotion at the end: "=Q", "=q", or a letter right after the rank. */
     if (len - i >= 3 && promotion_from_letter(text[len - 1]) != NO_PIECE_TYPE
-        && (text[len - 2] == '=' || is_rank_char(text[len - 2]))) {
+        && (text[len - 2] == '=' || is_rank_digit(text[len - 2]))) {
         out->promo = promotion_from_letter(text[len - 1]);
         len -= text[len - 2] == '=' ? 2 : 1;
         if (out->piece != PAWN) return SAN_SYNTAX;
@@ -112,17 +112,17 @@ SanStatus san_read(const char *text, size_t len, SanMove *out)
         char c = text[i];
         if (c == 'x' || c == ':') out->capture = true;
         else if (c == '-') continue;
-        else if ((is_file_char(c) || is_rank_char(c)) && n < 4) squares[n++] = c;
+        else if ((is_file_letter(c) || is_rank_digit(c)) && n < 4) squares[n++] = c;
         else return SAN_SYNTAX;
     }
-    if (n < 2 || !is_file_char(squares[n - 2]) || !is_rank_char(squares[n - 1])) return SAN_SYNTAX;
+    if (n < 2 || !is_file_letter(squares[n - 2]) || !is_rank_digit(squares[n - 1])) return SAN_SYNTAX;
     out->to = make_square(squares[n - 2] - 'a', squares[n - 1] - '1');
     if (n == 4) {
-        if (!is_file_char(squares[0]) || !is_rank_char(squares[1])) return SAN_SYNTAX;
+        if (!is_file_letter(squares[0]) || !is_rank_digit(squares[1])) return SAN_SYNTAX;
         out->from_file = squares[0] - 'a';
         out->from_rank = squares[1] - '1';
     } else if (n == 3) {
-        if (is_file_char(squares[0])) out->from_file = squares[0] - 'a';
+        if (is_file_letter(squares[0])) out->from_file = squares[0] - 'a';
         else out->from_rank = squares[0] - '1';
     }
     return SAN_OK;

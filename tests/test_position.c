@@ -63,7 +63,7 @@ static void play(Position *pos, const char *moves)
     }
 }
 
-/* A FEN after make_move from fen with the move given in UCI-like SAN. */
+/* The FEN after playing the SAN moves (space-separated) from fen. */
 static void assert_after(const char *fen, const char *moves, const char *expected)
 {
     Position pos = position_from(fen);

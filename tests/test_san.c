@@ -251,6 +251,7 @@ static void test_syntax_errors(void **state)
     static const char *const BAD[] = {
         "", "+", "!?", "Xe4", "e9", "i4", "Nf", "N", "e4e", "O-O-O-O", "O", "O--O", "-O-O",
         "Ke8=Q", "Nf3=Q", "Qxx5", "e2e4e6", "nf3", "a8=K", "a8=P", "e", "4", "N@f3", "e4/",
+        "1-0", "0-1", "1/2-1/2", "*", "e4+-",
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         SanMove sm;
