@@ -1,0 +1,217 @@
+/*
+ * src/board_query.c — attacks, rays, pins, directions and pawn structure as
+ * square sets (see include/board_query.h).
+ *
+ * `ray` is computed for all start squares at once: for one direction, the
+ * squares reachable from a set P with only empty squares in between are a
+ * sliding fill of P through the empty squares, so the ends of the matching
+ * rays are fill(...fill(fill(S1) & S2)...) & Sn.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "board_query.h"
+
+/* One step of every square of b in direction d; squares leaving the board vanish. */
+static Bitboard step(Bitboard b, Direction d)
+{
+    switch (d) {
+    case DIR_N: return b << 8;
+    case DIR_S: return b >> 8;
+    case DIR_E: return (b & ~FILE_H_BB) << 1;
+    case DIR_W: return (b & ~FILE_A_BB) >> 1;
+    case DIR_NE: return (b & ~FILE_H_BB) << 9;
+    case DIR_NW: return (b & ~FILE_A_BB) << 7;
+    case DIR_SE: return (b & ~FILE_H_BB) >> 7;
+    case DIR_SW: return (b & ~FILE_A_BB) >> 9;
+    default: return 0;
+    }
+}
+
+Bitboard bq_shift(Bitboard b, Direction d, int steps)
+{
+    for (int i = 0; i < steps && b; i++) b = step(b, d);
+    return b;
+}
+
+Bitboard bq_direction(Bitboard x, DirMask dirs, int min, int max)
+{
+    Bitboard result = 0;
+    for (int d = 0; d < DIR_NB; d++) {
+        if (!(dirs & (1u << d))) continue;
+        Bitboard cur = x;
+        for (int k = 1; k <= max && cur; k++) {
+            cur = step(cur, (Direction)d);
+            if (k >= min) result |= cur;
+        }
+    }
+    return result;
+}
+
+Bitboard bq_attacks_of(const Position *pos, Square s)
+{
+    Piece p = pos_piece_on(pos, s);
+    return p == NO_PIECE ? 0 : att_piece(p, s, pos_occupied(pos));
+}
+
+Bitboard bq_attacks_from(const Position *pos, Bitboard x)
+{
+    Bitboard result = 0;
+    for (Bitboard b = x & pos_occupied(pos); b;) result |= bq_attacks_of(pos, bb_pop_lsb(&b));
+    return result;
+}
+
+Bitboard bq_attackers(const Position *pos, Bitboard x, Bitboard y)
+{
+    Bitboard result = 0;
+    for (Bitboard b = x & pos_occupied(pos); b;) {
+        Square s = bb_pop_lsb(&b);
+        if (bq_attacks_of(pos, s) & y) result |= sq_bb(s);
+    }
+    return result;
+}
+
+Bitboard bq_attacked(const Position *pos, Bitboard y, Bitboard x)
+{
+    return y ? bq_attacks_from(pos, x) & y : 0;
+}
+
+Bitboard bq_between(Bitboard x, Bitboard y)
+{
+    Bitboard result = 0;
+    for (Bitboard a = x; a;) {
+        Square s = bb_pop_lsb(&a);
+        for (Bitboard b = y; b;) result |= att_between(s, bb_pop_lsb(&b));
+    }
+    return result;
+}
+
+/* Squares reachable from P in direction d over empty squares only: for each
+ * square of P, the squares after it up to and including the first piece. */
+static Bitboard slide(Bitboard p, Direction d, Bitboard empty)
+{
+    Bitboard reach = 0;
+    for (Bitboard cur = step(p, d); cur; cur = step(cur & empty, d)) reach |= cur;
+    return reach;
+}
+
+static Bitboard ray_in(const Position *pos, Direction d, Bitboard first, const Bitboard *sets, int n)
+{
+    Bitboard empty = ~pos_occupied(pos);
+    Bitboard p = first;
+    for (int i = 1; i < n && p; i++) p = slide(p, d, empty) & sets[i];
+    return p;
+}
+
+Bitboard bq_ray(const Position *pos, DirMask dirs, const Bitboard *sets, int n)
+{
+    Bitboard result = 0;
+    for (int d = 0; d < DIR_NB; d++)
+        if (dirs & (1u << d)) result |= ray_in(pos, (Direction)d, sets[0], sets, n);
+    return result;
+}
+
+Bitboard bq_xray(const Position *pos, const Bitboard *sets, int n)
+{
+    Bitboard queens = pos->by_type[QUEEN];
+    Bitboard rook_like = sets[0] & (pos->by_type[ROOK] | queens);
+    Bitboard bishop_like = sets[0] & (pos->by_type[BISHOP] | queens);
+    Bitboard result = 0;
+    for (int d = 0; d < DIR_NB; d++) {
+        Bitboard first = (DIRS_ORTHOGONAL & (1u << d)) ? rook_like : bishop_like;
+        if (first) result |= ray_in(pos, (Direction)d, first, sets, n);
+    }
+    return result;
+}
+
+Bitboard bq_pin(const Position *pos, Bitboard from, Bitboard through, Bitboard to, PinValue v)
+{
+    Bitboard occ = pos_occupied(pos);
+    Bitboard sliders = pos->by_type[BISHOP] | pos->by_type[ROOK] | pos->by_type[QUEEN];
+    Bitboard result = 0;
+    for (Bitboard px = from & sliders; px;) {
+        Square sx = bb_pop_lsb(&px);
+        Piece pinner = pos_piece_on(pos, sx);
+        Bitboard attacks = att_piece(pinner, sx, occ);
+        Bitboard enemies = pos->by_color[other_color(color_of(pinner))];
+        for (Bitboard py = attacks & through & enemies; py;) {
+            Square sy = bb_pop_lsb(&py);
+            Color pinned_color = color_of(pos_piece_on(pos, sy));
+            Bitboard beyond = att_piece(pinner, sx, occ & ~sq_bb(sy)) & ~attacks;
+            Bitboard z = beyond & to & (~occ | pos->by_color[pinned_color]);
+            if (!z) continue;
+            result |= v == PIN_PINNED ? sq_bb(sy) : v == PIN_PINNING ? sq_bb(sx) : z;
+        }
+    }
+    return result;
+}
+
+/* Files (as bitboards) next to the files of b. */
+static Bitboard adjacent_files(Bitboard b)
+{
+    Bitboard files = 0;
+    for (int f = 0; f < 8; f++)
+        if (b & file_bb(f)) files |= file_bb(f);
+    return ((files & ~FILE_H_BB) << 1) | ((files & ~FILE_A_BB) >> 1);
+}
+
+Bitboard bq_doubled_pawns(const Position *pos)
+{
+    Bitboard result = 0;
+    for (Color c = WHITE; c < COLOR_NB; c++) {
+        Bitboard pawns = pos_pieces(pos, c, PAWN);
+        for (int f = 0; f < 8; f++)
+            if (bb_more_than_one(pawns & file_bb(f))) result |= pawns & file_bb(f);
+    }
+    return result;
+}
+
+Bitboard bq_isolated_pawns(const Position *pos)
+{
+    Bitboard result = 0;
+    for (Color c = WHITE; c < COLOR_NB; c++) {
+        Bitboard pawns = pos_pieces(pos, c, PAWN);
+        for (Bitboard b = pawns; b;) {
+            Square s = bb_pop_lsb(&b);
+            if (!(adjacent_files(sq_bb(s)) & pawns)) result |= sq_bb(s);
+        }
+    }
+    return result;
+}
+
+Bitboard bq_connected_pawns(const Position *pos)
+{
+    Bitboard result = 0;
+    for (Color c = WHITE; c < COLOR_NB; c++) {
+        Bitboard pawns = pos_pieces(pos, c, PAWN);
+        for (Bitboard b = pawns; b;) {
+            Square s = bb_pop_lsb(&b);
+            if (adjacent_files(sq_bb(s)) & pawns) result |= sq_bb(s);
+        }
+    }
+    return result;
+}
+
+Bitboard bq_passed_pawns(const Position *pos)
+{
+    Bitboard result = 0;
+    for (Color c = WHITE; c < COLOR_NB; c++) {
+        Bitboard enemy = pos_pieces(pos, other_color(c), PAWN);
+        for (Bitboard b = pos_pieces(pos, c, PAWN); b;) {
+            Square s = bb_pop_lsb(&b);
+            Bitboard files = file_bb(file_of(s)) | adjacent_files(sq_bb(s));
+            /* the ranks ahead of the pawn, from its side's point of view */
+            Bitboard ahead = c == WHITE ? ~((2ULL << (8 * rank_of(s) + 7)) - 1)
+                                        : (1ULL << (8 * rank_of(s))) - 1;
+            if (!(files & ahead & enemy)) result |= sq_bb(s);
+        }
+    }
+    return result;
+}
+
+int bq_power(const Position *pos, Bitboard x)
+{
+    static const int value[PIECE_TYPE_NB] = {0, 1, 3, 3, 5, 9, 0};
+    int total = 0;
+    for (PieceType t = PAWN; t <= QUEEN; t++) total += value[t] * bb_popcount(pos->by_type[t] & x);
+    return total;
+}
