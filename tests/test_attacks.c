@@ -109,12 +109,8 @@ static void test_sliders_on_random_occupancies(void **state)
     uint64_t seed = 0xC0FFEE;
     for (int trial = 0; trial < 300; trial++) {
         Bitboard occ = next_random(&seed);
-        switch (trial % 4) {     /* about 1/2, 1/4, 1/8 and 1/16 of the board */
-        case 3: occ &= next_random(&seed); /* fall through */
-        case 2: occ &= next_random(&seed); /* fall through */
-        case 1: occ &= next_random(&seed); /* fall through */
-        default: break;
-        }
+        for (int k = 0; k < trial % 4; k++)   /* about 1/2, 1/4, 1/8 or 1/16 of the board */
+            occ &= next_random(&seed);
         for (Square s = 0; s < SQ_NB; s++) {
             Bitboard rook = naive_slider(s, false, occ), bishop = naive_slider(s, true, occ);
             assert_bb_equal(att_rook(s, occ), rook);
