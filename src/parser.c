@@ -1,0 +1,1875 @@
+/*
+ * src/parser.c — recursive-descent parser of CQL 6.2 (header, body, filters).
+ *
+ * One function per construct, its production in a comment above it.
+ * Binary operators go through precedence climbing (parse_expr) over the
+ * levels of parser_int.h; relations and `:` are right-associative. Types are
+ * assigned by sema as nodes are built, because CQL's grammar depends on them
+ * (`K -3` is two filters, `2 -3` a subtraction). Function bodies are kept as
+ * text and parsed again at each call with the arguments substituted. Moves,
+ * line and path live in parser_move.c.
+ *
+ * Notation in the productions: [x] optional, {x} repeated, x | y choice,
+ * 'k' a keyword or symbol, F a filter, S a filter whose value is a set.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attacks.h"
+#include "parser_int.h"
+
+/* {==== tokens and errors ==================================================== */
+
+Span tok_span(Token t)
+{
+    return (Span){t.start, t.start + t.len};
+}
+
+Span span_join(Span a, Span b)
+{
+    return (Span){a.start < b.start ? a.start : b.start, a.end > b.end ? a.end : b.end};
+}
+
+bool glued(const Token *t)
+{
+    return !(t->flags & TF_SPACE_BEFORE);
+}
+
+noreturn void parse_fail(Parser *p, Span span, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_at(p->diag, p->src, span, DIAG_ERROR, "%s", msg);
+    longjmp(p->fail, 1);
+}
+
+void parse_check(Parser *p, Span span, const char *error)
+{
+    if (error) parse_fail(p, span, "%s", error);
+}
+
+static void check_lex_error(Parser *p, const Token *t)
+{
+    if (t->kind != TK_ERROR) return;
+    parse_fail(p, tok_span(*t), "%s", lex_error_message((LexError)t->error));
+}
+
+const Token *peek(Parser *p, int n)
+{
+    while (p->nahead < n) p->ahead[p->nahead++] = lex_next(&p->lex);
+    return &p->ahead[n - 1];
+}
+
+void advance(Parser *p)
+{
+    p->prev = p->tok;
+    if (p->nahead > 0) {
+        p->tok = p->ahead[0];
+        memmove(p->ahead, p->ahead + 1, (size_t)(p->nahead - 1) * sizeof(Token));
+        p->nahead--;
+    } else {
+        p->tok = lex_next(&p->lex);
+    }
+    check_lex_error(p, &p->tok);
+}
+
+/* Restarts lexing at byte `offset` (used after reading a raw file name). */
+static void reseek(Parser *p, uint32_t offset)
+{
+    lex_init(&p->lex, p->src->text, offset, p->lex.end);
+    p->nahead = 0;
+    p->tok = lex_next(&p->lex);
+    check_lex_error(p, &p->tok);
+}
+
+bool accept(Parser *p, TokKind k)
+{
+    if (p->tok.kind != k) return false;
+    advance(p);
+    return true;
+}
+
+char *tok_text(Parser *p, Token t)
+{
+    return arena_strndup(p->a, p->src->text + t.start, t.len);
+}
+
+/* "'foo'" for the current token, "the end of the query" at the end. */
+static const char *found_phrase(Parser *p, char *buf, size_t size)
+{
+    const Token *t = &p->tok;
+    if (t->kind == TK_EOF) return "the end of the query";
+    uint32_t n = t->len > 40 ? 40 : t->len;
+    snprintf(buf, size, "'%.*s%s'", (int)n, p->src->text + t->start, t->len > n ? "..." : "");
+    return buf;
+}
+
+noreturn void fail_expected(Parser *p, const char *what)
+{
+    char buf[64];
+    parse_fail(p, tok_span(p->tok), "expected %s, found %s", what, found_phrase(p, buf, sizeof buf));
+}
+
+Token expect(Parser *p, TokKind k, const char *what)
+{
+    if (p->tok.kind != k) fail_expected(p, what ? what : tok_describe(k));
+    Token t = p->tok;
+    advance(p);
+    return t;
+}
+
+/* Lua's check_match: names the opening token when the closing one is missing. */
+void expect_closing(Parser *p, TokKind close, Token open)
+{
+    if (p->tok.kind == close) {
+        advance(p);
+        return;
+    }
+    unsigned line, col;
+    diag_line_col(p->src, open.start, &line, &col);
+    char buf[64];
+    parse_fail(p, tok_span(p->tok), "expected %s to close %s at %u:%u, found %s", tok_describe(close),
+               tok_describe(open.kind), line, col, found_phrase(p, buf, sizeof buf));
+}
+
+void enter_level(Parser *p, Span at)
+{
+    if (++p->depth > PARSE_DEPTH_LIMIT)
+        parse_fail(p, at, "query nested too deeply (limit is %d)", PARSE_DEPTH_LIMIT);
+}
+
+void leave_level(Parser *p)
+{
+    p->depth--;
+}
+
+Nesting open_brackets(Parser *p)
+{
+    Nesting saved = {p->regex, p->in_index};
+    p->regex = false;
+    p->in_index = false;
+    return saved;
+}
+
+void close_brackets(Parser *p, Nesting saved)
+{
+    p->regex = saved.regex;
+    p->in_index = saved.in_index;
+}
+
+/* }==== */
+
+/* {==== nodes and keyword tables ============================================= */
+
+Node *new_node(Parser *p, NodeKind k, Span span, uint32_t nkids)
+{
+    return ast_new(p->a, k, span, nkids);
+}
+
+static Node *node1(Parser *p, NodeKind k, Span span, Node *kid)
+{
+    Node *n = new_node(p, k, span, 1);
+    n->kids[0] = kid;
+    return n;
+}
+
+static Node *node2(Parser *p, NodeKind k, Node *a, Node *b)
+{
+    Node *n = new_node(p, k, span_join(a->span, b->span), 2);
+    n->kids[0] = a;
+    n->kids[1] = b;
+    return n;
+}
+
+typedef struct KeywordFilter {
+    TokKind tok;
+    NodeKind kind;
+    Prec prec;          /* operand level (KW1) */
+    TypeMask operand;   /* 0 for KW0 */
+    ValueType result;   /* VT_SAME: the operand's type */
+} KeywordFilter;
+
+static const KeywordFilter keyword_filters[] = {
+#define KW0(kind, tok, result) {tok, kind, PREC_PRIMARY, 0, result},
+#define KW1(kind, tok, prec, operand, result) {tok, kind, prec, operand, result},
+#include "cql_nodes.def"
+};
+
+static const KeywordFilter *keyword_filter(TokKind k)
+{
+    for (size_t i = 0; i < sizeof keyword_filters / sizeof keyword_filters[0]; i++)
+        if (keyword_filters[i].tok == k) return &keyword_filters[i];
+    return NULL;
+}
+
+/* Keywords that cannot begin a filter (operators, parameters, else ...). */
+static bool keyword_is_parameter(TokKind k)
+{
+    switch (k) {
+    case TK_AND: case TK_OR: case TK_IN: case TK_ELSE: case TK_THEN: case TK_ATTACKS:
+    case TK_ATTACKEDBY: case TK_ALL: case TK_COUNT: case TK_THROUGH: case TK_QUIET:
+    case TK_FIRSTMATCH: case TK_LASTPOSITION: case TK_SINGLECOLOR: case TK_NESTBAN:
+    case TK_KEEPALLBEST: case TK_VERBOSE: case TK_PIECEPATH: case TK_TITLE: case TK_FOCUS:
+    case TK_PREVIOUS: case TK_NULL: case TK_CAPTURE: case TK_PROMOTE: case TK_DIHEDRAL:
+    case TK_FLIPDIHEDRAL: case TK_TRANSFORM: case TK_CURPOS:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Can t begin a filter? (Decides whether `--` has a right-hand side.) */
+bool starts_filter(const Token *t)
+{
+    switch (t->kind) {
+    case TK_INT: case TK_STRING: case TK_ESCAPE: case TK_DESIGNATOR: case TK_PIECEVAR:
+    case TK_IDENT: case TK_LPAREN: case TK_LBRACE: case TK_MINUS: case TK_TILDE: case TK_HASH:
+    case TK_FORALL: case TK_DASH: case TK_TAKE: case TK_COMMENT_FILTER:
+        return true;
+    default:
+        return tok_class(t->kind) == TC_KEYWORD && !keyword_is_parameter(t->kind);
+    }
+}
+
+/* }==== */
+
+/* {==== expressions ========================================================== */
+
+typedef struct BinOp {
+    NodeKind kind;
+    Prec prec;
+    bool right;   /* right-associative */
+} BinOp;
+
+/* Is the current token a binary operator continuing `lhs`? */
+static bool binary_operator(Parser *p, const Node *lhs, BinOp *op)
+{
+    const Token *t = &p->tok;
+    switch (t->kind) {
+    case TK_OR:  *op = (BinOp){ND_OR, PREC_OR, false}; return true;
+    case TK_AND: *op = (BinOp){ND_AND, PREC_AND, false}; return true;
+    case TK_IN:  *op = (BinOp){ND_IN, PREC_IN, false}; return true;
+    case TK_EQ: case TK_NE: case TK_LT: case TK_LE: case TK_GT: case TK_GE:
+    case TK_BEFORE: case TK_AFTER: case TK_BEFORE_EQ: case TK_AFTER_EQ:
+        /* a filter without a value cannot be compared: the relation then
+         * belongs to an enclosing filter (`find all check > 10`) */
+        *op = (BinOp){ND_RELATION, PREC_REL, true};
+        return lhs->type != VT_NONE;
+    case TK_DASH: case TK_TAKE:   /* F--G: the dash is written right after F */
+        *op = (BinOp){ND_DASH, PREC_DASH, false};
+        return glued(t);
+    case TK_PLUS:
+        *op = (BinOp){ND_ARITH, PREC_ADD, false};
+        return !is_repetition_token(p, lhs);
+    case TK_MINUS:
+        *op = (BinOp){ND_ARITH, PREC_ADD, false};
+        return sema_binary_minus_applies(lhs->type);
+    case TK_STAR:
+        *op = (BinOp){ND_ARITH, PREC_MUL, false};
+        return !is_repetition_token(p, lhs);
+    case TK_SLASH: case TK_PERCENT:
+        *op = (BinOp){ND_ARITH, PREC_MUL, false};
+        return true;
+    case TK_PIPE: *op = (BinOp){ND_UNION, PREC_UNION, false}; return true;
+    case TK_AMP:  *op = (BinOp){ND_INTERSECT, PREC_INTER, false}; return true;
+    case TK_ARROW: case TK_ATTACKS:
+        *op = (BinOp){ND_ATTACKS, PREC_ATTACK, false};
+        return true;
+    case TK_BACKARROW: case TK_ATTACKEDBY:
+        *op = (BinOp){ND_ATTACKEDBY, PREC_ATTACK, false};
+        return true;
+    case TK_REGEX: *op = (BinOp){ND_REGEX, PREC_POSTFIX, false}; return true;
+    case TK_LBRACKET:
+        *op = (BinOp){ND_INDEX, PREC_POSTFIX, false};
+        return glued(t);
+    case TK_COLON:
+        *op = (BinOp){ND_COLON, PREC_COLON, true};
+        return !p->in_index;
+    default:
+        return false;
+    }
+}
+
+static Node *parse_unary(Parser *p);
+static Node *parse_index(Parser *p, Node *lhs);
+
+/* Types a binary node once both operands are known. */
+static void type_binary(Parser *p, Node *n, Token op_tok)
+{
+    Node *l = n->kids[0], *r = n->kids[1];
+    switch (n->kind) {
+    case ND_AND: case ND_OR:
+        n->type = VT_NONE;
+        break;
+    case ND_RELATION:
+        parse_check(p, tok_span(op_tok), sema_relation(p->a, n));
+        break;
+    case ND_ARITH:
+        parse_check(p, tok_span(op_tok), sema_arith(p->a, n));
+        break;
+    case ND_REGEX:
+        parse_check(p, l->span, sema_require(p->a, l, TM_STRING, "the left side of '~~'"));
+        parse_check(p, r->span, sema_require(p->a, r, TM_STRING, "the pattern of '~~'"));
+        n->type = VT_STRING;
+        break;
+    case ND_COLON:
+        parse_check(p, l->span, sema_require(p->a, l, TM_POSITION, "the left side of ':'"));
+        n->type = r->type;
+        break;
+    case ND_ATTACKS: case ND_ATTACKEDBY:
+        if ((l->kind == ND_ATTACKS || l->kind == ND_ATTACKEDBY) && l->kind != n->kind)
+            parse_fail(p, tok_span(op_tok), "cannot chain '->' and '<-' without parentheses");
+        parse_check(p, tok_span(op_tok), sema_set_operator(p->a, n));
+        break;
+    default:
+        parse_check(p, tok_span(op_tok), sema_set_operator(p->a, n));
+        break;
+    }
+}
+
+/* expr(min) := unary { binop expr } — precedence climbing: an operator of
+ * level L is taken when L >= min; its right side is parsed at L + 1, or at L
+ * for the right-associative relations and ':'. */
+Node *parse_expr(Parser *p, Prec min)
+{
+    enter_level(p, tok_span(p->tok));
+    Node *lhs = parse_unary(p);
+    BinOp op;
+    while (binary_operator(p, lhs, &op) && op.prec >= min) {
+        if (op.kind == ND_DASH) {
+            lhs = parse_dash(p, lhs);
+            continue;
+        }
+        if (op.kind == ND_INDEX) {
+            lhs = parse_index(p, lhs);
+            continue;
+        }
+        Token op_tok = p->tok;
+        advance(p);
+        Node *rhs = parse_expr(p, op.right ? op.prec : (Prec)(op.prec + 1));
+        Node *n = node2(p, op.kind, lhs, rhs);
+        if (op.kind == ND_RELATION || op.kind == ND_ARITH) n->op = op_tok.kind;
+        type_binary(p, n, op_tok);
+        lhs = n;
+    }
+    leave_level(p);
+    return lhs;
+}
+
+Node *parse_filter(Parser *p)
+{
+    return parse_expr(p, PREC_LOWEST);
+}
+
+/* index := S '[' F [':' F] ']'   (string indexing and slices) */
+static Node *parse_index(Parser *p, Node *lhs)
+{
+    Token open = p->tok;
+    advance(p);
+    Nesting saved = open_brackets(p);
+    Node *n = new_node(p, ND_INDEX, lhs->span, 3);
+    n->kids[0] = lhs;
+    p->in_index = true;
+    n->kids[1] = parse_filter(p);
+    p->in_index = false;
+    if (accept(p, TK_COLON)) {
+        n->flags |= NF_SLICE;
+        n->kids[2] = parse_filter(p);
+    }
+    n->span = span_join(n->span, tok_span(p->tok));
+    expect_closing(p, TK_RBRACKET, open);
+    close_brackets(p, saved);
+    parse_check(p, lhs->span, sema_require(p->a, lhs, TM_STRING, "an indexed filter"));
+    for (uint32_t i = 1; i < 3; i++)
+        if (n->kids[i])
+            parse_check(p, n->kids[i]->span, sema_require(p->a, n->kids[i], TM_NUMBER, "a string index"));
+    n->type = VT_STRING;
+    return n;
+}
+
+/* }==== */
+
+/* {==== prefix operators ===================================================== */
+
+static Node *parse_primary(Parser *p);
+
+/* Parses the operand of a prefix operator at `prec` and checks its type. */
+static Node *prefix_operand(Parser *p, Prec prec, TypeMask allowed, Token kw)
+{
+    if (!starts_filter(&p->tok)) {
+        char what[64];
+        snprintf(what, sizeof what, "a filter after %s", tok_describe(kw.kind));
+        fail_expected(p, what);
+    }
+    Node *operand = parse_expr(p, prec);
+    char role[64];
+    snprintf(role, sizeof role, "the operand of %s", tok_describe(kw.kind));
+    parse_check(p, operand->span, sema_require(p->a, operand, allowed, role));
+    return operand;
+}
+
+/* kw1 := keyword F      (not, abs, rank, light, ... : cql_nodes.def KW1) */
+static Node *parse_keyword_filter(Parser *p, const KeywordFilter *kf)
+{
+    Token kw = p->tok;
+    advance(p);
+    if (kf->operand == 0) {
+        Node *n = new_node(p, kf->kind, tok_span(kw), 0);
+        n->type = kf->result;
+        return n;
+    }
+    Node *operand = prefix_operand(p, kf->prec, kf->operand, kw);
+    Node *n = node1(p, kf->kind, span_join(tok_span(kw), operand->span), operand);
+    n->type = kf->result == VT_SAME ? operand->type : kf->result;
+    if (kf->kind == ND_ASCII) n->type = operand->type == VT_NUMBER ? VT_STRING : VT_NUMBER;
+    if (type_is_set(n->type)) n->type = VT_SET;
+    return n;
+}
+
+/* unary := '-' F | '~' S | '#' F | dash | legal-moves | primary */
+static Node *parse_unary(Parser *p)
+{
+    Token t = p->tok;
+    switch (t.kind) {
+    case TK_MINUS: {
+        advance(p);
+        Node *operand = prefix_operand(p, PREC_UNARY, TM_NUMBER, t);
+        Node *n = node1(p, ND_NEGATE, span_join(tok_span(t), operand->span), operand);
+        n->type = VT_NUMBER;
+        return n;
+    }
+    case TK_TILDE: {
+        advance(p);
+        Node *operand = prefix_operand(p, PREC_COMPL, TM_SET, t);
+        Node *n = node1(p, ND_COMPLEMENT, span_join(tok_span(t), operand->span), operand);
+        n->type = VT_SET;
+        return n;
+    }
+    case TK_HASH: {
+        advance(p);
+        Node *operand = prefix_operand(p, PREC_SETFN, TM_SET | TM_STRING, t);
+        Node *n = node1(p, ND_COUNT, span_join(tok_span(t), operand->span), operand);
+        n->type = VT_NUMBER;
+        return n;
+    }
+    case TK_DASH: case TK_TAKE:
+        /* `and--`: a dash glued to an operator word would take it as its left side */
+        if (glued(&t) && (p->prev.kind == TK_AND || p->prev.kind == TK_OR || p->prev.kind == TK_IN ||
+                          p->prev.kind == TK_ATTACKS || p->prev.kind == TK_ATTACKEDBY))
+            parse_fail(p, tok_span(t), "%s needs a space before it after %s", tok_describe(t.kind),
+                       tok_describe(p->prev.kind));
+        return parse_dash(p, NULL);
+    case TK_LEGAL: case TK_PSEUDOLEGAL:
+        return parse_generated_moves(p);
+    case TK_COUNTMOVES:
+        return parse_countmoves(p);
+    case TK_CURRENTMOVE:
+        return parse_currentmove(p);
+    default:
+        return parse_primary(p);
+    }
+}
+
+/* }==== */
+
+/* {==== constants and designators ============================================ */
+
+static Node *parse_int(Parser *p)
+{
+    Token t = p->tok;
+    advance(p);
+    Node *n = new_node(p, ND_INT, tok_span(t), 0);
+    int64_t v = 0;
+    for (uint32_t i = 0; i < t.len; i++) {
+        int d = p->src->text[t.start + i] - '0';
+        if (v > (INT64_MAX - d) / 10) parse_fail(p, tok_span(t), "integer too large");
+        v = v * 10 + d;
+    }
+    n->num = v;
+    n->type = VT_NUMBER;
+    return n;
+}
+
+/* The contents of a string token with \n \t \r \" \\ decoded (any other
+ * escape is kept as written). */
+static char *decode_string(Parser *p, Token t)
+{
+    const char *s = p->src->text + t.start + 1;
+    uint32_t n = t.len - 2;
+    char *out = arena_alloc(p->a, n + 1);
+    uint32_t o = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (s[i] == '\\' && i + 1 < n) {
+            char c = s[i + 1];
+            char d = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c == '"' ? '"' : c == '\\' ? '\\' : 0;
+            if (d) {
+                out[o++] = d;
+                i++;
+                continue;
+            }
+        }
+        out[o++] = s[i];
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static Node *parse_string(Parser *p)
+{
+    Token t = p->tok;
+    advance(p);
+    Node *n = new_node(p, ND_STRING, tok_span(t), 0);
+    n->text = decode_string(p, t);
+    n->type = VT_STRING;
+    return n;
+}
+
+/* escape := '\n' | '\t' | '\r' | '\"' | '\\' | '\' digits | '\-' digits */
+static Node *parse_escape(Parser *p)
+{
+    Token t = p->tok;
+    advance(p);
+    Node *n = new_node(p, ND_ESCAPE, tok_span(t), 0);
+    n->text = tok_text(p, t);
+    const char *s = n->text + 1;
+    bool negative = *s == '-';
+    if (negative) s++;
+    if (*s >= '0' && *s <= '9') n->num = negative ? -atoll(s) : atoll(s);
+    n->type = VT_STRING;
+    return n;
+}
+
+static Bitboard part_squares(SquarePart part)
+{
+    Bitboard b = 0;
+    for (int r = part.rank_lo; r <= part.rank_hi; r++)
+        for (int f = part.file_lo; f <= part.file_hi; f++) b |= sq_bb(make_square(f, r));
+    return b;
+}
+
+/* designator := piece-part [square-part] | square-part    (one token) */
+static Node *parse_designator(Parser *p)
+{
+    Token t = p->tok;
+    advance(p);
+    DesigScan scan;
+    lex_scan_designator(p->src->text, t.start, t.start + t.len, &scan);
+    Designator *d = ARENA_NEW(p->a, Designator);
+    d->pieces = scan.pieces;
+    d->has_piece_part = scan.has_piece_part;
+    d->has_square_part = scan.has_square_part;
+    d->all_squares_symbol = scan.all_squares_symbol;
+    d->nparts = scan.nparts;
+    d->parts = ARENA_ARRAY(p->a, SquarePart, scan.nparts ? scan.nparts : 1);
+    memcpy(d->parts, scan.parts, scan.nparts * sizeof(SquarePart));
+    d->squares = scan.has_square_part ? 0 : ALL_SQUARES_BB;
+    for (uint8_t i = 0; i < scan.nparts; i++) d->squares |= part_squares(scan.parts[i]);
+    Node *n = new_node(p, ND_DESIGNATOR, tok_span(t), 0);
+    n->desig = d;
+    n->type = VT_SET;
+    return n;
+}
+
+/* }==== */
+
+/* {==== grouping ============================================================= */
+
+/* members := F {F} up to `close` (compound, move target, argument lists) */
+Node *parse_braced_members(Parser *p, NodeKind kind, TokKind close, Token open)
+{
+    Nesting saved = open_brackets(p);
+    Node *n = new_node(p, kind, tok_span(open), 0);
+    while (p->tok.kind != close && p->tok.kind != TK_EOF) ast_push(p->a, n, parse_filter(p));
+    if (n->nkids == 0 && p->tok.kind == close)
+        parse_fail(p, span_join(tok_span(open), tok_span(p->tok)), "empty %s%s: expected a filter inside",
+                   tok_describe(open.kind), tok_describe(close));
+    n->span = span_join(n->span, tok_span(p->tok));
+    expect_closing(p, close, open);
+    close_brackets(p, saved);
+    n->type = n->kids[n->nkids - 1]->type;
+    return n;
+}
+
+/* compound := '{' F {F} '}' */
+static Node *parse_compound(Parser *p)
+{
+    Token open = p->tok;
+    advance(p);
+    return parse_braced_members(p, ND_COMPOUND, TK_RBRACE, open);
+}
+
+/* paren := '(' F ')' */
+static Node *parse_paren(Parser *p)
+{
+    Token open = p->tok;
+    advance(p);
+    Nesting saved = open_brackets(p);
+    Node *inner = parse_filter(p);
+    Node *n = node1(p, ND_PAREN, span_join(tok_span(open), tok_span(p->tok)), inner);
+    expect_closing(p, TK_RPAREN, open);
+    close_brackets(p, saved);
+    n->type = inner->type;
+    return n;
+}
+
+/* args := '(' F {F} ')' with min..max filters, appended to parent's kids */
+Node *parse_argument_list(Parser *p, Node *parent, uint32_t min, uint32_t max, const char *who)
+{
+    Token open = p->tok;
+    if (open.kind != TK_LPAREN) {
+        char what[80];
+        snprintf(what, sizeof what, "'(' after '%s'", who);
+        fail_expected(p, what);
+    }
+    advance(p);
+    Nesting saved = open_brackets(p);
+    uint32_t before = parent->nkids;
+    while (p->tok.kind != TK_RPAREN && p->tok.kind != TK_EOF) ast_push(p->a, parent, parse_filter(p));
+    Span whole = span_join(tok_span(open), tok_span(p->tok));
+    expect_closing(p, TK_RPAREN, open);
+    close_brackets(p, saved);
+    uint32_t got = parent->nkids - before;
+    if (got < min || got > max) {
+        if (min == max)
+            parse_fail(p, whole, "'%s' takes %u argument%s, not %u", who, min, min == 1 ? "" : "s", got);
+        if (max == UINT32_MAX) parse_fail(p, whole, "'%s' takes at least %u arguments, not %u", who, min, got);
+        parse_fail(p, whole, "'%s' takes %u to %u arguments, not %u", who, min, max, got);
+    }
+    parent->span = span_join(parent->span, whole);
+    return parent;
+}
+
+/* }==== */
+
+/* {==== names: variables, assignments, dictionaries, functions =============== */
+
+static bool is_assign_op(TokKind k)
+{
+    return k == TK_ASSIGN || k == TK_ASSIGN_IF || k == TK_PLUS_ASSIGN || k == TK_MINUS_ASSIGN ||
+           k == TK_STAR_ASSIGN || k == TK_SLASH_ASSIGN || k == TK_PERCENT_ASSIGN;
+}
+
+/* Levenshtein distance, capped (for "did you mean"). */
+static int edit_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+    int row[64];
+    if (la >= 63 || lb >= 63) return 99;
+    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static noreturn void fail_unknown(Parser *p, Token t)
+{
+    const char *name = p->src->text + t.start;
+    const char *best = NULL;
+    int best_d = 3;
+    for (int k = 0; k < TK_COUNT_; k++) {
+        if (tok_class((TokKind)k) != TC_KEYWORD) continue;
+        const char *kw = tok_ascii((TokKind)k);
+        int d = edit_distance(name, t.len, kw, strlen(kw));
+        if (d < best_d) {
+            best_d = d;
+            best = kw;
+        }
+    }
+    if (best && t.len > 3)
+        parse_fail(p, tok_span(t), "unknown filter '%.*s' (did you mean '%s'?)", (int)t.len, name, best);
+    parse_fail(p, tok_span(t), "unknown filter '%.*s'", (int)t.len, name);
+}
+
+/* The argument bound to parameter `name` by the innermost call, or NULL. */
+static Node *param_argument(Parser *p, const char *name)
+{
+    if (!p->frame) return NULL;
+    const Function *fn = &p->q->funcs[p->frame->index];
+    for (uint32_t i = 0; i < fn->nparams; i++)
+        if (strcmp(fn->params[i], name) == 0) return p->frame->args[i];
+    return NULL;
+}
+
+/* assignment := name ('=' | '=?' | '+=' | '-=' | '*=' | '/=' | '%=') F
+ * The current token is the operator; flags carry piece/persistent/atomic. */
+static Node *parse_assignment(Parser *p, const char *name, uint64_t flags, Span start)
+{
+    Token op = p->tok;
+    advance(p);
+    if (!starts_filter(&p->tok)) {
+        char what[64];
+        snprintf(what, sizeof what, "a filter after %s", tok_describe(op.kind));
+        fail_expected(p, what);
+    }
+    Node *value = parse_expr(p, PREC_RHS);
+    Span whole = span_join(start, value->span);
+    int32_t slot;
+    parse_check(p, whole, sema_assign(p->q, name, op.kind, flags, value, whole, &slot));
+    Node *n = node1(p, ND_ASSIGN, whole, value);
+    n->slot = slot;
+    n->op = op.kind;
+    n->flags = flags;
+    n->text = name;
+    n->type = VT_NONE;
+    return n;
+}
+
+/* dict-entry := name '[' F ']' ['=' F] */
+static Node *parse_dict_entry(Parser *p, int32_t slot, Span start)
+{
+    Token open = p->tok;
+    advance(p);
+    Nesting saved = open_brackets(p);
+    Node *key = parse_filter(p);
+    Span whole = span_join(start, tok_span(p->tok));
+    expect_closing(p, TK_RBRACKET, open);
+    close_brackets(p, saved);
+    bool storing = p->tok.kind == TK_ASSIGN;
+    parse_check(p, key->span, sema_dict_key(p->q, slot, key, storing));
+    if (!storing) {
+        Node *n = node1(p, ND_DICT_INDEX, whole, key);
+        n->slot = slot;
+        n->type = sema_var(p->q, slot)->value_type;
+        return n;
+    }
+    advance(p);
+    Node *value = parse_expr(p, PREC_RHS);
+    parse_check(p, value->span, sema_dict_store(p->q, slot, value));
+    Node *n = node2(p, ND_DICT_ASSIGN, key, value);
+    n->span = span_join(start, value->span);
+    n->slot = slot;
+    n->type = VT_NONE;
+    return n;
+}
+
+/* call := name '(' {F} ')'
+ * The body text of the function is parsed again here, with each parameter
+ * bound to its argument, so that every call is typed on its own. */
+static Node *parse_call(Parser *p, int32_t index, Token name_tok)
+{
+    const Function *fn = &p->q->funcs[index];
+    Node *n = new_node(p, ND_CALL, tok_span(name_tok), 1);
+    n->slot = index;
+    n->text = fn->name;
+    advance(p);
+    parse_argument_list(p, n, fn->nparams, fn->nparams, fn->name);
+    for (FuncFrame *f = p->frame; f; f = f->up)
+        if (f->index == index) parse_fail(p, n->span, "function '%s' calls itself", fn->name);
+    enter_level(p, n->span);
+
+    FuncFrame frame = {index, n->kids + 1, fn->nparams, p->frame};
+    Lexer saved_lex = p->lex;
+    Token saved_tok = p->tok, saved_prev = p->prev, saved_ahead[PARSE_LOOKAHEAD];
+    int saved_nahead = p->nahead;
+    Nesting saved_nesting = open_brackets(p);
+    memcpy(saved_ahead, p->ahead, sizeof saved_ahead);
+
+    p->frame = &frame;
+    lex_init(&p->lex, p->src->text, fn->body.start, fn->body.end);
+    p->nahead = 0;
+    advance(p);
+    Node *body = parse_compound(p);
+    if (p->tok.kind != TK_EOF) fail_expected(p, "the end of the function body");
+
+    p->frame = frame.up;
+    p->lex = saved_lex;
+    p->tok = saved_tok;
+    p->prev = saved_prev;
+    p->nahead = saved_nahead;
+    close_brackets(p, saved_nesting);
+    memcpy(p->ahead, saved_ahead, sizeof saved_ahead);
+    leave_level(p);
+
+    n->kids[0] = body;
+    n->type = body->type;
+    return n;
+}
+
+/* function := 'function' name '(' {name} ')' '{' ... '}'
+ * The body is kept as text: CQL checks it only where it is called. */
+static Node *parse_function_def(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Token name = expect(p, TK_IDENT, "a function name after 'function'");
+    char *fname = tok_text(p, name);
+    if (sema_lookup_function(p->q, fname) >= 0 || sema_lookup_var(p->q, fname) >= 0)
+        parse_fail(p, tok_span(name), "'%s' is already defined", fname);
+    Token open = expect(p, TK_LPAREN, "'(' after the function name");
+    const char **params = NULL;
+    uint32_t nparams = 0;
+    while (p->tok.kind == TK_IDENT) {
+        params = arena_realloc(p->a, params, nparams * sizeof *params, (nparams + 1) * sizeof *params);
+        params[nparams++] = tok_text(p, p->tok);
+        advance(p);
+    }
+    expect_closing(p, TK_RPAREN, open);
+    Token body_open = expect(p, TK_LBRACE, "'{' to begin the function body");
+    int nesting = 1;
+    Token last = body_open;
+    while (nesting > 0) {
+        if (p->tok.kind == TK_EOF) {
+            unsigned line, col;
+            diag_line_col(p->src, body_open.start, &line, &col);
+            parse_fail(p, tok_span(p->tok), "expected '}' to close '{' at %u:%u, found the end of the query",
+                       line, col);
+        }
+        if (p->tok.kind == TK_LBRACE) nesting++;
+        if (p->tok.kind == TK_RBRACE) nesting--;
+        last = p->tok;
+        advance(p);
+    }
+    Span body = {body_open.start, last.start + last.len};
+    Node *n = new_node(p, ND_FUNCTION_DEF, span_join(tok_span(kw), body), 0);
+    n->text = fname;
+    n->slot = sema_declare_function(p->q, fname, params, nparams, body, tok_span(name));
+    n->type = VT_NONE;
+    return n;
+}
+
+/* iteration := ['∀'] (name | '◭'name) '∊' S F
+ * (also written [forall], [Aa]name, [element]). `start` is the first token. */
+static Node *parse_iteration(Parser *p, bool universal, Token start)
+{
+    Token v = p->tok;
+    bool piece = v.kind == TK_PIECEVAR;
+    uint32_t skip = piece ? (p->src->text[v.start] == '[' ? 4 : 3) : 0;
+    char *name = arena_strndup(p->a, p->src->text + v.start + skip, v.len - skip);
+    advance(p);
+    Token elem = expect(p, TK_ELEMENT, "'[element]' (or '∊') after the iteration variable");
+    Node *domain = parse_expr(p, PREC_UNION);
+    VarKind kind = piece ? VK_PIECE : VK_SET;
+    if (domain->type == VT_DICTIONARY && !piece) {
+        const Variable *d = sema_var(p->q, domain->slot);
+        kind = sema_kind_for_type(d->key_type == VT_NONE ? VT_STRING : d->key_type);
+    } else {
+        parse_check(p, domain->span, sema_require(p->a, domain, TM_SET, "the domain of an iteration"));
+    }
+    int32_t slot;
+    parse_check(p, tok_span(v), sema_bind(p->q, name, kind, tok_span(v), &slot));
+    Node *body = parse_filter(p);
+    Node *n = node2(p, ND_SQUARE_ITER, domain, body);
+    n->span = span_join(tok_span(start), body->span);
+    n->slot = slot;
+    n->text = name;
+    n->flags = (universal ? NF_ALL : 0) | (piece ? NF_PIECE : 0);
+    (void)elem;
+    n->type = universal ? VT_NONE : VT_SET;
+    return n;
+}
+
+/* name-filter := iteration | call | assignment | dict-entry | variable */
+static Node *parse_identifier(Parser *p)
+{
+    Token t = p->tok;
+    const char *name = tok_text(p, t);
+    const Token *next = peek(p, 1);
+    if (next->kind == TK_ELEMENT) return parse_iteration(p, false, t);
+
+    Node *arg = param_argument(p, name);
+    if (arg && arg->kind == ND_VAR) {
+        name = arg->text;   /* the parameter stands for the caller's variable */
+    } else if (arg) {
+        if (is_assign_op(next->kind))
+            parse_fail(p, tok_span(t), "cannot assign to parameter '%s': its argument is not a variable", name);
+        advance(p);
+        Node *n = node1(p, ND_PARAM, tok_span(t), ast_clone(p->a, arg));
+        n->text = name;
+        n->type = arg->type;
+        return n;
+    }
+
+    int32_t fidx = sema_lookup_function(p->q, name);
+    if (fidx >= 0 && next->kind == TK_LPAREN) return parse_call(p, fidx, t);
+    if (is_assign_op(next->kind)) {
+        advance(p);
+        return parse_assignment(p, name, 0, tok_span(t));
+    }
+    int32_t slot = sema_lookup_var(p->q, name);
+    if (slot < 0) {
+        if (fidx >= 0) parse_fail(p, tok_span(t), "function '%s' must be called with '(' arguments ')'", name);
+        fail_unknown(p, t);
+    }
+    advance(p);
+    const Variable *v = sema_var(p->q, slot);
+    if (v->kind == VK_DICTIONARY && p->tok.kind == TK_LBRACKET && glued(&p->tok))
+        return parse_dict_entry(p, slot, tok_span(t));
+    Node *n = new_node(p, ND_VAR, tok_span(t), 0);
+    n->slot = slot;
+    n->text = v->name;
+    n->type = sema_var_type(v);
+    return n;
+}
+
+/* dictionary := ['local'] 'dictionary' name [dict-entry-rest] */
+static Node *parse_dictionary(Parser *p, bool local, Token start)
+{
+    Token kw = expect(p, TK_DICTIONARY, "'dictionary' after 'local'");
+    (void)kw;
+    Token name = p->tok;
+    if (name.kind != TK_IDENT) fail_expected(p, "a dictionary name");
+    char *dname = tok_text(p, name);
+    int32_t slot = sema_lookup_var(p->q, dname);
+    if (slot >= 0 && sema_var(p->q, slot)->kind != VK_DICTIONARY)
+        parse_fail(p, tok_span(name), "'%s' is already a %s variable", dname,
+                   sema_kind_phrase(sema_var(p->q, slot)->kind));
+    if (slot < 0) slot = sema_declare_var(p->q, dname, VK_DICTIONARY, tok_span(name));
+    sema_var(p->q, slot)->local = local;
+    advance(p);
+    if (p->tok.kind == TK_LBRACKET && glued(&p->tok)) return parse_dict_entry(p, slot, tok_span(start));
+    Node *n = new_node(p, ND_DICT_DECL, span_join(tok_span(start), tok_span(name)), 0);
+    n->slot = slot;
+    n->text = dname;
+    n->flags = local ? NF_LOCAL : 0;
+    n->type = VT_NONE;
+    return n;
+}
+
+/* bound := ('isbound' | 'isunbound') name */
+static Node *parse_isbound(Parser *p, NodeKind kind)
+{
+    Token kw = p->tok;
+    advance(p);
+    Token name = p->tok;
+    if (name.kind != TK_IDENT) fail_expected(p, "a variable name");
+    advance(p);
+    if (p->tok.kind == TK_LBRACKET && glued(&p->tok))
+        parse_fail(p, tok_span(p->tok), "%s takes a variable name, not a dictionary entry", tok_describe(kw.kind));
+    Node *n = new_node(p, kind, span_join(tok_span(kw), tok_span(name)), 0);
+    n->text = tok_text(p, name);
+    n->slot = sema_lookup_var(p->q, n->text);
+    n->type = VT_NONE;
+    return n;
+}
+
+/* unbind := 'unbind' (name | name '[' F ']') */
+static Node *parse_unbind(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    if (p->tok.kind != TK_IDENT) fail_expected(p, "a variable after 'unbind'");
+    Token name = p->tok;
+    int32_t slot = sema_lookup_var(p->q, tok_text(p, name));
+    if (slot < 0) fail_unknown(p, name);
+    Node *target = parse_identifier(p);
+    if (target->kind != ND_VAR && target->kind != ND_DICT_INDEX)
+        parse_fail(p, target->span, "'unbind' takes a variable or a dictionary entry");
+    if (target->kind == ND_DICT_INDEX && sema_var(p->q, slot)->key_type == VT_NONE)
+        parse_fail(p, target->span, "dictionary '%s' has no entries to unbind", sema_var(p->q, slot)->name);
+    Node *n = node1(p, ND_UNBIND, span_join(tok_span(kw), target->span), target);
+    n->type = VT_NONE;
+    return n;
+}
+
+/* persistent := 'persistent' ['quiet'] name op F
+ * atomic     := 'atomic' name '=' F */
+static Node *parse_qualified_assignment(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    uint64_t flags = kw.kind == TK_PERSISTENT ? NF_PERSISTENT : NF_ATOMIC;
+    if (kw.kind == TK_PERSISTENT && accept(p, TK_QUIET)) flags |= NF_QUIET;
+    Token name = p->tok;
+    if (name.kind != TK_IDENT) fail_expected(p, "a variable name");
+    advance(p);
+    if (!is_assign_op(p->tok.kind)) fail_expected(p, "'=' after the variable name");
+    if (kw.kind == TK_ATOMIC && p->tok.kind != TK_ASSIGN)
+        parse_fail(p, tok_span(p->tok), "'atomic' works with '=' only");
+    return parse_assignment(p, tok_text(p, name), flags, tok_span(kw));
+}
+
+/* }==== */
+
+/* {==== control, transforms, iteration ======================================= */
+
+static ValueType value_type(ValueType t)
+{
+    return t == VT_PIECE ? VT_SET : t;
+}
+
+/* if := 'if' F ['then'] F ['else' F] */
+static Node *parse_if(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Node *n = new_node(p, ND_IF, tok_span(kw), 3);
+    n->kids[0] = prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
+    accept(p, TK_THEN);
+    n->kids[1] = prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
+    n->span = span_join(n->span, n->kids[1]->span);
+    if (p->tok.kind == TK_ELSE) {
+        Token e = p->tok;
+        advance(p);
+        n->kids[2] = prefix_operand(p, PREC_LOWEST, TM_ANY, e);
+        n->span = span_join(n->span, n->kids[2]->span);
+    }
+    ValueType t = value_type(n->kids[1]->type);
+    if (n->kids[2] && value_type(n->kids[2]->type) != t) t = VT_NONE;
+    n->type = t == VT_DICTIONARY ? VT_NONE : t;
+    return n;
+}
+
+/* while := 'while' '(' F ')' F */
+static Node *parse_while(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Token open = expect(p, TK_LPAREN, "'(' after 'while'");
+    Node *n = new_node(p, ND_WHILE, tok_span(kw), 2);
+    n->kids[0] = prefix_operand(p, PREC_LOWEST, TM_ANY, open);
+    expect_closing(p, TK_RPAREN, open);
+    n->kids[1] = prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
+    n->span = span_join(n->span, n->kids[1]->span);
+    n->type = VT_NONE;
+    return n;
+}
+
+typedef struct Rotate45Check {
+    const Node *bad;
+} Rotate45Check;
+
+static bool find_partial_designator(const Node *n, void *ctx)
+{
+    Rotate45Check *c = ctx;
+    if (!c->bad && n->kind == ND_DESIGNATOR && n->desig->has_square_part && n->desig->squares != ALL_SQUARES_BB &&
+        n->desig->squares != 0)
+        c->bad = n;
+    return true;
+}
+
+/* transform := ('flip' | 'flipcolor' | 'fliphorizontal' | 'flipvertical' |
+ *               'reversecolor' | 'rotate90' | 'rotate45' | 'shift' |
+ *               'shifthorizontal' | 'shiftvertical') ['count'] F */
+static Node *parse_transform(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    bool count = false;
+    if (p->tok.kind == TK_COUNT) {
+        if (kw.kind == TK_REVERSECOLOR) parse_fail(p, tok_span(p->tok), "'reversecolor' does not take 'count'");
+        count = true;
+        advance(p);
+    }
+    Node *body = prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
+    if (kw.kind == TK_ROTATE45) {
+        Rotate45Check c = {NULL};
+        ast_walk(body, find_partial_designator, &c);
+        if (c.bad)
+            parse_fail(p, c.bad->span, "'rotate45' needs square designators that cover the whole board");
+    }
+    Node *n = node1(p, ND_TRANSFORM, span_join(tok_span(kw), body->span), body);
+    n->op = kw.kind;
+    if (count) n->flags |= NF_COUNT;
+    n->type = count ? VT_NUMBER : value_type(body->type) == VT_DICTIONARY ? VT_NONE : value_type(body->type);
+    return n;
+}
+
+/* The domain, variable binding and body of an iteration whose variable has
+ * been read (parse_iteration handles the ∊ form itself). */
+static Node *finish_square_iteration(Parser *p, const char *name, Token var, bool piece, bool all, Token start)
+{
+    Node *domain = parse_expr(p, PREC_UNION);
+    parse_check(p, domain->span, sema_require(p->a, domain, TM_SET, "the domain of an iteration"));
+    int32_t slot;
+    parse_check(p, tok_span(var), sema_bind(p->q, name, piece ? VK_PIECE : VK_SET, tok_span(var), &slot));
+    Node *body = prefix_operand(p, PREC_LOWEST, TM_ANY, start);
+    Node *n = node2(p, ND_SQUARE_ITER, domain, body);
+    n->span = span_join(tok_span(start), body->span);
+    n->slot = slot;
+    n->text = name;
+    n->flags = (all ? NF_ALL : 0) | (piece ? NF_PIECE : 0);
+    n->type = all ? VT_NONE : VT_SET;
+    return n;
+}
+
+/* square := 'square' ['all'] name 'in' S F
+ * piece  := 'piece' ['all'] name 'in' S F  |  'piece' name ('=' | '=?') S */
+static Node *parse_square_or_piece(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    bool all = accept(p, TK_ALL);
+    Token var = p->tok;
+    if (var.kind != TK_IDENT) fail_expected(p, "a variable name");
+    char *name = tok_text(p, var);
+    advance(p);
+    if (kw.kind == TK_PIECE && !all && is_assign_op(p->tok.kind))
+        return parse_assignment(p, name, NF_PIECE, tok_span(kw));
+    expect(p, TK_IN, "'in' after the variable name");
+    return finish_square_iteration(p, name, var, kw.kind == TK_PIECE, all, kw);
+}
+
+/* universal := '∀' (name | '◭'name) '∊' S F     ([forall] in ASCII) */
+static Node *parse_forall(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    if ((p->tok.kind != TK_IDENT && p->tok.kind != TK_PIECEVAR) || peek(p, 1)->kind != TK_ELEMENT)
+        fail_expected(p, "a variable and '[element]' (or '∊') after '[forall]'");
+    return parse_iteration(p, true, kw);
+}
+
+/* piece-var := '◭'name '∊' S F  |  '◭'name '=' S      ([Aa]name in ASCII) */
+static Node *parse_piece_variable(Parser *p)
+{
+    Token t = p->tok;
+    const Token *next = peek(p, 1);
+    if (next->kind == TK_ELEMENT) return parse_iteration(p, false, t);
+    if (next->kind == TK_ASSIGN || next->kind == TK_ASSIGN_IF) {
+        uint32_t skip = p->src->text[t.start] == '[' ? 4 : 3;
+        char *name = arena_strndup(p->a, p->src->text + t.start + skip, t.len - skip);
+        advance(p);
+        return parse_assignment(p, name, NF_PIECE, tok_span(t));
+    }
+    advance(p);
+    fail_expected(p, "'[element]' (or '∊') after the piece variable");
+}
+
+/* A range bound of find / consecutivemoves: an integer or a numeric variable. */
+static Node *parse_range_bound(Parser *p)
+{
+    if (p->tok.kind == TK_INT) return parse_int(p);
+    if (p->tok.kind != TK_IDENT) return NULL;
+    int32_t slot = sema_lookup_var(p->q, tok_text(p, p->tok));
+    if (slot < 0 || sema_var(p->q, slot)->kind != VK_NUMBER) return NULL;
+    Node *n = new_node(p, ND_VAR, tok_span(p->tok), 0);
+    n->slot = slot;
+    n->text = sema_var(p->q, slot)->name;
+    n->type = VT_NUMBER;
+    advance(p);
+    return n;
+}
+
+/* find := 'find' {'all' | 'quiet' | '<--' | range} F
+ * range := bound [bound] */
+static Node *parse_find(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Node *n = new_node(p, ND_FIND, tok_span(kw), 3);
+    for (;;) {
+        Token t = p->tok;
+        uint64_t flag = t.kind == TK_ALL ? NF_ALL : t.kind == TK_QUIET ? NF_QUIET : t.kind == TK_LINE_BACK ? NF_BACKWARD : 0;
+        if (flag) {
+            if (n->flags & flag) parse_fail(p, tok_span(t), "%s given twice in 'find'", tok_describe(t.kind));
+            n->flags |= flag;
+            advance(p);
+        } else if (!n->kids[1] && (n->kids[1] = parse_range_bound(p)) != NULL) {
+            n->kids[2] = parse_range_bound(p);
+        } else {
+            break;
+        }
+        if ((n->flags & NF_ALL) && n->kids[1])
+            parse_fail(p, tok_span(t), "'find all' counts every position: it takes no range");
+    }
+    n->kids[0] = prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
+    n->span = span_join(n->span, n->kids[0]->span);
+    n->type = n->flags & NF_ALL ? VT_NUMBER : VT_POSITION;
+    return n;
+}
+
+/* A position variable named in echo / consecutivemoves. */
+static Token expect_name(Parser *p, const char *what)
+{
+    if (p->tok.kind != TK_IDENT) fail_expected(p, what);
+    Token t = p->tok;
+    advance(p);
+    return t;
+}
+
+/* echo := 'echo' ['quiet'] '(' name name ')' ['in' 'all'] F */
+static Node *parse_echo(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Node *n = new_node(p, ND_ECHO, tok_span(kw), 1);
+    if (accept(p, TK_QUIET)) n->flags |= NF_QUIET;
+    Token open = expect(p, TK_LPAREN, "'(' and two position variables after 'echo'");
+    Token source = expect_name(p, "a name for the source position");
+    Token target = expect_name(p, "a name for the target position");
+    expect_closing(p, TK_RPAREN, open);
+    int32_t s, t;
+    parse_check(p, tok_span(source), sema_bind(p->q, tok_text(p, source), VK_POSITION, tok_span(source), &s));
+    parse_check(p, tok_span(target), sema_bind(p->q, tok_text(p, target), VK_POSITION, tok_span(target), &t));
+    n->slot = s;
+    n->num = t;
+    if (p->tok.kind == TK_IN && peek(p, 1)->kind == TK_ALL) {
+        advance(p);
+        advance(p);
+        n->flags |= NF_IN_ALL;
+    }
+    n->kids[0] = prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
+    n->span = span_join(n->span, n->kids[0]->span);
+    n->type = VT_NONE;
+    return n;
+}
+
+/* consecutivemoves := 'consecutivemoves' {'quiet' | range} '(' name name ')' */
+static Node *parse_consecutivemoves(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Node *n = new_node(p, ND_CONSECUTIVEMOVES, tok_span(kw), 4);
+    for (;;) {
+        if (p->tok.kind == TK_QUIET && !(n->flags & NF_QUIET)) {
+            n->flags |= NF_QUIET;
+            advance(p);
+        } else if (!n->kids[2] && (n->kids[2] = parse_range_bound(p)) != NULL) {
+            n->kids[3] = parse_range_bound(p);
+        } else {
+            break;
+        }
+    }
+    Token open = expect(p, TK_LPAREN, "'(' and two position variables");
+    for (int i = 0; i < 2; i++) {
+        Token v = expect_name(p, "a position variable");
+        int32_t slot = sema_lookup_var(p->q, tok_text(p, v));
+        if (slot < 0 || sema_var(p->q, slot)->kind != VK_POSITION)
+            parse_fail(p, tok_span(v), "'consecutivemoves' needs position variables, and '%.*s' is not one",
+                       (int)v.len, p->src->text + v.start);
+        Node *var = new_node(p, ND_VAR, tok_span(v), 0);
+        var->slot = slot;
+        var->text = sema_var(p->q, slot)->name;
+        var->type = VT_POSITION;
+        n->kids[i] = var;
+    }
+    n->span = span_join(n->span, tok_span(p->tok));
+    expect_closing(p, TK_RPAREN, open);
+    n->type = VT_NUMBER;
+    return n;
+}
+
+/* sort := 'sort' ['min'] [string] F      (a string must follow 'min') */
+static Node *parse_sort(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Node *n = new_node(p, ND_SORT, tok_span(kw), 1);
+    if (accept(p, TK_MIN)) {
+        n->flags |= NF_MIN;
+        if (p->tok.kind != TK_STRING) fail_expected(p, "a documentation string after 'sort min'");
+    }
+    if (p->tok.kind == TK_STRING) {
+        n->text = decode_string(p, p->tok);
+        advance(p);
+    }
+    Node *value = prefix_operand(p, PREC_LOWEST, TM_NUMBER | TM_STRING, kw);
+    if (value->kind == ND_INT) parse_fail(p, value->span, "'sort' needs a filter to sort by, not a constant");
+    n->kids[0] = value;
+    n->span = span_join(n->span, value->span);
+    n->type = value->type;
+    return n;
+}
+
+/* }==== */
+
+/* {==== geometry ============================================================= */
+
+/* Direction mask of a direction keyword, 0 for other tokens. */
+static uint8_t direction_mask(TokKind k)
+{
+    enum {
+        N = 1 << DIR_N, S = 1 << DIR_S, E = 1 << DIR_E, W = 1 << DIR_W,
+        NE = 1 << DIR_NE, NW = 1 << DIR_NW, SE = 1 << DIR_SE, SW = 1 << DIR_SW
+    };
+    switch (k) {
+    case TK_UP: return N;
+    case TK_DOWN: return S;
+    case TK_LEFT: return W;
+    case TK_RIGHT: return E;
+    case TK_NORTHEAST: return NE;
+    case TK_NORTHWEST: return NW;
+    case TK_SOUTHEAST: return SE;
+    case TK_SOUTHWEST: return SW;
+    case TK_VERTICAL: return N | S;
+    case TK_HORIZONTAL: return E | W;
+    case TK_ORTHOGONAL: return N | S | E | W;
+    case TK_DIAGONAL: return NE | NW | SE | SW;
+    case TK_MAINDIAGONAL: return NE | SW;
+    case TK_OFFDIAGONAL: return NW | SE;
+    case TK_ANYDIRECTION: return 0xFF;
+    default: return 0;
+    }
+}
+
+/* direction := ('up' | 'down' | ... | 'anydirection') [int [int]] S */
+static Node *parse_direction(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Node *n = new_node(p, ND_DIRECTION, tok_span(kw), 1);
+    n->op = kw.kind;
+    n->dirs = direction_mask(kw.kind);
+    n->num = 1;
+    n->num2 = 7;
+    if (p->tok.kind == TK_INT) {
+        n->num = n->num2 = parse_count_literal(p, tok_ascii(kw.kind));
+        if (p->tok.kind == TK_INT) n->num2 = parse_count_literal(p, tok_ascii(kw.kind));
+        if (n->num2 < n->num) parse_fail(p, n->span, "the range of '%s' is empty", tok_ascii(kw.kind));
+    }
+    n->kids[0] = prefix_operand(p, PREC_DIR, TM_SET, kw);
+    n->span = span_join(n->span, n->kids[0]->span);
+    n->type = VT_SET;
+    return n;
+}
+
+int64_t parse_count_literal(Parser *p, const char *who)
+{
+    Token t = p->tok;
+    if (t.kind != TK_INT) {
+        char what[64];
+        snprintf(what, sizeof what, "a number after '%s'", who);
+        fail_expected(p, what);
+    }
+    return parse_int(p)->num;
+}
+
+static void require_kids(Parser *p, Node *n, TypeMask allowed, const char *role)
+{
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (n->kids[i]) parse_check(p, n->kids[i]->span, sema_require(p->a, n->kids[i], allowed, role));
+}
+
+/* ray := 'ray' {direction} '(' S S {S} ')'
+ * xray := 'xray' '(' S S {S} ')' */
+static Node *parse_ray(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Node *n = new_node(p, kw.kind == TK_RAY ? ND_RAY : ND_XRAY, tok_span(kw), 0);
+    while (kw.kind == TK_RAY && direction_mask(p->tok.kind)) {
+        uint8_t m = direction_mask(p->tok.kind);
+        if (n->dirs & m)
+            parse_fail(p, tok_span(p->tok), "direction %s repeats a direction already given to 'ray'",
+                       tok_describe(p->tok.kind));
+        n->dirs |= m;
+        advance(p);
+    }
+    if (kw.kind == TK_RAY && n->dirs == 0) n->dirs = 0xFF;
+    parse_argument_list(p, n, 2, UINT32_MAX, tok_ascii(kw.kind));
+    require_kids(p, n, TM_SET, kw.kind == TK_RAY ? "an argument of 'ray'" : "an argument of 'xray'");
+    n->type = VT_SET;
+    return n;
+}
+
+/* pin := 'pin' {('from' | 'through' | 'to') S}
+ * The value depends on the parameter written first (op). */
+static Node *parse_pin(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Node *n = new_node(p, ND_PIN, tok_span(kw), 3);
+    for (;;) {
+        Token t = p->tok;
+        int which = t.kind == TK_FROM ? 0 : t.kind == TK_THROUGH ? 1 : t.kind == TK_TO ? 2 : -1;
+        if (which < 0) break;
+        if (n->kids[which]) parse_fail(p, tok_span(t), "%s given twice in 'pin'", tok_describe(t.kind));
+        advance(p);
+        if (n->op == TK_EOF) n->op = t.kind;
+        Node *arg = prefix_operand(p, PREC_DIR, TM_SET, t);
+        n->kids[which] = arg;
+        n->span = span_join(n->span, arg->span);
+    }
+    n->type = VT_SET;
+    return n;
+}
+
+/* }==== */
+
+/* {==== functions of numbers and strings ===================================== */
+
+/* makesquare := 'makesquare' ('(' F F ')' | '(' F ')' | F) */
+static Node *parse_makesquare(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Node *n = new_node(p, ND_MAKESQUARE, tok_span(kw), 0);
+    if (p->tok.kind == TK_LPAREN) {
+        parse_argument_list(p, n, 1, 2, "makesquare");
+        require_kids(p, n, n->nkids == 2 ? TM_NUMBER : TM_STRING,
+                     n->nkids == 2 ? "a file or rank number of 'makesquare'" : "the square name of 'makesquare'");
+    } else {
+        ast_push(p->a, n, prefix_operand(p, PREC_RHS, TM_STRING, kw));
+        n->span = span_join(n->span, n->kids[0]->span);
+    }
+    n->type = VT_SET;
+    return n;
+}
+
+/* fixed := ('between' | 'lca' | 'distance' | 'ancestor' | 'descendant' |
+ *           'indexof' | 'writefile' | 'settag' | 'max' | 'min') '(' F ... ')' */
+static Node *parse_fixed_function(Parser *p)
+{
+    static const struct {
+        TokKind tok;
+        NodeKind kind;
+        uint32_t min, max;
+        TypeMask args;
+        ValueType result;
+    } table[] = {
+        {TK_BETWEEN, ND_BETWEEN, 2, 2, TM_SET, VT_SET},
+        {TK_LCA, ND_LCA, 2, 2, TM_POSITION, VT_POSITION},
+        {TK_DISTANCE, ND_DISTANCE, 2, 2, TM_POSITION, VT_NUMBER},
+        {TK_ANCESTOR, ND_ANCESTOR, 2, 2, TM_POSITION, VT_NONE},
+        {TK_DESCENDANT, ND_DESCENDANT, 2, 2, TM_POSITION, VT_NONE},
+        {TK_INDEXOF, ND_INDEXOF, 2, 2, TM_STRING, VT_NUMBER},
+        {TK_WRITEFILE, ND_WRITEFILE, 2, 2, TM_STRING, VT_NONE},
+        {TK_SETTAG, ND_SETTAG, 2, 2, TM_STRING, VT_NONE},
+        {TK_MAX, ND_MINMAX, 2, UINT32_MAX, TM_NUMBER, VT_NUMBER},
+        {TK_MIN, ND_MINMAX, 2, UINT32_MAX, TM_NUMBER, VT_NUMBER},
+    };
+    Token kw = p->tok;
+    size_t i = 0;
+    while (table[i].tok != kw.kind) i++;
+    advance(p);
+    Node *n = new_node(p, table[i].kind, tok_span(kw), 0);
+    if (table[i].kind == ND_MINMAX) n->op = kw.kind;
+    parse_argument_list(p, n, table[i].min, table[i].max, tok_ascii(kw.kind));
+    char role[64];
+    snprintf(role, sizeof role, "an argument of '%s'", tok_ascii(kw.kind));
+    require_kids(p, n, table[i].args, role);
+    n->type = table[i].result;
+    return n;
+}
+
+/* message-args := '(' F {F} ')' | F — shared by comment, message, str, move comment */
+Node *parse_message_args(Parser *p, Node *n)
+{
+    if (p->tok.kind == TK_LPAREN) return parse_argument_list(p, n, 1, UINT32_MAX, ast_kind_name(n->kind));
+    Token kw = p->prev;
+    Node *arg = prefix_operand(p, PREC_NOT, TM_ANY, kw);
+    ast_push(p->a, n, arg);
+    n->span = span_join(n->span, arg->span);
+    return n;
+}
+
+/* comment := 'comment' message-args
+ * message := 'message' ['quiet'] message-args
+ * str     := 'str' message-args */
+static Node *parse_comment_like(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    NodeKind kind = kw.kind == TK_COMMENT ? ND_COMMENT : kw.kind == TK_MESSAGE ? ND_MESSAGE : ND_STR;
+    Node *n = new_node(p, kind, tok_span(kw), 0);
+    if (kind == ND_MESSAGE && accept(p, TK_QUIET)) n->flags |= NF_QUIET;
+    parse_message_args(p, n);
+    n->type = kind == ND_STR ? VT_STRING : VT_NONE;
+    return n;
+}
+
+/* comment-symbol := '///' F {F}     (the arguments end with the line) */
+static Node *parse_comment_symbol(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Node *n = new_node(p, ND_COMMENT, tok_span(kw), 0);
+    n->flags |= NF_SYMBOL;
+    for (;;) {
+        bool same_line = memchr(p->src->text + kw.start, '\n', p->tok.start - kw.start) == NULL;
+        if (!same_line || !starts_filter(&p->tok)) break;
+        Node *arg = parse_expr(p, PREC_NOT);
+        ast_push(p->a, n, arg);
+        n->span = span_join(n->span, arg->span);
+    }
+    if (n->nkids == 0) fail_expected(p, "something to comment after '///' on the same line");
+    n->type = VT_NONE;
+    return n;
+}
+
+/* }==== */
+
+/* {==== game facts =========================================================== */
+
+/* Checks the board part of `fen "..."` (CQL 6.2 rejects malformed boards when
+ * compiling; the other fields are not checked). Returns an error or NULL. */
+static const char *check_fen_board(const char *fen)
+{
+    int ranks = 0, squares = 0;
+    for (const char *c = fen;; c++) {
+        if (*c == '/' || *c == ' ' || *c == '\0') {
+            if (squares != 8) return squares == 0 ? "an empty rank" : "a rank without exactly 8 squares";
+            ranks++;
+            squares = 0;
+            if (*c != '/') break;
+        } else if (*c >= '1' && *c <= '8') {
+            squares += *c - '0';
+        } else if (strchr("KQRBNPkqrbnpAa._", *c)) {
+            squares++;
+        } else {
+            return "a character that is not a piece, a digit 1-8 or '/'";
+        }
+    }
+    return ranks < 8 ? "fewer than 8 ranks" : NULL;
+}
+
+/* tag-string := ('player' ['white' | 'black'] | 'event' | 'site' | 'date' |
+ *                'eventdate' | 'eco' | 'fen' | 'hascomment' | 'originalcomment')
+ *               [string]
+ * With the string, a substring search (no value); without, the tag's text. */
+static Node *parse_game_string(Parser *p, NodeKind kind)
+{
+    Token kw = p->tok;
+    advance(p);
+    Node *n = new_node(p, kind, tok_span(kw), 1);
+    if (kind == ND_PLAYER) {
+        if (accept(p, TK_WHITE)) n->flags |= NF_WHITE;
+        else if (accept(p, TK_BLACK)) n->flags |= NF_BLACK;
+    }
+    n->type = VT_STRING;
+    if (p->tok.kind == TK_STRING) {
+        n->kids[0] = parse_string(p);
+        n->span = span_join(n->span, n->kids[0]->span);
+        n->type = VT_NONE;
+        if (kind == ND_FEN) {
+            const char *err = check_fen_board(n->kids[0]->text);
+            if (err) parse_fail(p, n->kids[0]->span, "invalid FEN board in 'fen': %s", err);
+        }
+    }
+    return n;
+}
+
+/* elo := 'elo' ['white' | 'black'] */
+static Node *parse_elo(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Node *n = new_node(p, ND_ELO, tok_span(kw), 0);
+    if (accept(p, TK_WHITE)) n->flags |= NF_WHITE;
+    else if (accept(p, TK_BLACK)) n->flags |= NF_BLACK;
+    n->type = VT_NUMBER;
+    return n;
+}
+
+/* result-text := string | '1-0' | '0-1' | '1/2-1/2'   (written without spaces) */
+static const char *parse_result_text(Parser *p, Token kw)
+{
+    static const char *const results[] = {"1-0", "0-1", "1/2-1/2", "*"};
+    Span span = tok_span(p->tok);
+    const char *text;
+    if (p->tok.kind == TK_STRING) {
+        text = decode_string(p, p->tok);
+        advance(p);
+    } else {
+        if (p->tok.kind != TK_INT && p->tok.kind != TK_STAR) {
+            char what[80];
+            snprintf(what, sizeof what, "a result (1-0, 0-1 or 1/2-1/2) after %s", tok_describe(kw.kind));
+            fail_expected(p, what);
+        }
+        advance(p);
+        while ((p->tok.kind == TK_INT || p->tok.kind == TK_MINUS || p->tok.kind == TK_SLASH) && glued(&p->tok)) {
+            span.end = p->tok.start + p->tok.len;
+            advance(p);
+        }
+        text = arena_strndup(p->a, p->src->text + span.start, span.end - span.start);
+    }
+    for (size_t i = 0; i < sizeof results / sizeof results[0]; i++)
+        if (strcmp(text, results[i]) == 0) return results[i];
+    parse_fail(p, span, "unknown result '%s' (write 1-0, 0-1 or 1/2-1/2)", text);
+}
+
+/* result := 'result' result-text */
+static Node *parse_result(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Span start = tok_span(kw);
+    const char *text = parse_result_text(p, kw);
+    Node *n = new_node(p, ND_RESULT, span_join(start, tok_span(p->prev)), 0);
+    n->text = text;
+    n->type = VT_NONE;
+    return n;
+}
+
+/* position := 'position' F        child := 'child' ['(' F ')'] */
+static Node *parse_position_or_child(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    if (kw.kind == TK_POSITION) {
+        Node *id = prefix_operand(p, PREC_PRIMARY, TM_NUMBER, kw);
+        Node *n = node1(p, ND_POSITION, span_join(tok_span(kw), id->span), id);
+        n->type = VT_POSITION;
+        return n;
+    }
+    Node *n = new_node(p, ND_CHILD, tok_span(kw), 1);
+    if (p->tok.kind == TK_LPAREN && glued(&p->tok)) {
+        Token open = p->tok;
+        advance(p);
+        n->kids[0] = prefix_operand(p, PREC_LOWEST, TM_NUMBER, open);
+        n->span = span_join(n->span, tok_span(p->tok));
+        expect_closing(p, TK_RPAREN, open);
+    }
+    n->type = VT_POSITION;
+    return n;
+}
+
+/* try := 'try' [F] */
+static Node *parse_try(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Node *n = new_node(p, ND_TRY, tok_span(kw), 1);
+    if (starts_filter(&p->tok)) {
+        n->kids[0] = parse_filter(p);
+        n->span = span_join(n->span, n->kids[0]->span);
+    }
+    n->type = n->kids[0] ? value_type(n->kids[0]->type) : VT_NONE;
+    return n;
+}
+
+/* hhdb := 'hhdb' name [string]      (Heijden database interface) */
+static Node *parse_hhdb(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Node *n = new_node(p, ND_HHDB, tok_span(kw), 0);
+    if (p->tok.kind != TK_IDENT && tok_class(p->tok.kind) != TC_KEYWORD) fail_expected(p, "a field after 'hhdb'");
+    Node *field = new_node(p, ND_STRING, tok_span(p->tok), 0);
+    field->text = tok_text(p, p->tok);
+    field->type = VT_STRING;
+    ast_push(p->a, n, field);
+    advance(p);
+    if (p->tok.kind == TK_STRING) ast_push(p->a, n, parse_string(p));
+    n->span = span_join(n->span, tok_span(p->prev));
+    n->type = VT_NONE;
+    return n;
+}
+
+/* }==== */
+
+/* {==== primary ============================================================== */
+
+/* primary := int | string | escape | designator | name-filter | piece-var |
+ *            universal | '(' F ')' | '{' F {F} '}' | '///' ... | keyword filter */
+static Node *parse_primary(Parser *p)
+{
+    Token t = p->tok;
+    switch (t.kind) {
+    case TK_INT: return parse_int(p);
+    case TK_STRING: return parse_string(p);
+    case TK_ESCAPE: return parse_escape(p);
+    case TK_DESIGNATOR: return parse_designator(p);
+    case TK_IDENT: return parse_identifier(p);
+    case TK_PIECEVAR: return parse_piece_variable(p);
+    case TK_FORALL: return parse_forall(p);
+    case TK_LPAREN: return parse_paren(p);
+    case TK_LBRACE: return parse_compound(p);
+    case TK_COMMENT_FILTER: return parse_comment_symbol(p);
+    case TK_QUANT: case TK_QUESTION:
+        parse_fail(p, tok_span(t), "repetition '%.*s' is allowed only in 'line' and 'path'", (int)t.len,
+                   p->src->text + t.start);
+    case TK_IF: return parse_if(p);
+    case TK_WHILE: return parse_while(p);
+    case TK_TRY: return parse_try(p);
+    case TK_FLIP: case TK_FLIPCOLOR: case TK_FLIPHORIZONTAL: case TK_FLIPVERTICAL: case TK_REVERSECOLOR:
+    case TK_ROTATE90: case TK_ROTATE45: case TK_SHIFT: case TK_SHIFTHORIZONTAL: case TK_SHIFTVERTICAL:
+        return parse_transform(p);
+    case TK_SQUARE: case TK_PIECE: return parse_square_or_piece(p);
+    case TK_FIND: return parse_find(p);
+    case TK_ECHO: return parse_echo(p);
+    case TK_CONSECUTIVEMOVES: return parse_consecutivemoves(p);
+    case TK_SORT: return parse_sort(p);
+    case TK_COMMENT: case TK_MESSAGE: case TK_STR: return parse_comment_like(p);
+    case TK_MAKESQUARE: return parse_makesquare(p);
+    case TK_BETWEEN: case TK_LCA: case TK_DISTANCE: case TK_ANCESTOR: case TK_DESCENDANT: case TK_INDEXOF:
+    case TK_WRITEFILE: case TK_SETTAG: case TK_MAX: case TK_MIN:
+        return parse_fixed_function(p);
+    case TK_RAY: case TK_XRAY: return parse_ray(p);
+    case TK_PIN: return parse_pin(p);
+    case TK_POSITION: case TK_CHILD: return parse_position_or_child(p);
+    case TK_LINE: return parse_line(p);
+    case TK_PATH: return parse_path(p);
+    case TK_MOVE: return parse_move(p);
+    case TK_PLAYER: return parse_game_string(p, ND_PLAYER);
+    case TK_EVENT: return parse_game_string(p, ND_EVENT);
+    case TK_SITE: return parse_game_string(p, ND_SITE);
+    case TK_DATE: return parse_game_string(p, ND_DATE);
+    case TK_EVENTDATE: return parse_game_string(p, ND_EVENTDATE);
+    case TK_ECO: return parse_game_string(p, ND_ECO);
+    case TK_FEN: return parse_game_string(p, ND_FEN);
+    case TK_HASCOMMENT: return parse_game_string(p, ND_HASCOMMENT);
+    case TK_ORIGINALCOMMENT: return parse_game_string(p, ND_ORIGINALCOMMENT);
+    case TK_ELO: return parse_elo(p);
+    case TK_RESULT: return parse_result(p);
+    case TK_HHDB: return parse_hhdb(p);
+    case TK_PERSISTENT: case TK_ATOMIC: return parse_qualified_assignment(p);
+    case TK_DICTIONARY: return parse_dictionary(p, false, t);
+    case TK_LOCAL:
+        advance(p);
+        return parse_dictionary(p, true, t);
+    case TK_UNBIND: return parse_unbind(p);
+    case TK_ISBOUND: return parse_isbound(p, ND_ISBOUND);
+    case TK_ISUNBOUND: return parse_isbound(p, ND_ISUNBOUND);
+    case TK_FUNCTION: return parse_function_def(p);
+    case TK_DIHEDRAL: case TK_FLIPDIHEDRAL: case TK_TRANSFORM: case TK_CURPOS:
+        parse_fail(p, tok_span(t), "%s is reserved by CQL and is not a filter", tok_describe(t.kind));
+    default:
+        break;
+    }
+    if (direction_mask(t.kind)) return parse_direction(p);
+    const KeywordFilter *kf = keyword_filter(t.kind);
+    if (kf) return parse_keyword_filter(p, kf);
+    if (tok_class(t.kind) == TC_KEYWORD && keyword_is_parameter(t.kind))
+        parse_fail(p, tok_span(t), "%s is not a filter here", tok_describe(t.kind));
+    fail_expected(p, "a filter");
+}
+
+/* }==== */
+
+/* {==== header and body ====================================================== */
+
+/* A file name in the header: a string, or the raw text up to white space or ')'. */
+static const char *parse_file_name(Parser *p, const char *param)
+{
+    if (p->tok.kind == TK_STRING) {
+        const char *name = decode_string(p, p->tok);
+        advance(p);
+        return name;
+    }
+    uint32_t start = p->tok.start, end = start;
+    const char *s = p->src->text;
+    while (end < p->lex.end && s[end] != ')' && s[end] != ' ' && s[end] != '\t' && s[end] != '\n' && s[end] != '\r')
+        end++;
+    if (end == start || p->tok.kind == TK_EOF) {
+        char what[64];
+        snprintf(what, sizeof what, "a file name after '%s'", param);
+        fail_expected(p, what);
+    }
+    const char *name = arena_strndup(p->a, s + start, end - start);
+    reseek(p, end);
+    return name;
+}
+
+static void parse_header_range(Parser *p, int64_t *lo, int64_t *hi, const char *param)
+{
+    *lo = parse_count_literal(p, param);
+    *hi = p->tok.kind == TK_INT ? parse_count_literal(p, param) : (strcmp(param, "gamenumber") == 0 ? *lo : INT64_MAX);
+    if (*hi < *lo) parse_fail(p, tok_span(p->prev), "the range of '%s' is empty", param);
+}
+
+static bool header_word(Parser *p, const char *word)
+{
+    return p->tok.kind == TK_IDENT && p->tok.len == strlen(word) &&
+           memcmp(p->src->text + p->tok.start, word, p->tok.len) == 0;
+}
+
+/* header := 'cql' '(' {param} ')'
+ * param  := 'input' file | 'output' file | 'matchcount' int [int] |
+ *           'sort' 'matchcount' int [int] | 'gamenumber' int [int] |
+ *           'result' result-text | 'silent' | 'quiet' | 'variations' |
+ *           'matchstring' string */
+static void parse_header(Parser *p)
+{
+    QueryHeader *h = &p->q->header;
+    if (!header_word(p, "cql")) fail_expected(p, "'cql(' at the start of the query");
+    Token start = p->tok;
+    advance(p);
+    Token open = expect(p, TK_LPAREN, "'(' after 'cql'");
+    while (p->tok.kind != TK_RPAREN) {
+        Token t = p->tok;
+        unsigned flag;
+        if (header_word(p, "input") || header_word(p, "output")) {
+            bool input = header_word(p, "input");
+            flag = input ? QH_INPUT : QH_OUTPUT;
+            if (h->present & flag) parse_fail(p, tok_span(t), "'%s' given twice in the header", input ? "input" : "output");
+            advance(p);
+            *(input ? &h->input : &h->output) = parse_file_name(p, input ? "input" : "output");
+        } else if (header_word(p, "matchcount") || (t.kind == TK_SORT && peek(p, 1)->kind == TK_IDENT)) {
+            flag = t.kind == TK_SORT ? QH_SORT_MATCHCOUNT : QH_MATCHCOUNT;
+            if (h->present & (QH_MATCHCOUNT | QH_SORT_MATCHCOUNT))
+                parse_fail(p, tok_span(t), "'matchcount' given twice in the header");
+            if (t.kind == TK_SORT) {
+                advance(p);
+                if (!header_word(p, "matchcount")) fail_expected(p, "'matchcount' after 'sort'");
+            }
+            advance(p);
+            parse_header_range(p, &h->matchcount_min, &h->matchcount_max, "matchcount");
+        } else if (t.kind == TK_GAMENUMBER) {
+            flag = QH_GAMENUMBER;
+            if (h->present & flag) parse_fail(p, tok_span(t), "'gamenumber' given twice in the header");
+            advance(p);
+            parse_header_range(p, &h->gamenumber_min, &h->gamenumber_max, "gamenumber");
+        } else if (t.kind == TK_RESULT) {
+            flag = QH_RESULT;
+            advance(p);
+            h->result = parse_result_text(p, t);
+        } else if (header_word(p, "matchstring")) {
+            flag = QH_MATCHSTRING;
+            advance(p);
+            if (p->tok.kind != TK_STRING) fail_expected(p, "a string after 'matchstring'");
+            h->matchstring = decode_string(p, p->tok);
+            advance(p);
+        } else if (header_word(p, "silent")) {
+            flag = QH_SILENT;
+            advance(p);
+        } else if (t.kind == TK_QUIET) {
+            flag = QH_QUIET;
+            advance(p);
+        } else if (header_word(p, "variations")) {
+            flag = QH_VARIATIONS;
+            advance(p);
+        } else if (t.kind == TK_EOF) {
+            expect_closing(p, TK_RPAREN, open);
+            return;
+        } else {
+            parse_fail(p, tok_span(t), "unknown parameter '%.*s' in the cql header", (int)t.len, p->src->text + t.start);
+        }
+        h->present |= flag;
+    }
+    h->span = span_join(tok_span(start), tok_span(p->tok));
+    advance(p);
+}
+
+/* body := {F} — the filters of the query, all of which must match */
+static Node *parse_body(Parser *p, bool body_only)
+{
+    Node *body = new_node(p, ND_COMPOUND, tok_span(p->tok), 0);
+    body->flags |= NF_IMPLICIT;
+    while (p->tok.kind != TK_EOF) ast_push(p->a, body, parse_filter(p));
+    if (body->nkids == 0) {
+        if (body_only) parse_fail(p, tok_span(p->tok), "the query is empty: expected a filter");
+        body->type = VT_NONE;
+        return body;
+    }
+    body->span = span_join(body->kids[0]->span, body->kids[body->nkids - 1]->span);
+    body->type = body->kids[body->nkids - 1]->type;
+    return body;
+}
+
+bool parse_query(Query *q, bool body_only, DiagSink *diag)
+{
+    Parser *p = xcalloc(1, sizeof *p);
+    p->q = q;
+    p->a = &q->arena;
+    p->src = &q->src;
+    p->diag = diag;
+    volatile bool ok = false;
+    if (setjmp(p->fail) == 0) {
+        lex_init(&p->lex, q->src.text, 0, (uint32_t)q->src.len);
+        advance(p);
+        if (!body_only) parse_header(p);
+        q->body = parse_body(p, body_only);
+        ok = true;
+    }
+    free(p);
+    return ok;
+}
+
+/* }==== */
