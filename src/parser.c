@@ -218,7 +218,7 @@ static bool keyword_is_parameter(TokKind k)
     case TK_FIRSTMATCH: case TK_LASTPOSITION: case TK_SINGLECOLOR: case TK_NESTBAN:
     case TK_KEEPALLBEST: case TK_VERBOSE: case TK_PIECEPATH: case TK_TITLE: case TK_FOCUS:
     case TK_PREVIOUS: case TK_NULL: case TK_CAPTURE: case TK_PROMOTE: case TK_DIHEDRAL:
-    case TK_FLIPDIHEDRAL: case TK_TRANSFORM: case TK_CURPOS:
+    case TK_FLIPDIHEDRAL: case TK_TRANSFORM:
         return true;
     default:
         return false;
@@ -433,8 +433,19 @@ static Node *parse_keyword_filter(Parser *p, const KeywordFilter *kf)
     return n;
 }
 
-/* unary := '-' F | '~' S | '#' F | dash | legal-moves | primary */
+static Node *parse_unary_operand(Parser *p);
+
+/* unary := '-' F | '~' S | '#' F | dash | legal-moves | primary
+ * The span of the result covers every token it consumed. */
 static Node *parse_unary(Parser *p)
+{
+    Token first = p->tok;
+    Node *n = parse_unary_operand(p);
+    n->span = span_join(n->span, (Span){first.start, p->prev.start + p->prev.len});
+    return n;
+}
+
+static Node *parse_unary_operand(Parser *p)
 {
     Token t = p->tok;
     switch (t.kind) {
@@ -852,7 +863,8 @@ static Node *parse_iteration(Parser *p, bool universal, Token start)
     uint32_t skip = piece ? (p->src->text[v.start] == '[' ? 4 : 3) : 0;
     char *name = arena_strndup(p->a, p->src->text + v.start + skip, v.len - skip);
     advance(p);
-    Token elem = expect(p, TK_ELEMENT, "'[element]' (or '∊') after the iteration variable");
+    expect(p, TK_ELEMENT, "'[element]' (or '∊') after the iteration variable");
+    if (!starts_filter(&p->tok)) fail_expected(p, "the set to iterate over after '[element]'");
     Node *domain = parse_expr(p, PREC_UNION);
     VarKind kind = piece ? VK_PIECE : VK_SET;
     if (domain->type == VT_DICTIONARY && !piece) {
@@ -869,7 +881,6 @@ static Node *parse_iteration(Parser *p, bool universal, Token start)
     n->slot = slot;
     n->text = name;
     n->flags = (universal ? NF_ALL : 0) | (piece ? NF_PIECE : 0);
-    (void)elem;
     n->type = universal ? VT_NONE : VT_SET;
     return n;
 }
@@ -1718,7 +1729,13 @@ static Node *parse_primary(Parser *p)
     case TK_ISBOUND: return parse_isbound(p, ND_ISBOUND);
     case TK_ISUNBOUND: return parse_isbound(p, ND_ISUNBOUND);
     case TK_FUNCTION: return parse_function_def(p);
-    case TK_DIHEDRAL: case TK_FLIPDIHEDRAL: case TK_TRANSFORM: case TK_CURPOS:
+    case TK_CURPOS: {   /* an old spelling of currentposition */
+        advance(p);
+        Node *n = new_node(p, ND_CURRENTPOSITION, tok_span(t), 0);
+        n->type = VT_POSITION;
+        return n;
+    }
+    case TK_DIHEDRAL: case TK_FLIPDIHEDRAL: case TK_TRANSFORM:
         parse_fail(p, tok_span(t), "%s is reserved by CQL and is not a filter", tok_describe(t.kind));
     default:
         break;
@@ -1853,6 +1870,14 @@ static Node *parse_body(Parser *p, bool body_only)
     return body;
 }
 
+/* isbound / isunbound may name a variable first assigned further down. */
+static void resolve_late_names(Query *q, Node *n)
+{
+    if (!n) return;
+    if ((n->kind == ND_ISBOUND || n->kind == ND_ISUNBOUND) && n->slot < 0) n->slot = sema_lookup_var(q, n->text);
+    for (uint32_t i = 0; i < n->nkids; i++) resolve_late_names(q, n->kids[i]);
+}
+
 bool parse_query(Query *q, bool body_only, DiagSink *diag)
 {
     Parser *p = xcalloc(1, sizeof *p);
@@ -1866,6 +1891,7 @@ bool parse_query(Query *q, bool body_only, DiagSink *diag)
         advance(p);
         if (!body_only) parse_header(p);
         q->body = parse_body(p, body_only);
+        resolve_late_names(q, q->body);
         ok = true;
     }
     free(p);

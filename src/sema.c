@@ -251,8 +251,10 @@ static const char *assign_plain(Query *q, const char *name, TokKind op, uint64_t
     Arena *a = &q->arena;
     bool piece = flags & NF_PIECE, persistent = flags & NF_PERSISTENT;
     int32_t s = sema_lookup_var(q, name);
-    if (vt == VT_NONE || vt == VT_DICTIONARY)
-        return msg(a, "'%s %s' needs a filter with a value, not %s", name, op_spelling(op), sema_type_phrase(vt));
+    if (vt == VT_NONE)
+        return msg(a, "cannot assign to '%s': the filter after '%s' has no value, it only matches or not", name,
+                   op_spelling(op));
+    if (vt == VT_DICTIONARY) return msg(a, "cannot assign a whole dictionary to '%s'", name);
     VarKind kind = piece ? VK_PIECE : sema_kind_for_type(vt);
     if ((piece || op == TK_ASSIGN_IF) && !type_is_set(vt))
         return msg(a, "'%s%s %s' needs a set, not %s", piece ? "piece " : "", name, op_spelling(op),

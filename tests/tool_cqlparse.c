@@ -142,13 +142,18 @@ static void discard(void *ctx, DiagSeverity sev, const char *text)
     (void)text;
 }
 
-static Query *compile_text(const char *text, size_t len, bool body_only, bool quiet)
+static Query *compile_named(const char *name, const char *text, size_t len, bool body_only, bool quiet)
 {
     DiagSink diag;
     diag_sink_init(&diag, quiet ? discard : NULL, NULL);
-    SourceText src = {body_only ? "-cql" : "query.cql", text, len};
+    SourceText src = {name, text, len};
     CompileOptions opt = {body_only};
     return query_compile(&src, &opt, &diag);
+}
+
+static Query *compile_text(const char *text, size_t len, bool body_only, bool quiet)
+{
+    return compile_named(body_only ? "-cql" : "query.cql", text, len, body_only, quiet);
 }
 
 /* }==== */
@@ -166,7 +171,7 @@ static int run_single(const char *mode, int argc, char **argv)
     size_t len;
     char *text = body_only ? xstrdup(argv[1]) : read_file(argv[0], &len);
     if (body_only) len = strlen(text);
-    Query *q = compile_text(text, len, body_only, false);
+    Query *q = compile_named(body_only ? "-cql" : argv[0], text, len, body_only, false);
     free(text);
     if (!q) return 1;
     StrBuf out = SB_INIT;
