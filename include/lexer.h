@@ -100,6 +100,9 @@ typedef struct DesigScan {
  * NULL. The token boundary rule for ASCII words is applied by the lexer. */
 uint32_t lex_scan_designator(const char *text, uint32_t pos, uint32_t end, DesigScan *out);
 
+/* Offset of the variable name in a TK_PIECEVAR token ([Aa]x, ◭x). */
+uint32_t lex_piecevar_name(const char *text, Token t);
+
 /* True for the bytes that make identifiers: A-Z a-z 0-9 _ $ */
 bool lex_is_ident_char(unsigned char c);
 

@@ -90,9 +90,11 @@ const char *sema_assign(Query *q, const char *name, TokKind op, uint64_t flags,
  * it with `kind` or checks that an existing variable has that kind. */
 const char *sema_bind(Query *q, const char *name, VarKind kind, Span span, int32_t *slot);
 
-/* Dictionary stores and lookups: key and value types fixed by the first store. */
+/* Dictionary stores (op: '=' or a compound assignment such as '+=', which
+ * needs the entry type known) and lookups; key and value types are fixed by
+ * the first store. */
 const char *sema_dict_key(Query *q, int32_t slot, const Node *key, bool storing);
-const char *sema_dict_store(Query *q, int32_t slot, const Node *value);
+const char *sema_dict_store(Query *q, int32_t slot, TokKind op, const Node *value);
 
 /* }---- */
 

@@ -353,14 +353,16 @@ static uint32_t piece_part_length(const char *s, uint32_t len)
     return i;
 }
 
-static void write_designator(StrBuf *out, const char *s, Token t, bool unicode)
+/* Writes the designator token t; returns true when it ends with its piece
+ * part (a designator glued after it would join it: ♖♚ is one designator). */
+static bool write_designator(StrBuf *out, const char *s, Token t, bool unicode)
 {
     DesigScan d;
     lex_scan_designator(s, t.start, t.start + t.len, &d);
     const char *text = s + t.start;
     if (d.all_squares_symbol) {
         sb_append(out, unicode ? "\xE2\x96\xA6" : ".");
-        return;
+        return false;
     }
     uint32_t piece_len = d.has_piece_part ? piece_part_length(text, t.len) : 0;
     if (d.has_piece_part) {
@@ -368,6 +370,7 @@ static void write_designator(StrBuf *out, const char *s, Token t, bool unicode)
         else append_piece_ascii(out, d.pieces);
     }
     sb_append_n(out, text + piece_len, t.len - piece_len);
+    return d.has_piece_part && !d.has_square_part;
 }
 
 static bool ends_with_ident(const StrBuf *out)
@@ -384,18 +387,21 @@ void ast_write_source(const Query *q, bool unicode, StrBuf *out)
     lex_init(&lx, s, start, (uint32_t)q->src.len);
     uint32_t prev_end = start;
     TokKind prev_kind = TK_EOF;
+    bool prev_ends_in_pieces = false;
     for (;;) {
         Token t = lex_next(&lx);
         sb_append_n(out, s + prev_end, t.start - prev_end);
         if (t.kind == TK_EOF) break;
         StrBuf tok = SB_INIT;
         const char *spelling = unicode ? tok_unicode(t.kind) : tok_ascii(t.kind);
+        bool ends_in_pieces = false, starts_with_pieces = false;
         if (t.kind == TK_DESIGNATOR) {
-            write_designator(&tok, s, t, unicode);
+            ends_in_pieces = write_designator(&tok, s, t, unicode);
+            starts_with_pieces = (unsigned char)tok.data[0] >= 0x80 && memcmp(tok.data, "\xE2\x96\xA6", 3) != 0;
         } else if (t.kind == TK_PIECEVAR) {
-            uint32_t skip = s[t.start] == '[' ? 4 : 3;
+            uint32_t name_at = lex_piecevar_name(s, t);
             sb_append(&tok, unicode ? "\xE2\x97\xAD" : "[Aa]");
-            sb_append_n(&tok, s + t.start + skip, t.len - skip);
+            sb_append_n(&tok, s + name_at, t.start + t.len - name_at);
         } else if (tok_class(t.kind) != TC_SPECIAL && tok_unicode(t.kind) && spelling) {
             sb_append(&tok, spelling);
         } else {
@@ -406,6 +412,7 @@ void ast_write_source(const Query *q, bool unicode, StrBuf *out)
         if (touching && ends_with_ident(out) && lex_is_ident_char((unsigned char)tok.data[0])) sb_putc(out, ' ');
         if (touching && !unicode && tok.data[0] == '[' && t.kind != TK_TAKE && prev_kind == TK_DESIGNATOR)
             sb_putc(out, ' ');
+        if (touching && unicode && prev_ends_in_pieces && starts_with_pieces) sb_putc(out, ' ');
         /* `<` `――` `>` must not become the arrows `<--` `-->` */
         if (touching && !unicode && tok.data[0] == '-' && out->len && out->data[out->len - 1] == '<') sb_putc(out, ' ');
         if (!unicode && (t.kind == TK_DASH || t.kind == TK_BACKARROW) && t.start + t.len < q->src.len &&
@@ -415,6 +422,7 @@ void ast_write_source(const Query *q, bool unicode, StrBuf *out)
         sb_free(&tok);
         prev_end = t.start + t.len;
         prev_kind = t.kind;
+        prev_ends_in_pieces = ends_in_pieces;
     }
 }
 

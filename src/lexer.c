@@ -324,6 +324,13 @@ static uint32_t scan_designator(const char *s, uint32_t pos, uint32_t end, Desig
     return i;
 }
 
+uint32_t lex_piecevar_name(const char *text, Token t)
+{
+    DesigScan d;
+    bool bad;
+    return scan_designator(text, t.start, t.start + t.len, &d, &bad);
+}
+
 uint32_t lex_scan_designator(const char *text, uint32_t pos, uint32_t end, DesigScan *out)
 {
     DesigScan local;

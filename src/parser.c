@@ -751,20 +751,28 @@ static Node *parse_dict_entry(Parser *p, int32_t slot, Span start)
     Span whole = span_join(start, tok_span(p->tok));
     expect_closing(p, TK_RBRACKET, open);
     close_brackets(p, saved);
-    bool storing = p->tok.kind == TK_ASSIGN;
-    parse_check(p, key->span, sema_dict_key(p->q, slot, key, storing));
+    TokKind op = p->tok.kind;
+    bool storing = is_assign_op(op) && op != TK_ASSIGN_IF;
+    parse_check(p, key->span, sema_dict_key(p->q, slot, key, op == TK_ASSIGN));
     if (!storing) {
         Node *n = node1(p, ND_DICT_INDEX, whole, key);
         n->slot = slot;
         n->type = sema_var(p->q, slot)->value_type;
         return n;
     }
+    Token op_tok = p->tok;
     advance(p);
+    if (!starts_filter(&p->tok)) {
+        char what[64];
+        snprintf(what, sizeof what, "a filter after %s", tok_describe(op));
+        fail_expected(p, what);
+    }
     Node *value = parse_expr(p, PREC_RHS);
-    parse_check(p, value->span, sema_dict_store(p->q, slot, value));
+    parse_check(p, span_join(tok_span(op_tok), value->span), sema_dict_store(p->q, slot, op, value));
     Node *n = node2(p, ND_DICT_ASSIGN, key, value);
     n->span = span_join(start, value->span);
     n->slot = slot;
+    n->op = op;
     n->type = VT_NONE;
     return n;
 }
@@ -860,8 +868,8 @@ static Node *parse_iteration(Parser *p, bool universal, Token start)
 {
     Token v = p->tok;
     bool piece = v.kind == TK_PIECEVAR;
-    uint32_t skip = piece ? (p->src->text[v.start] == '[' ? 4 : 3) : 0;
-    char *name = arena_strndup(p->a, p->src->text + v.start + skip, v.len - skip);
+    uint32_t name_at = piece ? lex_piecevar_name(p->src->text, v) : v.start;
+    char *name = arena_strndup(p->a, p->src->text + name_at, v.start + v.len - name_at);
     advance(p);
     expect(p, TK_ELEMENT, "'[element]' (or '∊') after the iteration variable");
     if (!starts_filter(&p->tok)) fail_expected(p, "the set to iterate over after '[element]'");
@@ -1143,8 +1151,8 @@ static Node *parse_piece_variable(Parser *p)
     const Token *next = peek(p, 1);
     if (next->kind == TK_ELEMENT) return parse_iteration(p, false, t);
     if (next->kind == TK_ASSIGN || next->kind == TK_ASSIGN_IF) {
-        uint32_t skip = p->src->text[t.start] == '[' ? 4 : 3;
-        char *name = arena_strndup(p->a, p->src->text + t.start + skip, t.len - skip);
+        uint32_t name_at = lex_piecevar_name(p->src->text, t);
+        char *name = arena_strndup(p->a, p->src->text + name_at, t.start + t.len - name_at);
         advance(p);
         return parse_assignment(p, name, NF_PIECE, tok_span(t));
     }

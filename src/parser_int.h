@@ -36,11 +36,11 @@ typedef enum Prec {
     PREC_REL,       /* == != < <= > >= ≺ ≻ ≼ ≽ (right-associative) */
     PREC_RHS,       /* right sides of assignments; abs sqrt makesquare position */
     PREC_DASH,      /* F--G with F written right before the dash */
-    PREC_ADD,       /* binary + -; int, ascii, readfile, tag operands */
+    PREC_ADD,       /* binary + - */
     PREC_CASE,      /* lowercase uppercase */
     PREC_MUL,       /* * / % */
     PREC_UNARY,     /* unary - */
-    PREC_SETFN,     /* # rank file power type colortype pieceid piecename typename */
+    PREC_SETFN,     /* # int ascii rank file power type ... operands (tighter than +) */
     PREC_UNION,     /* | */
     PREC_INTER,     /* & */
     PREC_COMPL,     /* ~ */

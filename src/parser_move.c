@@ -274,14 +274,13 @@ static void decode_quantifier(Parser *p, Token t, int64_t *lo, int64_t *hi, bool
 }
 
 /* repetition := {'{m,n}'} ['+'] ['*'] ['?']   (in this order) */
-static Node *parse_repetitions(Parser *p, Node *atom, bool allowed)
+static Node *parse_repetitions(Parser *p, Node *atom)
 {
     int last = -1;
     for (;;) {
         Token t = p->tok;
         int order = t.kind == TK_QUANT ? 0 : t.kind == TK_PLUS ? 1 : t.kind == TK_STAR ? 2 : t.kind == TK_QUESTION ? 3 : -1;
         if (order < 0) return atom;
-        if (!allowed) parse_fail(p, tok_span(t), "nothing to repeat: in a path, a repetition follows a move");
         if (order <= last)
             parse_fail(p, tok_span(t), "repetition '%.*s' cannot follow '%.*s'", (int)t.len, p->src->text + t.start,
                        (int)p->prev.len, p->src->text + p->prev.start);
@@ -354,7 +353,7 @@ static Node *parse_line_constituent(Parser *p, TokKind dir)
         if (atom->type == VT_NUMBER && atom->kind != ND_RELATION && atom->kind != ND_COMPOUND)
             parse_fail(p, atom->span, "a constituent of 'line' cannot be a number");
     }
-    return parse_repetitions(p, atom, true);
+    return parse_repetitions(p, atom);
 }
 
 /* line := 'line' {line-param} arrow line-seq
@@ -407,41 +406,57 @@ Node *parse_line(Parser *p)
     return n;
 }
 
-static Node *parse_path_element(Parser *p, bool *have_step);
+static Node *parse_path_atom(Parser *p);
 
-/* path-seq := element {element}    (up to ')' or the end) */
+static bool is_step(const Node *n)
+{
+    return n->kind == ND_DASH || n->kind == ND_GROUP;
+}
+
+/* path-seq := element {element}    (up to ')' or the end)
+ * element  := atom {repetition}
+ * A repetition repeats a move (or group) together with the filters written
+ * after it: `-- k +` repeats "a move, then k" (an implicit group). */
 static void parse_path_sequence(Parser *p, Node *parent)
 {
-    bool have_step = false;
+    int64_t last_step = -1;   /* index in parent->kids of the last move or group */
     do {
-        ast_push(p->a, parent, parse_path_element(p, &have_step));
+        Node *atom = parse_path_atom(p);
+        TokKind k = p->tok.kind;
+        bool repeated = k == TK_QUANT || k == TK_PLUS || k == TK_STAR || k == TK_QUESTION;
+        if (repeated && !is_step(atom)) {
+            if (last_step < 0)
+                parse_fail(p, tok_span(p->tok), "nothing to repeat: in a path, a repetition follows a move");
+            Node *group = new_node(p, ND_GROUP, span_join(parent->kids[last_step]->span, atom->span), 0);
+            group->flags |= NF_IMPLICIT;
+            for (uint32_t i = (uint32_t)last_step; i < parent->nkids; i++) ast_push(p->a, group, parent->kids[i]);
+            ast_push(p->a, group, atom);
+            parent->nkids = (uint32_t)last_step;
+            atom = group;
+        }
+        if (repeated) atom = parse_repetitions(p, atom);
+        if (is_step(atom) || atom->kind == ND_REPEAT) last_step = parent->nkids;
+        ast_push(p->a, parent, atom);
     } while (!closes_sequence(p->tok.kind));
 }
 
-/* element := ('(' path-seq ')' | F) {repetition}
- * A repetition needs a move (or a group) before it in its sequence. */
-static Node *parse_path_element(Parser *p, bool *have_step)
+/* atom := '(' path-seq ')' | F   — a move in a path takes no target */
+static Node *parse_path_atom(Parser *p)
 {
-    Node *atom;
     if (p->tok.kind == TK_LPAREN) {
         Token open = p->tok;
         advance(p);
-        atom = new_node(p, ND_GROUP, tok_span(open), 0);
-        parse_path_sequence(p, atom);
-        atom->span = span_join(atom->span, tok_span(p->tok));
+        Node *group = new_node(p, ND_GROUP, tok_span(open), 0);
+        parse_path_sequence(p, group);
+        group->span = span_join(group->span, tok_span(p->tok));
         expect_closing(p, TK_RPAREN, open);
-        atom->type = VT_NONE;
-        *have_step = true;
-    } else {
-        atom = parse_regex_filter(p, "'path'");
-        if (atom->kind == ND_DASH) {
-            if (atom->kids[3])
-                parse_fail(p, atom->kids[3]->span, "a move in a path cannot have a target '(...)': "
-                                                   "write the filters after the move");
-            *have_step = true;
-        }
+        group->type = VT_NONE;
+        return group;
     }
-    return parse_repetitions(p, atom, *have_step);
+    Node *atom = parse_regex_filter(p, "'path'");
+    if (atom->kind == ND_DASH && atom->kids[3])
+        parse_fail(p, atom->kids[3]->span, "a move in a path cannot have a target '(...)': write the filters after the move");
+    return atom;
 }
 
 /* path := ('path' | '⊢') {path-param} path-seq

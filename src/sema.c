@@ -351,10 +351,19 @@ const char *sema_dict_key(Query *q, int32_t slot, const Node *key, bool storing)
     return NULL;
 }
 
-const char *sema_dict_store(Query *q, int32_t slot, const Node *value)
+const char *sema_dict_store(Query *q, int32_t slot, TokKind op, const Node *value)
 {
     Variable *v = sema_var(q, slot);
     ValueType t = plain(value->type);
+    if (op != TK_ASSIGN) {
+        if (v->value_type == VT_NONE)
+            return msg(&q->arena, "'%s' needs an entry of dictionary '%s' stored with '=' first", op_spelling(op),
+                       v->name);
+        if (t != v->value_type || (t != VT_NUMBER && !(op == TK_PLUS_ASSIGN && t == VT_STRING)))
+            return msg(&q->arena, "'%s' on an entry of dictionary '%s' needs %s, not %s", op_spelling(op), v->name,
+                       v->value_type == VT_STRING ? "a string" : "a number", sema_type_phrase(t));
+        return NULL;
+    }
     if (!dict_type_ok(v, t))
         return msg(&q->arena, "dictionary '%s' can hold strings, numbers or sets%s, not %s", v->name,
                    v->local ? " or positions" : "", sema_type_phrase(t));
