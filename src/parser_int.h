@@ -1,6 +1,6 @@
 /*
- * src/parser_int.h — private to the parser (parser.c, parser_move.c). This
- * file is not part of any interface.
+ * src/parser_int.h — private to the parser (parser.c, parser_filters.c,
+ * parser_move.c). This file is not part of any interface.
  *
  * The Parser reads tokens on demand from a Lexer with a few tokens of
  * lookahead, builds nodes in the query arena, asks sema for their types,
@@ -93,7 +93,12 @@ void advance(Parser *p);
 bool accept(Parser *p, TokKind k);
 Token expect(Parser *p, TokKind k, const char *what);
 void expect_closing(Parser *p, TokKind close, Token open);
-noreturn void fail_expected(Parser *p, const char *what);
+noreturn void fail_expected(Parser *p, const char *fmt, ...)   /* "expected <fmt>, found ..." */
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void expect_filter(Parser *p, TokKind after);   /* fails unless a filter can begin here */
 char *tok_text(Parser *p, Token t);         /* a copy of the token's text */
 bool glued(const Token *t);                 /* no white space before t */
 
@@ -109,6 +114,18 @@ Nesting open_brackets(Parser *p);
 void close_brackets(Parser *p, Nesting saved);
 
 Node *new_node(Parser *p, NodeKind k, Span span, uint32_t nkids);
+Node *node1(Parser *p, NodeKind k, Span span, Node *kid);
+Node *node2(Parser *p, NodeKind k, Node *a, Node *b);
+/* Parses the operand of a prefix keyword kw at prec and checks its type. */
+Node *prefix_operand(Parser *p, Prec prec, TypeMask allowed, Token kw);
+Node *parse_int(Parser *p);
+Node *parse_string(Parser *p);
+char *decode_string(Parser *p, Token t);
+bool is_assign_op(TokKind k);
+/* name op F; the current token is the operator */
+Node *parse_assignment(Parser *p, const char *name, uint64_t flags, Span start);
+/* name ∊ S F; the current token is the name, `start` the first token */
+Node *parse_iteration(Parser *p, bool universal, Token start);
 Node *parse_expr(Parser *p, Prec min);
 Node *parse_filter(Parser *p);              /* parse_expr(PREC_LOWEST) */
 bool starts_filter(const Token *t);
@@ -116,6 +133,13 @@ Node *parse_braced_members(Parser *p, NodeKind kind, TokKind close, Token open);
 Node *parse_argument_list(Parser *p, Node *parent, uint32_t min, uint32_t max, const char *who);
 Node *parse_message_args(Parser *p, Node *n);
 int64_t parse_count_literal(Parser *p, const char *who);
+
+/* parser_filters.c */
+Node *parse_keyword(Parser *p);             /* any filter that begins with a keyword */
+Node *parse_forall(Parser *p);
+Node *parse_piece_variable(Parser *p);
+Node *parse_comment_symbol(Parser *p);
+const char *parse_result_text(Parser *p, Token kw);
 
 /* parser_move.c */
 Node *parse_dash(Parser *p, Node *from);

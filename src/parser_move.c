@@ -23,6 +23,28 @@ static bool is_dash(TokKind k)
     return k == TK_DASH || k == TK_TAKE;
 }
 
+/* A parameter word that sets a flag (move legal, line quiet, path nestban). */
+typedef struct FlagParam {
+    TokKind tok;
+    uint64_t flag;
+} FlagParam;
+
+/* Takes the current token when it is one of params: sets its flag on n, or
+ * fails when the parameter was given already. */
+static bool accept_flag(Parser *p, Node *n, const FlagParam *params, size_t count, const char *owner)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (params[i].tok != p->tok.kind) continue;
+        if (n->flags & params[i].flag)
+            parse_fail(p, tok_span(p->tok), "%s given twice in '%s'", tok_describe(p->tok.kind), owner);
+        n->flags |= params[i].flag;
+        n->span = span_join(n->span, tok_span(p->tok));
+        advance(p);
+        return true;
+    }
+    return false;
+}
+
 /* A promotion piece: a designator without squares (Q, [RB], ♕) or a string. */
 static void check_promotion(Parser *p, const Node *promo)
 {
@@ -85,11 +107,9 @@ static Node *parse_dash_pattern(Parser *p, Token kw)
 {
     Node *from = NULL;
     if (!is_dash(p->tok.kind)) {
-        char what[80];
-        snprintf(what, sizeof what, "a move pattern such as '--' after %s", tok_describe(kw.kind));
-        if (!starts_filter(&p->tok)) fail_expected(p, what);
-        from = parse_expr(p, PREC_ADD);
-        if (!is_dash(p->tok.kind) || !glued(&p->tok)) fail_expected(p, what);
+        if (starts_filter(&p->tok)) from = parse_expr(p, PREC_ADD);
+        if (!from || !is_dash(p->tok.kind) || !glued(&p->tok))
+            fail_expected(p, "a move pattern such as '--' after %s", tok_describe(kw.kind));
     }
     return parse_dash(p, from);
 }
@@ -162,10 +182,7 @@ Node *parse_currentmove(Parser *p)
  *          'comment' message-args */
 Node *parse_move(Parser *p)
 {
-    static const struct {
-        TokKind tok;
-        uint64_t flag;
-    } switches[] = {
+    static const FlagParam switches[] = {
         {TK_LEGAL, NF_LEGAL}, {TK_PSEUDOLEGAL, NF_PSEUDOLEGAL}, {TK_PREVIOUS, NF_PREVIOUS},
         {TK_ENPASSANT, NF_ENPASSANT}, {TK_CASTLE, NF_CASTLE}, {TK_OO, NF_OO}, {TK_OOO, NF_OOO},
         {TK_NULL, NF_NULL}, {TK_PRIMARY, NF_PRIMARY}, {TK_SECONDARY, NF_SECONDARY}, {TK_COUNT, NF_COUNT},
@@ -176,24 +193,14 @@ Node *parse_move(Parser *p)
     Node *n = new_node(p, ND_MOVE, tok_span(kw), 6);
     for (;;) {
         Token t = p->tok;
-        uint64_t flag = 0;
-        for (size_t i = 0; i < sizeof switches / sizeof switches[0]; i++)
-            if (switches[i].tok == t.kind) flag = switches[i].flag;
         int arg = -1;
         for (int i = 0; i < 5; i++)
             if (with_argument[i] == t.kind) arg = i;
-        if (flag) {
-            if (n->flags & flag) parse_fail(p, tok_span(t), "%s given twice in 'move'", tok_describe(t.kind));
-            n->flags |= flag;
-            advance(p);
-        } else if (arg >= 0) {
+        if (accept_flag(p, n, switches, sizeof switches / sizeof switches[0], "move")) continue;
+        if (arg >= 0) {
             if (n->kids[arg]) parse_fail(p, tok_span(t), "%s given twice in 'move'", tok_describe(t.kind));
             advance(p);
-            if (!starts_filter(&p->tok)) {
-                char what[64];
-                snprintf(what, sizeof what, "a filter after %s", tok_describe(t.kind));
-                fail_expected(p, what);
-            }
+            expect_filter(p, t.kind);
             Node *value = parse_expr(p, PREC_DIR);
             TypeMask allowed = t.kind == TK_PROMOTE ? (TM_SET | TM_STRING) : TM_SET;
             char role[64];
@@ -303,9 +310,7 @@ static Node *parse_repetitions(Parser *p, Node *atom)
 static Node *parse_regex_filter(Parser *p, const char *after)
 {
     if (!starts_filter(&p->tok)) {
-        char what[64];
-        snprintf(what, sizeof what, "a filter after %s", after);
-        fail_expected(p, what);
+        fail_expected(p, "a filter after %s", after);
     }
     bool saved = p->regex;
     p->regex = true;
@@ -361,10 +366,7 @@ static Node *parse_line_constituent(Parser *p, TokKind dir)
  *               'singlecolor' | 'quiet' | 'nestban' | int [int] */
 Node *parse_line(Parser *p)
 {
-    static const struct {
-        TokKind tok;
-        uint64_t flag;
-    } params[] = {
+    static const FlagParam params[] = {
         {TK_PRIMARY, NF_PRIMARY}, {TK_SECONDARY, NF_SECONDARY}, {TK_FIRSTMATCH, NF_FIRSTMATCH},
         {TK_LASTPOSITION, NF_LASTPOSITION}, {TK_SINGLECOLOR, NF_SINGLECOLOR}, {TK_QUIET, NF_QUIET},
         {TK_NESTBAN, NF_NESTBAN},
@@ -375,15 +377,9 @@ Node *parse_line(Parser *p)
     n->num = n->num2 = -1;
     for (;;) {
         Token t = p->tok;
-        uint64_t flag = 0;
-        for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
-            if (params[i].tok == t.kind) flag = params[i].flag;
-        if (flag) {
-            if (n->flags & flag) parse_fail(p, tok_span(t), "%s given twice in 'line'", tok_describe(t.kind));
-            if ((flag | n->flags) & NF_PRIMARY && (flag | n->flags) & NF_SECONDARY)
+        if (accept_flag(p, n, params, sizeof params / sizeof params[0], "line")) {
+            if ((n->flags & NF_PRIMARY) && (n->flags & NF_SECONDARY))
                 parse_fail(p, tok_span(t), "'primary' and 'secondary' exclude each other");
-            n->flags |= flag;
-            advance(p);
         } else if (t.kind == TK_INT && n->num < 0) {
             n->num = n->num2 = parse_count_literal(p, "line");
             if (p->tok.kind == TK_INT) n->num2 = parse_count_literal(p, "line");
@@ -397,9 +393,7 @@ Node *parse_line(Parser *p)
     advance(p);
     parse_line_sequence(p, n, dir);
     if (!closes_sequence(p->tok.kind)) {
-        char what[64];
-        snprintf(what, sizeof what, "%s or the end of 'line'", tok_describe(dir));
-        fail_expected(p, what);
+        fail_expected(p, "%s or the end of 'line'", tok_describe(dir));
     }
     n->span = span_join(n->span, tok_span(p->prev));
     n->type = VT_NUMBER;
@@ -466,10 +460,7 @@ static Node *parse_path_atom(Parser *p)
  *               ('focus' | '◎') ['capture'] S */
 Node *parse_path(Parser *p)
 {
-    static const struct {
-        TokKind tok;
-        uint64_t flag;
-    } params[] = {
+    static const FlagParam params[] = {
         {TK_QUIET, NF_QUIET}, {TK_PRIMARY, NF_PRIMARY}, {TK_SECONDARY, NF_SECONDARY},
         {TK_FIRSTMATCH, NF_FIRSTMATCH}, {TK_LASTPOSITION, NF_LASTPOSITION}, {TK_NESTBAN, NF_NESTBAN},
         {TK_KEEPALLBEST, NF_KEEPALLBEST}, {TK_MAX, NF_MAX}, {TK_PIECEPATH, NF_PIECEPATH},
@@ -480,21 +471,16 @@ Node *parse_path(Parser *p)
     Node *n = new_node(p, ND_PATH, tok_span(kw), 0);
     for (;;) {
         Token t = p->tok;
-        uint64_t flag = 0;
-        for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
-            if (params[i].tok == t.kind) flag = params[i].flag;
-        if (flag) {
-            if (n->flags & flag) parse_fail(p, tok_span(t), "%s given twice in 'path'", tok_describe(t.kind));
-            n->flags |= flag;
+        if (accept_flag(p, n, params, sizeof params / sizeof params[0], "path")) continue;
+        if (t.kind == TK_TITLE) {
             advance(p);
-        } else if (t.kind == TK_TITLE) {
-            advance(p);
-            Token s = expect(p, TK_STRING, "a string after 'title'");
-            n->text = tok_text(p, s);
+            Token title = expect(p, TK_STRING, "a string after 'title'");
+            n->text = decode_string(p, title);
         } else if (t.kind == TK_FOCUS) {
             advance(p);
             Node *focus = new_node(p, ND_PATH_FOCUS, tok_span(t), 1);
             if (accept(p, TK_CAPTURE)) focus->flags |= NF_CAPTURE;
+            expect_filter(p, t.kind);
             focus->kids[0] = parse_expr(p, PREC_DIR);
             parse_check(p, focus->kids[0]->span, sema_require(p->a, focus->kids[0], TM_SET, "the focus of 'path'"));
             focus->span = span_join(focus->span, focus->kids[0]->span);
