@@ -7,7 +7,8 @@
  * re-inserted after comments and variations ("12... Nf6"), lines of at most
  * 79 columns that never split a move number from its move; the result last.
  * The driver adds its own comments (game number, match strings) through
- * PgnAnnotations; they are written after the node's own comments.
+ * PgnAnnotations; each is appended inside the node's last own comment, as
+ * CQL does ({book CQL}), or written as a comment of its own.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # scripts/bench.sh — `make bench`: speed figures on a 100,000-game corpus.
 #
-# The corpus is tests/data/pgn/engine-games-2000.pgn repeated 50 times, built
+# The corpus is tests/data/pgn/generated/engine-games-2000.pgn repeated 50 times, built
 # under build/bench/ at bench time (not committed). Each line reports
 # games/second and MB/second. This is a benchmark, not a test: it never fails
 # on a slow machine.
@@ -17,7 +17,7 @@ BIG=$DIR/corpus-100k.pgn
 mkdir -p "$DIR"
 if [ ! -s "$BIG" ]; then
     i=0
-    while [ $i -lt 50 ]; do cat tests/data/pgn/engine-games-2000.pgn; i=$((i + 1)); done >"$BIG.tmp"
+    while [ $i -lt 50 ]; do cat tests/data/pgn/generated/engine-games-2000.pgn; i=$((i + 1)); done >"$BIG.tmp"
     mv "$BIG.tmp" "$BIG"
 fi
 MB=$(awk -v b="$(wc -c <"$BIG")" 'BEGIN { printf "%.1f", b / 1e6 }')

@@ -882,19 +882,13 @@ static void parse_movetext(GameParser *p)
         if (st != SAN_OK) {
             problem_at(p, start, "%s '%.*s' at move %u (%s to play)", san_problem(st), (int)len,
                        tok, cur->pos.fullmove, cur->pos.side == WHITE ? "white" : "black");
-            if (depth == 0) {
-                g->truncated = true;
-                g->unread_text = arena_strndup(p->arena, p->s + start, p->n - start);
-                p->i = p->n;
-                break;
-            }
-            /* drop the rest of this variation */
-            p->i = end;
-            skip_rest_of_variation(p);
-            cur = stack[--depth];
-            at_variation_start = false;
-            pending = NULL;
-            continue;
+            /* CQL 6.2 reads a game no further than its first bad move, in a
+             * variation too (conformance: the-fork.pgn games 17 and 18) */
+            g->truncated = true;
+            g->unread_text = arena_strndup(p->arena, p->s + start, p->n - start);
+            p->i = p->n;
+            depth = 0;
+            break;
         }
         GameNode *node = game_add_move(g, p->arena, cur, m);
         if (pending) {

@@ -97,6 +97,25 @@ static size_t write_uint(char *out, unsigned v)
     return n;
 }
 
+/* The node's comments with the driver's note appended inside the last one,
+ * as CQL writes them: {book CQL}, {<original> Game number 3 CQL}. */
+static void put_comments_and_note(LineFiller *f, const Comment *c, const char *note)
+{
+    if (!note) {
+        put_comments(f, c);
+        return;
+    }
+    if (!c) {
+        put_comment(f, note);
+        return;
+    }
+    for (; c->next; c = c->next) put_comment(f, c->text);
+    StrBuf merged = SB_INIT;
+    sb_printf(&merged, "%s%s%s", c->text, c->text[0] ? " " : "", note);
+    put_comment(f, sb_str(&merged));
+    sb_free(&merged);
+}
+
 typedef struct Writer {
     LineFiller fill;
     const PgnAnnotations *notes;
@@ -127,13 +146,9 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
         char nag[8] = "$";
         put_atom(&w->fill, nag, 1 + write_uint(nag + 1, n->nags[i]));
     }
-    if (n->comments) {
-        put_comments(&w->fill, n->comments);
-        interrupted = true;
-    }
     const char *note = note_for(w, n);
-    if (note) {
-        put_comment(&w->fill, note);
+    if (n->comments || note) {
+        put_comments_and_note(&w->fill, n->comments, note);
         interrupted = true;
     }
     return interrupted;
@@ -212,9 +227,7 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     sb_putc(out, '\n');
 
     Writer w = {{out, 0, false}, notes};
-    put_comments(&w.fill, g->root->comments);
-    const char *root_note = note_for(&w, g->root);
-    if (root_note) put_comment(&w.fill, root_note);
+    put_comments_and_note(&w.fill, g->root->comments, note_for(&w, g->root));
     if (g->root->child) put_line(&w, g->root->child, false);
     if (g->truncated && g->unread_text) {
         StrBuf msg = SB_INIT;

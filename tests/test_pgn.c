@@ -263,7 +263,9 @@ static void test_ambiguous_and_unreadable_moves(void **state)
     parsed_free(p);
 }
 
-static void test_bad_variation_dropped_rest_kept(void **state)
+/* As CQL 6.2 does, a game is read no further than its first bad move, even
+ * when that move is in a variation. */
+static void test_bad_move_in_variation_ends_the_game(void **state)
 {
     (void)state;
     Parsed *p = parse_text("1. e4 (1. d4 Qh5 2. c4) e5 2. Nf3 *\n");
@@ -271,8 +273,9 @@ static void test_bad_variation_dropped_rest_kept(void **state)
     assert_string_equal(sb_str(&p->messages),
                         "t.pgn:1:14: game 1: illegal move 'Qh5' at move 1 (black to play)\n");
     Game *g = &p->games[0];
-    assert_int_equal(mainline_length(g), 3);
+    assert_int_equal(mainline_length(g), 1);
     assert_null(g->root->child->sibling->child);              /* variation cut after 1. d4 */
+    assert_string_equal(g->unread_text, "Qh5 2. c4) e5 2. Nf3 *\n");
     parsed_free(p);
 }
 
@@ -351,8 +354,8 @@ static void test_writer_export_format(void **state)
     assert_string_equal(sb_str(&out),
                         "[Event \"E\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n"
                         "[White \"W\"]\n[Black \"?\"]\n[Result \"1-0\"]\n[ECO \"C20\"]\n\n"
-                        "{start} {Game number 1} 1. e4 $1 {good} 1... e5 {CQL} (1... c5 {sicilian}\n"
-                        "2. Nf3) 2. Nf3 Nc6 1-0\n\n");
+                        "{start Game number 1} 1. e4 $1 {good} 1... e5 {CQL} (1... c5 {sicilian} 2. Nf3)\n"
+                        "2. Nf3 Nc6 1-0\n\n");
     sb_free(&out);
     parsed_free(p);
 }
@@ -399,11 +402,12 @@ static void test_round_trip(void **state)
 {
     (void)state;
     const char *text = "[Event \"E\"]\n[FEN \"r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1\"]\n\n"
-                       "{c0} 1. O-O {a b  c} (1. O-O-O $2 O-O-O (1... Kd7) 2. Rd7) 1... O-O-O $14 "
+                       "{c0} 1. O-O {a b  c} (1. O-O-O $2 O-O (1... Kf7) 2. Rd7) 1... O-O-O $14 "
                        "2. Ra8+ Kb7 {x} 3. Rxd8 Rxh1+ *\n";
     Parsed *p = parse_text(text);
     StrBuf out = SB_INIT;
     pgn_write_game(&p->games[0], NULL, &out);
+    assert_int_equal(p->status[0], PGN_OK);
     Parsed *q = parse_text(sb_str(&out));
     assert_int_equal(q->count, 1);
     assert_int_equal(q->status[0], PGN_OK);
@@ -426,7 +430,7 @@ int main(void)
         cmocka_unit_test(test_piece_identity_follows_pieces),
         cmocka_unit_test(test_illegal_move_is_reported_and_next_game_read),
         cmocka_unit_test(test_ambiguous_and_unreadable_moves),
-        cmocka_unit_test(test_bad_variation_dropped_rest_kept),
+        cmocka_unit_test(test_bad_move_in_variation_ends_the_game),
         cmocka_unit_test(test_truncated_and_unclosed),
         cmocka_unit_test(test_bad_tags),
         cmocka_unit_test(test_bad_fen_and_variant_skip_game),
