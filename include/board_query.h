@@ -28,6 +28,13 @@ Bitboard bq_attacks_of(const Position *pos, Square s);
 Bitboard bq_attackers(const Position *pos, Bitboard x, Bitboard y);
 /* `Y <- X`: the squares of Y attacked by some piece on a square of X. */
 Bitboard bq_attacked(const Position *pos, Bitboard y, Bitboard x);
+/* Chained arrows, `A -> B -> C`: the squares of A holding a slider that
+ * attacks a piece on B and would attack a square of C if that piece were
+ * gone (it x-rays through B to C; `△→x→♚` finds x pinned to the king). */
+Bitboard bq_xray_attackers(const Position *pos, Bitboard a, Bitboard b, Bitboard c);
+/* `C <- B <- A`: the squares of C that a slider on A x-rays through a piece on B. */
+Bitboard bq_xray_attacked(const Position *pos, Bitboard c, Bitboard b, Bitboard a);
+
 /* Every square attacked by a piece on a square of X. */
 Bitboard bq_attacks_from(const Position *pos, Bitboard x);
 

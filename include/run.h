@@ -11,10 +11,42 @@
 #ifndef CQL_RUN_H
 #define CQL_RUN_H
 
+#include "ast.h"
 #include "cli.h"
 #include "diag.h"
+#include "eval.h"
+#include "game.h"
+
+/* What a run looks for: the query and the settings that decide which games
+ * match, from the query header overridden by the command line. */
+typedef struct Search {
+    const Query *query;
+    EvalSettings eval;          /* variations, matchstring, silent ... */
+    bool noheader;              /* no {Game number N} */
+    int64_t matchcount_min;     /* matched positions a game needs */
+    int64_t matchcount_max;
+    Range gamenumber;           /* games to examine (default all) */
+    const char *result;         /* only games with this result, or NULL */
+    bool sorting;               /* keep matches and sort them at the end */
+    bool sort_by_matchcount;
+    const char *input_name;     /* as shown in messages */
+} Search;
+
+/* Settings from the query header, overridden by the command line. */
+void search_init(Search *s, const CliOptions *o, const Query *q);
+
+/* Searches game g with ev (a GameSearch tells the matched positions and the
+ * notes to write); true when the game matches: its result is the one asked
+ * for and its number of matched positions is inside matchcount. */
+bool search_matches(const Search *s, Evaluator *ev, const Game *g, Arena *a, GameSearch *found,
+                    StrBuf *printed);
 
 /* Runs cql with the parsed options; returns the process exit status. */
 ExitCode run(const CliOptions *o, DiagSink *d);
+
+/* The comment written before the first move of a matching game: "Game
+ * number N", the sort value, then the initial position's own note. */
+const char *search_header_note(const Search *s, const Game *g, const GameSearch *found,
+                               const char *root_note, Arena *a);
 
 #endif

@@ -75,6 +75,44 @@ Bitboard bq_attacked(const Position *pos, Bitboard y, Bitboard x)
     return y ? bq_attacks_from(pos, x) & y : 0;
 }
 
+/* The sliders on `from` that attack a piece on `through` and would attack a
+ * square of `target` beyond it if that piece were gone, and those squares. */
+typedef struct XrayHits {
+    Bitboard sliders;   /* sliders that x-ray onto a target square */
+    Bitboard targets;   /* the target squares they x-ray onto */
+} XrayHits;
+
+static XrayHits xray_through(const Position *pos, Bitboard from, Bitboard through, Bitboard target)
+{
+    XrayHits hits = {0, 0};
+    Bitboard occ = pos_occupied(pos);
+    Bitboard sliders = pos->by_type[BISHOP] | pos->by_type[ROOK] | pos->by_type[QUEEN];
+    for (Bitboard a = from & sliders; a;) {
+        Square sa = bb_pop_lsb(&a);
+        Piece p = pos_piece_on(pos, sa);
+        Bitboard attacks = att_piece(p, sa, occ);
+        for (Bitboard b = attacks & through & occ; b;) {
+            Square sb = bb_pop_lsb(&b);
+            Bitboard beyond = att_piece(p, sa, occ & ~sq_bb(sb)) & ~attacks & target;
+            if (beyond) {
+                hits.sliders |= sq_bb(sa);
+                hits.targets |= beyond;
+            }
+        }
+    }
+    return hits;
+}
+
+Bitboard bq_xray_attackers(const Position *pos, Bitboard a, Bitboard b, Bitboard c)
+{
+    return xray_through(pos, a, b, c).sliders;
+}
+
+Bitboard bq_xray_attacked(const Position *pos, Bitboard c, Bitboard b, Bitboard a)
+{
+    return xray_through(pos, a, b, c).targets;
+}
+
 Bitboard bq_between(Bitboard x, Bitboard y)
 {
     Bitboard result = 0;

@@ -13,6 +13,8 @@
 #include "run.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,44 +25,14 @@
 
 #include "arena.h"
 #include "attacks.h"
+#include "eval.h"
 #include "game.h"
 #include "pgn_reader.h"
 #include "pgn_writer.h"
+#include "sema.h"
 #include "strbuf.h"
 
 /* ==== the search: what a run looks for ==================================== */
-
-typedef struct Search {
-    const char *matchstring;    /* comment at each matched position; "" for none */
-    bool variations;            /* search variation positions too */
-    bool silent;                /* no comments added at all */
-    bool noheader;              /* no {Game number N} */
-    Range matchcount;           /* matched positions a game needs (default 1..inf) */
-    Range gamenumber;           /* games to examine (default all) */
-    const char *result;         /* only games with this result, or NULL */
-    const char *input_name;     /* as shown in messages */
-} Search;
-
-/* True when the query text is `cql(...) true`, the one query this build
- * evaluates until the evaluator lands: it matches every position. */
-static bool query_is_true(const char *text)
-{
-    const char *s = text;
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
-    if (strncmp(s, "cql", 3) == 0) {
-        s += 3;
-        while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
-        if (*s != '(') return false;
-        const char *close = strchr(s, ')');
-        if (!close) return false;
-        s = close + 1;
-    }
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
-    if (strncmp(s, "true", 4) != 0) return false;
-    s += 4;
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
-    return *s == '\0';
-}
 
 /* ==== one game ============================================================= */
 
@@ -70,14 +42,17 @@ typedef struct GameJob {
     RawGame raw;
     StrBuf out;          /* PGN of the game when it matched */
     StrBuf messages;     /* diagnostics about the game, in order */
+    StrBuf printed;      /* what `message` filters printed */
     bool matched;
     bool pgn_error;
     bool examined;       /* inside the gamenumber range */
+    int64_t sort_value;
     SlotState state;
 } GameJob;
 
 typedef struct Worker {
     const Search *search;
+    Evaluator *eval;
     Arena arena;         /* the current game's tree; reset per game */
 } Worker;
 
@@ -95,13 +70,46 @@ static bool result_matches(const Search *s, const Game *g)
     return r && strcmp(r, s->result) == 0;
 }
 
-/* The positions a search visits: the main line, or every node. */
-static GameNode *next_position(const Search *s, GameNode *n)
+bool search_matches(const Search *s, Evaluator *ev, const Game *g, Arena *a, GameSearch *found,
+                    StrBuf *printed)
 {
-    if (!s->variations) return n->child;
-    if (n->child) return n->child;
-    while (n && !n->sibling) n = n->parent;
-    return n ? n->sibling : NULL;
+    memset(found, 0, sizeof *found);
+    if (s->gamenumber.set && (g->number < s->gamenumber.min || g->number > s->gamenumber.max))
+        return false;
+    if (!result_matches(s, g)) return false;
+    eval_game(ev, g, a, found, printed);
+    return found->matched_positions >= s->matchcount_min &&
+           found->matched_positions <= s->matchcount_max;
+}
+
+static void worker_init(Worker *w, const Search *s)
+{
+    w->search = s;
+    w->eval = eval_new(s->query, &s->eval);
+    arena_init(&w->arena, 256 * 1024);
+}
+
+static void worker_free(Worker *w)
+{
+    eval_free(w->eval);
+    arena_free(&w->arena);
+}
+
+const char *search_header_note(const Search *s, const Game *g, const GameSearch *found,
+                               const char *root_note, Arena *a)
+{
+    if (s->eval.silent) return NULL;
+    StrBuf head = SB_INIT;
+    if (!s->noheader) sb_printf(&head, "Game number %ld", g->number);
+    if (s->sort_by_matchcount)
+        sb_printf(&head, "%smatchcount: %ld", head.len ? "  " : "", found->matched_positions);
+    else if (found->has_sort_value)
+        sb_printf(&head, "%s%s: %lld", head.len ? "  " : "", found->sort_doc ? found->sort_doc : "sort",
+                  (long long)found->sort_value);
+    if (root_note) sb_printf(&head, "%s%s", head.len ? " " : "", root_note);
+    const char *text = head.len ? arena_strdup(a, sb_str(&head)) : NULL;
+    sb_free(&head);
+    return text;
 }
 
 static void search_game(Worker *w, GameJob *job)
@@ -112,34 +120,128 @@ static void search_game(Worker *w, GameJob *job)
     Game g;
     PgnParseStatus st = pgn_parse_game(&job->raw, s->input_name, &w->arena, &g, &sink);
     job->pgn_error = st != PGN_OK;
-    if (st == PGN_UNUSABLE || !result_matches(s, &g)) {
+    if (st == PGN_UNUSABLE) {
         arena_reset(&w->arena);
         return;
     }
-
-    const char **notes = ARENA_ARRAY(&w->arena, const char *, g.node_count);
-    long matched_positions = 0;
-    for (GameNode *n = g.root; n; n = next_position(s, n)) {
-        bool matched = true;      /* `true` matches every position */
-        if (!matched) continue;
-        matched_positions++;
-        if (!s->silent && s->matchstring[0]) notes[n->id] = s->matchstring;
-    }
-    long lo = s->matchcount.set ? s->matchcount.min : 1;
-    long hi = s->matchcount.set ? s->matchcount.max : -1;
-    job->matched = matched_positions >= lo && (hi < 0 || matched_positions <= hi);
+    GameSearch found;
+    job->matched = search_matches(s, w->eval, &g, &w->arena, &found, &job->printed);
     if (job->matched) {
-        if (!s->silent && !s->noheader) {
-            StrBuf head = SB_INIT;
-            sb_printf(&head, "Game number %ld", g.number);
-            if (notes[0]) sb_printf(&head, " %s", notes[0]);
-            notes[0] = arena_strdup(&w->arena, sb_str(&head));
-            sb_free(&head);
-        }
-        PgnAnnotations ann = {notes};
+        found.notes[0] = search_header_note(s, &g, &found, found.notes[0], &w->arena);
+        job->sort_value = s->sort_by_matchcount ? found.matched_positions : found.sort_value;
+        PgnAnnotations ann = {found.notes};
         pgn_write_game(&g, &ann, &job->out);
     }
     arena_reset(&w->arena);
+}
+
+/* ==== writing results in input order ======================================== */
+
+/* A matched game kept for sorting. */
+typedef struct SortedGame {
+    int64_t value;
+    long number;
+    char *text;
+} SortedGame;
+
+/* Where finished games go, and the totals of a run. */
+typedef struct Emitter {
+    FILE *out;
+    bool showmatches;
+    bool sort_min;               /* `sort min`: smallest value first */
+    bool sorting;
+    SortedGame *sorted;
+    size_t nsorted, sorted_cap;
+    long games;                  /* games read */
+    long matches;                /* games written */
+    long pgn_errors;             /* games with a problem in their PGN */
+    bool write_failed;
+} Emitter;
+
+static void emit(Emitter *e, GameJob *job)
+{
+    if (job->messages.len) {
+        fputs(sb_str(&job->messages), stderr);
+        sb_clear(&job->messages);
+    }
+    if (job->printed.len) {
+        fputs(sb_str(&job->printed), stdout);
+        sb_clear(&job->printed);
+    }
+    if (job->pgn_error) e->pgn_errors++;
+    if (job->matched) {
+        e->matches++;
+        if (e->showmatches) printf("<%ld>\n", job->raw.number);
+        if (e->sorting) {
+            if (e->nsorted == e->sorted_cap) {
+                e->sorted_cap = e->sorted_cap ? 2 * e->sorted_cap : 64;
+                e->sorted = xrealloc(e->sorted, e->sorted_cap * sizeof *e->sorted);
+            }
+            e->sorted[e->nsorted++] = (SortedGame){job->sort_value, job->raw.number, sb_take(&job->out)};
+        } else if (fwrite(job->out.data, 1, job->out.len, e->out) != job->out.len) {
+            e->write_failed = true;
+        }
+    }
+    sb_clear(&job->out);
+    job->matched = job->pgn_error = false;
+    job->state = SLOT_EMPTY;
+}
+
+static int by_value_desc(const void *a, const void *b)
+{
+    const SortedGame *x = a, *y = b;
+    if (x->value != y->value) return x->value > y->value ? -1 : 1;
+    return x->number < y->number ? -1 : x->number > y->number;   /* stable: input order */
+}
+
+static int by_value_asc(const void *a, const void *b)
+{
+    const SortedGame *x = a, *y = b;
+    if (x->value != y->value) return x->value < y->value ? -1 : 1;
+    return x->number < y->number ? -1 : x->number > y->number;
+}
+
+/* Writes the games kept for sorting, best first. */
+static void emit_sorted(Emitter *e)
+{
+    qsort(e->sorted, e->nsorted, sizeof *e->sorted, e->sort_min ? by_value_asc : by_value_desc);
+    for (size_t i = 0; i < e->nsorted; i++) {
+        size_t len = strlen(e->sorted[i].text);
+        if (fwrite(e->sorted[i].text, 1, len, e->out) != len) e->write_failed = true;
+        free(e->sorted[i].text);
+    }
+    free(e->sorted);
+    e->sorted = NULL;
+    e->nsorted = 0;
+}
+
+static void job_free(GameJob *job)
+{
+    raw_game_free(&job->raw);
+    sb_free(&job->out);
+    sb_free(&job->messages);
+    sb_free(&job->printed);
+}
+
+/* Reads the next game into job; false at the end of the input or range.
+ * Messages about the text before the game (skipped junk) go with the job, so
+ * that they come out in input order; at the end they are printed at once. */
+static bool read_job(PgnReader *r, const Search *s, GameJob *job, Emitter *e)
+{
+    if (s->gamenumber.set && r->games >= s->gamenumber.max) return false;
+    DiagSink sink, *saved = r->diag;
+    diag_sink_init(&sink, capture_message, &job->messages);
+    r->diag = &sink;
+    bool got = pgn_next_raw(r, &job->raw);
+    r->diag = saved;
+    if (!got) {
+        fputs(sb_str(&job->messages), stderr);
+        sb_clear(&job->messages);
+        return false;
+    }
+    e->games++;
+    job->examined = !s->gamenumber.set || job->raw.number >= s->gamenumber.min;
+    return true;
 }
 
 /* ==== the pipeline ========================================================= */
@@ -159,8 +261,8 @@ typedef struct Pipeline {
 static void *worker_main(void *arg)
 {
     Pipeline *p = arg;
-    Worker w = {p->search, {0}};
-    arena_init(&w.arena, 256 * 1024);
+    Worker w;
+    worker_init(&w, p->search);
     pthread_mutex_lock(&p->mu);
     for (;;) {
         while (p->next_take == p->next_read && !p->input_done)
@@ -176,76 +278,30 @@ static void *worker_main(void *arg)
         pthread_cond_broadcast(&p->work_done);
     }
     pthread_mutex_unlock(&p->mu);
-    arena_free(&w.arena);
+    worker_free(&w);
     return NULL;
 }
 
-/* Totals of a run. */
-typedef struct RunCounts {
-    long games;          /* games read */
-    long matches;        /* games written */
-    long pgn_errors;     /* games with a problem in their PGN */
-    bool write_failed;
-} RunCounts;
-
-static void emit(GameJob *job, FILE *out, bool showmatches, RunCounts *c)
+/* One thread: read, search and write each game in turn. Returns the
+ * evaluator so that persistent variables can be printed. */
+static void run_single(PgnReader *r, const Search *s, Emitter *e, StrBuf *persistent)
 {
-    if (job->messages.len) {
-        fputs(sb_str(&job->messages), stderr);
-        sb_clear(&job->messages);
+    Worker w;
+    worker_init(&w, s);
+    GameJob job;
+    memset(&job, 0, sizeof job);
+    raw_game_init(&job.raw);
+    while (read_job(r, s, &job, e)) {
+        if (job.examined) search_game(&w, &job);
+        emit(e, &job);
     }
-    if (job->pgn_error) c->pgn_errors++;
-    if (job->matched) {
-        c->matches++;
-        if (showmatches) printf("<%ld>\n", job->raw.number);
-        if (fwrite(job->out.data, 1, job->out.len, out) != job->out.len) c->write_failed = true;
-    }
-    sb_clear(&job->out);
-    job->matched = job->pgn_error = false;
-    job->state = SLOT_EMPTY;
+    eval_print_persistent(w.eval, persistent);
+    job_free(&job);
+    worker_free(&w);
 }
 
-/* Reads the next game into job; false at the end of the input or range.
- * Messages about the text before the game (skipped junk) go with the job, so
- * that they come out in input order; at the end they are printed at once. */
-static bool read_job(PgnReader *r, const Search *s, GameJob *job, RunCounts *c)
+static void run_threads(PgnReader *r, const Search *s, long threads, Emitter *e)
 {
-    if (s->gamenumber.set && r->games >= s->gamenumber.max) return false;
-    DiagSink sink, *saved = r->diag;
-    diag_sink_init(&sink, capture_message, &job->messages);
-    r->diag = &sink;
-    bool got = pgn_next_raw(r, &job->raw);
-    r->diag = saved;
-    if (!got) {
-        fputs(sb_str(&job->messages), stderr);
-        sb_clear(&job->messages);
-        return false;
-    }
-    c->games++;
-    job->examined = !s->gamenumber.set || job->raw.number >= s->gamenumber.min;
-    return true;
-}
-
-static void run_games(PgnReader *r, const Search *s, long threads, FILE *out,
-                      bool showmatches, RunCounts *c)
-{
-    if (threads <= 1) {
-        Worker w = {s, {0}};
-        arena_init(&w.arena, 256 * 1024);
-        GameJob job;
-        memset(&job, 0, sizeof job);
-        raw_game_init(&job.raw);
-        while (read_job(r, s, &job, c)) {
-            if (job.examined) search_game(&w, &job);
-            emit(&job, out, showmatches, c);
-        }
-        raw_game_free(&job.raw);
-        sb_free(&job.out);
-        sb_free(&job.messages);
-        arena_free(&w.arena);
-        return;
-    }
-
     Pipeline p;
     memset(&p, 0, sizeof p);
     pthread_mutex_init(&p.mu, NULL);
@@ -264,7 +320,7 @@ static void run_games(PgnReader *r, const Search *s, long threads, FILE *out,
         GameJob *head = &p.slots[next_emit % p.nslots];
         if (next_emit < p.next_read && head->state == SLOT_DONE) {
             pthread_mutex_unlock(&p.mu);
-            emit(head, out, showmatches, c);
+            emit(e, head);
             pthread_mutex_lock(&p.mu);
             next_emit++;
             continue;
@@ -272,7 +328,7 @@ static void run_games(PgnReader *r, const Search *s, long threads, FILE *out,
         GameJob *tail = &p.slots[p.next_read % p.nslots];
         if (input_left && tail->state == SLOT_EMPTY && p.next_read - next_emit < p.nslots) {
             pthread_mutex_unlock(&p.mu);
-            input_left = read_job(r, s, tail, c);
+            input_left = read_job(r, s, tail, e);
             pthread_mutex_lock(&p.mu);
             if (input_left) {
                 tail->state = SLOT_READY;
@@ -289,11 +345,7 @@ static void run_games(PgnReader *r, const Search *s, long threads, FILE *out,
     }
     pthread_mutex_unlock(&p.mu);
     for (long i = 0; i < threads; i++) pthread_join(tids[i], NULL);
-    for (long i = 0; i < p.nslots; i++) {
-        raw_game_free(&p.slots[i].raw);
-        sb_free(&p.slots[i].out);
-        sb_free(&p.slots[i].messages);
-    }
+    for (long i = 0; i < p.nslots; i++) job_free(&p.slots[i]);
     free(p.slots);
     free(tids);
     pthread_cond_destroy(&p.work_ready);
@@ -417,7 +469,125 @@ static void print_seconds(FILE *fp, double s)
     else fprintf(fp, "%.3f", s);
 }
 
+/* ==== the query ============================================================ */
+
+/* Joins the -cql texts, one per line. */
+static char *joined_cql(const CliOptions *o)
+{
+    StrBuf sb = SB_INIT;
+    for (int i = 0; i < o->cql_count; i++) sb_printf(&sb, "%s\n", o->cql[i]);
+    return sb_take(&sb);
+}
+
+/* Compiles the query: the file, or the -cql texts alone (a body), or the
+ * -cql texts placed before the file's body. NULL after reporting. */
+static Query *load_query(const CliOptions *o, DiagSink *d, ExitCode *rc)
+{
+    *rc = EXIT_QUERY;
+    if (!o->query_file) {
+        char *text = joined_cql(o);
+        SourceText src = {"-cql", text, strlen(text)};
+        CompileOptions opt = {true};
+        Query *q = query_compile(&src, &opt, d);
+        free(text);
+        return q;
+    }
+    size_t len = 0;
+    char *text = read_file(o->query_file, &len, d);
+    if (!text) {
+        *rc = EXIT_USAGE;
+        return NULL;
+    }
+    SourceText src = {o->query_file, text, len};
+    CompileOptions opt = {false};
+    Query *q = query_compile(&src, &opt, d);
+    if (q && o->cql_count > 0) {
+        /* -cql filters form a preamble placed before the file's body */
+        size_t cut = q->header.span.end;
+        char *pre = joined_cql(o);
+        StrBuf sb = SB_INIT;
+        sb_append_n(&sb, text, cut);
+        sb_printf(&sb, "\n%s\n", pre);
+        sb_append_n(&sb, text + cut, len - cut);
+        free(pre);
+        query_free(q);
+        SourceText joined = {o->query_file, sb.data, sb.len};
+        q = query_compile(&joined, &opt, d);
+        sb_free(&sb);
+    }
+    free(text);
+    return q;
+}
+
+static bool has_sort(const Node *n, void *ctx)
+{
+    if (n->kind == ND_SORT) *(bool *)ctx = true;
+    return true;
+}
+
+/* The transform options (-flip ...) that are not implemented yet. */
+static const char *unsupported_transform_option(const CliOptions *o)
+{
+    if (o->flip) return "-flip";
+    if (o->flipcolor) return "-flipcolor";
+    if (o->shift) return "-shift";
+    if (o->reversecolor) return "-reversecolor";
+    if (o->fliphorizontal) return "-fliphorizontal";
+    if (o->flipvertical) return "-flipvertical";
+    if (o->rotate90) return "-rotate90";
+    if (o->rotate45) return "-rotate45";
+    if (o->shifthorizontal) return "-shifthorizontal";
+    if (o->shiftvertical) return "-shiftvertical";
+    return NULL;
+}
+
+void search_init(Search *s, const CliOptions *o, const Query *q)
+{
+    const QueryHeader *h = &q->header;
+    memset(s, 0, sizeof *s);
+    s->query = q;
+    s->eval.matchstring = o->matchstring ? o->matchstring
+                          : (h->present & QH_MATCHSTRING) ? h->matchstring : "CQL";
+    s->eval.variations = !o->mainline && (o->variations || (h->present & QH_VARIATIONS));
+    s->eval.silent = o->silent || (h->present & QH_SILENT);
+    s->eval.alwayscomment = o->alwayscomment;
+    if (o->quiet || (h->present & QH_QUIET)) s->eval.matchstring = "";
+    s->noheader = o->noheader;
+    s->matchcount_min = 1;
+    s->matchcount_max = INT64_MAX;
+    if (o->matchcount.set) {
+        s->matchcount_min = o->matchcount.min;
+        s->matchcount_max = o->matchcount.max;
+    } else if (h->present & (QH_MATCHCOUNT | QH_SORT_MATCHCOUNT)) {
+        s->matchcount_min = h->matchcount_min;
+        s->matchcount_max = h->matchcount_max;
+    }
+    s->sort_by_matchcount = (h->present & QH_SORT_MATCHCOUNT) != 0;
+    if (o->gamenumber.set) {
+        s->gamenumber = o->gamenumber;
+    } else if (h->present & QH_GAMENUMBER) {
+        s->gamenumber.set = true;
+        s->gamenumber.min = (long)h->gamenumber_min;
+        s->gamenumber.max = h->gamenumber_max > LONG_MAX ? LONG_MAX : (long)h->gamenumber_max;
+    }
+    s->result = o->result ? o->result : (h->present & QH_RESULT) ? h->result : NULL;
+    bool sorted = false;
+    ast_walk(q->body, has_sort, &sorted);
+    s->sorting = sorted || s->sort_by_matchcount;
+}
+
 /* ==== the run ============================================================== */
+
+/* -parse, -a, -u: print the query and stop. */
+static ExitCode print_query(const CliOptions *o, const Query *q)
+{
+    StrBuf sb = SB_INIT;
+    if (o->parse) ast_dump(q, &sb);
+    else ast_write_source(q, o->to_unicode, &sb);
+    fputs(sb_str(&sb), stdout);
+    sb_free(&sb);
+    return EXIT_RAN;
+}
 
 ExitCode run(const CliOptions *o, DiagSink *d)
 {
@@ -431,84 +601,115 @@ ExitCode run(const CliOptions *o, DiagSink *d)
         return EXIT_RAN;
     }
 
-    /* the query */
-    size_t qlen = 0;
-    char *qtext;
-    if (o->query_file) {
-        qtext = read_file(o->query_file, &qlen, d);
-        if (!qtext) return EXIT_USAGE;
-    } else {
-        StrBuf sb = SB_INIT;
-        for (int i = 0; i < o->cql_count; i++) sb_printf(&sb, "%s\n", o->cql[i]);
-        qtext = sb_take(&sb);
+    ExitCode rc;
+    Query *q = load_query(o, d, &rc);
+    if (!q) return rc;
+    if (o->parse || o->to_ascii || o->to_unicode) {
+        rc = print_query(o, q);
+        query_free(q);
+        return rc;
     }
-    if (!query_is_true(qtext)) {
-        diag_plain(d, DIAG_ERROR,
-                   "this build of cql evaluates only the query 'cql() true' (the query language is not built yet)");
-        free(qtext);
+    const char *opt = unsupported_transform_option(o);
+    if (opt) {
+        diag_plain(d, DIAG_ERROR, "option '%s' is not supported yet", opt);
+        query_free(q);
         return EXIT_QUERY;
     }
-    free(qtext);
+    if (!eval_check_supported(q, d)) {
+        query_free(q);
+        return EXIT_QUERY;
+    }
 
     Search s;
-    memset(&s, 0, sizeof s);
-    s.matchstring = o->matchstring ? o->matchstring : "CQL";
-    s.variations = o->variations;
-    s.silent = o->silent;
-    s.noheader = o->noheader;
-    s.matchcount = o->matchcount;
-    s.gamenumber = o->gamenumber;
-    s.result = o->result;
+    search_init(&s, o, q);
 
-    if (!o->input) {
+    /* -fen: one game holding just that position */
+    char *fen_game = NULL;
+    FILE *fen_stream = NULL;
+    const char *input = o->input ? o->input : (q->header.present & QH_INPUT) ? q->header.input : NULL;
+    if (o->fen) {
+        Position pos;
+        FenError err;
+        if (pos_from_fen(&pos, o->fen, &err) != 0) {
+            diag_plain(d, DIAG_ERROR, "bad -fen position (field %d, column %d): %s", err.field,
+                       err.column, err.message);
+            query_free(q);
+            return EXIT_USAGE;
+        }
+        StrBuf sb = SB_INIT;
+        sb_printf(&sb, "[SetUp \"1\"]\n[FEN \"%s\"]\n\n*\n", o->fen);
+        fen_game = sb_take(&sb);
+        fen_stream = fmemopen(fen_game, strlen(fen_game), "rb");
+        input = NULL;
+    }
+    if (!input && !fen_stream) {
         diag_plain(d, DIAG_ERROR, "no input: give a PGN file with -i FILE ('-' for standard input)");
+        query_free(q);
         return EXIT_USAGE;
     }
-    const char *input = o->input;
     char *default_out = NULL;
-    const char *output = o->output;
-    if (!output) output = default_out = default_output_name(o->query_file);
+    const char *output = o->output ? o->output
+                         : (q->header.present & QH_OUTPUT) ? q->header.output
+                         : (default_out = default_output_name(o->query_file));
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
 
     PgnReader reader;
-    if (pgn_open(&reader, input, d) != 0) {
+    if (fen_stream) {
+        pgn_open_stream(&reader, fen_stream, "-fen", d);
+    } else if (pgn_open(&reader, input, d) != 0) {
         free(default_out);
+        query_free(q);
         return EXIT_USAGE;
     }
     s.input_name = reader.name;
     Output out;
     if (output_open(&out, output, input, d) != 0) {
         pgn_close(&reader);
+        if (fen_stream) fclose(fen_stream);
+        free(fen_game);
         free(default_out);
+        query_free(q);
         return EXIT_USAGE;
     }
     long threads = o->singlethreaded ? 1 : o->threads ? o->threads : default_threads();
+    if (eval_needs_order(q)) threads = 1;
 
-    RunCounts counts = {0};
-    run_games(&reader, &s, threads, out.fp, o->showmatches, &counts);
+    Emitter e;
+    memset(&e, 0, sizeof e);
+    e.out = out.fp;
+    e.showmatches = o->showmatches;
+    e.sorting = s.sorting;
+    StrBuf persistent = SB_INIT;
+    if (threads <= 1) run_single(&reader, &s, &e, &persistent);
+    else run_threads(&reader, &s, threads, &e);
+    if (e.sorting) emit_sorted(&e);
     bool read_failed = reader.io_error;
     pgn_close(&reader);
-    if (counts.write_failed)
-        diag_plain(d, DIAG_ERROR, "cannot write output file '%s'", output);
-    bool ok = !counts.write_failed && !read_failed;
+    if (fen_stream) fclose(fen_stream);
+    free(fen_game);
+    if (e.write_failed) diag_plain(d, DIAG_ERROR, "cannot write output file '%s'", output);
+    bool ok = !e.write_failed && !read_failed;
     if (output_commit(&out, ok, d) != 0) ok = false;
 
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     FILE *summary = strcmp(output, "-") == 0 ? stderr : stdout;
-    if (counts.pgn_errors)
+    if (e.pgn_errors)
         diag_plain(d, DIAG_WARNING, "%ld of %ld games had PGN errors (see the messages above)",
-                   counts.pgn_errors, counts.games);
-    fprintf(summary, "%ld match%s of %ld game%s in ", counts.matches,
-            counts.matches == 1 ? "" : "es", counts.games, counts.games == 1 ? "" : "s");
+                   e.pgn_errors, e.games);
+    fprintf(summary, "%ld match%s of %ld game%s in ", e.matches, e.matches == 1 ? "" : "es",
+            e.games, e.games == 1 ? "" : "s");
     print_seconds(summary, secs);
     fprintf(summary, " seconds using %ld thread%s to %s\n", threads, threads == 1 ? "" : "s",
             strcmp(output, "-") == 0 ? "<stdout>" : output);
+    fputs(sb_str(&persistent), summary);
     fflush(summary);
+    sb_free(&persistent);
     free(default_out);
+    query_free(q);
     if (!ok) return EXIT_USAGE;
-    if (o->strict && counts.pgn_errors) return EXIT_PGN_STRICT;
+    if (o->strict && e.pgn_errors) return EXIT_PGN_STRICT;
     return EXIT_RAN;
 }

@@ -1,0 +1,71 @@
+#!/bin/sh
+# tests/run-conformance.sh — the CQL 6.2 conformance vectors (tests/conformance/).
+#
+# 1. tool_conformance runs every vector in one process (each PGN file read
+#    once) through the same code as cql; it fails on any vector that fails
+#    and is not in allowed-failures.txt, and on a listed vector that passes.
+# 2. A sample of vectors is also run through the cql binary itself, exactly as
+#    the vectors were made (cql -matchstring ZZMATCH -i DATASET -o OUT QUERY;
+#    OUT split at "Game number N", ZZMATCH counted per part), to check that the
+#    binary and the in-process runner agree.
+# Usage: sh tests/run-conformance.sh build/MODE
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+BUILD=${1:-build/release}
+DIR=tests/conformance
+DATA=tests/data/pgn
+export LC_ALL=C
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+"$BUILD/tests/tool_conformance" "$DIR/cql62-vectors.tsv" "$DATA" "$DIR/allowed-failures.txt" >"$T/report"
+rc=$?
+grep -v '^conformance:' "$T/report" | head -60
+grep '^conformance:' "$T/report"
+[ $rc -eq 0 ] || { echo "conformance: unexpected failures (see above)" >&2; exit 1; }
+
+# matches string of a cql output file, as the vectors record it
+count_parts() {
+    awk '{
+        line = $0
+        while ((i = index(line, "Game number ")) > 0) {
+            rest = substr(line, i + 12)
+            if (match(rest, /^[0-9]+/)) {
+                # text before the marker belongs to the previous part
+                pre = substr(line, 1, i - 1)
+                while ((j = index(pre, "ZZMATCH")) > 0) { if (cur != "") n[cur]++; pre = substr(pre, j + 7) }
+                cur = substr(rest, 1, RLENGTH); order[++k] = cur; n[cur] += 0
+                line = substr(rest, RLENGTH + 1)
+            } else {
+                pre = substr(line, 1, i + 11)
+                while ((j = index(pre, "ZZMATCH")) > 0) { if (cur != "") n[cur]++; pre = substr(pre, j + 7) }
+                line = rest
+            }
+        }
+        while ((j = index(line, "ZZMATCH")) > 0) { if (cur != "") n[cur]++; line = substr(line, j + 7) }
+    }
+    END { s = ""; for (i = 1; i <= k; i++) s = s (i > 1 ? " " : "") order[i] ":" n[order[i]]; print s }' "$1"
+}
+
+checked=0 bad=0
+# every 97th vector whose family is core (a spread over datasets and filters)
+awk -F'\t' 'NR > 1 && $7 == "core" && NR % 97 == 0' "$DIR/cql62-vectors.tsv" >"$T/sample"
+while IFS='	' read -r dataset header body want_rc games matches family; do
+    printf 'cql(%s)\n%s\n' "$header" "$body" >"$T/q.cql"
+    "$BUILD/cql" -matchstring ZZMATCH -i "$DATA/$dataset" -o "$T/out.pgn" "$T/q.cql" >/dev/null 2>"$T/err"
+    got_rc=$?
+    checked=$((checked + 1))
+    if [ "$want_rc" != 0 ]; then
+        [ $got_rc -ne 0 ] || { bad=$((bad + 1)); echo "binary: expected rejection: $dataset: $body"; }
+        continue
+    fi
+    got=$(count_parts "$T/out.pgn")
+    if [ $got_rc -ne 0 ] || [ "$got" != "$matches" ]; then
+        bad=$((bad + 1))
+        echo "binary: $dataset: $header: $body"
+        echo "  want: $matches"
+        echo "  got:  $got (exit $got_rc)"
+    fi
+done <"$T/sample"
+echo "conformance through the cql binary: $((checked - bad)) of $checked sampled vectors agree"
+[ $bad -eq 0 ]
