@@ -400,7 +400,7 @@ Node *prefix_operand(Parser *p, Prec prec, TypeMask allowed, Token kw)
 
 static Node *parse_unary_operand(Parser *p);
 
-/* unary := '-' F | '~' S | '#' F | dash | legal-moves | primary
+/* unary := ('-' | '~' | '#') F | dash | legal-moves | primary
  * The span of the result covers every token it consumed. */
 static Node *parse_unary(Parser *p)
 {
@@ -412,29 +412,27 @@ static Node *parse_unary(Parser *p)
 
 static Node *parse_unary_operand(Parser *p)
 {
+    static const struct {
+        TokKind tok;
+        NodeKind kind;
+        Prec prec;
+        TypeMask operand;
+        ValueType result;
+    } prefix_ops[] = {
+        {TK_MINUS, ND_NEGATE, PREC_UNARY, TM_NUMBER, VT_NUMBER},
+        {TK_TILDE, ND_COMPLEMENT, PREC_COMPL, TM_SET, VT_SET},
+        {TK_HASH, ND_COUNT, PREC_SETFN, TM_SET | TM_STRING, VT_NUMBER},
+    };
     Token t = p->tok;
+    for (size_t i = 0; i < sizeof prefix_ops / sizeof prefix_ops[0]; i++) {
+        if (prefix_ops[i].tok != t.kind) continue;
+        advance(p);
+        Node *operand = prefix_operand(p, prefix_ops[i].prec, prefix_ops[i].operand, t);
+        Node *n = node1(p, prefix_ops[i].kind, span_join(tok_span(t), operand->span), operand);
+        n->type = prefix_ops[i].result;
+        return n;
+    }
     switch (t.kind) {
-    case TK_MINUS: {
-        advance(p);
-        Node *operand = prefix_operand(p, PREC_UNARY, TM_NUMBER, t);
-        Node *n = node1(p, ND_NEGATE, span_join(tok_span(t), operand->span), operand);
-        n->type = VT_NUMBER;
-        return n;
-    }
-    case TK_TILDE: {
-        advance(p);
-        Node *operand = prefix_operand(p, PREC_COMPL, TM_SET, t);
-        Node *n = node1(p, ND_COMPLEMENT, span_join(tok_span(t), operand->span), operand);
-        n->type = VT_SET;
-        return n;
-    }
-    case TK_HASH: {
-        advance(p);
-        Node *operand = prefix_operand(p, PREC_SETFN, TM_SET | TM_STRING, t);
-        Node *n = node1(p, ND_COUNT, span_join(tok_span(t), operand->span), operand);
-        n->type = VT_NUMBER;
-        return n;
-    }
     case TK_DASH: case TK_TAKE:
         /* `and--`: a dash glued to an operator word would take it as its left side */
         if (glued(&t) && (p->prev.kind == TK_AND || p->prev.kind == TK_OR || p->prev.kind == TK_IN ||
@@ -817,6 +815,33 @@ static Node *parse_function_def(Parser *p)
     return n;
 }
 
+/* The domain and body of an iteration, after its variable `name` (written
+ * at `var`) and the word before the domain ('∊', '[element]' or 'in'). The
+ * domain is a set, or a dictionary whose keys are iterated. */
+Node *finish_iteration(Parser *p, const char *name, Token var, uint64_t flags, Token start, Token before_domain)
+{
+    if (!starts_filter(&p->tok)) fail_expected(p, "the set to iterate over after %s", tok_describe(before_domain.kind));
+    Node *domain = parse_expr(p, PREC_UNION);
+    bool piece = flags & NF_PIECE;
+    VarKind kind = piece ? VK_PIECE : VK_SET;
+    if (domain->type == VT_DICTIONARY && !piece) {
+        const Variable *d = sema_var(p->q, domain->slot);
+        kind = sema_kind_for_type(d->key_type == VT_NONE ? VT_STRING : d->key_type);
+    } else {
+        parse_check(p, domain->span, sema_require(p->a, domain, TM_SET, "the domain of an iteration"));
+    }
+    int32_t slot;
+    parse_check(p, tok_span(var), sema_bind(p->q, name, kind, tok_span(var), &slot));
+    Node *body = prefix_operand(p, PREC_LOWEST, TM_ANY, before_domain);
+    Node *n = node2(p, ND_SQUARE_ITER, domain, body);
+    n->span = span_join(tok_span(start), body->span);
+    n->slot = slot;
+    n->text = name;
+    n->flags = flags;
+    n->type = (flags & NF_ALL) ? VT_NONE : VT_SET;
+    return n;
+}
+
 /* iteration := ['∀'] (name | '◭'name) '∊' S F
  * (also written [forall], [Aa]name, [element]). `start` is the first token. */
 Node *parse_iteration(Parser *p, bool universal, Token start)
@@ -826,26 +851,8 @@ Node *parse_iteration(Parser *p, bool universal, Token start)
     uint32_t name_at = piece ? lex_piecevar_name(p->src->text, v) : v.start;
     char *name = arena_strndup(p->a, p->src->text + name_at, v.start + v.len - name_at);
     advance(p);
-    expect(p, TK_ELEMENT, "'[element]' (or '∊') after the iteration variable");
-    if (!starts_filter(&p->tok)) fail_expected(p, "the set to iterate over after '[element]'");
-    Node *domain = parse_expr(p, PREC_UNION);
-    VarKind kind = piece ? VK_PIECE : VK_SET;
-    if (domain->type == VT_DICTIONARY && !piece) {
-        const Variable *d = sema_var(p->q, domain->slot);
-        kind = sema_kind_for_type(d->key_type == VT_NONE ? VT_STRING : d->key_type);
-    } else {
-        parse_check(p, domain->span, sema_require(p->a, domain, TM_SET, "the domain of an iteration"));
-    }
-    int32_t slot;
-    parse_check(p, tok_span(v), sema_bind(p->q, name, kind, tok_span(v), &slot));
-    Node *body = parse_filter(p);
-    Node *n = node2(p, ND_SQUARE_ITER, domain, body);
-    n->span = span_join(tok_span(start), body->span);
-    n->slot = slot;
-    n->text = name;
-    n->flags = (universal ? NF_ALL : 0) | (piece ? NF_PIECE : 0);
-    n->type = universal ? VT_NONE : VT_SET;
-    return n;
+    Token element = expect(p, TK_ELEMENT, "'[element]' (or '∊') after the iteration variable");
+    return finish_iteration(p, name, v, (universal ? NF_ALL : 0) | (piece ? NF_PIECE : 0), start, element);
 }
 
 /* name-filter := iteration | call | assignment | dict-entry | variable */

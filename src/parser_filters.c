@@ -142,24 +142,6 @@ static Node *parse_transform(Parser *p)
     return n;
 }
 
-/* The domain, variable binding and body of an iteration whose variable has
- * been read (parse_iteration handles the ∊ form itself). */
-static Node *finish_square_iteration(Parser *p, const char *name, Token var, bool piece, bool all, Token start)
-{
-    Node *domain = parse_expr(p, PREC_UNION);
-    parse_check(p, domain->span, sema_require(p->a, domain, TM_SET, "the domain of an iteration"));
-    int32_t slot;
-    parse_check(p, tok_span(var), sema_bind(p->q, name, piece ? VK_PIECE : VK_SET, tok_span(var), &slot));
-    Node *body = prefix_operand(p, PREC_LOWEST, TM_ANY, start);
-    Node *n = node2(p, ND_SQUARE_ITER, domain, body);
-    n->span = span_join(tok_span(start), body->span);
-    n->slot = slot;
-    n->text = name;
-    n->flags = (all ? NF_ALL : 0) | (piece ? NF_PIECE : 0);
-    n->type = all ? VT_NONE : VT_SET;
-    return n;
-}
-
 /* square := 'square' ['all'] name 'in' S F
  * piece  := 'piece' ['all'] name 'in' S F  |  'piece' name ('=' | '=?') S */
 static Node *parse_square_or_piece(Parser *p)
@@ -173,8 +155,8 @@ static Node *parse_square_or_piece(Parser *p)
     advance(p);
     if (kw.kind == TK_PIECE && !all && is_assign_op(p->tok.kind))
         return parse_assignment(p, name, NF_PIECE, tok_span(kw));
-    expect(p, TK_IN, "'in' after the variable name");
-    return finish_square_iteration(p, name, var, kw.kind == TK_PIECE, all, kw);
+    Token in = expect(p, TK_IN, "'in' after the variable name");
+    return finish_iteration(p, name, var, (all ? NF_ALL : 0) | (kw.kind == TK_PIECE ? NF_PIECE : 0), kw, in);
 }
 
 /* universal := '∀' (name | '◭'name) '∊' S F     ([forall] in ASCII) */

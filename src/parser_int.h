@@ -126,6 +126,8 @@ bool is_assign_op(TokKind k);
 Node *parse_assignment(Parser *p, const char *name, uint64_t flags, Span start);
 /* name ∊ S F; the current token is the name, `start` the first token */
 Node *parse_iteration(Parser *p, bool universal, Token start);
+/* the domain and body of an iteration (NF_ALL, NF_PIECE in flags) */
+Node *finish_iteration(Parser *p, const char *name, Token var, uint64_t flags, Token start, Token before_domain);
 Node *parse_expr(Parser *p, Prec min);
 Node *parse_filter(Parser *p);              /* parse_expr(PREC_LOWEST) */
 bool starts_filter(const Token *t);
