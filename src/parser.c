@@ -255,13 +255,13 @@ static bool binary_operator(Parser *p, const Node *lhs, BinOp *op)
         return glued(t);
     case TK_PLUS:
         *op = (BinOp){ND_ARITH, PREC_ADD, false};
-        return !is_repetition_token(p, lhs);
+        return lhs->kind != ND_PAREN && !is_repetition_token(p, lhs);
     case TK_MINUS:
         *op = (BinOp){ND_ARITH, PREC_ADD, false};
         return sema_binary_minus_applies(lhs->type);
-    case TK_STAR:
+    case TK_STAR:   /* (F)+ and (F)* repeat a group, as in line: never arithmetic */
         *op = (BinOp){ND_ARITH, PREC_MUL, false};
-        return !is_repetition_token(p, lhs);
+        return lhs->kind != ND_PAREN && !is_repetition_token(p, lhs);
     case TK_SLASH: case TK_PERCENT:
         *op = (BinOp){ND_ARITH, PREC_MUL, false};
         return true;
@@ -995,7 +995,8 @@ static Node *parse_primary(Parser *p)
     case TK_LPAREN: return parse_paren(p);
     case TK_LBRACE: return parse_compound(p);
     case TK_COMMENT_FILTER: return parse_comment_symbol(p);
-    case TK_QUANT: case TK_QUESTION:
+    case TK_QUANT: case TK_QUESTION: case TK_PLUS: case TK_STAR:
+        if ((t.kind == TK_PLUS || t.kind == TK_STAR) && p->prev.kind != TK_RPAREN) fail_expected(p, "a filter");
         parse_fail(p, tok_span(t), "repetition '%.*s' is allowed only in 'line' and 'path'", (int)t.len,
                    p->src->text + t.start);
     case TK_PERSISTENT: case TK_ATOMIC: return parse_qualified_assignment(p);
