@@ -2,7 +2,9 @@
  * src/eval.c — evaluates a query at the positions of a game.
  *
  * Every node kind has one evaluation function in `eval_table` (a data table
- * indexed by NodeKind); a kind without an entry is not supported yet, and
+ * indexed by NodeKind, filled from each family's list of entries: this
+ * file's core filters, eval_nav.c, eval_string.c, eval_move.c, eval_path.c,
+ * eval_transform.c); a kind without an entry is not supported yet, and
  * eval_check_supported reports it before any game is read. An evaluation
  * function returns whether the filter matches and, when it does, stores the
  * filter's value in *out (a set, a number, a position, a string, a piece).
@@ -18,6 +20,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,8 @@
 #include "sema.h"
 
 /* {==== values and helpers ==================================================== */
+
+static EvalFn eval_table[ND_COUNT_];
 
 bool eval_node(Evaluator *ev, const Node *n, Value *out)
 {
@@ -914,102 +919,110 @@ static bool eval_sort(Evaluator *ev, const Node *n, Value *out)
 /* }==== */
 /* {==== the table ============================================================== */
 
-const EvalFn eval_table[ND_COUNT_] = {
-    [ND_COMPOUND] = eval_compound,
-    [ND_PAREN] = eval_first_kid,
-    [ND_CALL] = eval_first_kid,
-    [ND_PARAM] = eval_first_kid,
-    [ND_FUNCTION_DEF] = eval_always,
-    [ND_INT] = eval_int,
-    [ND_STRING] = eval_string,
-    [ND_DESIGNATOR] = eval_designator,
-    [ND_VAR] = eval_var,
-    [ND_ASSIGN] = eval_assign,
-    [ND_ISBOUND] = eval_isbound,
-    [ND_ISUNBOUND] = eval_isbound,
-    [ND_UNBIND] = eval_unbind,
-    [ND_AND] = eval_and,
-    [ND_OR] = eval_or,
-    [ND_NOT] = eval_not,
-    [ND_IF] = eval_if,
-    [ND_TRUE] = eval_always,
-    [ND_FALSE] = eval_never,
-    [ND_NEGATE] = eval_negate,
-    [ND_ARITH] = eval_arith,
-    [ND_RELATION] = eval_relation,
-    [ND_COUNT] = eval_count,
-    [ND_MINMAX] = eval_minmax,
-    [ND_ABS] = eval_abs,
-    [ND_SQRT] = eval_sqrt,
-    [ND_UNION] = eval_union,
-    [ND_INTERSECT] = eval_intersect,
-    [ND_COMPLEMENT] = eval_complement,
-    [ND_IN] = eval_in,
-    [ND_ATTACKS] = eval_attacks,
-    [ND_ATTACKEDBY] = eval_attackedby,
-    [ND_BETWEEN] = eval_between,
-    [ND_DIRECTION] = eval_direction,
-    [ND_RAY] = eval_ray,
-    [ND_XRAY] = eval_ray,
-    [ND_PIN] = eval_pin,
-    [ND_LIGHT] = eval_light_dark,
-    [ND_DARK] = eval_light_dark,
-    [ND_MAKESQUARE] = eval_makesquare,
-    [ND_RANK] = eval_rank_file,
-    [ND_FILE] = eval_rank_file,
-    [ND_TYPE] = eval_type,
-    [ND_COLORTYPE] = eval_type,
-    [ND_POWER] = eval_power,
-    [ND_ENPASSANTSQUARE] = eval_enpassantsquare,
-    [ND_DOUBLEDPAWNS] = eval_pawns,
-    [ND_ISOLATEDPAWNS] = eval_pawns,
-    [ND_PASSEDPAWNS] = eval_pawns,
-    [ND_CONNECTEDPAWNS] = eval_pawns,
-    [ND_SQUARE_ITER] = eval_square_iter,
-    [ND_CHECK] = eval_check,
-    [ND_MATE] = eval_mate_stalemate,
-    [ND_STALEMATE] = eval_mate_stalemate,
-    [ND_WTM] = eval_side,
-    [ND_BTM] = eval_side,
-    [ND_INITIAL] = eval_tree_place,
-    [ND_TERMINAL] = eval_tree_place,
-    [ND_MAINLINE] = eval_tree_place,
-    [ND_VARIATION] = eval_tree_place,
-    [ND_FEN] = eval_fen,
-    [ND_PLY] = eval_state_number,
-    [ND_MOVENUMBER] = eval_state_number,
-    [ND_DEPTH] = eval_state_number,
-    [ND_POSITIONID] = eval_state_number,
-    [ND_GAMENUMBER] = eval_state_number,
-    [ND_WHITE] = eval_state_number,
-    [ND_BLACK] = eval_state_number,
-    [ND_SIDETOMOVE] = eval_state_number,
-    [ND_PLAYER] = eval_player,
-    [ND_EVENT] = eval_tag_kind,
-    [ND_SITE] = eval_tag_kind,
-    [ND_DATE] = eval_tag_kind,
-    [ND_EVENTDATE] = eval_tag_kind,
-    [ND_ECO] = eval_tag_kind,
-    [ND_TAG] = eval_tag,
-    [ND_YEAR] = eval_year,
-    [ND_ELO] = eval_elo,
-    [ND_RESULT] = eval_result,
-    [ND_COMMENT] = eval_comment,
-    [ND_MESSAGE] = eval_message,
-    [ND_SORT] = eval_sort,
-    [ND_REGEX] = eval_regex,
-    [ND_ESCAPE] = eval_escape,
-    [ND_COLON] = eval_colon,
-    [ND_POSITION] = eval_position,
-    [ND_CURRENTPOSITION] = eval_named_position,
-    [ND_INITIALPOSITION] = eval_named_position,
-    [ND_PARENT] = eval_named_position,
-    [ND_CHILD] = eval_child,
-    [ND_LCA] = eval_lca,
-    [ND_DISTANCE] = eval_distance,
-    [ND_ANCESTOR] = eval_ancestry,
-    [ND_DESCENDANT] = eval_ancestry,
+/* The filters of this file; the other families list theirs in their files. */
+static const EvalEntry core_entries[] = {
+    {ND_COMPOUND, eval_compound},
+    {ND_PAREN, eval_first_kid},
+    {ND_CALL, eval_first_kid},
+    {ND_PARAM, eval_first_kid},
+    {ND_FUNCTION_DEF, eval_always},
+    {ND_INT, eval_int},
+    {ND_STRING, eval_string},
+    {ND_DESIGNATOR, eval_designator},
+    {ND_VAR, eval_var},
+    {ND_ASSIGN, eval_assign},
+    {ND_ISBOUND, eval_isbound},
+    {ND_ISUNBOUND, eval_isbound},
+    {ND_UNBIND, eval_unbind},
+    {ND_AND, eval_and},
+    {ND_OR, eval_or},
+    {ND_NOT, eval_not},
+    {ND_IF, eval_if},
+    {ND_TRUE, eval_always},
+    {ND_FALSE, eval_never},
+    {ND_NEGATE, eval_negate},
+    {ND_ARITH, eval_arith},
+    {ND_RELATION, eval_relation},
+    {ND_COUNT, eval_count},
+    {ND_MINMAX, eval_minmax},
+    {ND_ABS, eval_abs},
+    {ND_SQRT, eval_sqrt},
+    {ND_UNION, eval_union},
+    {ND_INTERSECT, eval_intersect},
+    {ND_COMPLEMENT, eval_complement},
+    {ND_IN, eval_in},
+    {ND_ATTACKS, eval_attacks},
+    {ND_ATTACKEDBY, eval_attackedby},
+    {ND_BETWEEN, eval_between},
+    {ND_DIRECTION, eval_direction},
+    {ND_RAY, eval_ray},
+    {ND_XRAY, eval_ray},
+    {ND_PIN, eval_pin},
+    {ND_LIGHT, eval_light_dark},
+    {ND_DARK, eval_light_dark},
+    {ND_MAKESQUARE, eval_makesquare},
+    {ND_RANK, eval_rank_file},
+    {ND_FILE, eval_rank_file},
+    {ND_TYPE, eval_type},
+    {ND_COLORTYPE, eval_type},
+    {ND_POWER, eval_power},
+    {ND_ENPASSANTSQUARE, eval_enpassantsquare},
+    {ND_DOUBLEDPAWNS, eval_pawns},
+    {ND_ISOLATEDPAWNS, eval_pawns},
+    {ND_PASSEDPAWNS, eval_pawns},
+    {ND_CONNECTEDPAWNS, eval_pawns},
+    {ND_SQUARE_ITER, eval_square_iter},
+    {ND_CHECK, eval_check},
+    {ND_MATE, eval_mate_stalemate},
+    {ND_STALEMATE, eval_mate_stalemate},
+    {ND_WTM, eval_side},
+    {ND_BTM, eval_side},
+    {ND_INITIAL, eval_tree_place},
+    {ND_TERMINAL, eval_tree_place},
+    {ND_MAINLINE, eval_tree_place},
+    {ND_VARIATION, eval_tree_place},
+    {ND_FEN, eval_fen},
+    {ND_PLY, eval_state_number},
+    {ND_MOVENUMBER, eval_state_number},
+    {ND_DEPTH, eval_state_number},
+    {ND_POSITIONID, eval_state_number},
+    {ND_GAMENUMBER, eval_state_number},
+    {ND_WHITE, eval_state_number},
+    {ND_BLACK, eval_state_number},
+    {ND_SIDETOMOVE, eval_state_number},
+    {ND_PLAYER, eval_player},
+    {ND_EVENT, eval_tag_kind},
+    {ND_SITE, eval_tag_kind},
+    {ND_DATE, eval_tag_kind},
+    {ND_EVENTDATE, eval_tag_kind},
+    {ND_ECO, eval_tag_kind},
+    {ND_TAG, eval_tag},
+    {ND_YEAR, eval_year},
+    {ND_ELO, eval_elo},
+    {ND_RESULT, eval_result},
+    {ND_COMMENT, eval_comment},
+    {ND_MESSAGE, eval_message},
+    {ND_SORT, eval_sort},
+    {ND_COUNT_, NULL},
 };
+
+/* The dispatch table (declared above): every family's entries, filled once. */
+static pthread_once_t eval_table_once = PTHREAD_ONCE_INIT;
+
+static void fill_eval_table(void)
+{
+    const EvalEntry *const families[] = {
+        core_entries, eval_nav_entries, eval_string_entries, eval_move_entries,
+        eval_path_entries, eval_transform_entries,
+    };
+    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+        for (const EvalEntry *e = families[f]; e->fn; e++) eval_table[e->kind] = e->fn;
+}
+
+static void init_eval_table(void)
+{
+    pthread_once(&eval_table_once, fill_eval_table);
+}
 
 /* }==== */
 /* {==== the search ============================================================= */
@@ -1040,6 +1053,7 @@ static bool check_node(const Node *n, void *ctx)
 
 bool eval_check_supported(const Query *q, DiagSink *diag)
 {
+    init_eval_table();
     SupportCheck c = {q, diag, true};
     ast_walk(q->body, check_node, &c);
     return c.ok;
@@ -1054,6 +1068,7 @@ bool eval_needs_order(const Query *q)
 
 Evaluator *eval_new(const Query *q, const EvalSettings *s)
 {
+    init_eval_table();
     Evaluator *ev = xcalloc(1, sizeof *ev);
     ev->q = q;
     ev->settings = *s;

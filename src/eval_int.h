@@ -64,7 +64,18 @@ struct Evaluator {
 };
 
 typedef bool (*EvalFn)(Evaluator *ev, const Node *n, Value *out);
-extern const EvalFn eval_table[ND_COUNT_];
+
+/* One family's filters: {kind, function} pairs ended by {ND_COUNT_, NULL}. */
+typedef struct EvalEntry {
+    NodeKind kind;
+    EvalFn fn;
+} EvalEntry;
+
+extern const EvalEntry eval_nav_entries[];        /* eval_nav.c */
+extern const EvalEntry eval_string_entries[];     /* eval_string.c */
+extern const EvalEntry eval_move_entries[];       /* eval_move.c */
+extern const EvalEntry eval_path_entries[];       /* eval_path.c */
+extern const EvalEntry eval_transform_entries[];  /* eval_transform.c */
 
 bool eval_node(Evaluator *ev, const Node *n, Value *out);
 bool eval_set(Evaluator *ev, const Node *n, Bitboard *out);
@@ -76,20 +87,11 @@ void value_to_text(Evaluator *ev, const Value *v, StrBuf *sb);
 void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text);
 Arena *eval_strings(Evaluator *ev);
 
-/* eval_string.c: ~~ and its captures */
-bool eval_regex(Evaluator *ev, const Node *n, Value *out);
-bool eval_escape(Evaluator *ev, const Node *n, Value *out);
+/* eval_string.c */
 void eval_free_regexes(Evaluator *ev);
 
-/* eval_nav.c: positions and the game tree */
+/* eval_nav.c, used by relations and & in eval.c */
 bool eval_compare_positions(TokKind op, const GameNode *a, const GameNode *b);
 bool eval_position_intersect(Evaluator *ev, const Node *n, Value *out);
-bool eval_colon(Evaluator *ev, const Node *n, Value *out);
-bool eval_position(Evaluator *ev, const Node *n, Value *out);
-bool eval_named_position(Evaluator *ev, const Node *n, Value *out);
-bool eval_child(Evaluator *ev, const Node *n, Value *out);
-bool eval_lca(Evaluator *ev, const Node *n, Value *out);
-bool eval_distance(Evaluator *ev, const Node *n, Value *out);
-bool eval_ancestry(Evaluator *ev, const Node *n, Value *out);
 
 #endif

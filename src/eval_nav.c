@@ -58,7 +58,7 @@ bool eval_position_intersect(Evaluator *ev, const Node *n, Value *out)
 }
 
 /* P : F evaluates F at the position P. */
-bool eval_colon(Evaluator *ev, const Node *n, Value *out)
+static bool eval_colon(Evaluator *ev, const Node *n, Value *out)
 {
     Value p;
     if (!eval_node(ev, n->kids[0], &p) || p.type != VT_POSITION) return false;
@@ -90,7 +90,7 @@ static void index_nodes(Evaluator *ev)
     }
 }
 
-bool eval_position(Evaluator *ev, const Node *n, Value *out)
+static bool eval_position(Evaluator *ev, const Node *n, Value *out)
 {
     int64_t id;
     if (!eval_number(ev, n->kids[0], &id) || id < 0 || id >= ev->game->node_count) return false;
@@ -98,7 +98,7 @@ bool eval_position(Evaluator *ev, const Node *n, Value *out)
     return position_value(out, ev->nodes_by_id[id]);
 }
 
-bool eval_named_position(Evaluator *ev, const Node *n, Value *out)
+static bool eval_named_position(Evaluator *ev, const Node *n, Value *out)
 {
     switch (n->kind) {
     case ND_CURRENTPOSITION: return position_value(out, ev->cur);
@@ -109,7 +109,7 @@ bool eval_named_position(Evaluator *ev, const Node *n, Value *out)
 }
 
 /* child: the main continuation; child(n): the n-th child, 0 being the main one. */
-bool eval_child(Evaluator *ev, const Node *n, Value *out)
+static bool eval_child(Evaluator *ev, const Node *n, Value *out)
 {
     int64_t k = 0;
     if (n->kids[0] && !eval_number(ev, n->kids[0], &k)) return false;
@@ -128,13 +128,13 @@ static bool two_positions(Evaluator *ev, const Node *n, const GameNode **a, cons
     return true;
 }
 
-bool eval_lca(Evaluator *ev, const Node *n, Value *out)
+static bool eval_lca(Evaluator *ev, const Node *n, Value *out)
 {
     const GameNode *a, *b;
     return two_positions(ev, n, &a, &b) && position_value(out, lowest_common_ancestor(a, b));
 }
 
-bool eval_distance(Evaluator *ev, const Node *n, Value *out)
+static bool eval_distance(Evaluator *ev, const Node *n, Value *out)
 {
     const GameNode *a, *b;
     if (!two_positions(ev, n, &a, &b)) return false;
@@ -145,10 +145,24 @@ bool eval_distance(Evaluator *ev, const Node *n, Value *out)
 }
 
 /* ancestor(x y): x is an ancestor of y (or y itself); descendant(x y): the reverse. */
-bool eval_ancestry(Evaluator *ev, const Node *n, Value *out)
+static bool eval_ancestry(Evaluator *ev, const Node *n, Value *out)
 {
     (void)out;
     const GameNode *a, *b;
     if (!two_positions(ev, n, &a, &b)) return false;
     return n->kind == ND_ANCESTOR ? is_ancestor_or_self(a, b) : is_ancestor_or_self(b, a);
 }
+
+const EvalEntry eval_nav_entries[] = {
+    {ND_COLON, eval_colon},
+    {ND_POSITION, eval_position},
+    {ND_CURRENTPOSITION, eval_named_position},
+    {ND_INITIALPOSITION, eval_named_position},
+    {ND_PARENT, eval_named_position},
+    {ND_CHILD, eval_child},
+    {ND_LCA, eval_lca},
+    {ND_DISTANCE, eval_distance},
+    {ND_ANCESTOR, eval_ancestry},
+    {ND_DESCENDANT, eval_ancestry},
+    {ND_COUNT_, NULL},
+};

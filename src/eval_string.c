@@ -69,7 +69,7 @@ void eval_free_regexes(Evaluator *ev)
 }
 
 /* S ~~ P: matches when P matches somewhere in S; the value is the matched text. */
-bool eval_regex(Evaluator *ev, const Node *n, Value *out)
+static bool eval_regex(Evaluator *ev, const Node *n, Value *out)
 {
     Value s, p;
     if (!eval_node(ev, n->kids[0], &s) || s.type != VT_STRING) return false;
@@ -89,7 +89,7 @@ bool eval_regex(Evaluator *ev, const Node *n, Value *out)
 }
 
 /* \N after a ~~: the N-th group of the last match; \n \t \" \\ are those characters. */
-bool eval_escape(Evaluator *ev, const Node *n, Value *out)
+static bool eval_escape(Evaluator *ev, const Node *n, Value *out)
 {
     if (n->num == 0 && n->text && n->text[0] == '\\') {
         static const char from[] = "nt\"\\", to[] = "\n\t\"\\";
@@ -107,3 +107,9 @@ bool eval_escape(Evaluator *ev, const Node *n, Value *out)
     out->str = arena_strdup(eval_strings(ev), ev->captures[n->num]);
     return true;
 }
+
+const EvalEntry eval_string_entries[] = {
+    {ND_REGEX, eval_regex},
+    {ND_ESCAPE, eval_escape},
+    {ND_COUNT_, NULL},
+};

@@ -1,0 +1,9 @@
+/*
+ * src/eval_path.c — the path filters of the evaluator (see eval.c for the table).
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "eval_int.h"
+
+const EvalEntry eval_path_entries[] = {
+    {ND_COUNT_, NULL},
+};
