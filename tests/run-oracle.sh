@@ -4,7 +4,8 @@
 #      known disagreements tests/oracle-disagreements.txt;
 #   2. the CQL 6.2 conformance vectors: each query parses iff CQL 6.2 ran it;
 #   3. -a then -u re-parses every accepted oracle query to an equal AST;
-#   4. golden AST dumps and diagnostics: tests/parse/*.cql against *.expected.
+#   4. golden tests: tests/parse/*.cql against *.expected (AST dump or
+#      diagnostics) and, where present, *.ascii and *.unicode (-a and -u).
 # Called by `make test` (target test-oracle). Exits non-zero on any failure.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
@@ -25,18 +26,23 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 failed=0
-for q in tests/parse/*.cql; do
-    [ -e "$q" ] || continue
-    exp=${q%.cql}.expected
+# golden MODE QUERY EXPECTED: the tool's output (stdout and stderr) for the
+# query file, run from its directory so that messages name it plainly
+golden() {
+    [ -e "$3" ] || return 0
     n=$((n + 1))
-    # query files are run as a whole file; the expected text is the AST dump
-    # (accepted queries) or the diagnostics (rejected ones)
-    (cd "$(dirname "$q")" && "$tool" --parse "$(basename "$q")") >"$tmp/out" 2>&1
-    if ! cmp -s "$tmp/out" "$exp"; then
-        echo "golden $q differs from $exp:" >&2
-        diff "$exp" "$tmp/out" | head -20 >&2
+    (cd "$(dirname "$2")" && "$tool" "$1" "$(basename "$2")") >"$tmp/out" 2>&1
+    if ! cmp -s "$tmp/out" "$3"; then
+        echo "golden: $tool $1 $2 differs from $3:" >&2
+        diff "$3" "$tmp/out" | head -20 >&2
         failed=$((failed + 1))
     fi
+}
+for q in tests/parse/*.cql; do
+    [ -e "$q" ] || continue
+    golden --parse "$q" "${q%.cql}.expected"     # the AST dump, or the diagnostics
+    golden --ascii "$q" "${q%.cql}.ascii"        # -a, where given
+    golden --unicode "$q" "${q%.cql}.unicode"    # -u, where given
 done
 echo "golden parse tests: $((n - failed)) of $n as expected"
 [ "$failed" -eq 0 ] || status=1
