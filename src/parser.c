@@ -236,20 +236,26 @@ typedef struct BinOp {
     bool right;   /* right-associative */
 } BinOp;
 
+static bool is_relation(TokKind k)
+{
+    return k == TK_EQ || k == TK_NE || k == TK_LT || k == TK_LE || k == TK_GT || k == TK_GE || k == TK_BEFORE ||
+           k == TK_AFTER || k == TK_BEFORE_EQ || k == TK_AFTER_EQ;
+}
+
 /* Is the current token a binary operator continuing `lhs`? */
 static bool binary_operator(Parser *p, const Node *lhs, BinOp *op)
 {
     const Token *t = &p->tok;
-    switch (t->kind) {
-    case TK_OR:  *op = (BinOp){ND_OR, PREC_OR, false}; return true;
-    case TK_AND: *op = (BinOp){ND_AND, PREC_AND, false}; return true;
-    case TK_IN:  *op = (BinOp){ND_IN, PREC_IN, false}; return true;
-    case TK_EQ: case TK_NE: case TK_LT: case TK_LE: case TK_GT: case TK_GE:
-    case TK_BEFORE: case TK_AFTER: case TK_BEFORE_EQ: case TK_AFTER_EQ:
+    if (is_relation(t->kind)) {
         /* a filter without a value cannot be compared: the relation then
          * belongs to an enclosing filter (`find all check > 10`) */
         *op = (BinOp){ND_RELATION, PREC_REL, true};
         return lhs->type != VT_NONE;
+    }
+    switch (t->kind) {
+    case TK_OR:  *op = (BinOp){ND_OR, PREC_OR, false}; return true;
+    case TK_AND: *op = (BinOp){ND_AND, PREC_AND, false}; return true;
+    case TK_IN:  *op = (BinOp){ND_IN, PREC_IN, false}; return true;
     case TK_DASH: case TK_TAKE:   /* F--G: the dash is written right after F */
         *op = (BinOp){ND_DASH, PREC_DASH, false};
         return glued(t);
@@ -556,11 +562,22 @@ static Node *parse_designator(Parser *p)
 /* {==== grouping ============================================================= */
 
 /* members := F {F} up to `close` (compound, move target, argument lists) */
+/* The next filter of a sequence (compound members, the body). A relation
+ * left over after a filter without a value gets a message of its own. */
+static Node *parse_sequence_member(Parser *p, const Node *previous)
+{
+    TokKind k = p->tok.kind;
+    if (previous && previous->type == VT_NONE && is_relation(k))
+        parse_fail(p, tok_span(p->tok), "%s compares values, but the filter before it has none", tok_describe(k));
+    return parse_filter(p);
+}
+
 Node *parse_braced_members(Parser *p, NodeKind kind, TokKind close, Token open)
 {
     Nesting saved = open_brackets(p);
     Node *n = new_node(p, kind, tok_span(open), 0);
-    while (p->tok.kind != close && p->tok.kind != TK_EOF) ast_push(p->a, n, parse_filter(p));
+    while (p->tok.kind != close && p->tok.kind != TK_EOF)
+        ast_push(p->a, n, parse_sequence_member(p, n->nkids ? n->kids[n->nkids - 1] : NULL));
     if (n->nkids == 0 && p->tok.kind == close)
         parse_fail(p, span_join(tok_span(open), tok_span(p->tok)), "empty %s%s: expected a filter inside",
                    tok_describe(open.kind), tok_describe(close));
@@ -1123,7 +1140,8 @@ static Node *parse_body(Parser *p, bool body_only)
 {
     Node *body = new_node(p, ND_COMPOUND, tok_span(p->tok), 0);
     body->flags |= NF_IMPLICIT;
-    while (p->tok.kind != TK_EOF) ast_push(p->a, body, parse_filter(p));
+    while (p->tok.kind != TK_EOF)
+        ast_push(p->a, body, parse_sequence_member(p, body->nkids ? body->kids[body->nkids - 1] : NULL));
     if (body->nkids == 0) {
         if (body_only) parse_fail(p, tok_span(p->tok), "the query is empty: expected a filter");
         body->type = VT_NONE;

@@ -27,6 +27,14 @@ typedef struct DiagCase {
 } DiagCase;
 
 static const DiagCase cases[] = {
+    {"true < 1", true,
+     "-cql:1:6: error: '<' compares values, but the filter before it has none\n"
+     "true < 1\n"
+     "     ^\n"},
+    {"1 < true", true,
+     "-cql:1:3: error: '<' compares values, but its right side has none\n"
+     "1 < true\n"
+     "  ^\n"},
     {"not", true,
      "-cql:1:4: error: expected a filter after 'not', found the end of the query\n"
      "not\n"
