@@ -33,6 +33,7 @@ typedef struct EvalSettings {
 /* What the search of one game found. Strings live in the game's arena. */
 typedef struct GameSearch {
     long matched_positions;
+    bool *matched;            /* per node id: the body matched there */
     const char **notes;       /* per node id: comment text to add, or NULL */
     bool has_sort_value;
     int64_t sort_value;       /* the game's `sort` value (max, or min with `sort min`) */

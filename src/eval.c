@@ -1133,13 +1133,17 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
         ev->bound[i] = false;
     }
     out->notes = ARENA_ARRAY(arena, const char *, g->node_count);
+    out->matched = ARENA_ARRAY(arena, bool, g->node_count);
     bool annotate = !ev->settings.silent;
     for (const GameNode *n = g->root; n; n = next_position(ev, n)) {
         ev->cur = n;
         ev->npending = 0;
         Value v;
         bool matched = eval_node(ev, ev->q->body, &v);
-        if (matched) out->matched_positions++;
+        if (matched) {
+            out->matched_positions++;
+            out->matched[n->id] = true;
+        }
         if (annotate && (matched || ev->settings.alwayscomment))
             for (int i = 0; i < ev->npending; i++)
                 add_note(ev, out->notes, ev->pending[i].node_id, ev->pending[i].text);
