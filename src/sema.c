@@ -383,8 +383,8 @@ Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink 
     Query *q = xcalloc(1, sizeof *q);
     arena_init(&q->arena, 0);
     q->src.name = arena_strdup(&q->arena, src->name ? src->name : "query.cql");
-    q->src.text = arena_strndup(&q->arena, src->text, src->len);
-    q->src.len = src->len;
+    q->src.text = arena_strndup(&q->arena, src->text ? src->text : "", src->text ? src->len : 0);
+    q->src.len = src->text ? src->len : 0;
     if (!parse_query(q, opt && opt->body_only, diag)) {
         query_free(q);
         return NULL;
