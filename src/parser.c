@@ -175,7 +175,7 @@ void close_brackets(Parser *p, Nesting saved)
 
 /* }==== */
 
-/* {==== nodes and keyword tables ============================================= */
+/* {==== nodes, and which tokens begin a filter ============================== */
 
 Node *new_node(Parser *p, NodeKind k, Span span, uint32_t nkids)
 {
