@@ -47,4 +47,11 @@ run_query "(b) copy run: true ($(nproc) threads)" "$(nproc)" "true"
 for q in "$@"; do
     run_query "$q" "$(nproc)" "$q"
 done
+if [ $# -gt 0 ]; then rm -f "$DIR/out.pgn"; exit 0; fi
+
+# position, set and number filters (one thread, to compare with (a))
+for q in 'Ka1' 'check' 'mate' 'Q attacks k' 'pin' '#[Aa] <= 5' 'ray orthogonal (R q k)' \
+         'passedpawns >= 3'; do
+    run_query "$q (1 thread)" 1 "$q"
+done
 rm -f "$DIR/out.pgn"
