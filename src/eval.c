@@ -1128,6 +1128,7 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
     ev->messages = messages;
     ev->cache = ARENA_ARRAY(arena, NodeCache, g->node_count);
     ev->nodes_by_id = NULL;
+    eval_path_new_game(ev);
     for (uint32_t i = 0; i < ev->q->nvars; i++) {
         if (ev->q->vars[i].persistent) continue;
         ev->bound[i] = false;
@@ -1136,7 +1137,7 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
     out->matched = ARENA_ARRAY(arena, bool, g->node_count);
     bool annotate = !ev->settings.silent;
     for (const GameNode *n = g->root; n; n = next_position(ev, n)) {
-        ev->cur = n;
+        ev->cur = ev->origin = n;
         ev->npending = 0;
         Value v;
         bool matched = eval_node(ev, ev->q->body, &v);
@@ -1149,7 +1150,7 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
                 add_note(ev, out->notes, ev->pending[i].node_id, ev->pending[i].text);
         if (annotate && matched) add_note(ev, out->notes, n->id, ev->settings.matchstring);
     }
-    ev->cur = NULL;
+    ev->cur = ev->origin = NULL;
     /* persistent strings must outlive the game's arena */
     for (uint32_t i = 0; i < ev->q->nvars; i++)
         if (ev->q->vars[i].persistent && ev->bound[i] && ev->vars[i].type == VT_STRING)

@@ -22,12 +22,28 @@ typedef struct Value {
 } Value;
 
 /* Facts about a node that cost a move generation, computed on first use. */
-enum { NC_LEGAL = 1 };
+enum { NC_LEGAL = 1, NC_LEGAL_MOVES = 2, NC_PSEUDO_MOVES = 4 };
 typedef struct NodeCache {
     uint8_t known;                /* NC_* bits of the facts below that are filled */
     bool in_check;
     bool has_legal_move;
+    uint16_t nlegal, npseudo;     /* generated moves (eval_move.c), in the game arena */
+    Move *legal, *pseudo;
 } NodeCache;
+
+/* One search filter's per-game memo (eval_path.c): for a `find` whose body
+ * depends on the position alone, what the body gave at each node. */
+typedef struct SearchMemo {
+    const Node *filter;
+    int8_t *matched;              /* by node id: 0 unknown, 1 matched, -1 did not */
+    int32_t *next_match;          /* by node id: forward main-line answer + 1, 0 unknown, -1 none */
+} SearchMemo;
+
+/* The last `path` that matched in this game, for pathstart, pathcount ... */
+typedef struct PathState {
+    const GameNode *start, *last;
+    int64_t count, count_unfocused;
+} PathState;
 
 /* A compiled `~~` pattern, reused for the whole run. */
 typedef struct CachedRegex {
@@ -61,6 +77,11 @@ struct Evaluator {
     CachedRegex *regexes;
     int nregexes;
     char *captures[REGEX_CAPTURES];   /* \1 ... of the last successful ~~ (heap) */
+    /* moves and searches (eval_move.c, eval_path.c), reset by eval_game */
+    const GameNode *origin;       /* the position the body is being evaluated for */
+    SearchMemo *memos;            /* in the game arena */
+    int nmemos, memos_cap;
+    PathState path;
 };
 
 typedef bool (*EvalFn)(Evaluator *ev, const Node *n, Value *out);
@@ -89,6 +110,16 @@ Arena *eval_strings(Evaluator *ev);
 
 /* eval_string.c */
 void eval_free_regexes(Evaluator *ev);
+
+/* eval_move.c, eval_path.c: the game moves a filter looks at from node n
+ * (the main continuation, or every child with `variations`) */
+const GameNode *eval_first_move(const Evaluator *ev, const GameNode *n);
+const GameNode *eval_next_move(const Evaluator *ev, const GameNode *child);
+/* eval_move.c: the move that led to `after` fits the dash pattern (its sets
+ * evaluated where the move was played from, its target at `after`) */
+bool eval_move_fits_dash(Evaluator *ev, const Node *dash, const GameNode *after);
+/* eval_path.c: forgets the searches' per-game state (called by eval_game) */
+void eval_path_new_game(Evaluator *ev);
 
 /* eval_nav.c, used by relations and & in eval.c */
 bool eval_compare_positions(TokKind op, const GameNode *a, const GameNode *b);

@@ -1,7 +1,8 @@
 /*
  * src/eval_nav.c — position values and the game tree: `:`, position N,
  * currentposition, initialposition, parent, child, lca, distance,
- * ancestor/descendant and the position order relations.
+ * ancestor/descendant, the position order relations, primary/secondary and
+ * virtualmainline.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <string.h>
@@ -144,6 +145,34 @@ static bool eval_distance(Evaluator *ev, const Node *n, Value *out)
     return true;
 }
 
+/* primary: the current position was reached by the main continuation of
+ * its parent (the start position counts as primary); secondary: by a
+ * variation's move. */
+static bool eval_primary_secondary(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    const GameNode *c = ev->cur;
+    bool primary = !c->parent || c->parent->child == c;
+    return n->kind == ND_PRIMARY ? primary : !primary;
+}
+
+/* virtualmainline: the current position lies on the virtual main line of the
+ * position the query is being evaluated for (the origin): the origin's
+ * ancestors and the origin itself, then its main continuations. Outside a
+ * search (find, echo, :) that is the origin alone. */
+static bool eval_virtualmainline(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)n;
+    (void)out;
+    const GameNode *c = ev->cur, *origin = ev->origin ? ev->origin : c;
+    if (is_ancestor_or_self(c, origin)) return true;
+    while (c->ply > origin->ply) {
+        if (c->parent->child != c) return false;
+        c = c->parent;
+    }
+    return c == origin;
+}
+
 /* ancestor(x y): x is an ancestor of y (or y itself); descendant(x y): the reverse. */
 static bool eval_ancestry(Evaluator *ev, const Node *n, Value *out)
 {
@@ -164,5 +193,8 @@ const EvalEntry eval_nav_entries[] = {
     {ND_DISTANCE, eval_distance},
     {ND_ANCESTOR, eval_ancestry},
     {ND_DESCENDANT, eval_ancestry},
+    {ND_PRIMARY, eval_primary_secondary},
+    {ND_SECONDARY, eval_primary_secondary},
+    {ND_VIRTUALMAINLINE, eval_virtualmainline},
     {ND_COUNT_, NULL},
 };
