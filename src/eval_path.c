@@ -653,6 +653,16 @@ static bool eval_piecename(Evaluator *ev, const Node *n, Value *out)
 
 /* }==== */
 
+/* Repetitions, groups and the focus exist only inside line and path, which
+ * match them themselves. */
+static bool eval_sequence_part(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)ev;
+    (void)n;
+    (void)out;
+    return false;
+}
+
 const EvalEntry eval_path_entries[] = {
     {ND_FIND, eval_find},
     {ND_LINE, eval_line},
@@ -666,5 +676,8 @@ const EvalEntry eval_path_entries[] = {
     {ND_CONSECUTIVEMOVES, eval_consecutivemoves},
     {ND_PIECEID, eval_pieceid},
     {ND_PIECENAME, eval_piecename},
+    {ND_REPEAT, eval_sequence_part},
+    {ND_GROUP, eval_sequence_part},
+    {ND_PATH_FOCUS, eval_sequence_part},
     {ND_COUNT_, NULL},
 };
