@@ -214,10 +214,12 @@ static bool eval_designator(Evaluator *ev, const Node *n, Value *out)
     const Position *pos = cur_pos(ev);
     const Designator *d = n->desig;
     Bitboard b = 0;
-    unsigned mask = d->pieces;
+    Bitboard mask = d->pieces;
     if (mask & 1u) b |= ~pos_occupied(pos);
-    for (int p = W_PAWN; p <= B_KING; p++)
-        if (mask & (1u << p)) b |= pos_pieces(pos, color_of((Piece)p), type_of((Piece)p));
+    for (mask &= ~(Bitboard)1; mask;) {
+        Piece p = (Piece)bb_pop_lsb(&mask);
+        b |= pos_pieces(pos, color_of(p), type_of(p));
+    }
     return set_value(out, b & d->squares);
 }
 
@@ -715,10 +717,10 @@ static bool eval_check(Evaluator *ev, const Node *n, Value *out)
 static bool eval_mate_stalemate(Evaluator *ev, const Node *n, Value *out)
 {
     (void)out;
+    /* the cheap half first: mate needs check, stalemate needs no check */
+    if (pos_in_check(cur_pos(ev)) != (n->kind == ND_MATE)) return false;
     ensure_legal_facts(ev, ev->cur);
-    const NodeCache *c = node_cache(ev, ev->cur);
-    if (c->has_legal_move) return false;
-    return n->kind == ND_MATE ? c->in_check : !c->in_check;
+    return !node_cache(ev, ev->cur)->has_legal_move;
 }
 
 static bool eval_side(Evaluator *ev, const Node *n, Value *out)
