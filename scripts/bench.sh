@@ -54,4 +54,11 @@ for q in 'Ka1' 'check' 'mate' 'Q attacks k' 'pin' '#[Aa] <= 5' 'ray orthogonal (
          'passedpawns >= 3'; do
     run_query "$q (1 thread)" 1 "$q"
 done
+
+# moves and searches (issue 6), one thread; targets: find mate within 2x of
+# mate, echo within 20x of check (both measured above)
+for q in 'move promote N' 'legal -- == 0' 'find mate' 'line --> check --> check --> check' \
+         'echo (s t) {s & t == . s < t}'; do
+    run_query "$q (1 thread)" 1 "$q"
+done
 rm -f "$DIR/out.pgn"
