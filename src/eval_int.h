@@ -121,6 +121,9 @@ bool eval_move_fits_dash(Evaluator *ev, const Node *dash, const GameNode *after)
 /* eval_path.c: forgets the searches' per-game state (called by eval_game) */
 void eval_path_new_game(Evaluator *ev);
 
+/* eval_nav.c: the lowest common ancestor of two nodes */
+const GameNode *eval_common_ancestor(const GameNode *a, const GameNode *b);
+
 /* eval_nav.c, used by relations and & in eval.c */
 bool eval_compare_positions(TokKind op, const GameNode *a, const GameNode *b);
 bool eval_position_intersect(Evaluator *ev, const Node *n, Value *out);

@@ -124,25 +124,26 @@ static Square captured_square(const Position *before, Move m)
     return pos_piece_on(before, move_to(m)) != NO_PIECE ? move_to(m) : SQ_NONE;
 }
 
-/* Does move m have the kind named by a move-kind keyword (castle, o-o, ...)? */
-static bool move_has_kind(Move m, NodeKind k)
+/* The move kinds each move-kind keyword names (bit k for MoveKind k). */
+static const struct { NodeKind keyword; unsigned kinds; } MOVE_KIND_KEYWORDS[] = {
+    {ND_CASTLE, 1u << MK_CASTLE_SHORT | 1u << MK_CASTLE_LONG},
+    {ND_OO, 1u << MK_CASTLE_SHORT},
+    {ND_OOO, 1u << MK_CASTLE_LONG},
+    {ND_ENPASSANT, 1u << MK_EN_PASSANT},
+    {ND_NULLMOVE, 1u << MK_NULL},
+};
+
+/* The kinds a keyword names, 0 when it is no move-kind keyword. */
+static unsigned keyword_move_kinds(NodeKind k)
 {
-    static const struct { NodeKind kind; unsigned kinds; } table[] = {
-        {ND_CASTLE, 1u << MK_CASTLE_SHORT | 1u << MK_CASTLE_LONG},
-        {ND_OO, 1u << MK_CASTLE_SHORT},
-        {ND_OOO, 1u << MK_CASTLE_LONG},
-        {ND_ENPASSANT, 1u << MK_EN_PASSANT},
-        {ND_NULLMOVE, 1u << MK_NULL},
-    };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (table[i].kind == k) return (table[i].kinds >> move_kind(m)) & 1u;
-    return false;
+    for (size_t i = 0; i < sizeof MOVE_KIND_KEYWORDS / sizeof MOVE_KIND_KEYWORDS[0]; i++)
+        if (MOVE_KIND_KEYWORDS[i].keyword == k) return MOVE_KIND_KEYWORDS[i].kinds;
+    return 0;
 }
 
-static bool is_move_kind_keyword(const Node *n)
+static bool move_has_kind(Move m, NodeKind k)
 {
-    return n->kind == ND_CASTLE || n->kind == ND_OO || n->kind == ND_OOO || n->kind == ND_ENPASSANT ||
-           n->kind == ND_NULLMOVE;
+    return (keyword_move_kinds(k) >> move_kind(m)) & 1u;
 }
 
 /* The piece types a promotion names (bit t for PieceType t), colour-blind:
@@ -220,7 +221,7 @@ static void dash_pattern(Evaluator *ev, const Node *dash, MovePattern *p)
  * reaches. */
 static bool target_holds(Evaluator *ev, const Node *target, Move m, const GameNode *after, Value *out)
 {
-    if (target->nkids == 1 && is_move_kind_keyword(target->kids[0])) {
+    if (target->nkids == 1 && keyword_move_kinds(target->kids[0]->kind)) {
         out->type = VT_NONE;
         return move_has_kind(m, target->kids[0]->kind);
     }
@@ -237,9 +238,9 @@ static bool target_holds(Evaluator *ev, const Node *target, Move m, const GameNo
 }
 
 /* Matches the dash pattern against the moves from node `from` (whose
- * position the sets were evaluated in). Counts the matching moves into
- * *count (when not NULL; otherwise stops at the first), collects their
- * destination squares, and leaves the first target value in *target_value. */
+ * position the sets were evaluated in): counts the matching moves into
+ * *count, collects their destination squares, and leaves the first target
+ * value in *target_value. */
 static bool match_dash(Evaluator *ev, const Node *dash, const GameNode *from, int64_t *count,
                        Bitboard *to_squares, Value *target_value)
 {
@@ -263,7 +264,6 @@ static bool match_dash(Evaluator *ev, const Node *dash, const GameNode *from, in
         if (target && !target_holds(ev, target, m, after, found ? &tv : target_value)) continue;
         found = true;
         *to_squares |= sq_bb(move_to(m));
-        if (!count) break;
         ++*count;
     }
     return found;
@@ -276,7 +276,6 @@ static bool eval_dash(Evaluator *ev, const Node *n, Value *out)
     Bitboard to_squares;
     Value target_value = {.type = VT_NONE};
     bool generated = (n->flags & (NF_LEGAL | NF_PSEUDOLEGAL)) != 0;
-    /* to-squares of every matching move, so a set value is complete */
     int64_t count = 0;
     bool found = match_dash(ev, n, ev->cur, &count, &to_squares, &target_value);
     if (n->kids[3] && !generated) {

@@ -15,7 +15,7 @@ static bool is_ancestor_or_self(const GameNode *a, const GameNode *b)
     return b == a;
 }
 
-static const GameNode *lowest_common_ancestor(const GameNode *a, const GameNode *b)
+const GameNode *eval_common_ancestor(const GameNode *a, const GameNode *b)
 {
     while (a->ply > b->ply) a = a->parent;
     while (b->ply > a->ply) b = b->parent;
@@ -132,14 +132,14 @@ static bool two_positions(Evaluator *ev, const Node *n, const GameNode **a, cons
 static bool eval_lca(Evaluator *ev, const Node *n, Value *out)
 {
     const GameNode *a, *b;
-    return two_positions(ev, n, &a, &b) && position_value(out, lowest_common_ancestor(a, b));
+    return two_positions(ev, n, &a, &b) && position_value(out, eval_common_ancestor(a, b));
 }
 
 static bool eval_distance(Evaluator *ev, const Node *n, Value *out)
 {
     const GameNode *a, *b;
     if (!two_positions(ev, n, &a, &b)) return false;
-    const GameNode *l = lowest_common_ancestor(a, b);
+    const GameNode *l = eval_common_ancestor(a, b);
     out->type = VT_NUMBER;
     out->num = (a->ply - l->ply) + (b->ply - l->ply);
     return true;

@@ -369,7 +369,9 @@ static int64_t plies_between(const GameNode *a, const GameNode *b)
 /* line [params] --> F --> G ...: consecutive positions from the current one
  * (back from it with <--) where F, G ... hold in turn. The value is the
  * number of positions of the longest such line (the shortest with
- * firstmatch); a range bounds it. */
+ * firstmatch), or with lastposition its last position; a range bounds the
+ * number. singlecolor steps two plies at a time; primary and secondary
+ * restrict the moves taken; nestban is accepted and has no effect here. */
 static bool eval_line(Evaluator *ev, const Node *n, Value *out)
 {
     Sequence sq = {.ev = ev, .filter = n, .start = ev->cur};
@@ -379,13 +381,15 @@ static bool eval_line(Evaluator *ev, const Node *n, Value *out)
     match_sequence(&sq, n->kids, n->nkids, &in, &end);
     if (n->flags & NF_QUIET) ev->npending = saved_pending;
     int64_t best = -1;
+    const GameNode *last = NULL;
     for (int i = 0; i < end.n; i++) {
         if (!end.v[i]) continue;
         int64_t len = plies_between(end.v[i], sq.start) + 1;
-        if (best < 0 || ((n->flags & NF_FIRSTMATCH) ? len < best : len > best)) best = len;
+        if (best < 0 || ((n->flags & NF_FIRSTMATCH) ? len < best : len > best)) best = len, last = end.v[i];
     }
     if (best < 0) return false;
     if (n->num >= 0 && (best < n->num || best > n->num2)) return false;
+    if (n->flags & NF_LASTPOSITION) return position_value(out, last);
     out->type = VT_NUMBER;
     out->num = best;
     return true;
@@ -575,14 +579,6 @@ static int moves_between(Evaluator *ev, const GameNode *from, const GameNode *to
     return n;
 }
 
-static const GameNode *common_ancestor(const GameNode *a, const GameNode *b)
-{
-    while (a->ply > b->ply) a = a->parent;
-    while (b->ply > a->ply) b = b->parent;
-    while (a != b) a = a->parent, b = b->parent;
-    return a;
-}
-
 /* consecutivemoves [quiet] [range] (x y): with L = lca(x, y), the length of
  * the longest run of consecutive moves on the way from L to x that is also
  * played on the way from L to y. Matches when that run has a move (and its
@@ -592,7 +588,7 @@ static bool eval_consecutivemoves(Evaluator *ev, const Node *n, Value *out)
     Value x, y;
     if (!eval_node(ev, n->kids[0], &x) || x.type != VT_POSITION) return false;
     if (!eval_node(ev, n->kids[1], &y) || y.type != VT_POSITION) return false;
-    const GameNode *l = common_ancestor(x.pos, y.pos);
+    const GameNode *l = eval_common_ancestor(x.pos, y.pos);
     Move *a, *b;
     int na = moves_between(ev, l, x.pos, &a), nb = moves_between(ev, l, y.pos, &b);
     /* longest common run: run[j] = length of the common run ending at a[i], b[j] */

@@ -396,7 +396,8 @@ Node *parse_line(Parser *p)
         fail_expected(p, "%s or the end of 'line'", tok_describe(dir));
     }
     n->span = span_join(n->span, tok_span(p->prev));
-    n->type = VT_NUMBER;
+    /* lastposition: the value is the line's last position, not its length */
+    n->type = (n->flags & NF_LASTPOSITION) ? VT_POSITION : VT_NUMBER;
     return n;
 }
 
