@@ -73,6 +73,10 @@ typedef struct Game {
 /* The value of tag `name` (case-sensitive), or NULL. */
 const char *game_tag(const Game *g, const char *name);
 
+/* The game's result: its Result tag when that is 1-0, 0-1 or 1/2-1/2, else
+ * the termination marker of the movetext, else NULL. */
+const char *game_result(const Game *g);
+
 /* Creates the root from pos (piece ids numbered in square order). */
 GameNode *game_new_root(Game *g, Arena *a, const Position *pos);
 

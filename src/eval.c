@@ -839,14 +839,6 @@ static bool eval_elo(Evaluator *ev, const Node *n, Value *out)
     return cur_pos(ev)->side == WHITE ? has_w && number_value(out, w) : has_b && number_value(out, b);
 }
 
-/* The game's result: the Result tag, or the termination marker. */
-static const char *game_result(const Game *g)
-{
-    const char *r = game_tag(g, "Result");
-    if (r && (strcmp(r, "1-0") == 0 || strcmp(r, "0-1") == 0 || strcmp(r, "1/2-1/2") == 0)) return r;
-    return g->result;
-}
-
 static bool eval_result(Evaluator *ev, const Node *n, Value *out)
 {
     (void)out;

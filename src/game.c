@@ -13,6 +13,13 @@ const char *game_tag(const Game *g, const char *name)
     return NULL;
 }
 
+const char *game_result(const Game *g)
+{
+    const char *r = game_tag(g, "Result");
+    if (r && (strcmp(r, "1-0") == 0 || strcmp(r, "0-1") == 0 || strcmp(r, "1/2-1/2") == 0)) return r;
+    return g->result;
+}
+
 GameNode *game_new_root(Game *g, Arena *a, const Position *pos)
 {
     GameNode *n = arena_alloc(a, sizeof *n);

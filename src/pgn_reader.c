@@ -28,38 +28,38 @@
 /* ==== character classes ================================================== */
 
 enum {
-    CC_SPACE = 1,     /* blank, tab, CR, LF, FF, VT */
-    CC_DIGIT = 2,
-    CC_NAME = 4,      /* tag-name characters: letters, digits, '_' */
-    CC_DELIM = 8,     /* ends a movetext token: { } ( ) ; [ ] and blanks */
-    CC_SPLIT = 16     /* matters when splitting games: { } ( ) ; [ ] and result characters */
+    PC_SPACE = 1,     /* blank, tab, CR, LF, FF, VT */
+    PC_DIGIT = 2,
+    PC_NAME = 4,      /* tag-name characters: letters, digits, '_' */
+    PC_DELIM = 8,     /* ends a movetext token: { } ( ) ; [ ] and blanks */
+    PC_SPLIT = 16     /* matters when splitting games: { } ( ) ; [ ] and result characters */
 };
 
-static const unsigned char char_class[256] = {
-    ['\t'] = CC_SPACE | CC_DELIM, ['\n'] = CC_SPACE | CC_DELIM, ['\v'] = CC_SPACE | CC_DELIM,
-    ['\f'] = CC_SPACE | CC_DELIM, ['\r'] = CC_SPACE | CC_DELIM, [' '] = CC_SPACE | CC_DELIM,
-    ['{'] = CC_DELIM | CC_SPLIT, ['}'] = CC_DELIM | CC_SPLIT, ['('] = CC_DELIM | CC_SPLIT,
-    [')'] = CC_DELIM | CC_SPLIT, [';'] = CC_DELIM | CC_SPLIT, ['['] = CC_DELIM | CC_SPLIT,
-    [']'] = CC_DELIM | CC_SPLIT, ['*'] = CC_SPLIT, ['-'] = CC_SPLIT, ['/'] = CC_SPLIT,
-    ['0'] = CC_DIGIT | CC_NAME, ['1'] = CC_DIGIT | CC_NAME, ['2'] = CC_DIGIT | CC_NAME,
-    ['3'] = CC_DIGIT | CC_NAME, ['4'] = CC_DIGIT | CC_NAME, ['5'] = CC_DIGIT | CC_NAME,
-    ['6'] = CC_DIGIT | CC_NAME, ['7'] = CC_DIGIT | CC_NAME, ['8'] = CC_DIGIT | CC_NAME,
-    ['9'] = CC_DIGIT | CC_NAME, ['_'] = CC_NAME,
-    ['A'] = CC_NAME, ['B'] = CC_NAME, ['C'] = CC_NAME, ['D'] = CC_NAME, ['E'] = CC_NAME,
-    ['F'] = CC_NAME, ['G'] = CC_NAME, ['H'] = CC_NAME, ['I'] = CC_NAME, ['J'] = CC_NAME,
-    ['K'] = CC_NAME, ['L'] = CC_NAME, ['M'] = CC_NAME, ['N'] = CC_NAME, ['O'] = CC_NAME,
-    ['P'] = CC_NAME, ['Q'] = CC_NAME, ['R'] = CC_NAME, ['S'] = CC_NAME, ['T'] = CC_NAME,
-    ['U'] = CC_NAME, ['V'] = CC_NAME, ['W'] = CC_NAME, ['X'] = CC_NAME, ['Y'] = CC_NAME,
-    ['Z'] = CC_NAME,
-    ['a'] = CC_NAME, ['b'] = CC_NAME, ['c'] = CC_NAME, ['d'] = CC_NAME, ['e'] = CC_NAME,
-    ['f'] = CC_NAME, ['g'] = CC_NAME, ['h'] = CC_NAME, ['i'] = CC_NAME, ['j'] = CC_NAME,
-    ['k'] = CC_NAME, ['l'] = CC_NAME, ['m'] = CC_NAME, ['n'] = CC_NAME, ['o'] = CC_NAME,
-    ['p'] = CC_NAME, ['q'] = CC_NAME, ['r'] = CC_NAME, ['s'] = CC_NAME, ['t'] = CC_NAME,
-    ['u'] = CC_NAME, ['v'] = CC_NAME, ['w'] = CC_NAME, ['x'] = CC_NAME, ['y'] = CC_NAME,
-    ['z'] = CC_NAME,
+static const unsigned char pgn_char_class[256] = {
+    ['\t'] = PC_SPACE | PC_DELIM, ['\n'] = PC_SPACE | PC_DELIM, ['\v'] = PC_SPACE | PC_DELIM,
+    ['\f'] = PC_SPACE | PC_DELIM, ['\r'] = PC_SPACE | PC_DELIM, [' '] = PC_SPACE | PC_DELIM,
+    ['{'] = PC_DELIM | PC_SPLIT, ['}'] = PC_DELIM | PC_SPLIT, ['('] = PC_DELIM | PC_SPLIT,
+    [')'] = PC_DELIM | PC_SPLIT, [';'] = PC_DELIM | PC_SPLIT, ['['] = PC_DELIM | PC_SPLIT,
+    [']'] = PC_DELIM | PC_SPLIT, ['*'] = PC_SPLIT, ['-'] = PC_SPLIT, ['/'] = PC_SPLIT,
+    ['0'] = PC_DIGIT | PC_NAME, ['1'] = PC_DIGIT | PC_NAME, ['2'] = PC_DIGIT | PC_NAME,
+    ['3'] = PC_DIGIT | PC_NAME, ['4'] = PC_DIGIT | PC_NAME, ['5'] = PC_DIGIT | PC_NAME,
+    ['6'] = PC_DIGIT | PC_NAME, ['7'] = PC_DIGIT | PC_NAME, ['8'] = PC_DIGIT | PC_NAME,
+    ['9'] = PC_DIGIT | PC_NAME, ['_'] = PC_NAME,
+    ['A'] = PC_NAME, ['B'] = PC_NAME, ['C'] = PC_NAME, ['D'] = PC_NAME, ['E'] = PC_NAME,
+    ['F'] = PC_NAME, ['G'] = PC_NAME, ['H'] = PC_NAME, ['I'] = PC_NAME, ['J'] = PC_NAME,
+    ['K'] = PC_NAME, ['L'] = PC_NAME, ['M'] = PC_NAME, ['N'] = PC_NAME, ['O'] = PC_NAME,
+    ['P'] = PC_NAME, ['Q'] = PC_NAME, ['R'] = PC_NAME, ['S'] = PC_NAME, ['T'] = PC_NAME,
+    ['U'] = PC_NAME, ['V'] = PC_NAME, ['W'] = PC_NAME, ['X'] = PC_NAME, ['Y'] = PC_NAME,
+    ['Z'] = PC_NAME,
+    ['a'] = PC_NAME, ['b'] = PC_NAME, ['c'] = PC_NAME, ['d'] = PC_NAME, ['e'] = PC_NAME,
+    ['f'] = PC_NAME, ['g'] = PC_NAME, ['h'] = PC_NAME, ['i'] = PC_NAME, ['j'] = PC_NAME,
+    ['k'] = PC_NAME, ['l'] = PC_NAME, ['m'] = PC_NAME, ['n'] = PC_NAME, ['o'] = PC_NAME,
+    ['p'] = PC_NAME, ['q'] = PC_NAME, ['r'] = PC_NAME, ['s'] = PC_NAME, ['t'] = PC_NAME,
+    ['u'] = PC_NAME, ['v'] = PC_NAME, ['w'] = PC_NAME, ['x'] = PC_NAME, ['y'] = PC_NAME,
+    ['z'] = PC_NAME,
 };
 
-static inline bool is_class(char c, int cls) { return (char_class[(unsigned char)c] & cls) != 0; }
+static inline bool is_class(char c, int cls) { return (pgn_char_class[(unsigned char)c] & cls) != 0; }
 
 /* "1-0", "0-1", "1/2-1/2", "*", and the short draw "1/2" some files use. */
 static bool is_result(const char *s, size_t n)
@@ -79,7 +79,7 @@ static bool starts_tag(const char *s, size_t n)
     if (i >= n || s[i] != '[') return false;
     i++;
     while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
-    return i < n && is_class(s[i], CC_NAME);
+    return i < n && is_class(s[i], PC_NAME);
 }
 
 /* A whole line of the form [Name "value"] (nothing else but blanks). */
@@ -95,7 +95,7 @@ static bool is_tag_pair_line(const char *s, size_t n)
     while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
     if (i >= n || s[i] != ']') return false;
     for (i++; i < n; i++)
-        if (!is_class(s[i], CC_SPACE)) return false;
+        if (!is_class(s[i], PC_SPACE)) return false;
     return true;
 }
 
@@ -105,7 +105,7 @@ static bool looks_like_movetext(const char *s, size_t n)
 {
     if (n == 0) return false;
     char c = s[0];
-    if (is_class(c, CC_DIGIT) || c == '{' || c == '(' || c == ';' || c == '*') return true;
+    if (is_class(c, PC_DIGIT) || c == '{' || c == '(' || c == ';' || c == '*') return true;
     if ((c == 'O' || c == 'o') && n >= 3 && s[1] == '-' && (s[2] == 'O' || s[2] == 'o'))
         return true;
     if ((n >= 2 && s[0] == '-' && s[1] == '-') || (n == 2 && s[0] == 'Z' && s[1] == '0'))
@@ -257,7 +257,7 @@ static uint32_t tag_line_hash(const char *s, size_t n)
     i++;
     while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
     size_t start = i;
-    while (i < n && is_class(s[i], CC_NAME)) i++;
+    while (i < n && is_class(s[i], PC_NAME)) i++;
     return name_hash(s + start, i - start);
 }
 
@@ -288,7 +288,7 @@ static size_t scan_movetext(SplitState *st, const char *s, size_t n)
     size_t i = 0;
     if (st->has_movetext && !st->in_comment) {
         /* fast path: most movetext lines hold no bracket and no result */
-        while (i < n && !is_class(s[i], CC_SPLIT)) i++;
+        while (i < n && !is_class(s[i], PC_SPLIT)) i++;
         if (i == n) return 0;
         i = 0;
     }
@@ -301,7 +301,7 @@ static size_t scan_movetext(SplitState *st, const char *s, size_t n)
             i = (size_t)(close - s) + 1;
             continue;
         }
-        if (is_class(c, CC_SPACE)) {
+        if (is_class(c, PC_SPACE)) {
             i++;
             continue;
         }
@@ -334,7 +334,7 @@ static size_t scan_movetext(SplitState *st, const char *s, size_t n)
             break;
         }
         size_t start = i;
-        while (i < n && !is_class(s[i], CC_DELIM)) i++;
+        while (i < n && !is_class(s[i], PC_DELIM)) i++;
         if (st->depth == 0 && is_result(s + start, i - start)) return i;
         if (st->has_movetext || looks_like_movetext(s + start, i - start)) {
             st->has_movetext = true;
@@ -369,11 +369,11 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
 
         if (!st.started) {
             size_t k = 0;
-            while (k < content && is_class(s[k], CC_SPACE)) k++;
+            while (k < content && is_class(s[k], PC_SPACE)) k++;
             bool blank = k == content;
             bool escape = content > 0 && s[0] == '%';
             size_t tok_end = k;
-            while (tok_end < content && !is_class(s[tok_end], CC_SPACE)) tok_end++;
+            while (tok_end < content && !is_class(s[tok_end], PC_SPACE)) tok_end++;
             if (blank || escape ||
                 (!starts_tag(s, content) && !looks_like_movetext(s + k, tok_end - k))) {
                 if (!blank && !escape) {
@@ -420,7 +420,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
             size_t k = 0;
             while (s[k] != '[') k++;
             k = skip_bracket_group(s, content, k);
-            while (k < content && is_class(s[k], CC_SPACE)) k++;
+            while (k < content && is_class(s[k], PC_SPACE)) k++;
             if (k < content) end = scan_movetext(&st, s, content);   /* text after the tag */
         } else {
             end = scan_movetext(&st, s, content);
@@ -429,7 +429,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
             if (!st.has_content && !st.has_movetext) {
                 /* a result with no game before it, as in "* *" */
                 size_t k = 0;
-                while (is_class(s[k], CC_SPACE)) k++;
+                while (is_class(s[k], PC_SPACE)) k++;
                 diag_file(r->diag, r->name, r->line, (unsigned)(r->line_offset + k) + 1,
                           DIAG_WARNING, "result '%.*s' outside any game ignored",
                           (int)(end - k), s + k);
@@ -518,7 +518,7 @@ static void problem_at(GameParser *p, size_t off, const char *fmt, ...)
 }
 
 /* Advances over blanks, counting lines, and over %-escape lines. */
-static inline void skip_space(GameParser *p)
+static inline void skip_blanks(GameParser *p)
 {
     while (p->i < p->n) {
         char c = p->s[p->i];
@@ -529,7 +529,7 @@ static inline void skip_space(GameParser *p)
             if (p->i < p->n && p->s[p->i] == '%') {
                 while (p->i < p->n && p->s[p->i] != '\n') p->i++;
             }
-        } else if (is_class(c, CC_SPACE)) {
+        } else if (is_class(c, PC_SPACE)) {
             p->i++;
         } else {
             break;
@@ -573,7 +573,7 @@ static bool more_tags_follow(const GameParser *p, size_t from)
         size_t eol = i + 1;
         while (eol < p->n && p->s[eol] != '\n') eol++;
         if (starts_tag(p->s + i + 1, eol - i - 1)) return true;
-        if (is_class(p->s[i + 1], CC_DIGIT)) return false;   /* movetext began */
+        if (is_class(p->s[i + 1], PC_DIGIT)) return false;   /* movetext began */
     }
     return false;
 }
@@ -586,7 +586,7 @@ static void parse_tag(GameParser *p)
     size_t i = p->i + 1;
     while (i < p->n && (p->s[i] == ' ' || p->s[i] == '\t')) i++;
     size_t name = i;
-    while (i < p->n && is_class(p->s[i], CC_NAME)) i++;
+    while (i < p->n && is_class(p->s[i], PC_NAME)) i++;
     size_t name_len = i - name;
     while (i < p->n && (p->s[i] == ' ' || p->s[i] == '\t')) i++;
     StrBuf value = SB_INIT;
@@ -662,7 +662,7 @@ static Comment *new_comment(GameParser *p, const char *text, size_t len)
     char *t = arena_alloc(p->arena, len + 1);
     size_t n = 0;
     for (size_t i = 0; i < len; i++) {
-        if (!is_class(text[i], CC_SPACE)) t[n++] = text[i];
+        if (!is_class(text[i], PC_SPACE)) t[n++] = text[i];
         else if (n > 0 && t[n - 1] != ' ') t[n++] = ' ';
     }
     if (n > 0 && t[n - 1] == ' ') n--;
@@ -747,11 +747,11 @@ static void parse_movetext(GameParser *p)
     int depth = 0;
     Comment *pending = NULL;     /* comments before a variation's first move */
     bool at_variation_start = false;
-    skip_space(p);
+    skip_blanks(p);
     size_t movetext_start = p->i;   /* == p->n: a tag section without movetext */
 
     for (;;) {
-        skip_space(p);
+        skip_blanks(p);
         if (p->i >= p->n) break;
         size_t start = p->i;
         char c = p->s[start];
@@ -816,14 +816,14 @@ static void parse_movetext(GameParser *p)
         }
 
         size_t end = start;
-        while (end < p->n && !is_class(p->s[end], CC_DELIM)) end++;
+        while (end < p->n && !is_class(p->s[end], PC_DELIM)) end++;
         const char *tok = p->s + start;
         size_t len = end - start;
 
         if (c == '$') {
             unsigned nag = 0;
             size_t k = 1;
-            while (k < len && is_class(tok[k], CC_DIGIT) && nag < 1000) nag = nag * 10 + (unsigned)(tok[k++] - '0');
+            while (k < len && is_class(tok[k], PC_DIGIT) && nag < 1000) nag = nag * 10 + (unsigned)(tok[k++] - '0');
             if (k == 1 || k < len || nag > 255) problem_at(p, start, "bad NAG '%.*s'", (int)len, tok);
             else if (cur != g->root) add_nag(p, cur, nag);
             p->i = end;
@@ -840,9 +840,9 @@ static void parse_movetext(GameParser *p)
         }
         /* move number: digits then dots ("12.", "12...", or bare "12"),
          * possibly glued to the move ("12.e4"); "0-0" is not one */
-        if (is_class(c, CC_DIGIT)) {
+        if (is_class(c, PC_DIGIT)) {
             size_t k = 1;
-            while (k < len && is_class(tok[k], CC_DIGIT)) k++;
+            while (k < len && is_class(tok[k], PC_DIGIT)) k++;
             size_t digits = k;
             while (k < len && tok[k] == '.') k++;
             if (k == len || k > digits) {
@@ -940,7 +940,7 @@ PgnParseStatus pgn_parse_game(const RawGame *raw, const char *file, Arena *a, Ga
 
     /* tag section */
     for (;;) {
-        skip_space(&p);
+        skip_blanks(&p);
         if (p.i < p.n && p.s[p.i] == '%' && (p.i == 0 || p.s[p.i - 1] == '\n')) {
             while (p.i < p.n && p.s[p.i] != '\n') p.i++;
             continue;
@@ -952,7 +952,7 @@ PgnParseStatus pgn_parse_game(const RawGame *raw, const char *file, Arena *a, Ga
         }
         /* text that cannot start movetext, between tags: report and skip it */
         size_t end = p.i;
-        while (end < p.n && !is_class(p.s[end], CC_SPACE)) end++;
+        while (end < p.n && !is_class(p.s[end], PC_SPACE)) end++;
         if (looks_like_movetext(p.s + p.i, end - p.i) || !more_tags_follow(&p, end)) break;
         problem_at(&p, p.i, "unexpected text '%.*s' in the tag section", (int)(end - p.i),
                    p.s + p.i);

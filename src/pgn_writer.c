@@ -200,14 +200,11 @@ static bool is_roster_tag(const char *name)
     return false;
 }
 
-static const char *game_result(const Game *g)
+/* The result written after the moves and in a missing Result tag. */
+static const char *result_to_write(const Game *g)
 {
-    if (g->result) return g->result;
-    const char *tag = game_tag(g, "Result");
-    if (tag && (strcmp(tag, "1-0") == 0 || strcmp(tag, "0-1") == 0 ||
-                strcmp(tag, "1/2-1/2") == 0))
-        return tag;
-    return "*";
+    const char *r = game_result(g);
+    return r ? r : "*";
 }
 
 void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
@@ -217,7 +214,7 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
         const char *value = game_tag(g, name);
         if (!value) {
             if (i == 2) value = "????.??.??";
-            else if (i == 6) value = game_result(g);
+            else if (i == 6) value = result_to_write(g);
             else value = "?";
         }
         put_tag(out, name, value);
@@ -236,6 +233,6 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
         put_comment(&w.fill, sb_str(&msg));
         sb_free(&msg);
     }
-    put_str(&w.fill, game_result(g));
+    put_str(&w.fill, result_to_write(g));
     sb_append(out, "\n\n");
 }

@@ -65,8 +65,7 @@ static void capture_message(void *ctx, DiagSeverity sev, const char *text)
 static bool result_matches(const Search *s, const Game *g)
 {
     if (!s->result) return true;
-    const char *r = game_tag(g, "Result");
-    if (!r || strcmp(r, s->result) != 0) r = g->result;
+    const char *r = game_result(g);
     return r && strcmp(r, s->result) == 0;
 }
 
