@@ -13,6 +13,7 @@
 #include "run.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdint.h>
 #include <pthread.h>
@@ -31,6 +32,7 @@
 #include "pgn_writer.h"
 #include "sema.h"
 #include "strbuf.h"
+#include "transform.h"
 
 /* ==== the search: what a run looks for ==================================== */
 
@@ -478,6 +480,30 @@ static char *joined_cql(const CliOptions *o)
     return sb_take(&sb);
 }
 
+/* The command-line transforms (-flip ...), each wrapping the whole body, in
+ * this order from the inside out. */
+static const struct {
+    size_t flag;   /* offset of the option's bool in CliOptions */
+    TokKind op;
+} transform_options[] = {
+    {offsetof(CliOptions, flip), TK_FLIP},
+    {offsetof(CliOptions, flipcolor), TK_FLIPCOLOR},
+    {offsetof(CliOptions, shift), TK_SHIFT},
+    {offsetof(CliOptions, reversecolor), TK_REVERSECOLOR},
+    {offsetof(CliOptions, fliphorizontal), TK_FLIPHORIZONTAL},
+    {offsetof(CliOptions, flipvertical), TK_FLIPVERTICAL},
+    {offsetof(CliOptions, rotate90), TK_ROTATE90},
+    {offsetof(CliOptions, rotate45), TK_ROTATE45},
+    {offsetof(CliOptions, shifthorizontal), TK_SHIFTHORIZONTAL},
+    {offsetof(CliOptions, shiftvertical), TK_SHIFTVERTICAL},
+};
+
+static void wrap_in_transform_options(const CliOptions *o, Query *q)
+{
+    for (size_t i = 0; i < sizeof transform_options / sizeof transform_options[0]; i++)
+        if (*(const bool *)((const char *)o + transform_options[i].flag)) xf_wrap_body(q, transform_options[i].op);
+}
+
 /* Compiles the query: the file, or the -cql texts alone (a body), or the
  * -cql texts placed before the file's body. NULL after reporting. */
 static Query *load_query(const CliOptions *o, DiagSink *d, ExitCode *rc)
@@ -515,6 +541,7 @@ static Query *load_query(const CliOptions *o, DiagSink *d, ExitCode *rc)
         sb_free(&sb);
     }
     free(text);
+    if (q) wrap_in_transform_options(o, q);
     return q;
 }
 
@@ -522,22 +549,6 @@ static bool has_sort(const Node *n, void *ctx)
 {
     if (n->kind == ND_SORT) *(bool *)ctx = true;
     return true;
-}
-
-/* The transform options (-flip ...) that are not implemented yet. */
-static const char *unsupported_transform_option(const CliOptions *o)
-{
-    if (o->flip) return "-flip";
-    if (o->flipcolor) return "-flipcolor";
-    if (o->shift) return "-shift";
-    if (o->reversecolor) return "-reversecolor";
-    if (o->fliphorizontal) return "-fliphorizontal";
-    if (o->flipvertical) return "-flipvertical";
-    if (o->rotate90) return "-rotate90";
-    if (o->rotate45) return "-rotate45";
-    if (o->shifthorizontal) return "-shifthorizontal";
-    if (o->shiftvertical) return "-shiftvertical";
-    return NULL;
 }
 
 void search_init(Search *s, const CliOptions *o, const Query *q)
@@ -577,11 +588,12 @@ void search_init(Search *s, const CliOptions *o, const Query *q)
 
 /* ==== the run ============================================================== */
 
-/* -parse, -a, -u: print the query and stop. */
+/* --dump-orbit (before the transform pass), -parse, -a, -u: print the query and stop. */
 static ExitCode print_query(const CliOptions *o, const Query *q)
 {
     StrBuf sb = SB_INIT;
-    if (o->parse) ast_dump(q, &sb);
+    if (o->dump_orbit) xf_write_orbits(q, &sb);
+    else if (o->parse) ast_dump(q, &sb);
     else ast_write_source(q, o->to_unicode, &sb);
     fputs(sb_str(&sb), stdout);
     sb_free(&sb);
@@ -603,16 +615,15 @@ ExitCode run(const CliOptions *o, DiagSink *d)
     ExitCode rc;
     Query *q = load_query(o, d, &rc);
     if (!q) return rc;
+    if (o->dump_orbit || !xf_expand_query(q, d)) {
+        rc = o->dump_orbit ? print_query(o, q) : EXIT_QUERY;
+        query_free(q);
+        return rc;
+    }
     if (o->parse || o->to_ascii || o->to_unicode) {
         rc = print_query(o, q);
         query_free(q);
         return rc;
-    }
-    const char *opt = unsupported_transform_option(o);
-    if (opt) {
-        diag_plain(d, DIAG_ERROR, "option '%s' is not supported yet", opt);
-        query_free(q);
-        return EXIT_QUERY;
     }
     if (!eval_check_supported(q, d)) {
         query_free(q);

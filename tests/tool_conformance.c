@@ -30,6 +30,7 @@
 #include "run.h"
 #include "sema.h"
 #include "strbuf.h"
+#include "transform.h"
 
 #define MATCHSTRING "ZZMATCH"
 
@@ -187,7 +188,7 @@ static void run_vector(const Vector *v, const Dataset *d, StrBuf *got, StrBuf *w
     diag_sink_init(&sink, capture, why);
     CompileOptions copt = {false};
     Query *q = query_compile(&src, &copt, &sink);
-    if (!q || !eval_check_supported(q, &sink)) {
+    if (!q || !xf_expand_query(q, &sink) || !eval_check_supported(q, &sink)) {
         sb_append(got, "rc=1");
         query_free(q);
         sb_free(&text);
