@@ -410,10 +410,14 @@ static void path_comment(Evaluator *ev, const Node *n, const GameNode *start, co
 
 /* path / ⊢: a regular expression over the moves from the current position:
  * a move pattern takes a move, a filter must hold where the path has got
- * to. The value is the length in moves of the longest path; unless quiet,
- * CQL 6.2's comments mark where it starts and ends:
- * {Start path that ends at move 13(btm)} ... {End path of length 3 that
- * starts at move 12(wtm)}. */
+ * to. The value is the length in moves of the longest path (the shortest
+ * with firstmatch); unless quiet, CQL 6.2's comments mark where it starts
+ * and ends: {Start path that ends at move 13(btm)} ... {End path of length
+ * 3 that starts at move 12(wtm)}, with the title in place of "path" when
+ * one is given. A focus (◎ S) follows the pieces on S: its moves are the
+ * path's, moves of other pieces in between are passed over. max,
+ * keepallbest, piecepath, verbose, nestban and lastposition are accepted
+ * and change nothing here yet. */
 static bool eval_path(Evaluator *ev, const Node *n, Value *out)
 {
     Sequence sq = {.ev = ev, .filter = n, .start = ev->cur, .is_path = true};
@@ -434,9 +438,12 @@ static bool eval_path(Evaluator *ev, const Node *n, Value *out)
     /* comments made by the filters inside come from every branch tried */
     ev->npending = saved_pending;
     const GameNode *last = NULL;
-    for (int i = 0; i < end.n; i++)
-        if (!last || end.v[i]->ply > last->ply || (end.v[i]->ply == last->ply && end.v[i]->id < last->id))
-            last = end.v[i];
+    bool shortest = (n->flags & NF_FIRSTMATCH) != 0;
+    for (int i = 0; i < end.n; i++) {
+        const GameNode *e = end.v[i];
+        if (!last || (shortest ? e->ply < last->ply : e->ply > last->ply) || (e->ply == last->ply && e->id < last->id))
+            last = e;
+    }
     if (!last) return false;
     int64_t length = plies_between(last, sq.start);
     ev->path.start = sq.start;
