@@ -62,7 +62,7 @@ static const unsigned char pgn_char_class[256] = {
 static inline bool is_class(char c, int cls) { return (pgn_char_class[(unsigned char)c] & cls) != 0; }
 
 /* "1-0", "0-1", "1/2-1/2", "*", and the short draw "1/2" some files use. */
-static bool is_result(const char *s, size_t n)
+static inline bool is_result(const char *s, size_t n)
 {
     if (s[0] != '*' && s[0] != '0' && s[0] != '1') return false;
     return (n == 1 && s[0] == '*') ||
@@ -595,10 +595,15 @@ static void parse_tag(GameParser *p)
         i++;
         size_t vstart = i;
         while (i < p->n && p->s[i] != '"' && p->s[i] != '\n') {
-            if (p->s[i] == '\\' && i + 1 < p->n && (p->s[i + 1] == '"' || p->s[i + 1] == '\\'))
+            size_t run = i;          /* copy runs of plain characters at once */
+            while (run < p->n && p->s[run] != '"' && p->s[run] != '\n' && p->s[run] != '\\') run++;
+            sb_append_n(&value, p->s + i, run - i);
+            i = run;
+            if (i < p->n && p->s[i] == '\\') {
+                if (i + 1 < p->n && (p->s[i + 1] == '"' || p->s[i + 1] == '\\')) i++;
+                sb_putc(&value, p->s[i]);
                 i++;
-            sb_putc(&value, p->s[i]);
-            i++;
+            }
         }
         if (i < p->n && p->s[i] == '"') {
             i++;

@@ -12,6 +12,7 @@
  */
 #include "position.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -388,11 +389,22 @@ int pos_from_fen(Position *pos, const char *fen, FenError *err)
     return 0;
 }
 
-void pos_start(Position *pos)
+/* The start position is parsed once and copied: every game without a FEN
+ * tag begins with it. */
+static Position start_position;
+static pthread_once_t start_position_once = PTHREAD_ONCE_INIT;
+
+static void parse_start_position(void)
 {
-    int ok = pos_from_fen(pos, START_FEN, NULL);
+    int ok = pos_from_fen(&start_position, START_FEN, NULL);
     assert(ok == 0);
     (void)ok;
+}
+
+void pos_start(Position *pos)
+{
+    pthread_once(&start_position_once, parse_start_position);
+    *pos = start_position;
 }
 
 /* ====================================================================
