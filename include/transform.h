@@ -78,7 +78,8 @@ int xf_family(TokKind op, XfMap *out);
  * of `Y G` is `Y (m G)`; `notransform G` is left alone. Spans are kept. */
 Node *xf_apply(Arena *a, const XfMap *m, const Node *f);
 
-/* Wraps the whole body of q in transform `op` (the command-line -flip ...). */
+/* Wraps the whole body of q in transform `op` (the command-line -flip ...);
+ * a body that is a single transform filter composes with it. */
 void xf_wrap_body(Query *q, TokKind op);
 
 /* The pass: replaces every transform filter of q by its orbit. False after
@@ -88,7 +89,7 @@ bool xf_expand_query(Query *q, DiagSink *diag);
 
 /* `--dump-orbit`: for each outermost transform filter of q (before the
  * pass), a line `orbit LINE:COL KEYWORDS: N members`, then each member in
- * CQL syntax, indented by two spaces. */
+ * CQL syntax, indented by two spaces (its next lines, if any, by four). */
 void xf_write_orbits(const Query *q, StrBuf *out);
 
 /* One filter of q in CQL syntax: its source text with every designator,

@@ -116,9 +116,16 @@ static bool eval_group(Evaluator *ev, const Node *n, Value *out)
     return t.matched > 0;
 }
 
+/* notransform F: F, which the transform pass left as it was written. */
+static bool eval_notransform(Evaluator *ev, const Node *n, Value *out)
+{
+    return eval_node(ev, n->kids[0], out);
+}
+
 const EvalEntry eval_transform_entries[] = {
     {ND_ORBIT, eval_orbit},
     {ND_ORBIT_MEMBER, eval_member},
     {ND_ORBIT_GROUP, eval_group},
+    {ND_NOTRANSFORM, eval_notransform},
     {ND_COUNT_, NULL},
 };

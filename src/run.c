@@ -541,7 +541,6 @@ static Query *load_query(const CliOptions *o, DiagSink *d, ExitCode *rc)
         sb_free(&sb);
     }
     free(text);
-    if (q) wrap_in_transform_options(o, q);
     return q;
 }
 
@@ -615,6 +614,7 @@ ExitCode run(const CliOptions *o, DiagSink *d)
     ExitCode rc;
     Query *q = load_query(o, d, &rc);
     if (!q) return rc;
+    wrap_in_transform_options(o, q);
     if (o->dump_orbit || !xf_expand_query(q, d)) {
         rc = o->dump_orbit ? print_query(o, q) : EXIT_QUERY;
         query_free(q);

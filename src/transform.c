@@ -161,11 +161,14 @@ static bool map_swaps_square_colours(const XfMap *m)
     return xf_swaps_colours_table[m->dihedral] != ((m->files + m->ranks) % 2 != 0);
 }
 
-/* White piece codes are bits 1-6 of a designator's mask, black ones bits
- * 9-14; bit 0 (the empty square) stays. */
+/* A designator's mask has bit p for Piece p: white pieces are bits 1-6,
+ * black ones bits 9-14, bit 0 is the empty square. */
+#define WHITE_PIECE_BITS 0x007Eu
+#define BLACK_PIECE_BITS 0x7E00u
+
 static uint16_t swap_piece_colours(uint16_t pieces)
 {
-    return (uint16_t)((pieces & 1u) | ((pieces & 0x007Eu) << 8) | ((pieces & 0x7E00u) >> 8));
+    return (uint16_t)((pieces & 1u) | ((pieces & WHITE_PIECE_BITS) << 8) | ((pieces & BLACK_PIECE_BITS) >> 8));
 }
 
 /* }==== */
@@ -810,10 +813,17 @@ bool xf_expand_query(Query *q, DiagSink *diag)
 void xf_wrap_body(Query *q, TokKind op)
 {
     Node *body = q->body;
+    /* a body that is one transform filter (or was wrapped already) composes */
+    bool compose = body->nkids == 1 && body->kids[0]->kind == ND_TRANSFORM;
+    Node *arg = compose ? body->kids[0] : body;
     Node *t = ast_new(&q->arena, ND_TRANSFORM, body->span, 1);
     t->op = op;
-    t->kids[0] = body;
-    t->type = body->type == VT_PIECE ? VT_SET : body->type == VT_DICTIONARY ? VT_NONE : body->type;
+    t->kids[0] = arg;
+    t->type = arg->type == VT_PIECE ? VT_SET : arg->type == VT_DICTIONARY ? VT_NONE : arg->type;
+    if (compose) {
+        body->kids[0] = t;
+        return;
+    }
     Node *wrapped = ast_new(&q->arena, ND_COMPOUND, body->span, 1);
     wrapped->flags = NF_IMPLICIT;
     wrapped->type = t->type;
@@ -872,11 +882,17 @@ static const char *designator_text(Arena *a, const Designator *d)
     if (d->has_piece_part) {
         StrBuf letters = SB_INIT;
         static const PieceType order[] = {KING, QUEEN, ROOK, BISHOP, KNIGHT, PAWN};
-        for (int c = WHITE; c <= BLACK; c++)
+        for (int c = WHITE; c <= BLACK; c++) {
+            unsigned all = c == WHITE ? WHITE_PIECE_BITS : BLACK_PIECE_BITS;   /* written A or a */
+            if ((d->pieces & all) == all) {
+                sb_putc(&letters, c == WHITE ? 'A' : 'a');
+                continue;
+            }
             for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
                 Piece p = make_piece((Color)c, order[i]);
                 if (d->pieces & (1u << p)) sb_putc(&letters, piece_char(p));
             }
+        }
         if (d->pieces & 1u) sb_putc(&letters, '_');
         sb_printf(&sb, letters.len == 1 ? "%s" : "[%s]", sb_str(&letters));
         sb_free(&letters);
@@ -1011,9 +1027,9 @@ static void write_orbit(Pass *p, const Node *t, StrBuf *out)
             StrBuf text = SB_INIT;
             write_filter(p->src, &p->work, images->items[i], &text);
             sb_append(out, "  ");
-            for (const char *c = sb_str(&text); *c; c++) {
+            for (const char *c = sb_str(&text); *c; c++) {   /* a member's next lines go 4 spaces in */
                 sb_putc(out, *c);
-                if (*c == '\n' && c[1]) sb_append(out, "  ");
+                if (*c == '\n' && c[1]) sb_append(out, "    ");
             }
             sb_putc(out, '\n');
             sb_free(&text);

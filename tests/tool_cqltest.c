@@ -21,6 +21,9 @@
  *       stdout TEXT             what `message` printed contains TEXT
  *   %%fail                 the query must be rejected; each line is a prefix of
  *                          one diagnostic line, in order (%%fail ignore-msg: any)
+ *   %%orbit                the text of `cql --dump-orbit` for the query, exactly
+ *                          but for blank lines at the end (a test may have only
+ *                          this expectation, without games)
  *   %%options              cql options for the run: variations, silent,
  *                          matchstring TEXT, alwayscomment
  *
@@ -42,15 +45,16 @@
 #include "run.h"
 #include "sema.h"
 #include "strbuf.h"
+#include "transform.h"
 
-typedef enum Section { SEC_NONE, SEC_QUERY, SEC_FEN, SEC_PGN, SEC_EXPECT, SEC_FAIL, SEC_OPTIONS } Section;
+typedef enum Section { SEC_NONE, SEC_QUERY, SEC_FEN, SEC_PGN, SEC_EXPECT, SEC_FAIL, SEC_OPTIONS, SEC_ORBIT } Section;
 
 typedef struct TestCase {
     const char *file;
     int line;                 /* of %%test */
     char name[128];
-    StrBuf query, fen, pgn, expect, fail, options;
-    bool has_fen, has_pgn, has_expect, has_fail;
+    StrBuf query, fen, pgn, expect, fail, options, orbit;
+    bool has_fen, has_pgn, has_expect, has_fail, has_orbit;
     bool fail_ignore_msg;
 } TestCase;
 
@@ -72,7 +76,8 @@ static void test_reset(TestCase *t)
     sb_clear(&t->expect);
     sb_clear(&t->fail);
     sb_clear(&t->options);
-    t->has_fen = t->has_pgn = t->has_expect = t->has_fail = t->fail_ignore_msg = false;
+    sb_clear(&t->orbit);
+    t->has_fen = t->has_pgn = t->has_expect = t->has_fail = t->has_orbit = t->fail_ignore_msg = false;
 }
 
 #if defined(__GNUC__)
@@ -206,7 +211,22 @@ static void run_test(TestCase *t, Totals *tot)
     DiagSink sink;
     diag_sink_init(&sink, capture, &diags);
     Query *q = query_compile(&src, &copt, &sink);
-    bool compiled = q && eval_check_supported(q, &sink);
+    if (q && t->has_orbit) {
+        StrBuf orbits = SB_INIT;
+        xf_write_orbits(q, &orbits);
+        while (t->orbit.len && t->orbit.data[t->orbit.len - 1] == '\n') t->orbit.data[--t->orbit.len] = '\0';
+        while (orbits.len && orbits.data[orbits.len - 1] == '\n') orbits.data[--orbits.len] = '\0';
+        bool same = strcmp(sb_str(&orbits), sb_str(&t->orbit)) == 0;
+        if (!same) report(t, tot, "expected the orbits\n%sgot\n%s", sb_str(&t->orbit), sb_str(&orbits));
+        sb_free(&orbits);
+        if (!same || (!t->has_fen && !t->has_pgn && !t->has_fail)) {
+            if (same) tot->passed++;
+            query_free(q);
+            sb_free(&diags);
+            return;
+        }
+    }
+    bool compiled = q && xf_expand_query(q, &sink) && eval_check_supported(q, &sink);
 
     if (t->has_fail) {
         if (compiled) {
@@ -335,9 +355,10 @@ static void run_file(const char *path, const char *filter, Totals *tot)
         if (!eof) lineno++;
         if (eof || strncmp(line, "%%test", 6) == 0) {
             if (in_test && (!filter || strstr(t.name, filter))) {
-                if (!t.query.len || (!t.has_fen && !t.has_pgn && !t.has_fail) ||
-                    (!t.has_expect && !t.has_fail)) {
-                    printf("%s:%d: test %s: malformed (needs %%%%query, games and %%%%expect or %%%%fail)\n",
+                bool games_checked = (t.has_fen || t.has_pgn) && t.has_expect;
+                if (!t.query.len || (!games_checked && !t.has_fail && !t.has_orbit) ||
+                    ((t.has_fen || t.has_pgn) && !t.has_expect && !t.has_fail)) {
+                    printf("%s:%d: test %s: malformed (needs %%%%query, and games with %%%%expect, %%%%fail or %%%%orbit)\n",
                            path, t.line, t.name);
                     tot->malformed++;
                 } else {
@@ -358,6 +379,7 @@ static void run_file(const char *path, const char *filter, Totals *tot)
             else if (strncmp(line, "%%pgn", 5) == 0) sec = SEC_PGN, t.has_pgn = true;
             else if (strncmp(line, "%%expect", 8) == 0) sec = SEC_EXPECT, t.has_expect = true;
             else if (strncmp(line, "%%options", 9) == 0) sec = SEC_OPTIONS;
+            else if (strncmp(line, "%%orbit", 7) == 0) sec = SEC_ORBIT, t.has_orbit = true;
             else if (strncmp(line, "%%fail", 6) == 0) {
                 sec = SEC_FAIL;
                 t.has_fail = true;
@@ -377,6 +399,7 @@ static void run_file(const char *path, const char *filter, Totals *tot)
         case SEC_EXPECT: sb_append(&t.expect, line); break;
         case SEC_FAIL: sb_append(&t.fail, line); break;
         case SEC_OPTIONS: sb_append(&t.options, line); break;
+        case SEC_ORBIT: sb_append(&t.orbit, line); break;
         case SEC_NONE: break;
         }
     }
@@ -388,6 +411,7 @@ static void run_file(const char *path, const char *filter, Totals *tot)
     sb_free(&t.expect);
     sb_free(&t.fail);
     sb_free(&t.options);
+    sb_free(&t.orbit);
 }
 
 int main(int argc, char **argv)
