@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef struct StrBuf {
     char *data;   /* NUL-terminated when cap > 0; NULL while empty and unallocated */
@@ -22,9 +23,23 @@ typedef struct StrBuf {
 #define SB_INIT {NULL, 0, 0}
 
 void sb_reserve(StrBuf *sb, size_t extra);
-void sb_putc(StrBuf *sb, char c);
 void sb_append(StrBuf *sb, const char *s);
-void sb_append_n(StrBuf *sb, const char *s, size_t n);
+
+/* The two hot appends, inline: a check for room, then a copy. */
+static inline void sb_putc(StrBuf *sb, char c)
+{
+    if (sb->len + 2 > sb->cap) sb_reserve(sb, 1);
+    sb->data[sb->len++] = c;
+    sb->data[sb->len] = '\0';
+}
+
+static inline void sb_append_n(StrBuf *sb, const char *s, size_t n)
+{
+    if (sb->len + n + 1 > sb->cap) sb_reserve(sb, n);
+    memcpy(sb->data + sb->len, s, n);
+    sb->len += n;
+    sb->data[sb->len] = '\0';
+}
 void sb_printf(StrBuf *sb, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -139,7 +139,7 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
         memcpy(atom + len, before->side == WHITE ? ". " : "... ", before->side == WHITE ? 2 : 4);
         len += before->side == WHITE ? 2 : 4;
     }
-    len += san_write(before, n->move, atom + len);
+    len += san_write_after(before, n->move, &n->pos, atom + len);
     put_atom(&w->fill, atom, len);
     bool interrupted = false;
     for (int i = 0; i < n->nag_count; i++) {

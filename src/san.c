@@ -300,6 +300,13 @@ static char *write_disambiguation(const Position *pos, Move m, char *p)
 
 size_t san_write(const Position *pos, Move m, char out[SAN_MAX])
 {
+    Position after = *pos;
+    pos_make_move(&after, m);
+    return san_write_after(pos, m, &after, out);
+}
+
+size_t san_write_after(const Position *pos, Move m, const Position *after, char out[SAN_MAX])
+{
     char *p = out;
     Square from = move_from(m), to = move_to(m);
     MoveKind kind = move_kind(m);
@@ -330,9 +337,7 @@ size_t san_write(const Position *pos, Move m, char out[SAN_MAX])
             *p++ = piece_type_char(move_promo(m));
         }
     }
-    Position after = *pos;
-    pos_make_move(&after, m);
-    if (pos_in_check(&after)) *p++ = mg_has_legal_move(&after) ? '+' : '#';
+    if (pos_in_check(after)) *p++ = mg_has_legal_move(after) ? '+' : '#';
     *p = '\0';
     assert(p - out < SAN_MAX);
     return (size_t)(p - out);

@@ -21,21 +21,6 @@ void sb_reserve(StrBuf *sb, size_t extra)
     sb->data[sb->len] = '\0';
 }
 
-void sb_putc(StrBuf *sb, char c)
-{
-    sb_reserve(sb, 1);
-    sb->data[sb->len++] = c;
-    sb->data[sb->len] = '\0';
-}
-
-void sb_append_n(StrBuf *sb, const char *s, size_t n)
-{
-    sb_reserve(sb, n);
-    memcpy(sb->data + sb->len, s, n);
-    sb->len += n;
-    sb->data[sb->len] = '\0';
-}
-
 void sb_append(StrBuf *sb, const char *s)
 {
     sb_append_n(sb, s, strlen(s));
