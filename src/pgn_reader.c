@@ -580,6 +580,19 @@ static bool more_tags_follow(const GameParser *p, size_t from)
 
 /* [Name "value"] at p->s[p->i] == '['. A malformed pair is reported and what
  * can be read of it is kept. */
+/* The tag value written in s[from, to), with \" and \\ unescaped, in the arena. */
+static const char *tag_value(GameParser *p, size_t from, size_t to)
+{
+    char *v = arena_alloc(p->arena, to - from + 1);
+    size_t n = 0;
+    for (size_t i = from; i < to; i++) {
+        if (p->s[i] == '\\' && i + 1 < to && (p->s[i + 1] == '"' || p->s[i + 1] == '\\')) i++;
+        v[n++] = p->s[i];
+    }
+    v[n] = '\0';
+    return v;
+}
+
 static void parse_tag(GameParser *p)
 {
     size_t open = p->i;
@@ -589,22 +602,13 @@ static void parse_tag(GameParser *p)
     while (i < p->n && is_class(p->s[i], PC_NAME)) i++;
     size_t name_len = i - name;
     while (i < p->n && (p->s[i] == ' ' || p->s[i] == '\t')) i++;
-    StrBuf value = SB_INIT;
+    size_t vstart = i, vend = i;   /* the value as written */
     bool ok = name_len > 0;
     if (ok && i < p->n && p->s[i] == '"') {
-        i++;
-        size_t vstart = i;
-        while (i < p->n && p->s[i] != '"' && p->s[i] != '\n') {
-            size_t run = i;          /* copy runs of plain characters at once */
-            while (run < p->n && p->s[run] != '"' && p->s[run] != '\n' && p->s[run] != '\\') run++;
-            sb_append_n(&value, p->s + i, run - i);
-            i = run;
-            if (i < p->n && p->s[i] == '\\') {
-                if (i + 1 < p->n && (p->s[i + 1] == '"' || p->s[i + 1] == '\\')) i++;
-                sb_putc(&value, p->s[i]);
-                i++;
-            }
-        }
+        vstart = ++i;
+        while (i < p->n && p->s[i] != '"' && p->s[i] != '\n')
+            i += p->s[i] == '\\' && i + 1 < p->n && (p->s[i + 1] == '"' || p->s[i + 1] == '\\') ? 2 : 1;
+        vend = i;
         if (i < p->n && p->s[i] == '"') {
             i++;
             /* an unescaped '"' inside the value ("Tour "C""): take the value
@@ -614,7 +618,7 @@ static void parse_tag(GameParser *p)
             if (j < p->n && p->s[j] != ']') {
                 size_t eol = j, last = 0;
                 while (eol < p->n && p->s[eol] != '\n') eol++;
-                for (size_t k = j; k + 1 < eol + 1 && k < eol; k++) {
+                for (size_t k = j; k < eol; k++) {
                     size_t m = k + 1;
                     while (m < eol && (p->s[m] == ' ' || p->s[m] == '\t')) m++;
                     if (p->s[k] == '"' && m < eol && p->s[m] == ']') last = k;
@@ -622,8 +626,7 @@ static void parse_tag(GameParser *p)
                 if (last) {
                     problem_at(p, vstart - 1, "tag value of '%.*s' has an unescaped '\"'",
                                (int)name_len, p->s + name);
-                    sb_clear(&value);
-                    sb_append_n(&value, p->s + vstart, last - vstart);
+                    vend = last;
                     i = last + 1;
                 }
             }
@@ -633,11 +636,7 @@ static void parse_tag(GameParser *p)
             /* keep the text up to the last ']' on the line */
             size_t rb = i;
             while (rb > vstart && p->s[rb - 1] != ']') rb--;
-            if (rb > vstart) {
-                i = rb - 1;
-                sb_clear(&value);
-                sb_append_n(&value, p->s + vstart, i - vstart);
-            }
+            if (rb > vstart) i = vend = rb - 1;
             ok = false;
         }
     } else if (ok) {
@@ -653,8 +652,7 @@ static void parse_tag(GameParser *p)
         problem_at(p, i, "expected ']' to close the tag pair opened at column %u",
                    column_at(p, open));
     }
-    if (name_len > 0) add_tag(p, p->s + name, name_len, arena_strndup(p->arena, sb_str(&value), value.len));
-    sb_free(&value);
+    if (name_len > 0) add_tag(p, p->s + name, name_len, tag_value(p, vstart, vend));
     advance_to(p, i);
 }
 
