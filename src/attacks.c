@@ -2,7 +2,8 @@
  * src/attacks.c — attack tables for every piece, rays, `between` and `line`.
  *
  * Owns the only mutable globals of the chess core: file-scope tables that
- * att_init() fills once and that are read-only afterwards. Sliders use
+ * att_init() fills once and that are read-only afterwards (the lookups are
+ * inline in attacks.h and read them through the const att_tables). Sliders use
  * "fancy" magic bitboards: the relevant blockers of a square are multiplied
  * by a magic number whose top bits index that square's slice of a shared
  * table. The magic numbers are constants; each table entry is filled from a
@@ -18,30 +19,18 @@
 const int dir_file_step[DIR_NB] = {0, -1, -1, -1, 0, +1, +1, +1};
 const int dir_rank_step[DIR_NB] = {+1, +1, 0, -1, -1, -1, 0, +1};
 
-typedef struct Magic {
-    Bitboard mask;       /* relevant blocker squares (board edges excluded) */
-    Bitboard magic;
-    Bitboard *attacks;   /* this square's slice of the shared table */
-    unsigned shift;      /* 64 - popcount(mask) */
-} Magic;
-
 #define ROOK_TABLE_SIZE 102400    /* sum over squares of 2^popcount(mask) */
 #define BISHOP_TABLE_SIZE 5248
 
-static bool tables_ready;
-static Bitboard pawn_attacks[COLOR_NB][SQ_NB];
-static Bitboard knight_attacks[SQ_NB];
-static Bitboard king_attacks[SQ_NB];
-static Bitboard ray_from[SQ_NB][DIR_NB];
-static Bitboard between_squares[SQ_NB][SQ_NB];
-static Bitboard line_through[SQ_NB][SQ_NB];
-static Magic rook_magics[SQ_NB];
-static Magic bishop_magics[SQ_NB];
+static AttackTables tables;
 static Bitboard rook_table[ROOK_TABLE_SIZE];
 static Bitboard bishop_table[BISHOP_TABLE_SIZE];
 
-static const Direction ROOK_DIRS[4] = {DIR_N, DIR_W, DIR_S, DIR_E};
-static const Direction BISHOP_DIRS[4] = {DIR_NW, DIR_SW, DIR_SE, DIR_NE};
+const AttackTables *const att_tables = &tables;
+
+/* Increasing directions first (see walk_rays). */
+static const Direction ROOK_DIRS[4] = {DIR_N, DIR_E, DIR_W, DIR_S};
+static const Direction BISHOP_DIRS[4] = {DIR_NW, DIR_NE, DIR_SW, DIR_SE};
 
 /* The square file_step files and rank_step ranks from s, or SQ_NONE off the board. */
 static Square square_after_step(Square s, int file_step, int rank_step)
@@ -52,16 +41,23 @@ static Square square_after_step(Square s, int file_step, int rank_step)
 }
 
 /* Squares a slider on s reaches along dirs[0..3], stopping at (and
- * including) the first square of occ in each direction. */
+ * including) the first square of occ in each direction: the ray from s
+ * minus the ray from its first blocker (init_rays_and_lines runs first).
+ * dirs[0] and dirs[1] must increase the square number, so their nearest
+ * blocker is the lowest; dirs[2] and dirs[3] decrease it (nearest is the
+ * highest). Adding h8 (resp. a1) as a blocker needs no branch: the rays
+ * from h8 in the increasing directions, and from a1 in the decreasing
+ * ones, are empty. */
 static Bitboard walk_rays(Square s, const Direction dirs[4], Bitboard occ)
 {
     Bitboard attacks = 0;
-    for (int i = 0; i < 4; i++) {
-        Square t = s;
-        while ((t = square_after_step(t, dir_file_step[dirs[i]], dir_rank_step[dirs[i]])) != SQ_NONE) {
-            attacks |= sq_bb(t);
-            if (occ & sq_bb(t)) break;
-        }
+    for (int i = 0; i < 2; i++) {
+        Bitboard ray = tables.ray[s][dirs[i]];
+        attacks |= ray ^ tables.ray[bb_lsb((ray & occ) | sq_bb(SQ_H8))][dirs[i]];
+    }
+    for (int i = 2; i < 4; i++) {
+        Bitboard ray = tables.ray[s][dirs[i]];
+        attacks |= ray ^ tables.ray[bb_msb((ray & occ) | sq_bb(SQ_A1))][dirs[i]];
     }
     return attacks;
 }
@@ -118,19 +114,14 @@ static const Bitboard BISHOP_MAGIC_NUMBERS[SQ_NB] = {
     0x0000000104208200ULL, 0x0000800810D00080ULL, 0x0400530411080200ULL, 0x4040702400932244ULL,
 };
 
-static unsigned magic_index(const Magic *m, Bitboard occ)
-{
-    return (unsigned)(((occ & m->mask) * m->magic) >> m->shift);
-}
-
 /* Fills every square's slice of table: each subset of the square's blocker
  * mask (enumerated carry-rippler style) indexes the attacks a ray walk finds. */
-static void init_slider(Magic magics[SQ_NB], const Bitboard numbers[SQ_NB], Bitboard *table,
+static void init_slider(AttMagic magics[SQ_NB], const Bitboard numbers[SQ_NB], Bitboard *table,
                         size_t table_size, const Direction dirs[4])
 {
     Bitboard *slice = table;
     for (Square s = 0; s < SQ_NB; s++) {
-        Magic *m = &magics[s];
+        AttMagic *m = &magics[s];
         Bitboard edges = ((RANK_1_BB | RANK_8_BB) & ~rank_bb(rank_of(s)))
                        | ((FILE_A_BB | FILE_H_BB) & ~file_bb(file_of(s)));
         m->mask = walk_rays(s, dirs, 0) & ~edges;
@@ -140,7 +131,7 @@ static void init_slider(Magic magics[SQ_NB], const Bitboard numbers[SQ_NB], Bitb
         Bitboard subset = 0;
         do {
             Bitboard attacks = walk_rays(s, dirs, subset);
-            Bitboard *entry = &slice[magic_index(m, subset)];
+            Bitboard *entry = &slice[att_magic_index(m, subset)];
             assert(*entry == 0 || *entry == attacks);  /* slider attacks are never empty */
             *entry = attacks;
             subset = (subset - m->mask) & m->mask;
@@ -158,16 +149,16 @@ static void init_rays_and_lines(void)
             Bitboard ray = 0;
             Square t = s;
             while ((t = square_after_step(t, dir_file_step[d], dir_rank_step[d])) != SQ_NONE) {
-                between_squares[s][t] = ray;        /* squares passed so far */
+                tables.between[s][t] = ray;         /* squares passed so far */
                 ray |= sq_bb(t);
             }
-            ray_from[s][d] = ray;
+            tables.ray[s][d] = ray;
         }
     }
     for (Square s = 0; s < SQ_NB; s++)
         for (int d = 0; d < DIR_NB; d++) {
-            Bitboard line = ray_from[s][d] | ray_from[s][(d + 4) % DIR_NB] | sq_bb(s);
-            for (Bitboard b = ray_from[s][d]; b; ) line_through[s][bb_pop_lsb(&b)] = line;
+            Bitboard line = tables.ray[s][d] | tables.ray[s][(d + 4) % DIR_NB] | sq_bb(s);
+            for (Bitboard b = tables.ray[s][d]; b; ) tables.line[s][bb_pop_lsb(&b)] = line;
         }
 }
 
@@ -180,54 +171,17 @@ void att_init(void)
     static const int WHITE_PAWN_OFFSETS[2][2] = {{-1, 1}, {1, 1}};
     static const int BLACK_PAWN_OFFSETS[2][2] = {{-1, -1}, {1, -1}};
 
-    if (tables_ready) return;
+    if (tables.ready) return;
     for (Square s = 0; s < SQ_NB; s++) {
-        knight_attacks[s] = leaper_targets(s, KNIGHT_OFFSETS, 8);
-        king_attacks[s] = leaper_targets(s, KING_OFFSETS, 8);
-        pawn_attacks[WHITE][s] = leaper_targets(s, WHITE_PAWN_OFFSETS, 2);
-        pawn_attacks[BLACK][s] = leaper_targets(s, BLACK_PAWN_OFFSETS, 2);
+        tables.knight[s] = leaper_targets(s, KNIGHT_OFFSETS, 8);
+        tables.king[s] = leaper_targets(s, KING_OFFSETS, 8);
+        tables.pawn[WHITE][s] = leaper_targets(s, WHITE_PAWN_OFFSETS, 2);
+        tables.pawn[BLACK][s] = leaper_targets(s, BLACK_PAWN_OFFSETS, 2);
     }
-    init_rays_and_lines();
-    init_slider(rook_magics, ROOK_MAGIC_NUMBERS, rook_table, ROOK_TABLE_SIZE, ROOK_DIRS);
-    init_slider(bishop_magics, BISHOP_MAGIC_NUMBERS, bishop_table, BISHOP_TABLE_SIZE, BISHOP_DIRS);
-    tables_ready = true;
-}
-
-Bitboard att_pawn(Color c, Square s)
-{
-    assert(tables_ready && s >= 0 && s < SQ_NB && (c == WHITE || c == BLACK));
-    return pawn_attacks[c][s];
-}
-
-Bitboard att_knight(Square s)
-{
-    assert(tables_ready && s >= 0 && s < SQ_NB);
-    return knight_attacks[s];
-}
-
-Bitboard att_king(Square s)
-{
-    assert(tables_ready && s >= 0 && s < SQ_NB);
-    return king_attacks[s];
-}
-
-Bitboard att_bishop(Square s, Bitboard occ)
-{
-    assert(tables_ready && s >= 0 && s < SQ_NB);
-    const Magic *m = &bishop_magics[s];
-    return m->attacks[magic_index(m, occ)];
-}
-
-Bitboard att_rook(Square s, Bitboard occ)
-{
-    assert(tables_ready && s >= 0 && s < SQ_NB);
-    const Magic *m = &rook_magics[s];
-    return m->attacks[magic_index(m, occ)];
-}
-
-Bitboard att_queen(Square s, Bitboard occ)
-{
-    return att_bishop(s, occ) | att_rook(s, occ);
+    init_rays_and_lines();   /* before the sliders: walk_rays reads the rays */
+    init_slider(tables.rook, ROOK_MAGIC_NUMBERS, rook_table, ROOK_TABLE_SIZE, ROOK_DIRS);
+    init_slider(tables.bishop, BISHOP_MAGIC_NUMBERS, bishop_table, BISHOP_TABLE_SIZE, BISHOP_DIRS);
+    tables.ready = true;
 }
 
 Bitboard att_piece(Piece p, Square s, Bitboard occ)
@@ -241,22 +195,4 @@ Bitboard att_piece(Piece p, Square s, Bitboard occ)
     case KING:   return att_king(s);
     default:     assert(!"att_piece: no piece"); return 0;
     }
-}
-
-Bitboard att_between(Square a, Square b)
-{
-    assert(tables_ready && a >= 0 && a < SQ_NB && b >= 0 && b < SQ_NB);
-    return between_squares[a][b];
-}
-
-Bitboard att_line(Square a, Square b)
-{
-    assert(tables_ready && a >= 0 && a < SQ_NB && b >= 0 && b < SQ_NB);
-    return line_through[a][b];
-}
-
-Bitboard att_ray(Square s, Direction d)
-{
-    assert(tables_ready && s >= 0 && s < SQ_NB && d >= 0 && d < DIR_NB);
-    return ray_from[s][d];
 }
