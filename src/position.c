@@ -22,7 +22,7 @@
 const char *const START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 /* Defined at the end of the file. */
-static const uint64_t ZOBRIST_PIECE_SQUARE[12][SQ_NB];
+static const uint64_t ZOBRIST_PIECE_SQUARE[PIECE_NB][SQ_NB];
 static const uint64_t ZOBRIST_CASTLE[COLOR_NB][8];
 static const uint64_t ZOBRIST_EP_FILE[8];
 static const uint64_t ZOBRIST_BLACK_TO_MOVE;
@@ -34,7 +34,8 @@ static const uint64_t ZOBRIST_BLACK_TO_MOVE;
 
 static uint64_t zobrist_piece(Piece p, Square s)
 {
-    return ZOBRIST_PIECE_SQUARE[color_of(p) * 6 + type_of(p) - 1][s];
+    assert(p != NO_PIECE && type_of(p) <= KING);
+    return ZOBRIST_PIECE_SQUARE[p][s];
 }
 
 /* Castling rights hash by colour and rook file: a colour's rights always
@@ -80,11 +81,15 @@ static void move_piece(Position *pos, Square from, Square to)
     pos->key ^= zobrist_piece(p, from) ^ zobrist_piece(p, to);
 }
 
-static void clear_castle_right(Position *pos, Color c, int wing)
+/* Removes c's castling right on `wing`, if it has one; returns the change
+ * the caller must make to the key (pos->key itself is left alone, so the
+ * hot path of pos_make_move can keep the key in a local). */
+static uint64_t drop_castle_right(Position *pos, Color c, int wing)
 {
-    if (pos->castle_rook[c][wing] == SQ_NONE) return;
-    pos->key ^= zobrist_castle(c, pos->castle_rook[c][wing]);
+    Square rook = pos->castle_rook[c][wing];
+    if (rook == SQ_NONE) return 0;
     pos->castle_rook[c][wing] = SQ_NONE;
+    return zobrist_castle(c, rook);
 }
 
 static void clear_ep(Position *pos)
@@ -470,11 +475,100 @@ size_t pos_to_fen(const Position *pos, char out[FEN_MAX])
  * Making moves
  * ==================================================================== */
 
-/* The rook of colour c on s loses its castling right (it moved or was taken). */
-static void clear_rights_of_rook_square(Position *pos, Color c, Square s)
+/* Marks a rarely taken function so the compiler keeps it out of its
+ * callers (GCC and Clang; elsewhere a no-op). */
+#if defined(__GNUC__)
+#define COLD_PATH __attribute__((noinline, cold))
+#else
+#define COLD_PATH
+#endif
+
+/* Some castling right is left. Trick: the four rook squares as one 32-bit
+ * word; every byte is SQ_NONE (0x40) exactly when no right is left. */
+static bool castle_rights_remain(const Position *pos)
 {
-    for (int wing = CASTLE_SHORT; wing <= CASTLE_LONG; wing++)
-        if (pos->castle_rook[c][wing] == s) clear_castle_right(pos, c, wing);
+    uint32_t rooks;
+    memcpy(&rooks, pos->castle_rook, sizeof rooks);
+    return rooks != 0x40404040u;
+}
+
+/* Drops the castling rights that the move m, just made, takes away: both
+ * of the mover's when it was the king (now on the destination square), and
+ * any whose rook left its square or was captured on it (a castling rook
+ * square always holds that side's rook, so no colour test is needed).
+ * Returns the change to the key. */
+COLD_PATH static uint64_t drop_rights_touched(Position *pos, Move m)
+{
+    Square from = move_from(m), to = move_to(m);
+    Piece mover = (Piece)pos->board[to];
+    uint64_t delta = 0;
+    for (int c = WHITE; c <= BLACK; c++)
+        for (int wing = CASTLE_SHORT; wing <= CASTLE_LONG; wing++) {
+            Square rook = pos->castle_rook[c][wing];
+            bool king_moved = mover == make_piece((Color)c, KING);
+            if (rook == from || rook == to || king_moved) delta ^= drop_castle_right(pos, (Color)c, wing);
+        }
+    return delta;
+}
+
+/* The other side moves next; Black's move completes a full move. */
+static void pass_turn(Position *pos)
+{
+    if (pos->side == BLACK && pos->fullmove < COUNTER_MAX) pos->fullmove++;
+    pos->side = (uint8_t)other_color((Color)pos->side);
+    pos->key ^= ZOBRIST_BLACK_TO_MOVE;
+}
+
+/*
+ * A normal move (no promotion, castling or en passant): nearly every move
+ * of a game, so it is done in one pass rather than through the board-edit
+ * helpers. The key, counter and ep square are kept in locals, and board[]
+ * is written after the bitboards: a store to board[] (uint8_t, which may
+ * alias anything) would make the compiler reload every field after it.
+ * The rare castling-right update comes last, so the hot path keeps few
+ * values live. The result is what the helpers would produce; pos_is_ok
+ * checks it after every move in debug builds.
+ */
+static void make_normal_move(Position *pos, Move m)
+{
+    Square from = move_from(m), to = move_to(m);
+    Piece piece = (Piece)pos->board[from], victim = (Piece)pos->board[to];
+    Color us = (Color)pos->side;
+    Bitboard from_to = sq_bb(from) | sq_bb(to);
+    uint64_t key = pos->key ^ zobrist_piece(piece, from) ^ zobrist_piece(piece, to);
+    unsigned halfmove = pos->halfmove < COUNTER_MAX ? pos->halfmove + 1u : COUNTER_MAX;
+    Square ep = SQ_NONE;
+    assert(piece != NO_PIECE && color_of(piece) == us && move_kind(m) == MK_NORMAL);
+
+    if (pos->ep != SQ_NONE) key ^= ZOBRIST_EP_FILE[file_of(pos->ep)];
+    pos->by_type[0] ^= from_to;
+    pos->by_type[type_of(piece)] ^= from_to;
+    pos->by_color[us] ^= from_to;
+    if (victim != NO_PIECE) {
+        assert(color_of(victim) == other_color(us) && type_of(victim) != KING);
+        Bitboard to_bb = sq_bb(to);
+        pos->by_type[0] ^= to_bb;          /* undo: `to` stays occupied */
+        pos->by_type[type_of(victim)] ^= to_bb;
+        pos->by_color[other_color(us)] ^= to_bb;
+        key ^= zobrist_piece(victim, to);
+        halfmove = 0;
+    }
+    if (type_of(piece) == PAWN) {
+        halfmove = 0;
+        if (to - from == 16 || from - to == 16) {
+            ep = (from + to) / 2;
+            key ^= ZOBRIST_EP_FILE[file_of(ep)];
+        }
+    }
+    pos->board[from] = NO_PIECE;
+    pos->board[to] = (uint8_t)piece;
+    pos->ep = (uint8_t)ep;
+    pos->halfmove = (uint16_t)halfmove;
+    pos->key = key;
+    /* Only a king or rook move, or a rook capture, can take a right away. */
+    bool rights_at_stake = type_of(piece) == KING || type_of(piece) == ROOK || type_of(victim) == ROOK;
+    if (rights_at_stake && castle_rights_remain(pos))
+        pos->key ^= drop_rights_touched(pos, m);
 }
 
 static void make_castle(Position *pos, Move m)
@@ -492,53 +586,49 @@ static void make_castle(Position *pos, Move m)
     remove_piece(pos, rook_from);
     put_piece(pos, make_piece(us, KING), king_to);
     put_piece(pos, make_piece(us, ROOK), rook_to);
-    clear_castle_right(pos, us, CASTLE_SHORT);
-    clear_castle_right(pos, us, CASTLE_LONG);
+    pos->key ^= drop_rights_touched(pos, m);
+}
+
+/* Promotion, castling, en passant and the null move: rare, so done with
+ * the plain board edits, and kept out of line so that the registers and
+ * stack of the hot path stay small. */
+COLD_PATH static void make_special_move(Position *pos, Move m)
+{
+    Color us = (Color)pos->side;
+    Square from = move_from(m), to = move_to(m);
+
+    clear_ep(pos);
+    if (pos->halfmove < COUNTER_MAX) pos->halfmove++;
+    switch (move_kind(m)) {
+    case MK_PROMOTION:
+        assert(pos->board[from] == make_piece(us, PAWN));
+        if (pos->board[to] != NO_PIECE) remove_piece(pos, to);
+        remove_piece(pos, from);
+        put_piece(pos, make_piece(us, move_promo(m)), to);
+        pos->key ^= drop_rights_touched(pos, m);
+        pos->halfmove = 0;
+        break;
+    case MK_EN_PASSANT:
+        assert(pos->board[from] == make_piece(us, PAWN));
+        remove_piece(pos, make_square(file_of(to), rank_of(from)));
+        move_piece(pos, from, to);
+        pos->halfmove = 0;
+        break;
+    case MK_CASTLE_SHORT:
+    case MK_CASTLE_LONG:
+        make_castle(pos, m);
+        break;
+    default:
+        assert(move_kind(m) == MK_NULL);
+        break;
+    }
 }
 
 void pos_make_move(Position *pos, Move m)
 {
-    Color us = (Color)pos->side, them = other_color(us);
-    Square from = move_from(m), to = move_to(m);
-    MoveKind kind = move_kind(m);
-
-    clear_ep(pos);
-    if (pos->halfmove < COUNTER_MAX) pos->halfmove++;
-
-    if (kind == MK_CASTLE_SHORT || kind == MK_CASTLE_LONG) {
-        make_castle(pos, m);
-    } else if (kind != MK_NULL) {
-        Piece piece = (Piece)pos->board[from];
-        assert(piece != NO_PIECE && color_of(piece) == us);
-        Square captured = kind == MK_EN_PASSANT ? make_square(file_of(to), rank_of(from)) : to;
-
-        if (pos->board[captured] != NO_PIECE) {
-            assert(color_of((Piece)pos->board[captured]) == them);
-            remove_piece(pos, captured);
-            clear_rights_of_rook_square(pos, them, captured);
-            pos->halfmove = 0;
-        }
-        move_piece(pos, from, to);
-        if (type_of(piece) == PAWN) {
-            pos->halfmove = 0;
-            if (kind == MK_PROMOTION) {
-                remove_piece(pos, to);
-                put_piece(pos, make_piece(us, move_promo(m)), to);
-            } else if (to - from == 16 || from - to == 16) {
-                pos->ep = (uint8_t)((from + to) / 2);
-                pos->key ^= ZOBRIST_EP_FILE[file_of(pos->ep)];
-            }
-        } else if (type_of(piece) == KING) {
-            clear_castle_right(pos, us, CASTLE_SHORT);
-            clear_castle_right(pos, us, CASTLE_LONG);
-        } else if (type_of(piece) == ROOK) {
-            clear_rights_of_rook_square(pos, us, from);
-        }
-    }
-
-    pos->side = (uint8_t)them;
-    pos->key ^= ZOBRIST_BLACK_TO_MOVE;
-    if (us == BLACK && pos->fullmove < COUNTER_MAX) pos->fullmove++;
+    if (move_kind(m) == MK_NORMAL) make_normal_move(pos, m);
+    else make_special_move(pos, m);
+    pass_turn(pos);
 #ifdef CQL_DEBUG
     assert(pos_is_ok(pos));
 #endif
@@ -608,8 +698,9 @@ bool pos_same(const Position *a, const Position *b)
  * then black, by rook file a..h), en-passant file a..h, black to move.
  * ==================================================================== */
 
-static const uint64_t ZOBRIST_PIECE_SQUARE[12][SQ_NB] = {
-    { /* P */
+/* Indexed by Piece, so the rows of the unused codes (0, 7, 8, 15) are zero. */
+static const uint64_t ZOBRIST_PIECE_SQUARE[PIECE_NB][SQ_NB] = {
+    [W_PAWN] = {
         0x9A133C88D1995DC2ULL, 0x00F07B931B31AB50ULL, 0x5D560270C4901989ULL, 0x1FF2AEF408E56D42ULL,
         0xEE1B9B2C46734A79ULL, 0x052FAF5EE692B27DULL, 0x92A6D0E507329F29ULL, 0x3058050576A063B3ULL,
         0x62AEB4051E876E2CULL, 0x27A0B27C273F0BE1ULL, 0x80C9CA84C046D56BULL, 0xE56D5023C6A24870ULL,
@@ -627,7 +718,7 @@ static const uint64_t ZOBRIST_PIECE_SQUARE[12][SQ_NB] = {
         0x211EED87B327BCB2ULL, 0xCBFA402CB0449F18ULL, 0xD80F91701E452650ULL, 0xD9B0C11D0FDC6F32ULL,
         0x53102A49BF6383F0ULL, 0x9A03F58F8DF3538AULL, 0x60A937B1087A8DB6ULL, 0x99B72E91758C8D98ULL,
     },
-    { /* N */
+    [W_KNIGHT] = {
         0x27F3A50B336577B2ULL, 0xF6E0AE1E697C0395ULL, 0x04A2B9071D959791ULL, 0x2DEE7F73F9FBD7A9ULL,
         0xCF2AA1A74745D880ULL, 0xC99283198E01768BULL, 0x37780067066C3093ULL, 0x097347DEE1D2C80CULL,
         0x3C50FBB759106E53ULL, 0xA19DD6F2FDE506DFULL, 0xC9F69B9AB1EA8AA1ULL, 0xEF9979823C7C78B4ULL,
@@ -645,7 +736,7 @@ static const uint64_t ZOBRIST_PIECE_SQUARE[12][SQ_NB] = {
         0x7FF2A0839D355B9EULL, 0xDC495FB1C7205F9AULL, 0x7C689353559114D0ULL, 0x58CF8666DA63D28EULL,
         0x50C4B2051372D22BULL, 0x39B3ED7F5D4684C7ULL, 0x759BB56AC1543C88ULL, 0xA121C78F96266359ULL,
     },
-    { /* B */
+    [W_BISHOP] = {
         0xF876C389524C7BA3ULL, 0x3F346B30C2A0E833ULL, 0x7ED0E43707713E9AULL, 0xA24436B755F97317ULL,
         0xBED820555C8189DEULL, 0x5615CEC7A540CB03ULL, 0x1024CD31AB5304E2ULL, 0xD2E9E1B7984E5C30ULL,
         0x6123ACDCD75678CCULL, 0x6D551FE4D206EA41ULL, 0xFB8594DB5E0E0154ULL, 0xB8427FED51C8E43EULL,
@@ -663,7 +754,7 @@ static const uint64_t ZOBRIST_PIECE_SQUARE[12][SQ_NB] = {
         0xA2A98D1FA2F3046CULL, 0x862E3E878CE9E4A9ULL, 0x0C94BA3DA98C57E0ULL, 0x906816A881E779DEULL,
         0xEDD37B70F18FDF38ULL, 0x2C1FE3EA8CDE9A63ULL, 0x1A72ECD81F4CF091ULL, 0xDDBE7E45665EB26AULL,
     },
-    { /* R */
+    [W_ROOK] = {
         0x7FA1987C20223F46ULL, 0x6E86F02EA6D480EDULL, 0x4DDE41AD5885A7D3ULL, 0xF6CF54FCEE48B11AULL,
         0x73D6948494FD6591ULL, 0xA4564AE4D78B93FFULL, 0xF56EB4D1A7968E1CULL, 0xBFF91D56134C69D0ULL,
         0x1F496200A4B21E52ULL, 0x7EA8CFE639AF1483ULL, 0xA211D8A88ADFA779ULL, 0x7E7055D612057EC3ULL,
@@ -681,7 +772,7 @@ static const uint64_t ZOBRIST_PIECE_SQUARE[12][SQ_NB] = {
         0xD225BE30CE4DCF13ULL, 0x3F5021278B42E167ULL, 0x719DB335BCF7AB49ULL, 0x5735B29E7A5ED36BULL,
         0xF1627C0A4A27FD45ULL, 0xD71707E3A2312795ULL, 0x3FF73FB8B49C1640ULL, 0xCC2F43E1744F7C8EULL,
     },
-    { /* Q */
+    [W_QUEEN] = {
         0x96A0749DB0D8B6BAULL, 0xA2EBEC18FE535E6EULL, 0x8C163E86CF36803BULL, 0x85DB01A9994738E4ULL,
         0x67F80D3BF648F5D1ULL, 0x4D0702C8A2965998ULL, 0x8CC063E7832E9632ULL, 0x187DFF41CDAC630FULL,
         0x41F45A4F20665E4FULL, 0x63A1B48359E00B58ULL, 0xEA86666C1197E1DFULL, 0x79FDED134CEC8F10ULL,
@@ -699,7 +790,7 @@ static const uint64_t ZOBRIST_PIECE_SQUARE[12][SQ_NB] = {
         0x1D55A4760CA28346ULL, 0x9105F5B20F915737ULL, 0x0B8901ECE21C6B82ULL, 0x296057649F001CB2ULL,
         0x7302CFB82FF2B939ULL, 0xC3FAF8E4851D902EULL, 0x6B5A3EF732D3DF63ULL, 0x6640AC6C65517F31ULL,
     },
-    { /* K */
+    [W_KING] = {
         0xC612DB3BCBBDC982ULL, 0xD63F6F9D92FCB598ULL, 0x516D88AE063A8FE6ULL, 0x0A9A470ED986C718ULL,
         0x38D352458C180934ULL, 0xDC493312A68CE38AULL, 0xB6C03993DDD36DCFULL, 0x69F71E5934F2803BULL,
         0x2B0F205241ED3F76ULL, 0x4F56B9E680215C35ULL, 0x278D263F431B881EULL, 0xD619C6AEF8744B7AULL,
@@ -717,7 +808,7 @@ static const uint64_t ZOBRIST_PIECE_SQUARE[12][SQ_NB] = {
         0x56A0DE1131731FB4ULL, 0x322BBC0B76125733ULL, 0x6EBB40C123D8CF57ULL, 0x9CB391C6C4217E15ULL,
         0x591992FC2109E82FULL, 0x37AD3020ABC095F6ULL, 0x03B356EFA55F2B1BULL, 0x8648ADFCD4E826AEULL,
     },
-    { /* p */
+    [B_PAWN] = {
         0xB5C5821750AABF54ULL, 0xA4C2C0C8CF553649ULL, 0xFDA264E11891C115ULL, 0x6C0049E411C5C64DULL,
         0xDB987FE78E0B7568ULL, 0x15CDE49FE7FC87BEULL, 0xDFBBF5DCE6486E33ULL, 0x86E179A642856200ULL,
         0x3D8127C244C7572AULL, 0xDA1BFECCFBC93E9EULL, 0x6FBB921477B1DA47ULL, 0x706C19D919FD9527ULL,
@@ -735,7 +826,7 @@ static const uint64_t ZOBRIST_PIECE_SQUARE[12][SQ_NB] = {
         0x98AE4E7A34284FEFULL, 0xDDBFB60556382E80ULL, 0x34E4AA3E9E5D5081ULL, 0xFBFF9ACCE52D8665ULL,
         0x43BCDA6F1DF4AE35ULL, 0x56BB952897E8EFD8ULL, 0xC99B8F3A62B60465ULL, 0x1660AC24642EF720ULL,
     },
-    { /* n */
+    [B_KNIGHT] = {
         0x6F56B7121F9F6A48ULL, 0x20660C94D50DA5F3ULL, 0x861A933FDFDD818FULL, 0x45A2440B1D1AB134ULL,
         0x7BEA534A455195DDULL, 0x3657E8ACC6A99BF8ULL, 0xA8AB908209C503CCULL, 0x4687CF4CCE8F32F4ULL,
         0x960A780D29AE7CBAULL, 0xDE742FC70049DAC7ULL, 0x6142FF80F14B0AE2ULL, 0xF27853F6F63593A2ULL,
@@ -753,7 +844,7 @@ static const uint64_t ZOBRIST_PIECE_SQUARE[12][SQ_NB] = {
         0x4B4F288E64978804ULL, 0x3A6AD5880E12B874ULL, 0x70AE16765CAF6139ULL, 0x8004EBC03E3A4A67ULL,
         0x42609DEA5E54691EULL, 0xE93E1EA940B55A6CULL, 0x85520BD841DAE5FAULL, 0x5DD84BD66D10BC22ULL,
     },
-    { /* b */
+    [B_BISHOP] = {
         0x4F46D45F58B3BA29ULL, 0xF1F41C794F9459B9ULL, 0x738D094DF40FE13BULL, 0x72CE606DD2E347B8ULL,
         0xCD85A1592FE15D41ULL, 0xDDBEBBCF3E763425ULL, 0x02F803E5F5C2D229ULL, 0xACC03D4938B9A20EULL,
         0xD5CFA33D70FA984FULL, 0x8F3CB507238AD383ULL, 0xA9B79E25FAAAB3CCULL, 0xA909D523F96105C2ULL,
@@ -771,7 +862,7 @@ static const uint64_t ZOBRIST_PIECE_SQUARE[12][SQ_NB] = {
         0x1E4E5F8760EA7BC1ULL, 0x9F6596F1D603FC27ULL, 0x6C8A4CC95A1446B4ULL, 0x9732E362FC29EAA9ULL,
         0x928566BFF6338A7BULL, 0xB74636902753B2D9ULL, 0x8397EDDFB1C6C2E0ULL, 0x455898AFB360A7A7ULL,
     },
-    { /* r */
+    [B_ROOK] = {
         0x9CF35ACA94B6F448ULL, 0xD9519E62FEF4741FULL, 0xD7A216910ECD649AULL, 0x6CA25A505CB9772BULL,
         0x471A2354ACDC746FULL, 0x78B546A1ECA553D1ULL, 0xE26D0380CF60C95AULL, 0x24D5992DDE686DC6ULL,
         0x58DD1C9BE72BAF71ULL, 0x75D9009E74D2AB26ULL, 0xA6C7C52E7039605CULL, 0x61F8F21339255596ULL,
@@ -789,7 +880,7 @@ static const uint64_t ZOBRIST_PIECE_SQUARE[12][SQ_NB] = {
         0xE71AD5D0A4F0D0BFULL, 0xE23EDDDDFEF1F06AULL, 0xAFBD4D6EAEF52537ULL, 0x9C8EDFAF3CE5B1FEULL,
         0xB3F5A7AB18104051ULL, 0x4FBD4AF4B1DBCA58ULL, 0x8E640241569CD742ULL, 0x417C1F8A642D9628ULL,
     },
-    { /* q */
+    [B_QUEEN] = {
         0x5AD2BF21029EC400ULL, 0xB1DAAFDEBB95082FULL, 0x0E16BECA349CFAE2ULL, 0xEDD8839310A44169ULL,
         0xB8926664BFDE4C60ULL, 0xC58FCB1B304CF060ULL, 0x22582C381246AD41ULL, 0x8E5AE0467EDE497BULL,
         0x4E54D5BAEAE786CAULL, 0xF142DF975FCC9AEAULL, 0x4CCCB9323B612401ULL, 0x67BCEF05879E7D98ULL,
@@ -807,7 +898,7 @@ static const uint64_t ZOBRIST_PIECE_SQUARE[12][SQ_NB] = {
         0xDCF756CCED76C8EBULL, 0x373BF0B0D246A087ULL, 0xCFAA822EF9067D7EULL, 0x2D439E75A08B8CF5ULL,
         0x7EF90F6997074569ULL, 0xFD2DA038493E3F84ULL, 0xF3B8EEE100CBFF9CULL, 0x5927C899A074858CULL,
     },
-    { /* k */
+    [B_KING] = {
         0x6BF701BF50664A23ULL, 0x4B377B293B151E60ULL, 0xD91494FD33A9D308ULL, 0x6C7A6AA76B8490A8ULL,
         0xC915753EA185482FULL, 0xA3E253E6EC4B1DCAULL, 0xE7AFA37149BF9682ULL, 0x709005676F0761C3ULL,
         0x78BF36C06A8FDAEDULL, 0xE356A49347AC23C5ULL, 0x290A15D41F47A02EULL, 0x120F569634A291DDULL,
