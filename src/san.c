@@ -75,7 +75,8 @@ static PieceType promotion_from_letter(char c)
     return t >= KNIGHT && t <= QUEEN ? t : NO_PIECE_TYPE;
 }
 
-SanStatus san_read(const char *text, size_t len, SanMove *out)
+/* The general reader: every shape and every kind of dirt san.h lists. */
+static SanStatus read_general(const char *text, size_t len, SanMove *out)
 {
     *out = (SanMove){PAWN, -1, -1, SQ_NONE, NO_PIECE_TYPE, false, 0, false};
     len = strip_suffixes(text, len);
@@ -126,6 +127,56 @@ SanStatus san_read(const char *text, size_t len, SanMove *out)
         else out->from_rank = squares[0] - '1';
     }
     return SAN_OK;
+}
+
+/* The shapes that make up nearly all real movetext, read in one pass: an
+ * optional piece letter N B R Q K, an optional origin file or rank, an
+ * optional 'x', the destination square, then any run of + and # (e4, exd5,
+ * Nf3, Nbd7, R1e2, Qxe7+). Returns false for everything else (castling,
+ * promotions, long algebraic, 'P', ':', other suffixes, null moves), which
+ * goes to read_general. A token accepted here ends in a rank digit once
+ * + and # are gone, so read_general would strip the same suffixes, see no
+ * null move, castling or promotion, and split the rest the same way;
+ * debug builds check that on every token. */
+static bool read_common(const char *text, size_t len, SanMove *out)
+{
+    while (len && (text[len - 1] == '+' || text[len - 1] == '#')) len--;
+    if (len < 2 || len > 5 || !is_file_letter(text[len - 2]) || !is_rank_digit(text[len - 1]))
+        return false;
+    const char *p = text, *dest = text + len - 2;
+    PieceType piece = piece_type_from_letter(*p);
+    if (piece >= KNIGHT) p++;
+    else piece = PAWN;
+    int from_file = -1, from_rank = -1;
+    if (p < dest && is_file_letter(*p)) from_file = *p++ - 'a';
+    else if (p < dest && is_rank_digit(*p)) from_rank = *p++ - '1';
+    bool capture = p < dest && *p == 'x';
+    if (capture) p++;
+    if (p != dest) return false;
+    *out = (SanMove){piece, from_file, from_rank, make_square(dest[0] - 'a', dest[1] - '1'),
+                     NO_PIECE_TYPE, capture, 0, false};
+    return true;
+}
+
+#ifdef CQL_DEBUG
+static bool same_san_move(const SanMove *a, const SanMove *b)
+{
+    return a->piece == b->piece && a->from_file == b->from_file && a->from_rank == b->from_rank
+        && a->to == b->to && a->promo == b->promo && a->capture == b->capture
+        && a->castle == b->castle && a->null_move == b->null_move;
+}
+#endif
+
+SanStatus san_read(const char *text, size_t len, SanMove *out)
+{
+    if (read_common(text, len, out)) {
+#ifdef CQL_DEBUG
+        SanMove general;
+        assert(read_general(text, len, &general) == SAN_OK && same_san_move(out, &general));
+#endif
+        return SAN_OK;
+    }
+    return read_general(text, len, out);
 }
 
 /* ====================================================================
