@@ -43,6 +43,8 @@ typedef struct AttackTables {
     Bitboard pawn[COLOR_NB][SQ_NB];
     Bitboard knight[SQ_NB];
     Bitboard king[SQ_NB];
+    Bitboard bishop_empty[SQ_NB];   /* bishop and rook attacks on an empty board */
+    Bitboard rook_empty[SQ_NB];
     Bitboard ray[SQ_NB][DIR_NB];
     Bitboard between[SQ_NB][SQ_NB];
     Bitboard line[SQ_NB][SQ_NB];
@@ -91,6 +93,20 @@ static inline Bitboard att_rook(Square s, Bitboard occ)
     assert(att_tables->ready && s >= 0 && s < SQ_NB);
     const AttMagic *m = &att_tables->rook[s];
     return m->attacks[att_magic_index(m, occ)];
+}
+
+/* The attacks of a bishop or rook on s on an empty board: the squares from
+ * which a slider of that kind could attack s at all. */
+static inline Bitboard att_bishop_empty(Square s)
+{
+    assert(att_tables->ready && s >= 0 && s < SQ_NB);
+    return att_tables->bishop_empty[s];
+}
+
+static inline Bitboard att_rook_empty(Square s)
+{
+    assert(att_tables->ready && s >= 0 && s < SQ_NB);
+    return att_tables->rook_empty[s];
 }
 
 static inline Bitboard att_queen(Square s, Bitboard occ)

@@ -179,6 +179,10 @@ void att_init(void)
         tables.pawn[BLACK][s] = leaper_targets(s, BLACK_PAWN_OFFSETS, 2);
     }
     init_rays_and_lines();   /* before the sliders: walk_rays reads the rays */
+    for (Square s = 0; s < SQ_NB; s++) {
+        tables.bishop_empty[s] = walk_rays(s, BISHOP_DIRS, 0);
+        tables.rook_empty[s] = walk_rays(s, ROOK_DIRS, 0);
+    }
     init_slider(tables.rook, ROOK_MAGIC_NUMBERS, rook_table, ROOK_TABLE_SIZE, ROOK_DIRS);
     init_slider(tables.bishop, BISHOP_MAGIC_NUMBERS, bishop_table, BISHOP_TABLE_SIZE, BISHOP_DIRS);
     tables.ready = true;

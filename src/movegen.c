@@ -249,12 +249,9 @@ void mg_legal(const Position *pos, MoveList *list)
     generate(pos, list, true, false);
 }
 
-bool mg_is_legal(const Position *pos, Move m)
+/* Castling, en passant and null moves. */
+static bool special_is_legal(const Position *pos, Move m)
 {
-    Color us = (Color)pos->side;
-    Bitboard enemy = pos->by_color[other_color(us)];
-    Square from = move_from(m), to = move_to(m);
-
     switch (move_kind(m)) {
     case MK_NULL:
         return !pos_in_check(pos);
@@ -262,25 +259,16 @@ bool mg_is_legal(const Position *pos, Move m)
         return mg_castle_move(pos, CASTLE_SHORT) == m;
     case MK_CASTLE_LONG:
         return mg_castle_move(pos, CASTLE_LONG) == m;
-    case MK_EN_PASSANT:
-        return ep_capture_is_safe(pos, from, to);
     default:
-        break;
+        assert(move_kind(m) == MK_EN_PASSANT);
+        return ep_capture_is_safe(pos, move_from(m), move_to(m));
     }
-    Square king = pos_king(pos, us);
-    Bitboard occupied = (pos_occupied(pos) ^ sq_bb(from)) | sq_bb(to);
-    if (from == king) return !(pos_attackers_to(pos, to, occupied) & enemy);
+}
 
-    /* Another piece moves: the enemy king cannot be giving check, knights
-     * and pawns check as before unless captured, and sliders see the new
-     * occupancy. The piece on `to` (if any) is captured. */
-    enemy &= ~sq_bb(to);
-    if ((att_knight(king) & pos->by_type[KNIGHT] & enemy)
-        || (att_pawn(us, king) & pos->by_type[PAWN] & enemy))
-        return false;
-    Bitboard queens = pos->by_type[QUEEN];
-    return !(att_bishop(king, occupied) & (pos->by_type[BISHOP] | queens) & enemy)
-        && !(att_rook(king, occupied) & (pos->by_type[ROOK] | queens) & enemy);
+bool mg_is_legal(const Position *pos, Move m)
+{
+    if (move_kind(m) != MK_NORMAL && move_kind(m) != MK_PROMOTION) return special_is_legal(pos, m);
+    return mg_normal_move_is_legal(pos, move_from(m), move_to(m));
 }
 
 bool mg_has_legal_move(const Position *pos)

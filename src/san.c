@@ -138,7 +138,7 @@ static SanStatus read_general(const char *text, size_t len, SanMove *out)
  * + and # are gone, so read_general would strip the same suffixes, see no
  * null move, castling or promotion, and split the rest the same way;
  * debug builds check that on every token. */
-static bool read_common(const char *text, size_t len, SanMove *out)
+static inline bool read_common(const char *text, size_t len, SanMove *out)
 {
     while (len && (text[len - 1] == '+' || text[len - 1] == '#')) len--;
     if (len < 2 || len > 5 || !is_file_letter(text[len - 2]) || !is_rank_digit(text[len - 1]))
@@ -167,7 +167,8 @@ static bool same_san_move(const SanMove *a, const SanMove *b)
 }
 #endif
 
-SanStatus san_read(const char *text, size_t len, SanMove *out)
+/* san_read's body, inline in san_parse too. */
+static inline SanStatus read_move(const char *text, size_t len, SanMove *out)
 {
     if (read_common(text, len, out)) {
 #ifdef CQL_DEBUG
@@ -177,6 +178,11 @@ SanStatus san_read(const char *text, size_t len, SanMove *out)
         return SAN_OK;
     }
     return read_general(text, len, out);
+}
+
+SanStatus san_read(const char *text, size_t len, SanMove *out)
+{
+    return read_move(text, len, out);
 }
 
 /* ====================================================================
@@ -246,20 +252,24 @@ static Bitboard piece_origins(const Position *pos, PieceType type, Square to)
     }
 }
 
-SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
+static SanStatus resolve_null_or_castling(const Position *pos, const SanMove *sm, Move *out)
 {
-    Color us = (Color)pos->side;
-    *out = MOVE_NONE;
-
     if (sm->null_move) {
         if (pos_in_check(pos)) return SAN_ILLEGAL;
         *out = MOVE_NULL;
         return SAN_OK;
     }
-    if (sm->castle) {
-        *out = mg_castle_move(pos, sm->castle == 1 ? CASTLE_SHORT : CASTLE_LONG);
-        return *out == MOVE_NONE ? SAN_ILLEGAL : SAN_OK;
-    }
+    *out = mg_castle_move(pos, sm->castle == 1 ? CASTLE_SHORT : CASTLE_LONG);
+    return *out == MOVE_NONE ? SAN_ILLEGAL : SAN_OK;
+}
+
+/* san_resolve's body, inline in san_parse too so that a SanMove just read
+ * can stay in registers. */
+static inline SanStatus resolve(const Position *pos, const SanMove *sm, Move *out)
+{
+    Color us = (Color)pos->side;
+    *out = MOVE_NONE;
+    if (sm->null_move || sm->castle) return resolve_null_or_castling(pos, sm, out);
     assert(sm->to >= 0 && sm->to < SQ_NB);
 
     /* Coordinates without a piece letter (e2e4, g1f3, e1g1) move whatever
@@ -298,8 +308,9 @@ SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
 
     int legal = 0;
     while (origins) {
-        Move m = move_make(bb_pop_lsb(&origins), sm->to, sm->promo, kind);
-        if (mg_is_legal(pos, m)) {
+        Square from = bb_pop_lsb(&origins);
+        Move m = move_make(from, sm->to, sm->promo, kind);
+        if (kind == MK_EN_PASSANT ? mg_is_legal(pos, m) : mg_normal_move_is_legal(pos, from, sm->to)) {
             if (legal++) return SAN_AMBIGUOUS;
             *out = m;
         }
@@ -307,15 +318,20 @@ SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
     return legal ? SAN_OK : SAN_ILLEGAL;
 }
 
+SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
+{
+    return resolve(pos, sm, out);
+}
+
 SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out)
 {
     SanMove sm;
-    SanStatus status = san_read(text, len, &sm);
+    SanStatus status = read_move(text, len, &sm);
     if (status != SAN_OK) {
         *out = MOVE_NONE;
         return status;
     }
-    return san_resolve(pos, &sm, out);
+    return resolve(pos, &sm, out);
 }
 
 /* ====================================================================

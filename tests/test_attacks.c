@@ -124,6 +124,8 @@ static void test_sliders_on_random_occupancies(void **state)
     /* The edges and the slider's own square do not matter. */
     for (Square s = 0; s < SQ_NB; s++) {
         assert_bb_equal(att_rook(s, 0), naive_slider(s, false, 0));
+        assert_bb_equal(att_rook_empty(s), naive_slider(s, false, 0));
+        assert_bb_equal(att_bishop_empty(s), naive_slider(s, true, 0));
         assert_bb_equal(att_rook(s, ALL_SQUARES_BB), naive_slider(s, false, ALL_SQUARES_BB));
         assert_bb_equal(att_bishop(s, sq_bb(s)), att_bishop(s, 0));
     }
