@@ -16,14 +16,42 @@
 
 typedef struct ArenaChunk ArenaChunk;
 
+/* The head chunk's fill state is kept here rather than in the chunk, so
+ * that arena_alloc's common case (room left in the head chunk) is inline. */
 typedef struct Arena {
-    ArenaChunk *head;    /* chunk being filled; older chunks follow ->next */
-    size_t chunk_size;   /* default size of a new chunk */
-    size_t bytes_used;   /* total bytes handed out since init or reset */
+    ArenaChunk *head;      /* chunk being filled; older chunks follow ->next */
+    unsigned char *base;   /* the head chunk's data (NULL before the first chunk) */
+    size_t size;           /* usable bytes at base (0 before the first chunk) */
+    size_t used;           /* bytes at base handed out */
+    size_t last;           /* offset from base of the most recent block, for arena_realloc */
+    size_t chunk_size;     /* default size of a new chunk */
+    size_t bytes_used;     /* total bytes handed out since init or reset */
 } Arena;
 
+#define ARENA_ALIGN 16     /* every block is aligned to this (enough for any type here) */
+
 void  arena_init(Arena *a, size_t chunk_size);
-void *arena_alloc(Arena *a, size_t size);          /* aligned for any type, uninitialised */
+/* arena_alloc's slow path: a new head chunk, or a chunk of its own for a
+ * big block. `need` is already rounded up to ARENA_ALIGN. */
+void *arena_alloc_grow(Arena *a, size_t need);
+
+static inline size_t arena_align_up(size_t n)
+{
+    return (n + (ARENA_ALIGN - 1)) & ~(size_t)(ARENA_ALIGN - 1);
+}
+
+/* Aligned for any type, uninitialised. */
+static inline void *arena_alloc(Arena *a, size_t size)
+{
+    size_t need = arena_align_up(size ? size : 1);
+    if (a->size - a->used < need) return arena_alloc_grow(a, need);
+    void *p = a->base + a->used;
+    a->last = a->used;
+    a->used += need;
+    a->bytes_used += need;
+    return p;
+}
+
 void *arena_zalloc(Arena *a, size_t size);         /* zero-filled */
 char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);

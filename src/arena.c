@@ -1,25 +1,24 @@
 /*
  * src/arena.c — bump allocator in chunks (see include/arena.h).
  *
- * Invariant: every chunk's `used` never exceeds its `size`; blocks are aligned
- * to ARENA_ALIGN. A reset keeps the largest chunk and frees the others.
+ * Invariant: the head chunk's fill state lives in the Arena (base, size,
+ * used <= size, last); blocks are aligned to ARENA_ALIGN. Only the head
+ * chunk is ever allocated from. A reset keeps the largest chunk and frees
+ * the others.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "arena.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define ARENA_ALIGN 16
-
 struct ArenaChunk {
     ArenaChunk *next;
     size_t size;      /* usable bytes in data[] */
-    size_t used;
-    size_t last;      /* offset of the most recent block, for arena_realloc */
     _Alignas(ARENA_ALIGN) unsigned char data[];
 };
 
@@ -56,14 +55,18 @@ char *xstrdup(const char *s)
     return memcpy(xmalloc(n), s, n);
 }
 
-static size_t align_up(size_t n)
+/* The head chunk becomes c, empty. */
+static void make_head(Arena *a, ArenaChunk *c)
 {
-    return (n + (ARENA_ALIGN - 1)) & ~(size_t)(ARENA_ALIGN - 1);
+    a->head = c;
+    a->base = c ? c->data : NULL;
+    a->size = c ? c->size : 0;
+    a->used = a->last = 0;
 }
 
 void arena_init(Arena *a, size_t chunk_size)
 {
-    a->head = NULL;
+    make_head(a, NULL);
     a->chunk_size = chunk_size ? chunk_size : 64 * 1024;
     a->bytes_used = 0;
 }
@@ -73,36 +76,27 @@ static ArenaChunk *new_chunk(size_t size)
     ArenaChunk *c = xmalloc(sizeof(ArenaChunk) + size);
     c->next = NULL;
     c->size = size;
-    c->used = 0;
-    c->last = 0;
     return c;
 }
 
-void *arena_alloc(Arena *a, size_t size)
+void *arena_alloc_grow(Arena *a, size_t need)
 {
-    size_t need = align_up(size ? size : 1);
-    ArenaChunk *c = a->head;
-    if (!c || c->size - c->used < need) {
-        size_t csize = need > a->chunk_size ? need : a->chunk_size;
-        if (need > a->chunk_size / 4 && c && c->size - c->used >= a->chunk_size / 8) {
-            /* a big block: give it a chunk of its own behind the head, so the
-             * head's free space is not wasted */
-            ArenaChunk *big = new_chunk(need);
-            big->next = c->next;
-            c->next = big;
-            big->used = need;
-            a->bytes_used += need;
-            return big->data;
-        }
-        c = new_chunk(csize);
-        c->next = a->head;
-        a->head = c;
+    assert(need == arena_align_up(need) && need > a->size - a->used);
+    if (need > a->chunk_size / 4 && a->head && a->size - a->used >= a->chunk_size / 8) {
+        /* a big block: give it a chunk of its own behind the head, so the
+         * head's free space is not wasted */
+        ArenaChunk *big = new_chunk(need);
+        big->next = a->head->next;
+        a->head->next = big;
+        a->bytes_used += need;
+        return big->data;
     }
-    void *p = c->data + c->used;
-    c->last = c->used;
-    c->used += need;
+    ArenaChunk *c = new_chunk(need > a->chunk_size ? need : a->chunk_size);
+    c->next = a->head;
+    make_head(a, c);
+    a->used = need;
     a->bytes_used += need;
-    return p;
+    return a->base;
 }
 
 void *arena_zalloc(Arena *a, size_t size)
@@ -115,12 +109,11 @@ void *arena_zalloc(Arena *a, size_t size)
 void *arena_realloc(Arena *a, void *p, size_t old_size, size_t new_size)
 {
     if (!p) return arena_alloc(a, new_size);
-    ArenaChunk *c = a->head;
-    if (c && (unsigned char *)p == c->data + c->last) {
-        size_t need = align_up(new_size ? new_size : 1);
-        if (c->last + need <= c->size) {
-            a->bytes_used += need - (c->used - c->last);
-            c->used = c->last + need;
+    if (a->head && (unsigned char *)p == a->base + a->last) {
+        size_t need = arena_align_up(new_size ? new_size : 1);
+        if (a->last + need <= a->size) {
+            a->bytes_used += need - (a->used - a->last);
+            a->used = a->last + need;
             return p;
         }
     }
@@ -155,11 +148,8 @@ void arena_reset(Arena *a)
             free(c);
         }
     }
-    if (keep) {
-        keep->next = NULL;
-        keep->used = keep->last = 0;
-    }
-    a->head = keep;
+    if (keep) keep->next = NULL;
+    make_head(a, keep);
     a->bytes_used = 0;
 }
 
@@ -169,6 +159,6 @@ void arena_free(Arena *a)
         next = c->next;
         free(c);
     }
-    a->head = NULL;
+    make_head(a, NULL);
     a->bytes_used = 0;
 }
