@@ -48,7 +48,7 @@ static Square square_after_step(Square s, int file_step, int rank_step)
  * highest). Adding h8 (resp. a1) as a blocker needs no branch: the rays
  * from h8 in the increasing directions, and from a1 in the decreasing
  * ones, are empty. */
-static Bitboard walk_rays(Square s, const Direction dirs[4], Bitboard occ)
+static inline Bitboard walk_rays(Square s, const Direction dirs[4], Bitboard occ)
 {
     Bitboard attacks = 0;
     for (int i = 0; i < 2; i++) {
