@@ -62,6 +62,7 @@ static inline bool mg_normal_move_is_legal(const Position *pos, Square from, Squ
     Bitboard enemy = pos->by_color[other_color(us)] & ~sq_bb(to);
     return !mg_attacked_after(pos, us, from == king ? to : king, occupied, enemy);
 }
+
 /* True when the side to move has at least one legal move (faster than mg_legal). */
 bool mg_has_legal_move(const Position *pos);
 bool mg_is_mate(const Position *pos);

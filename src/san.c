@@ -2,7 +2,8 @@
  * src/san.c — Standard Algebraic Notation in and out (see include/san.h).
  *
  * san_read is a pure text scanner: it strips annotation suffixes and splits
- * the move into piece, optional origin file/rank, destination and promotion.
+ * the move into piece, optional origin file/rank, destination and promotion
+ * (the common shapes in one pass, everything else by the general reader).
  * san_resolve is on the PGN reader's hot path, so it never builds a move
  * list: it takes the few pieces of the right type that reach the target
  * square (from the attack tables, or the one or two pawn origins), filters
@@ -167,7 +168,7 @@ static bool same_san_move(const SanMove *a, const SanMove *b)
 }
 #endif
 
-/* san_read's body, inline in san_parse too. */
+/* san_read's body, inline in san_parse too (saving a call per move). */
 static inline SanStatus read_move(const char *text, size_t len, SanMove *out)
 {
     if (read_common(text, len, out)) {
@@ -263,9 +264,7 @@ static SanStatus resolve_null_or_castling(const Position *pos, const SanMove *sm
     return *out == MOVE_NONE ? SAN_ILLEGAL : SAN_OK;
 }
 
-/* san_resolve's body, inline in san_parse too so that a SanMove just read
- * can stay in registers. */
-static inline SanStatus resolve(const Position *pos, const SanMove *sm, Move *out)
+SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
 {
     Color us = (Color)pos->side;
     *out = MOVE_NONE;
@@ -318,11 +317,6 @@ static inline SanStatus resolve(const Position *pos, const SanMove *sm, Move *ou
     return legal ? SAN_OK : SAN_ILLEGAL;
 }
 
-SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
-{
-    return resolve(pos, sm, out);
-}
-
 SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out)
 {
     SanMove sm;
@@ -331,7 +325,7 @@ SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out
         *out = MOVE_NONE;
         return status;
     }
-    return resolve(pos, &sm, out);
+    return san_resolve(pos, &sm, out);
 }
 
 /* ====================================================================
