@@ -483,13 +483,15 @@ size_t pos_to_fen(const Position *pos, char out[FEN_MAX])
 #define COLD_PATH
 #endif
 
-/* Some castling right is left. Trick: the four rook squares as one 32-bit
- * word; every byte is SQ_NONE (0x40) exactly when no right is left. */
+/* Some castling right is left. Trick: the four rook squares read as one
+ * 32-bit word, which has every byte SQ_NONE exactly when no right is left
+ * (the byte order does not matter when all four bytes are the same). */
 static bool castle_rights_remain(const Position *pos)
 {
+    _Static_assert(sizeof pos->castle_rook == sizeof(uint32_t), "four rook squares");
     uint32_t rooks;
     memcpy(&rooks, pos->castle_rook, sizeof rooks);
-    return rooks != 0x40404040u;
+    return rooks != (uint32_t)SQ_NONE * 0x01010101u;
 }
 
 /* Drops the castling rights that the move m, just made, takes away: both
