@@ -28,9 +28,8 @@ static Bitboard bishop_table[BISHOP_TABLE_SIZE];
 
 const AttackTables *const att_tables = &tables;
 
-/* Increasing directions first (see walk_rays). */
-static const Direction ROOK_DIRS[4] = {DIR_N, DIR_E, DIR_W, DIR_S};
-static const Direction BISHOP_DIRS[4] = {DIR_NW, DIR_NE, DIR_SW, DIR_SE};
+static const Direction ROOK_DIRS[4] = {DIR_N, DIR_W, DIR_S, DIR_E};
+static const Direction BISHOP_DIRS[4] = {DIR_NW, DIR_SW, DIR_SE, DIR_NE};
 
 /* The square file_step files and rank_step ranks from s, or SQ_NONE off the board. */
 static Square square_after_step(Square s, int file_step, int rank_step)
@@ -40,25 +39,27 @@ static Square square_after_step(Square s, int file_step, int rank_step)
     return make_square(f, r);
 }
 
-/* Squares a slider on s reaches along dirs[0..3], stopping at (and
- * including) the first square of occ in each direction: the ray from s
- * minus the ray from its first blocker (init_rays_and_lines runs first).
- * dirs[0] and dirs[1] must increase the square number, so their nearest
- * blocker is the lowest; dirs[2] and dirs[3] decrease it (nearest is the
- * highest). Adding h8 (resp. a1) as a blocker needs no branch: the rays
+/* Squares a slider on s reaches in direction d, up to and including the
+ * first square of occ: the ray from s minus the ray from that blocker
+ * (init_rays_and_lines runs first). The blocker nearest to s is the lowest
+ * one in the directions that increase the square number, the highest in
+ * the others. Adding h8 (resp. a1) as a blocker needs no branch: the rays
  * from h8 in the increasing directions, and from a1 in the decreasing
  * ones, are empty. */
-static inline Bitboard walk_rays(Square s, const Direction dirs[4], Bitboard occ)
+static Bitboard ray_reach(Square s, Direction d, Bitboard occ)
+{
+    Bitboard ray = tables.ray[s][d];
+    bool increasing = d == DIR_N || d == DIR_NW || d == DIR_E || d == DIR_NE;
+    Square blocker = increasing ? bb_lsb((ray & occ) | sq_bb(SQ_H8))
+                                : bb_msb((ray & occ) | sq_bb(SQ_A1));
+    return ray ^ tables.ray[blocker][d];
+}
+
+/* Squares a slider on s reaches along dirs[0..3] given the occupancy occ. */
+static Bitboard walk_rays(Square s, const Direction dirs[4], Bitboard occ)
 {
     Bitboard attacks = 0;
-    for (int i = 0; i < 2; i++) {
-        Bitboard ray = tables.ray[s][dirs[i]];
-        attacks |= ray ^ tables.ray[bb_lsb((ray & occ) | sq_bb(SQ_H8))][dirs[i]];
-    }
-    for (int i = 2; i < 4; i++) {
-        Bitboard ray = tables.ray[s][dirs[i]];
-        attacks |= ray ^ tables.ray[bb_msb((ray & occ) | sq_bb(SQ_A1))][dirs[i]];
-    }
+    for (int i = 0; i < 4; i++) attacks |= ray_reach(s, dirs[i], occ);
     return attacks;
 }
 
@@ -114,8 +115,33 @@ static const Bitboard BISHOP_MAGIC_NUMBERS[SQ_NB] = {
     0x0000000104208200ULL, 0x0000800810D00080ULL, 0x0400530411080200ULL, 0x4040702400932244ULL,
 };
 
+/* Every subset of one direction's relevant blocker squares (at most 6, so
+ * at most 64 subsets), each with the squares a slider reaches along that
+ * direction when those are the blockers. */
+typedef struct RaySegments {
+    int count;
+    Bitboard blockers[64];
+    Bitboard reach[64];
+} RaySegments;
+
+static void ray_segments(Square s, Direction d, Bitboard relevant, RaySegments *out)
+{
+    Bitboard subset = 0;
+    out->count = 0;
+    do {   /* carry-rippler: the next subset of `relevant` */
+        assert(out->count < 64);
+        out->blockers[out->count] = subset;
+        out->reach[out->count++] = ray_reach(s, d, subset);
+        subset = (subset - relevant) & relevant;
+    } while (subset);
+}
+
 /* Fills every square's slice of table: each subset of the square's blocker
- * mask (enumerated carry-rippler style) indexes the attacks a ray walk finds. */
+ * mask indexes the attacks of a slider blocked by it. A subset of the mask
+ * is one subset per direction (the directions' relevant squares are
+ * disjoint), and its attacks are the union of what each direction's part
+ * lets the slider reach; so the four directions' subsets are enumerated
+ * once each and combined, instead of walking four rays for every subset. */
 static void init_slider(AttMagic magics[SQ_NB], const Bitboard numbers[SQ_NB], Bitboard *table,
                         size_t table_size, const Direction dirs[4])
 {
@@ -128,14 +154,29 @@ static void init_slider(AttMagic magics[SQ_NB], const Bitboard numbers[SQ_NB], B
         m->shift = (unsigned)(64 - bb_popcount(m->mask));
         m->magic = numbers[s];
         m->attacks = slice;
-        Bitboard subset = 0;
-        do {
-            Bitboard attacks = walk_rays(s, dirs, subset);
-            Bitboard *entry = &slice[att_magic_index(m, subset)];
-            assert(*entry == 0 || *entry == attacks);  /* slider attacks are never empty */
-            *entry = attacks;
-            subset = (subset - m->mask) & m->mask;
-        } while (subset);
+        RaySegments seg[4];
+        for (int i = 0; i < 4; i++) ray_segments(s, dirs[i], tables.ray[s][dirs[i]] & m->mask, &seg[i]);
+        /* The partial unions and the magic live in locals: stores into
+         * the table could otherwise alias seg[] and *m and force reloads. */
+        const AttMagic magic = *m;
+        for (int a = 0; a < seg[0].count; a++) {
+            Bitboard blockers_a = seg[0].blockers[a], reach_a = seg[0].reach[a];
+            for (int b = 0; b < seg[1].count; b++) {
+                Bitboard blockers_b = blockers_a | seg[1].blockers[b];
+                Bitboard reach_b = reach_a | seg[1].reach[b];
+                for (int c = 0; c < seg[2].count; c++) {
+                    Bitboard blockers_c = blockers_b | seg[2].blockers[c];
+                    Bitboard reach_c = reach_b | seg[2].reach[c];
+                    for (int d = 0; d < seg[3].count; d++) {
+                        Bitboard blockers = blockers_c | seg[3].blockers[d];
+                        Bitboard attacks = reach_c | seg[3].reach[d];
+                        Bitboard *entry = &slice[att_magic_index(&magic, blockers)];
+                        assert(*entry == 0 || *entry == attacks);  /* attacks are never empty */
+                        *entry = attacks;
+                    }
+                }
+            }
+        }
         slice += (size_t)1 << (64 - m->shift);
     }
     assert((size_t)(slice - table) == table_size);
