@@ -612,7 +612,7 @@ static const bool reads_only[ND_COUNT_] = {
     [ND_ATTACKS] = true, [ND_ATTACKEDBY] = true, [ND_BETWEEN] = true, [ND_DIRECTION] = true,
     [ND_RAY] = true, [ND_XRAY] = true, [ND_PIN] = true, [ND_LIGHT] = true, [ND_DARK] = true,
     [ND_RANK] = true, [ND_FILE] = true, [ND_POWER] = true, [ND_TYPE] = true, [ND_COLORTYPE] = true,
-    [ND_NOTRANSFORM] = true, [ND_ORBIT] = true, [ND_ORBIT_MEMBER] = true,
+    [ND_NOTRANSFORM] = true, [ND_ORBIT] = true, [ND_ORBIT_MEMBER] = true, [ND_ORBIT_GROUP] = true,
     [ND_CHECK] = true, [ND_MATE] = true, [ND_STALEMATE] = true, [ND_WTM] = true, [ND_BTM] = true,
     [ND_INITIAL] = true, [ND_TERMINAL] = true, [ND_MAINLINE] = true, [ND_VARIATION] = true,
     [ND_TRUE] = true, [ND_FALSE] = true, [ND_PLY] = true, [ND_MOVENUMBER] = true,
