@@ -61,4 +61,19 @@ for q in 'move promote N' 'legal -- == 0' 'find mate' 'line --> check --> check 
          'echo (s t) {s & t == . s < t}'; do
     run_query "$q (1 thread)" 1 "$q"
 done
+
+# transforms (issue 5), one thread; target: the 192 members of
+# `shift flip {Ka1 kc1}` cost at most 4x the single `{Ka1 kc1}`
+for q in 'flipcolor {Kg1 Rf1}' 'flip {ray (R q k)}'; do
+    run_query "$q (1 thread)" 1 "$q"
+done
+seconds_of() { # QUERY-BODY: runs it like run_query, prints its line, leaves the seconds in $secs
+    line=$(run_query "$1 (1 thread)" 1 "$1")
+    echo "$line"
+    secs=$(echo "$line" | awk '{ print $(NF - 5) }')
+}
+seconds_of '{Ka1 kc1}'; single=$secs
+seconds_of 'shift flip {Ka1 kc1}'; orbit=$secs
+awk -v o="$orbit" -v s="$single" \
+    'BEGIN { printf "%-44s %7.2f (target: at most 4)\n", "cost ratio orbit of 192 / single member", o / s }'
 rm -f "$DIR/out.pgn"
