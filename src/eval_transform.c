@@ -6,10 +6,13 @@
  * number of members that match (it always matches); for a set filter, the
  * union of the members' sets; for a numeric one, the largest value of the
  * members that match; otherwise the value of the first member that matches
- * (the search stops there). Members are tried in orbit order; a member
- * whose guard fails (a designator it needs is empty in this position) is
- * skipped without walking it, which is what keeps an orbit of 192 members
- * close to the cost of one.
+ * (the search stops there). A member whose key or guard fails (a designator
+ * it needs is empty in this position) is skipped without walking it, and a
+ * group of members whose keys all fail at once is skipped with one test:
+ * that is what keeps an orbit of 192 members close to the cost of one.
+ * Members without a key (those that assign, comment ...) come first, in
+ * orbit order; members with one are visited group by group, which changes
+ * nothing for a union, a maximum or a count.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

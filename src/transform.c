@@ -26,6 +26,8 @@
 #include "lexer.h"
 #include "sema.h"
 
+#define LENGTH(array) (sizeof (array) / sizeof (array)[0])
+
 /* {==== the symmetries of the board ========================================= */
 
 /* A symmetry as a matrix on board coordinates centred on the middle of the
@@ -154,11 +156,13 @@ uint8_t xf_map_directions(const XfMap *m, uint8_t dirs)
     return image;
 }
 
-/* Whether light squares become dark ones. A 45° turn has no square map (its
- * filters only use all squares or none); it is taken as keeping colours. */
+/* Whether light squares become dark ones: the symmetry says, and a shift by
+ * an odd number of steps swaps them again. An image with a 45° turn has no
+ * map of squares (its square designators are all squares or none), so the
+ * seed gives light and dark no image: they are kept as they are. */
 static bool map_swaps_square_colours(const XfMap *m)
 {
-    return xf_swaps_colours_table[m->dihedral] != ((m->files + m->ranks) % 2 != 0);
+    return !m->eighth && xf_swaps_colours_table[m->dihedral] != ((m->files + m->ranks) % 2 != 0);
 }
 
 /* A designator's mask has bit p for Piece p: white pieces are bits 1-6,
@@ -181,7 +185,10 @@ static uint16_t swap_piece_colours(uint16_t pieces)
 
 /* The seed's table of basic transforms: the symmetries taken as they are,
  * those taken with colour inversion, whether 45° turns are added, and how far
- * shifts reach along files and ranks. */
+ * shifts reach along files and ranks. Read literally (fliphorizontal is
+ * reflecth, about the horizontal bisector; flipvertical is reflectv), it
+ * agrees with every conformance vector (`fliphorizontal {Ka1}`,
+ * `flipvertical {Kg1}`, `reversecolor {Kg1}` ...). */
 typedef struct XfFamily {
     TokKind op;
     uint8_t plain;        /* D4_BIT(d) for each symmetry d */
@@ -212,7 +219,7 @@ static int8_t shift_at(int i, int n)
 int xf_family(TokKind op, XfMap *out)
 {
     const XfFamily *f = NULL;
-    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+    for (size_t i = 0; i < LENGTH(families); i++)
         if (families[i].op == op) f = &families[i];
     if (!f) return 0;
     int n = 0;
@@ -297,7 +304,10 @@ static uint8_t parts_of_set(Bitboard b, SquarePart *out)
             for (int rank_first = 1; rank_first >= 0; rank_first--) {
                 SquarePart p = grow_part(b, s, rank_first);
                 int size = bb_popcount(part_squares(p));
-                if (size > best_size) best = p, best_size = size;
+                if (size > best_size) {
+                    best = p;
+                    best_size = size;
+                }
             }
         }
         out[n++] = best;
@@ -338,7 +348,8 @@ static MapResult map_designator(Mapper *mp, Node *n)
     return MAP_OK;
 }
 
-/* The direction keyword of each mask that has one (ND_DIRECTION's op). */
+/* The direction keyword of each mask that has one (ND_DIRECTION's op), the
+ * largest groups first (direction_text covers a mask with them in order). */
 static const struct {
     TokKind tok;
     uint8_t dirs;
@@ -360,11 +371,9 @@ static const struct {
     {TK_SOUTHEAST, 1u << DIR_SE},
 };
 
-#define N_DIRECTION_WORDS (sizeof direction_words / sizeof direction_words[0])
-
 static TokKind direction_word(uint8_t dirs)
 {
-    for (size_t i = 0; i < N_DIRECTION_WORDS; i++)
+    for (size_t i = 0; i < LENGTH(direction_words); i++)
         if (direction_words[i].dirs == dirs) return direction_words[i].tok;
     return TK_EOF;
 }
@@ -378,13 +387,12 @@ static MapResult map_payload(Mapper *mp, Node *n)
         n->dirs = xf_map_directions(m, n->dirs);
         if (n->kind == ND_DIRECTION) n->op = direction_word(n->dirs);
     }
-    if (map_swaps_square_colours(m) && !m->eighth)
-        n->kind = paired_kind(square_colour_pairs, sizeof square_colour_pairs / sizeof square_colour_pairs[0], n->kind);
+    if (map_swaps_square_colours(m)) n->kind = paired_kind(square_colour_pairs, LENGTH(square_colour_pairs), n->kind);
     if (!m->invert) return MAP_OK;
-    n->kind = paired_kind(colour_pairs, sizeof colour_pairs / sizeof colour_pairs[0], n->kind);
+    n->kind = paired_kind(colour_pairs, LENGTH(colour_pairs), n->kind);
     if (n->flags & (NF_WHITE | NF_BLACK)) n->flags ^= NF_WHITE | NF_BLACK;
     if (n->kind == ND_RESULT)
-        for (size_t i = 0; i < sizeof result_pairs / sizeof result_pairs[0]; i++)
+        for (size_t i = 0; i < LENGTH(result_pairs); i++)
             for (int side = 0; side < 2; side++)
                 if (strcmp(n->text, result_pairs[i][side]) == 0) {
                     n->text = result_pairs[i][!side];
@@ -456,7 +464,9 @@ static uint64_t hash_node(const Node *n)
 typedef struct ImageSet {
     Node **items;
     uint32_t count, cap;
-    uint64_t *hashes;      /* open addressing: slot -> hash, and index + 1 in `slots` */
+    /* a hash table by open addressing: slot i holds hashes[i] and, in
+     * slots[i], the index + 1 of its item (0: the slot is free) */
+    uint64_t *hashes;
     uint32_t *slots;
     uint32_t nslots;       /* a power of two, at least twice count */
 } ImageSet;
@@ -542,14 +552,18 @@ static void pass_free(Pass *p)
     arena_free(&p->image);
 }
 
+/* At most this many directly nested transforms compose; a deeper one is
+ * an argument like any filter (its orbit is made in each image). */
+#define CHAIN_MAX 64
+
 /* The argument under a chain of directly nested transforms, and the chain
- * itself, outermost first. */
+ * itself, outermost first; *count when one of them has `count`. */
 static const Node *transform_chain(const Node *t, const Node **chain, int *n, bool *count)
 {
     *n = 0;
     *count = false;
-    for (; t->kind == ND_TRANSFORM; t = t->kids[0]) {
-        if (*n < 64) chain[(*n)++] = t;
+    for (; t->kind == ND_TRANSFORM && *n < CHAIN_MAX; t = t->kids[0]) {
+        chain[(*n)++] = t;
         if (t->flags & NF_COUNT) *count = true;
     }
     return t;
@@ -561,7 +575,7 @@ static const Node *transform_chain(const Node *t, const Node **chain, int *n, bo
  * X applied to the orbit of Y on G). NULL after reporting an error. */
 static ImageSet *orbit_images(Pass *p, const Node *t)
 {
-    const Node *chain[64];
+    const Node *chain[CHAIN_MAX];
     int depth;
     bool count;
     const Node *arg = transform_chain(t, chain, &depth, &count);
@@ -757,7 +771,7 @@ static void group_members(Pass *p, Node *parent, Node **ms, uint32_t n, int lo, 
  * in turn (transforms inside them become orbits) and given its guard. */
 static Node *build_orbit(Pass *p, Node *t)
 {
-    const Node *chain[64];
+    const Node *chain[CHAIN_MAX];
     int depth;
     bool count;
     transform_chain(t, chain, &depth, &count);
@@ -920,7 +934,7 @@ static const char *designator_text(Arena *a, const Designator *d)
 static const char *direction_text(Arena *a, uint8_t dirs)
 {
     StrBuf sb = SB_INIT;
-    for (size_t i = 0; i < N_DIRECTION_WORDS && dirs; i++) {
+    for (size_t i = 0; i < LENGTH(direction_words) && dirs; i++) {
         if ((direction_words[i].dirs & dirs) != direction_words[i].dirs) continue;
         sb_printf(&sb, "%s%s", sb.len ? " " : "", tok_ascii(direction_words[i].tok));
         dirs &= (uint8_t)~direction_words[i].dirs;
@@ -932,7 +946,7 @@ static const char *direction_text(Arena *a, uint8_t dirs)
 
 static bool is_direction_token(TokKind k)
 {
-    for (size_t i = 0; i < N_DIRECTION_WORDS; i++)
+    for (size_t i = 0; i < LENGTH(direction_words); i++)
         if (direction_words[i].tok == k) return true;
     return false;
 }
@@ -956,8 +970,8 @@ static void collect_edits(Edits *e, const Node *n)
         int i = 1;
         for (Token t = first; is_direction_token(t.kind); t = token_at(src, n->span.start, ++i)) last = t;
         if (is_direction_token(first.kind)) add_edit(e, first.start, last.start + last.len, direction_text(e->arena, n->dirs));
-    } else if (is_paired_kind(colour_pairs, sizeof colour_pairs / sizeof colour_pairs[0], n->kind) ||
-               is_paired_kind(square_colour_pairs, sizeof square_colour_pairs / sizeof square_colour_pairs[0], n->kind)) {
+    } else if (is_paired_kind(colour_pairs, LENGTH(colour_pairs), n->kind) ||
+               is_paired_kind(square_colour_pairs, LENGTH(square_colour_pairs), n->kind)) {
         edit_token(e, token_at(src, n->span.start, 0), ast_kind_name(n->kind));
     } else if ((n->kind == ND_ELO || n->kind == ND_PLAYER) && (n->flags & (NF_WHITE | NF_BLACK))) {
         edit_token(e, token_at(src, n->span.start, 1), n->flags & NF_WHITE ? "white" : "black");
@@ -1005,7 +1019,7 @@ static void capture_diag(void *ctx, DiagSeverity sev, const char *text)
 /* `orbit LINE:COL KEYWORDS: N members`, then the members, two spaces in. */
 static void write_orbit(Pass *p, const Node *t, StrBuf *out)
 {
-    const Node *chain[64];
+    const Node *chain[CHAIN_MAX];
     int depth;
     bool count;
     transform_chain(t, chain, &depth, &count);
