@@ -261,7 +261,7 @@ static NodeKind paired_kind(const NodeKind (*pairs)[2], size_t n, NodeKind k)
 }
 
 /* A rectangle file_lo-file_hi x rank_lo-rank_hi of squares. */
-static Bitboard part_squares(SquarePart p)
+static Bitboard rectangle_squares(SquarePart p)
 {
     Bitboard files = 0, ranks = 0;
     for (int f = p.file_lo; f <= p.file_hi; f++) files |= file_bb(f);
@@ -281,7 +281,7 @@ static SquarePart grow_part(Bitboard left, Square s, bool rank_first)
             if (along_rank && p.file_hi < 7) next.file_hi++;
             else if (!along_rank && p.rank_hi < 7) next.rank_hi++;
             else break;
-            if ((part_squares(next) & left) != part_squares(next)) break;
+            if ((rectangle_squares(next) & left) != rectangle_squares(next)) break;
             p = next;
         }
     }
@@ -303,7 +303,7 @@ static uint8_t parts_of_set(Bitboard b, SquarePart *out)
             Square s = bb_pop_lsb(&corners);
             for (int rank_first = 1; rank_first >= 0; rank_first--) {
                 SquarePart p = grow_part(b, s, rank_first);
-                int size = bb_popcount(part_squares(p));
+                int size = bb_popcount(rectangle_squares(p));
                 if (size > best_size) {
                     best = p;
                     best_size = size;
@@ -311,7 +311,7 @@ static uint8_t parts_of_set(Bitboard b, SquarePart *out)
             }
         }
         out[n++] = best;
-        b &= ~part_squares(best);
+        b &= ~rectangle_squares(best);
     }
     return n;
 }
@@ -471,7 +471,7 @@ typedef struct ImageSet {
     uint32_t nslots;       /* a power of two, at least twice count */
 } ImageSet;
 
-static void set_init(ImageSet *s, Arena *work)
+static void images_init(ImageSet *s, Arena *work)
 {
     memset(s, 0, sizeof *s);
     s->nslots = 64;
@@ -479,7 +479,7 @@ static void set_init(ImageSet *s, Arena *work)
     s->slots = ARENA_ARRAY(work, uint32_t, s->nslots);
 }
 
-static uint32_t set_find_slot(const ImageSet *s, uint64_t h, const Node *n, bool *found)
+static uint32_t images_find_slot(const ImageSet *s, uint64_t h, const Node *n, bool *found)
 {
     uint32_t i = (uint32_t)h & (s->nslots - 1);
     for (; s->slots[i]; i = (i + 1) & (s->nslots - 1))
@@ -491,7 +491,7 @@ static uint32_t set_find_slot(const ImageSet *s, uint64_t h, const Node *n, bool
     return i;
 }
 
-static void set_grow(ImageSet *s, Arena *work)
+static void images_grow(ImageSet *s, Arena *work)
 {
     ImageSet bigger = *s;
     bigger.nslots = s->nslots * 2;
@@ -508,11 +508,11 @@ static void set_grow(ImageSet *s, Arena *work)
 }
 
 /* Adds a copy of n (made in `keep`) unless an equal filter is there. */
-static void set_add(ImageSet *s, const Node *n, Arena *keep, Arena *work)
+static void images_add(ImageSet *s, const Node *n, Arena *keep, Arena *work)
 {
     uint64_t h = hash_node(n);
     bool found;
-    uint32_t slot = set_find_slot(s, h, n, &found);
+    uint32_t slot = images_find_slot(s, h, n, &found);
     if (found) return;
     if (s->count == s->cap) {
         uint32_t cap = s->cap ? 2 * s->cap : 16;
@@ -522,7 +522,7 @@ static void set_add(ImageSet *s, const Node *n, Arena *keep, Arena *work)
     s->items[s->count++] = ast_clone(keep, n);
     s->hashes[slot] = h;
     s->slots[slot] = s->count;
-    if (2 * s->count > s->nslots) set_grow(s, work);
+    if (2 * s->count > s->nslots) images_grow(s, work);
 }
 
 typedef struct Pass {
@@ -580,12 +580,12 @@ static ImageSet *orbit_images(Pass *p, const Node *t)
     bool count;
     const Node *arg = transform_chain(t, chain, &depth, &count);
     ImageSet *cur = ARENA_NEW(&p->work, ImageSet);
-    set_init(cur, &p->work);
-    set_add(cur, arg, p->keep, &p->work);
+    images_init(cur, &p->work);
+    images_add(cur, arg, p->keep, &p->work);
     XfMap maps[XF_FAMILY_MAX];
     for (int level = depth - 1; level >= 0; level--) {
         ImageSet *next = ARENA_NEW(&p->work, ImageSet);
-        set_init(next, &p->work);
+        images_init(next, &p->work);
         int nmaps = xf_family(chain[level]->op, maps);
         for (int m = 0; m < nmaps; m++)
             for (uint32_t i = 0; i < cur->count; i++) {
@@ -597,7 +597,7 @@ static ImageSet *orbit_images(Pass *p, const Node *t)
                             "'rotate45' needs square designators that cover the whole board");
                     return NULL;
                 }
-                if (r == MAP_OK) set_add(next, image, p->keep, &p->work);
+                if (r == MAP_OK) images_add(next, image, p->keep, &p->work);
                 arena_reset(&p->image);
                 if (next->count > ORBIT_MAX_MEMBERS) {
                     diag_at(p->diag, p->src, t->span, DIAG_ERROR,
