@@ -45,7 +45,7 @@ static const OptionSpec options[] = {
     {"variations", NULL, OPT_FLAG, F(variations), "search variations too"},
     {"mainline", NULL, OPT_FLAG, F(mainline), "search the main line only (the default)"},
     {"silent", NULL, OPT_FLAG, F(silent), "add no comments to the output"},
-    {"quiet", NULL, OPT_FLAG, F(quiet), "add only the game-number and match comments"},
+    {"quiet", NULL, OPT_FLAG, F(quiet), "add only the game-number comment"},
     {"noheader", "noheaders", OPT_FLAG, F(noheader), "no {Game number N} comment"},
     {"alwayscomment", NULL, OPT_FLAG, F(alwayscomment), "keep comments at unmatched positions"},
     {"showmatches", NULL, OPT_FLAG, F(showmatches), "print <N> for each matching game"},
@@ -199,9 +199,13 @@ void cli_print_help(FILE *out)
         const OptionSpec *s = &options[i];
         if (!s->help) continue;
         char names[48];
-        if (s->alias) snprintf(names, sizeof names, "-%s, -%s", s->alias, s->name);
+        /* the shorter spelling first: "-i, -input", "-noheader, -noheaders" */
+        bool alias_first = s->alias && strlen(s->alias) < strlen(s->name);
+        if (s->alias)
+            snprintf(names, sizeof names, "-%s, -%s", alias_first ? s->alias : s->name,
+                     alias_first ? s->name : s->alias);
         else snprintf(names, sizeof names, "-%s", s->name);
-        fprintf(out, "  %-22s %s\n", names, s->help);
+        fprintf(out, "  %-24s %s\n", names, s->help);
     }
     fputs("\nWithout -o the output is <query-stem>-out.pgn. The last line printed is\n"
           "  N matches of M games in S seconds using T thread(s) to FILE\n\n"
