@@ -36,7 +36,8 @@ typedef struct NodeCache {
 typedef struct SearchMemo {
     const Node *filter;
     int8_t *matched;              /* by node id: 0 unknown, 1 matched, -1 did not */
-    int32_t *next_match;          /* by node id: forward main-line answer + 1, 0 unknown, -1 none */
+    int32_t *next_match;          /* by node id: 1 + the id of the first node at or after it (by
+                                     main continuations) where the body holds; 0 unknown, -1 none */
 } SearchMemo;
 
 /* The last `path` that matched in this game, for pathstart, pathcount ... */

@@ -158,8 +158,8 @@ static bool eval_primary_secondary(Evaluator *ev, const Node *n, Value *out)
 
 /* virtualmainline: the current position lies on the virtual main line of the
  * position the query is being evaluated for (the origin): the origin's
- * ancestors and the origin itself, then its main continuations. Outside a
- * search (find, echo, :) that is the origin alone. */
+ * ancestors and the origin itself, then its main continuations. It tells
+ * something only inside a search (find, echo, :): at the origin it holds. */
 static bool eval_virtualmainline(Evaluator *ev, const Node *n, Value *out)
 {
     (void)n;
