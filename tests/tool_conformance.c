@@ -165,20 +165,25 @@ static void free_dataset(Dataset *d)
 static void count_like_cql_vectors(const char *text, StrBuf *got)
 {
     static const char marker[] = "Game number ";
-    const char *part = strstr(text, marker);
-    bool first = true;
-    while (part) {
-        long number = strtol(part + sizeof marker - 1, NULL, 10);
-        const char *next = strstr(part + 1, marker);
-        while (next && !(next[sizeof marker - 1] >= '0' && next[sizeof marker - 1] <= '9'))
-            next = strstr(next + 1, marker);
-        size_t len = next ? (size_t)(next - part) : strlen(part);
-        int n = 0;
-        for (const char *p = part; (p = strstr(p, MATCHSTRING)) && p < part + len; p++) n++;
-        sb_printf(got, "%s%ld:%d", first ? "" : " ", number, n);
-        first = false;
-        part = next;
+    const size_t marker_len = sizeof marker - 1, match_len = strlen(MATCHSTRING);
+    bool in_part = false, first = true;
+    long number = 0;
+    int n = 0;
+    /* one pass: a marker followed by a digit starts a part; match strings count
+     * in the current part */
+    for (const char *p = text; *p; p++) {
+        if (*p == 'G' && strncmp(p, marker, marker_len) == 0 && p[marker_len] >= '0' &&
+            p[marker_len] <= '9') {
+            if (in_part) sb_printf(got, "%s%ld:%d", first ? "" : " ", number, n);
+            first = first && !in_part;
+            in_part = true;
+            number = strtol(p + marker_len, NULL, 10);
+            n = 0;
+        } else if (*p == MATCHSTRING[0] && in_part && strncmp(p, MATCHSTRING, match_len) == 0) {
+            n++;
+        }
     }
+    if (in_part) sb_printf(got, "%s%ld:%d", first ? "" : " ", number, n);
 }
 
 /* Runs one vector; fills *got with the rc class and matches, as CQL's columns. */
