@@ -7,8 +7,9 @@
  * re-inserted after comments and variations ("12... Nf6"), lines of at most
  * 79 columns that never split a move number from its move; the result last.
  * The driver adds its own comments (game number, match strings) through
- * PgnAnnotations; each is appended inside the node's last own comment, as
- * CQL does ({book CQL}), or written as a comment of its own.
+ * PgnAnnotations: after a move as a comment of its own ({book} {CQL}); before
+ * the first move inside the game's last opening comment, as CQL 6.2 does
+ * ({<original> Game number 3 CQL}).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

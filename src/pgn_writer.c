@@ -97,9 +97,11 @@ static size_t write_uint(char *out, unsigned v)
     return n;
 }
 
-/* The node's comments with the driver's note appended inside the last one,
- * as CQL writes them: {book CQL}, {<original> Game number 3 CQL}. */
-static void put_comments_and_note(LineFiller *f, const Comment *c, const char *note)
+/* The game's first comments with the driver's note (the game number)
+ * appended inside the last one, as CQL 6.2 writes it: {<original> Game
+ * number 3 CQL}. (The conformance vectors show it: a long original comment
+ * wraps "Game number N" across lines there.) */
+static void put_root_comments_and_note(LineFiller *f, const Comment *c, const char *note)
 {
     if (!note) {
         put_comments(f, c);
@@ -141,17 +143,15 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
     }
     len += san_write_after(before, n->move, &n->pos, atom + len);
     put_atom(&w->fill, atom, len);
-    bool interrupted = false;
     for (int i = 0; i < n->nag_count; i++) {
         char nag[8] = "$";
         put_atom(&w->fill, nag, 1 + write_uint(nag + 1, n->nags[i]));
     }
+    /* after a move, the note is a comment of its own: {book} {CQL} */
     const char *note = note_for(w, n);
-    if (n->comments || note) {
-        put_comments_and_note(&w->fill, n->comments, note);
-        interrupted = true;
-    }
-    return interrupted;
+    if (n->comments) put_comments(&w->fill, n->comments);
+    if (note) put_comment(&w->fill, note);
+    return n->comments || note;
 }
 
 /* Writes the line that starts with `first`. For a variation's first move,
@@ -224,7 +224,7 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     sb_putc(out, '\n');
 
     Writer w = {{out, 0, false}, notes};
-    put_comments_and_note(&w.fill, g->root->comments, note_for(&w, g->root));
+    put_root_comments_and_note(&w.fill, g->root->comments, note_for(&w, g->root));
     if (g->root->child) put_line(&w, g->root->child, false);
     if (g->truncated && g->unread_text) {
         StrBuf msg = SB_INIT;
