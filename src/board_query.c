@@ -203,30 +203,29 @@ Bitboard bq_doubled_pawns(const Position *pos)
     return result;
 }
 
-Bitboard bq_isolated_pawns(const Position *pos)
+/* The pawns that have (or, with `with_neighbour` false, lack) a friendly
+ * pawn on an adjacent file. */
+static Bitboard pawns_by_neighbours(const Position *pos, bool with_neighbour)
 {
     Bitboard result = 0;
     for (Color c = WHITE; c < COLOR_NB; c++) {
         Bitboard pawns = pos_pieces(pos, c, PAWN);
         for (Bitboard b = pawns; b;) {
             Square s = bb_pop_lsb(&b);
-            if (!(adjacent_files(sq_bb(s)) & pawns)) result |= sq_bb(s);
+            if (((adjacent_files(sq_bb(s)) & pawns) != 0) == with_neighbour) result |= sq_bb(s);
         }
     }
     return result;
 }
 
+Bitboard bq_isolated_pawns(const Position *pos)
+{
+    return pawns_by_neighbours(pos, false);
+}
+
 Bitboard bq_connected_pawns(const Position *pos)
 {
-    Bitboard result = 0;
-    for (Color c = WHITE; c < COLOR_NB; c++) {
-        Bitboard pawns = pos_pieces(pos, c, PAWN);
-        for (Bitboard b = pawns; b;) {
-            Square s = bb_pop_lsb(&b);
-            if (adjacent_files(sq_bb(s)) & pawns) result |= sq_bb(s);
-        }
-    }
-    return result;
+    return pawns_by_neighbours(pos, true);
 }
 
 Bitboard bq_passed_pawns(const Position *pos)

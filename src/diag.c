@@ -101,18 +101,35 @@ static void append_caret(StrBuf *sb, const SourceText *src, Span span)
     sb_putc(sb, '\n');
 }
 
+/* "FILE:LINE:COL: " (or "FILE:LINE: " when col is 0). */
+static void append_location(StrBuf *sb, const char *file, unsigned line, unsigned col)
+{
+    if (col) sb_printf(sb, "%s:%u:%u: ", file, line, col);
+    else sb_printf(sb, "%s:%u: ", file, line);
+}
+
+/* The formatted message and its newline. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 0)))
+#endif
+static void append_message(StrBuf *sb, const char *fmt, va_list ap)
+{
+    sb_vprintf(sb, fmt, ap);
+    sb_putc(sb, '\n');
+}
+
 void diag_at(DiagSink *d, const SourceText *src, Span span, DiagSeverity sev,
              const char *fmt, ...)
 {
     StrBuf sb = SB_INIT;
     unsigned line, col;
     diag_line_col(src, span.start, &line, &col);
-    sb_printf(&sb, "%s:%u:%u: %s: ", src->name, line, col, severity_names[sev]);
+    append_location(&sb, src->name, line, col);
+    sb_printf(&sb, "%s: ", severity_names[sev]);
     va_list ap;
     va_start(ap, fmt);
-    sb_vprintf(&sb, fmt, ap);
+    append_message(&sb, fmt, ap);
     va_end(ap);
-    sb_putc(&sb, '\n');
     append_caret(&sb, src, span);
     deliver(d, sev, &sb);
 }
@@ -121,13 +138,12 @@ void diag_game(DiagSink *d, const char *file, unsigned line, unsigned col,
                long game, const char *fmt, ...)
 {
     StrBuf sb = SB_INIT;
-    if (col) sb_printf(&sb, "%s:%u:%u: game %ld: ", file, line, col, game);
-    else sb_printf(&sb, "%s:%u: game %ld: ", file, line, game);
+    append_location(&sb, file, line, col);
+    sb_printf(&sb, "game %ld: ", game);
     va_list ap;
     va_start(ap, fmt);
-    sb_vprintf(&sb, fmt, ap);
+    append_message(&sb, fmt, ap);
     va_end(ap);
-    sb_putc(&sb, '\n');
     deliver(d, DIAG_WARNING, &sb);
 }
 
@@ -135,13 +151,12 @@ void diag_file(DiagSink *d, const char *file, unsigned line, unsigned col,
                DiagSeverity sev, const char *fmt, ...)
 {
     StrBuf sb = SB_INIT;
-    if (col) sb_printf(&sb, "%s:%u:%u: %s: ", file, line, col, severity_names[sev]);
-    else sb_printf(&sb, "%s:%u: %s: ", file, line, severity_names[sev]);
+    append_location(&sb, file, line, col);
+    sb_printf(&sb, "%s: ", severity_names[sev]);
     va_list ap;
     va_start(ap, fmt);
-    sb_vprintf(&sb, fmt, ap);
+    append_message(&sb, fmt, ap);
     va_end(ap);
-    sb_putc(&sb, '\n');
     deliver(d, sev, &sb);
 }
 
@@ -151,8 +166,7 @@ void diag_plain(DiagSink *d, DiagSeverity sev, const char *fmt, ...)
     sb_printf(&sb, "cql: %s: ", severity_names[sev]);
     va_list ap;
     va_start(ap, fmt);
-    sb_vprintf(&sb, fmt, ap);
+    append_message(&sb, fmt, ap);
     va_end(ap);
-    sb_putc(&sb, '\n');
     deliver(d, sev, &sb);
 }
