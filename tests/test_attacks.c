@@ -15,30 +15,8 @@
 #include <cmocka.h>
 #include <stdio.h>
 
+#include "chess_test.h"
 #include "attacks.h"
-
-/* Fails with both boards drawn as diagrams (cmocka prints integers in decimal). */
-#define assert_bb_equal(actual, expected) \
-    check_bb_equal((actual), (expected), #actual, __FILE__, __LINE__)
-
-static void check_bb_equal(Bitboard actual, Bitboard expected, const char *what,
-                           const char *file, int line)
-{
-    if (actual == expected) return;
-    char a[BB_DIAGRAM_SIZE], e[BB_DIAGRAM_SIZE];
-    bb_diagram(actual, a);
-    bb_diagram(expected, e);
-    print_error("%s:%d: %s differs\nactual:\n%sexpected:\n%s", file, line, what, a, e);
-    fail();
-}
-
-static uint64_t next_random(uint64_t *state)
-{
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    return *state;
-}
 
 static bool on_board(int file, int rank) { return file >= 0 && file < 8 && rank >= 0 && rank < 8; }
 
@@ -70,14 +48,6 @@ static Bitboard naive_leaper(Square s, const int (*offsets)[2], int count)
         if (on_board(f, r)) b |= sq_bb(make_square(f, r));
     }
     return b;
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    att_init();
-    att_init();   /* idempotent */
-    return 0;
 }
 
 static void test_leapers(void **state)
@@ -183,5 +153,5 @@ int main(void)
         cmocka_unit_test(test_rays),
         cmocka_unit_test(test_between_and_line),
     };
-    return cmocka_run_group_tests(tests, setup, NULL);
+    return cmocka_run_group_tests(tests, chess_setup, NULL);
 }

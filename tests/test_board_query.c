@@ -13,6 +13,7 @@
 
 #include "attacks.h"
 #include "board_query.h"
+#include "chess_test.h"
 #include "position.h"
 
 /* "e1 e7" -> bitboard */
@@ -29,34 +30,6 @@ static Bitboard squares(const char *list)
     return b;
 }
 
-static void print_board(const char *label, Bitboard b)
-{
-    fprintf(stderr, "%s:\n", label);
-    for (int r = 7; r >= 0; r--) {
-        fprintf(stderr, "  ");
-        for (int f = 0; f < 8; f++) fputc(b & sq_bb(make_square(f, r)) ? 'x' : '.', stderr);
-        fputc('\n', stderr);
-    }
-}
-
-#define assert_bb_equal(got, want)                                                              \
-    do {                                                                                        \
-        Bitboard g_ = (got), w_ = (want);                                                       \
-        if (g_ != w_) {                                                                         \
-            print_board("got", g_);                                                             \
-            print_board("expected", w_);                                                        \
-        }                                                                                       \
-        assert_true(g_ == w_);                                                                  \
-    } while (0)
-
-static Position fen(const char *text)
-{
-    Position pos;
-    FenError err;
-    if (pos_from_fen(&pos, text, &err) != 0) fail_msg("bad FEN in test: %s", err.message);
-    return pos;
-}
-
 /* White R e1, black r e7, black k e8 (the reference's e-file example). */
 static const char *const EFILE = "4k3/4r3/8/8/8/8/8/K3R3 w - - 0 1";
 
@@ -68,7 +41,7 @@ static Bitboard piece_set(const Position *pos, Piece p)
 static void test_attacks_are_colour_blind(void **state)
 {
     (void)state;
-    Position pos = fen(EFILE);
+    Position pos = position_from(EFILE);
     Bitboard R = piece_set(&pos, W_ROOK), r = piece_set(&pos, B_ROOK), k = piece_set(&pos, B_KING);
     assert_bb_equal(bq_attackers(&pos, R, r), squares("e1"));      /* R -> r */
     assert_bb_equal(bq_attacked(&pos, k, r), squares("e8"));       /* k <- r: own king */
@@ -94,7 +67,7 @@ static void test_between_and_directions(void **state)
 static void test_ray_and_xray(void **state)
 {
     (void)state;
-    Position pos = fen(EFILE);
+    Position pos = position_from(EFILE);
     Bitboard R = piece_set(&pos, W_ROOK), r = piece_set(&pos, B_ROOK), k = piece_set(&pos, B_KING);
     Bitboard empty = ~pos_occupied(&pos);
     Bitboard Rr[] = {R, r}, Rk[] = {R, k}, Rrk[] = {R, r, k};
@@ -109,7 +82,7 @@ static void test_ray_and_xray(void **state)
     Bitboard Kr[] = {piece_set(&pos, W_KING), r};
     assert_bb_equal(bq_ray(&pos, DIRS_ALL, Kr, 2), 0);
     /* a knight first: xray needs a slider even where ray matches */
-    Position kn = fen("4k3/4r3/8/8/8/8/8/K3N3 w - - 0 1");
+    Position kn = position_from("4k3/4r3/8/8/8/8/8/K3N3 w - - 0 1");
     Bitboard Nr[] = {piece_set(&kn, W_KNIGHT), piece_set(&kn, B_ROOK)};
     assert_bb_equal(bq_ray(&kn, DIRS_ALL, Nr, 2), squares("e7"));
     assert_bb_equal(bq_xray(&kn, Nr, 2), 0);
@@ -118,7 +91,7 @@ static void test_ray_and_xray(void **state)
 static void test_pin_values(void **state)
 {
     (void)state;
-    Position pos = fen(EFILE);
+    Position pos = position_from(EFILE);
     Bitboard all = pos_occupied(&pos), kings = pos.by_type[KING];
     assert_bb_equal(bq_pin(&pos, all, all, kings, PIN_PINNED), squares("e7"));
     assert_bb_equal(bq_pin(&pos, all, all, kings, PIN_PINNING), squares("e1"));
@@ -126,7 +99,7 @@ static void test_pin_values(void **state)
 
     /* The seed's diagram: rb3 pins Pb5 to b6-b8; qd8 pins Pd7 to d6 and d5 (not
      * d4); Bb1 pins pe4 to f5 and kg6 (not h7); rb3 does not pin Bb1. */
-    pos = fen("3q4/3P4/6k1/1P1P4/4p3/1r6/7K/1B6 w - - 0 1");
+    pos = position_from("3q4/3P4/6k1/1P1P4/4p3/1r6/7K/1B6 w - - 0 1");
     all = pos_occupied(&pos);
     kings = pos.by_type[KING];
     Bitboard every = ALL_SQUARES_BB;
@@ -144,7 +117,7 @@ static void test_pawn_structure(void **state)
     (void)state;
     /* white: a2 a3 (doubled, isolated), c4 d4 (connected), h5 (passed, isolated);
      * black: c6 (blocks c4 and d4), e5 */
-    Position pos = fen("4k3/8/2p5/4p2P/2PP4/P7/P7/4K3 w - - 0 1");
+    Position pos = position_from("4k3/8/2p5/4p2P/2PP4/P7/P7/4K3 w - - 0 1");
     assert_bb_equal(bq_doubled_pawns(&pos), squares("a2 a3"));
     assert_bb_equal(bq_isolated_pawns(&pos), squares("a2 a3 h5 c6 e5"));
     assert_bb_equal(bq_connected_pawns(&pos), squares("c4 d4"));

@@ -14,28 +14,11 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "chess_test.h"
 #include "attacks.h"
 #include "movegen.h"
 #include "position.h"
 #include "san.h"
-
-static int setup(void **state)
-{
-    (void)state;
-    att_init();
-    return 0;
-}
-
-static Position position_from(const char *fen)
-{
-    Position pos;
-    FenError err;
-    if (pos_from_fen(&pos, fen, &err) != 0) {
-        print_error("%s: %s\n", fen, err.message);
-        fail();
-    }
-    return pos;
-}
 
 static bool list_contains(const MoveList *list, Move m)
 {
@@ -239,5 +222,5 @@ int main(void)
         cmocka_unit_test(test_castling_rules),
         cmocka_unit_test(test_pins_checks_and_en_passant),
     };
-    return cmocka_run_group_tests(tests, setup, NULL);
+    return cmocka_run_group_tests(tests, chess_setup, NULL);
 }

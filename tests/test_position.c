@@ -10,29 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "chess_test.h"
 #include "attacks.h"
 #include "movegen.h"
 #include "position.h"
 #include "san.h"
-
-static int setup(void **state)
-{
-    (void)state;
-    att_init();
-    return 0;
-}
-
-static Position position_from(const char *fen)
-{
-    Position pos;
-    FenError err;
-    if (pos_from_fen(&pos, fen, &err) != 0) {
-        print_error("%s: field %d column %d: %s\n", fen, err.field, err.column, err.message);
-        fail();
-    }
-    assert_true(pos_is_ok(&pos));
-    return pos;
-}
 
 static void assert_fen(const Position *pos, const char *expected)
 {
@@ -536,5 +518,5 @@ int main(void)
         cmocka_unit_test(test_is_ok_catches_broken_invariants),
         cmocka_unit_test(test_incremental_key_on_random_games),
     };
-    return cmocka_run_group_tests(tests, setup, NULL);
+    return cmocka_run_group_tests(tests, chess_setup, NULL);
 }

@@ -10,28 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "chess_test.h"
 #include "attacks.h"
 #include "movegen.h"
 #include "position.h"
 #include "san.h"
-
-static int setup(void **state)
-{
-    (void)state;
-    att_init();
-    return 0;
-}
-
-static Position position_from(const char *fen)
-{
-    Position pos;
-    FenError err;
-    if (pos_from_fen(&pos, fen, &err) != 0) {
-        print_error("%s: %s\n", fen, err.message);
-        fail();
-    }
-    return pos;
-}
 
 /* Test positions, as macros so that static case tables can use them. */
 #define START "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -390,5 +373,5 @@ int main(void)
         cmocka_unit_test(test_san_write),
         cmocka_unit_test(test_move_to_uci),
     };
-    return cmocka_run_group_tests(tests, setup, NULL);
+    return cmocka_run_group_tests(tests, chess_setup, NULL);
 }

@@ -15,29 +15,10 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "chess_test.h"
 #include "attacks.h"
 #include "sema.h"
 #include "transform.h"
-
-#define assert_bb_equal(actual, expected) check_bb_equal((actual), (expected), #actual, __FILE__, __LINE__)
-
-static void check_bb_equal(Bitboard actual, Bitboard expected, const char *what, const char *file, int line)
-{
-    if (actual == expected) return;
-    char a[BB_DIAGRAM_SIZE], e[BB_DIAGRAM_SIZE];
-    bb_diagram(actual, a);
-    bb_diagram(expected, e);
-    print_error("%s:%d: %s differs\nactual:\n%sexpected:\n%s", file, line, what, a, e);
-    fail();
-}
-
-static uint64_t next_random(uint64_t *state)
-{
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    return *state;
-}
 
 static void silent(void *ctx, DiagSeverity sev, const char *text)
 {
