@@ -13,10 +13,10 @@
 #include "run.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <limits.h>
-#include <stdint.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +33,6 @@
 #include "sema.h"
 #include "strbuf.h"
 #include "transform.h"
-
-/* ==== the search: what a run looks for ==================================== */
 
 /* ==== one game ============================================================= */
 
@@ -500,8 +498,10 @@ static const struct {
 
 static void wrap_in_transform_options(const CliOptions *o, Query *q)
 {
-    for (size_t i = 0; i < sizeof transform_options / sizeof transform_options[0]; i++)
-        if (*(const bool *)((const char *)o + transform_options[i].flag)) xf_wrap_body(q, transform_options[i].op);
+    for (size_t i = 0; i < sizeof transform_options / sizeof transform_options[0]; i++) {
+        bool given = *(const bool *)((const char *)o + transform_options[i].flag);
+        if (given) xf_wrap_body(q, transform_options[i].op);
+    }
 }
 
 /* Compiles the query: the file, or the -cql texts alone (a body), or the
