@@ -471,25 +471,33 @@ typedef struct GameParser {
     Game *game;
     const char *s;          /* the game's text */
     size_t n, i;
-    unsigned line;          /* input line of s[i] */
     unsigned first_line;    /* input line of s[0] */
     unsigned first_column;  /* input column of s[0] (a game may start mid-line) */
-    size_t line_start;      /* offset of that line's first byte */
     int tag_cap;            /* capacity of game->tags */
     bool reported;          /* the game's one message has been given */
     PgnParseStatus status;
 } GameParser;
 
-/* Input column of offset `off`, which lies on line `line` starting at `ls`. */
-static unsigned column_of(const GameParser *p, unsigned line, size_t ls, size_t off)
+/* Input line and column of offset `off`, counted only when a message needs
+ * them (the parser itself never tracks lines). */
+static void line_col_at(const GameParser *p, size_t off, unsigned *line, unsigned *col)
 {
-    unsigned col = (unsigned)(off - ls) + 1;
-    return line == p->first_line ? col + p->first_column - 1 : col;
+    unsigned l = p->first_line;
+    size_t line_start = 0;
+    for (size_t k = 0; k < off && k < p->n; k++)
+        if (p->s[k] == '\n') {
+            l++;
+            line_start = k + 1;
+        }
+    *line = l;
+    *col = (unsigned)(off - line_start) + 1 + (l == p->first_line ? p->first_column - 1 : 0);
 }
 
 static unsigned column_at(const GameParser *p, size_t off)
 {
-    return column_of(p, p->line, p->line_start, off);
+    unsigned line, col;
+    line_col_at(p, off, &line, &col);
+    return col;
 }
 
 #if defined(__GNUC__)
@@ -505,47 +513,17 @@ static void problem_at(GameParser *p, size_t off, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    /* `off` may lie on an earlier line than p->line only for tokens we just
-     * read; recompute the line from the current one backwards. */
-    unsigned line = p->line;
-    size_t ls = p->line_start;
-    while (off < ls) {
-        line--;
-        ls--;
-        while (ls > 0 && p->s[ls - 1] != '\n') ls--;
-    }
-    diag_game(p->diag, p->file, line, column_of(p, line, ls, off), p->game->number, "%s", msg);
+    unsigned line, col;
+    line_col_at(p, off, &line, &col);
+    diag_game(p->diag, p->file, line, col, p->game->number, "%s", msg);
 }
 
-/* Advances over blanks, counting lines, and over %-escape lines. */
+/* Advances over blanks and over %-escape lines. */
 static inline void skip_blanks(GameParser *p)
 {
-    while (p->i < p->n) {
-        char c = p->s[p->i];
-        if (c == '\n') {
-            p->i++;
-            p->line++;
-            p->line_start = p->i;
-            if (p->i < p->n && p->s[p->i] == '%') {
-                while (p->i < p->n && p->s[p->i] != '\n') p->i++;
-            }
-        } else if (is_class(c, PC_SPACE)) {
-            p->i++;
-        } else {
-            break;
-        }
-    }
-}
-
-/* Moves p->i to `to`, counting the newlines passed. */
-static void advance_to(GameParser *p, size_t to)
-{
-    while (p->i < to) {
-        if (p->s[p->i] == '\n') {
-            p->line++;
-            p->line_start = p->i + 1;
-        }
-        p->i++;
+    while (p->i < p->n && is_class(p->s[p->i], PC_SPACE)) {
+        if (p->s[p->i++] == '\n' && p->i < p->n && p->s[p->i] == '%')
+            while (p->i < p->n && p->s[p->i] != '\n') p->i++;
     }
 }
 
@@ -653,7 +631,7 @@ static void parse_tag(GameParser *p)
                    column_at(p, open));
     }
     if (name_len > 0) add_tag(p, p->s + name, name_len, tag_value(p, vstart, vend));
-    advance_to(p, i);
+    p->i = i;
 }
 
 /* ---- movetext ---- */
@@ -716,7 +694,7 @@ static void skip_rest_of_variation(GameParser *p)
         char c = p->s[p->i];
         if (c == '{') {
             const char *close = memchr(p->s + p->i, '}', p->n - p->i);
-            advance_to(p, close ? (size_t)(close - p->s) + 1 : p->n);
+            p->i = close ? (size_t)(close - p->s) + 1 : p->n;
             continue;
         }
         if (c == ';') {
@@ -725,7 +703,7 @@ static void skip_rest_of_variation(GameParser *p)
         }
         if (c == '(') depth++;
         if (c == ')') depth--;
-        advance_to(p, p->i + 1);
+        p->i++;
     }
 }
 
@@ -766,7 +744,7 @@ static void parse_movetext(GameParser *p)
             if (!close) problem_at(p, start, "comment is not closed by '}'");
             if (at_variation_start) append_comment(&pending, cm);
             else append_comment(&cur->comments, cm);
-            advance_to(p, close ? end + 1 : end);
+            p->i = close ? end + 1 : end;
             continue;
         }
         if (c == ';') {
@@ -937,7 +915,7 @@ PgnParseStatus pgn_parse_game(const RawGame *raw, const char *file, Arena *a, Ga
     p.game = out;
     p.s = sb_str(&raw->text);
     p.n = raw->text.len;
-    p.line = p.first_line = raw->first_line;
+    p.first_line = raw->first_line;
     p.first_column = raw->first_column ? raw->first_column : 1;
     p.status = PGN_OK;
 
