@@ -10,8 +10,8 @@ int main(int argc, char **argv)
 {
     DiagSink diag;
     diag_sink_init(&diag, NULL, NULL);
-    CliOptions options;
-    ExitCode rc = cli_parse(argc, argv, &options, &diag);
+    CliOptions opts;
+    ExitCode rc = cli_parse(argc, argv, &opts, &diag);
     if (rc != EXIT_RAN) return (int)rc;
-    return (int)run(&options, &diag);
+    return (int)run(&opts, &diag);
 }
