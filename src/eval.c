@@ -117,6 +117,8 @@ static const Position *cur_pos(const Evaluator *ev)
 
 NodeCache *node_cache(Evaluator *ev, const GameNode *n)
 {
+    /* made on first use: most queries never need it */
+    if (!ev->cache) ev->cache = ARENA_ARRAY(ev->arena, NodeCache, ev->game->node_count);
     return &ev->cache[n->id];
 }
 
@@ -1120,7 +1122,7 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
     ev->arena = arena;
     ev->search = out;
     ev->messages = messages;
-    ev->cache = ARENA_ARRAY(arena, NodeCache, g->node_count);
+    ev->cache = NULL;
     ev->nodes_by_id = NULL;
     eval_path_new_game(ev);
     for (uint32_t i = 0; i < ev->q->nvars; i++) {
