@@ -371,7 +371,7 @@ static int64_t plies_between(const GameNode *a, const GameNode *b)
  * number of positions of the longest such line (the shortest with
  * firstmatch), or with lastposition its last position; a range bounds the
  * number. singlecolor steps two plies at a time; primary and secondary
- * restrict the moves taken; nestban is accepted and has no effect here. */
+ * restrict the moves taken (nestban is refused by eval_check_supported). */
 static bool eval_line(Evaluator *ev, const Node *n, Value *out)
 {
     Sequence sq = {.ev = ev, .filter = n, .start = ev->cur};
@@ -416,8 +416,8 @@ static void path_comment(Evaluator *ev, const Node *n, const GameNode *start, co
  * 3 that starts at move 12(wtm)}, with the title in place of "path" when
  * one is given. A focus (◎ S) follows the pieces on S: its moves are the
  * path's, moves of other pieces in between are passed over. max,
- * keepallbest, piecepath, verbose, nestban and lastposition are accepted
- * and change nothing here yet. */
+ * keepallbest, piecepath, verbose, nestban, lastposition and focus capture
+ * are refused by eval_check_supported until they are built. */
 static bool eval_path(Evaluator *ev, const Node *n, Value *out)
 {
     Sequence sq = {.ev = ev, .filter = n, .start = ev->cur, .is_path = true};
