@@ -286,11 +286,18 @@ static size_t skip_bracket_group(const char *s, size_t n, size_t i)
 static size_t scan_movetext(SplitState *st, const char *s, size_t n)
 {
     size_t i = 0;
-    if (st->has_movetext && !st->in_comment) {
-        /* fast path: most movetext lines hold no bracket and no result */
-        while (i < n && !is_class(s[i], PC_SPLIT)) i++;
+    if (st->has_content && st->has_movetext && !st->in_comment) {
+        /* fast path: most movetext lines hold no bracket and no result. A
+         * '-' or '/' after a non-digit (O-O, Nb1-c3) cannot be in a result;
+         * the tokens passed over change nothing, so the full scan starts at
+         * the token holding the first character that may matter. */
+        for (; i < n; i++) {
+            if (!is_class(s[i], PC_SPLIT)) continue;
+            if ((s[i] == '-' || s[i] == '/') && i > 0 && !is_class(s[i - 1], PC_DIGIT)) continue;
+            break;
+        }
         if (i == n) return 0;
-        i = 0;
+        while (i > 0 && !is_class(s[i - 1], PC_DELIM)) i--;
     }
     while (i < n) {
         char c = s[i];

@@ -293,6 +293,22 @@ static void test_truncated_and_unclosed(void **state)
     parsed_free(p);
 }
 
+/* A game that opens with a comment and has no result still ends at the next
+ * tag section: its moves are not mistaken for a remark about the file. */
+static void test_comment_first_game_without_result(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("{A remark}\n1. e4 e5 2. Nf3\n\n[Event \"b\"]\n\n1. d4 *\n");
+    assert_int_equal(p->count, 2);
+    assert_int_equal(mainline_length(&p->games[0]), 3);
+    assert_string_equal(p->games[0].root->comments->text, "A remark");
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    assert_int_equal(mainline_length(&p->games[1]), 1);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:3:1: game 1: game has no result (1-0, 0-1, 1/2-1/2 or *): truncated?\n");
+    parsed_free(p);
+}
+
 static void test_bad_tags(void **state)
 {
     (void)state;
@@ -432,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_ambiguous_and_unreadable_moves),
         cmocka_unit_test(test_bad_move_in_variation_ends_the_game),
         cmocka_unit_test(test_truncated_and_unclosed),
+        cmocka_unit_test(test_comment_first_game_without_result),
         cmocka_unit_test(test_bad_tags),
         cmocka_unit_test(test_bad_fen_and_variant_skip_game),
         cmocka_unit_test(test_junk_between_games_is_skipped),
