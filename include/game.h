@@ -46,6 +46,7 @@ struct GameNode {
     Comment *comments;         /* comments after the move (root: before move 1) */
     uint8_t *nags;             /* numeric annotation glyphs after the move */
     uint8_t nag_count;
+    uint8_t check_state;       /* a NodeCheck, or 0 until game_node_check asks */
     uint16_t depth;            /* variation nesting depth, 0 on the mainline */
     int32_t ply;               /* plies from the root */
     int32_t id;                /* position id: preorder index, root = 0 */
@@ -89,6 +90,12 @@ void game_number_nodes(Game *g);
 
 /* The node of the main line at ply `ply`, or NULL. */
 GameNode *game_mainline_at(const Game *g, int ply);
+
+/* Whether the side to move at a node is mated, in check, or neither. Worked
+ * out on first use and kept in the node, because the evaluator (check, mate)
+ * and the writer (the + or # after a move) both ask. */
+typedef enum NodeCheck { NODE_NO_CHECK = 1, NODE_IN_CHECK, NODE_MATED } NodeCheck;
+NodeCheck game_node_check(const GameNode *n);
 
 static inline bool node_is_mainline(const GameNode *n) { return n->depth == 0; }
 

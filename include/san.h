@@ -46,8 +46,9 @@ SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out
 
 /* Writes the SAN of the legal move m in pos (with + or #); returns its length. */
 size_t san_write(const Position *pos, Move m, char out[SAN_MAX]);
-/* The same, when the position after m is at hand (a game-tree node holds it). */
-size_t san_write_after(const Position *pos, Move m, const Position *after, char out[SAN_MAX]);
+/* The same with the check mark already known (a game-tree node keeps it):
+ * `mark` is '+', '#' or '\0' for none. */
+size_t san_write_marked(const Position *pos, Move m, char mark, char out[SAN_MAX]);
 /* Writes m in UCI coordinates ("e2e4", "e7e8q", "0000"); returns its length.
  * Castling is the king's start and destination squares ("e1g1"), which
  * san_parse reads back whenever the king moves two files. */

@@ -126,7 +126,7 @@ static void ensure_legal_facts(Evaluator *ev, const GameNode *n)
 {
     NodeCache *c = node_cache(ev, n);
     if (c->known & NC_LEGAL) return;
-    c->in_check = pos_in_check(&n->pos);
+    c->in_check = game_node_check(n) != NODE_NO_CHECK;
     c->has_legal_move = mg_has_legal_move(&n->pos);
     c->known |= NC_LEGAL;
 }
@@ -713,14 +713,15 @@ static bool eval_check(Evaluator *ev, const Node *n, Value *out)
 {
     (void)n;
     (void)out;
-    return pos_in_check(cur_pos(ev));
+    return game_node_check(ev->cur) != NODE_NO_CHECK;
 }
 
 static bool eval_mate_stalemate(Evaluator *ev, const Node *n, Value *out)
 {
     (void)out;
-    /* the cheap half first: mate needs check, stalemate needs no check */
-    if (pos_in_check(cur_pos(ev)) != (n->kind == ND_MATE)) return false;
+    if (n->kind == ND_MATE) return game_node_check(ev->cur) == NODE_MATED;
+    /* the cheap half first: stalemate needs no check */
+    if (game_node_check(ev->cur) != NODE_NO_CHECK) return false;
     ensure_legal_facts(ev, ev->cur);
     return !node_cache(ev, ev->cur)->has_legal_move;
 }

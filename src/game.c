@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "movegen.h"
+
 const char *game_tag(const Game *g, const char *name)
 {
     for (int i = 0; i < g->tag_count; i++)
@@ -78,6 +80,7 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
     n->comments = NULL;
     n->nags = NULL;
     n->nag_count = 0;
+    n->check_state = 0;
     n->ply = parent->ply + 1;
     n->id = g->node_count;      /* creation order; game_number_nodes fixes variations */
     n->cache = NULL;
@@ -118,4 +121,17 @@ GameNode *game_mainline_at(const Game *g, int ply)
     GameNode *n = g->root;
     while (n && n->ply < ply) n = n->child;
     return n && n->ply == ply ? n : NULL;
+}
+
+NodeCheck game_node_check(const GameNode *n)
+{
+    if (!n->check_state) {
+        NodeCheck state = !pos_in_check(&n->pos)       ? NODE_NO_CHECK
+                          : mg_has_legal_move(&n->pos) ? NODE_IN_CHECK
+                                                       : NODE_MATED;
+        /* a cache inside the node: nodes are never const objects, only
+         * const views, so writing through the cast is well defined */
+        ((GameNode *)(uintptr_t)n)->check_state = (uint8_t)state;
+    }
+    return (NodeCheck)n->check_state;
 }

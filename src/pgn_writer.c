@@ -141,7 +141,8 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
         memcpy(atom + len, before->side == WHITE ? ". " : "... ", before->side == WHITE ? 2 : 4);
         len += before->side == WHITE ? 2 : 4;
     }
-    len += san_write_after(before, n->move, &n->pos, atom + len);
+    static const char check_marks[] = {[NODE_NO_CHECK] = '\0', [NODE_IN_CHECK] = '+', [NODE_MATED] = '#'};
+    len += san_write_marked(before, n->move, check_marks[game_node_check(n)], atom + len);
     put_atom(&w->fill, atom, len);
     for (int i = 0; i < n->nag_count; i++) {
         char nag[8] = "$";
@@ -184,13 +185,21 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
 
 static void put_tag(StrBuf *out, const char *name, const char *value)
 {
-    sb_printf(out, "[%s \"", name);
-    for (const char *s = value; *s; s++) {
-        if (*s == '"' || *s == '\\') sb_putc(out, '\\');
-        if (*s == '\n' || *s == '\r') continue;
-        sb_putc(out, *s);
+    sb_putc(out, '[');
+    sb_append(out, name);
+    sb_append_n(out, " \"", 2);
+    for (const char *s = value; *s;) {
+        size_t plain = strcspn(s, "\"\\\n\r");
+        sb_append_n(out, s, plain);
+        s += plain;
+        if (!*s) break;
+        if (*s == '"' || *s == '\\') {
+            sb_putc(out, '\\');
+            sb_putc(out, *s);
+        }
+        s++;
     }
-    sb_append(out, "\"]\n");
+    sb_append_n(out, "\"]\n", 3);
 }
 
 static bool is_roster_tag(const char *name)

@@ -363,10 +363,11 @@ size_t san_write(const Position *pos, Move m, char out[SAN_MAX])
 {
     Position after = *pos;
     pos_make_move(&after, m);
-    return san_write_after(pos, m, &after, out);
+    char mark = !pos_in_check(&after) ? '\0' : mg_has_legal_move(&after) ? '+' : '#';
+    return san_write_marked(pos, m, mark, out);
 }
 
-size_t san_write_after(const Position *pos, Move m, const Position *after, char out[SAN_MAX])
+size_t san_write_marked(const Position *pos, Move m, char mark, char out[SAN_MAX])
 {
     char *p = out;
     Square from = move_from(m), to = move_to(m);
@@ -398,7 +399,7 @@ size_t san_write_after(const Position *pos, Move m, const Position *after, char 
             *p++ = piece_type_char(move_promo(m));
         }
     }
-    if (pos_in_check(after)) *p++ = mg_has_legal_move(after) ? '+' : '#';
+    if (mark) *p++ = mark;
     *p = '\0';
     assert(p - out < SAN_MAX);
     return (size_t)(p - out);
