@@ -45,6 +45,17 @@ else
 $(error MODE must be release, debug or asan, not '$(MODE)')
 endif
 
+# Release builds with gcc are link-time optimised: cql and the benchmark tool
+# link with -flto (about 5% faster). The objects are "fat" (they also hold
+# ordinary code), so the test programs link them the ordinary, quicker way,
+# and an `ar` without the LTO plugin still makes a usable library.
+ifeq ($(MODE),release)
+ifneq ($(shell $(CC) --version 2>/dev/null | grep -c 'Free Software Foundation'),0)
+LTO_CFLAGS := -flto=auto -ffat-lto-objects
+LTO_LINK   := -flto=auto
+endif
+endif
+
 ifeq ($(V),1)
 Q :=
 else
@@ -86,7 +97,7 @@ $(BUILD)/obj $(BUILD)/tests:
 
 $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LTO_CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
@@ -94,7 +105,7 @@ $(LIB): $(LIB_OBJS)
 
 $(CQL): $(MAIN_OBJ) $(LIB)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LTO_LINK) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # ---- tests ---------------------------------------------------------------------
 # `make test` first makes sure cmocka is there (installing libcmocka-dev when it can).
@@ -106,9 +117,11 @@ $(BUILD)/tests/test_%: tests/test_%.c $(LIB) | $(BUILD)/tests cmocka
 	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $(CMOCKA_CFLAGS) $< $(LIB) \
 	   $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS) -o $@
 
+# the benchmark's replay tool is built like cql itself
+$(BUILD)/tests/tool_replay: LTO_TOOL := $(LTO_LINK)
 $(BUILD)/tests/tool_%: tests/tool_%.c $(LIB) | $(BUILD)/tests
 	@$(if $(Q),echo "  TOOL-CC $<")
-	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $(LTO_TOOL) $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
 
 test-unit: $(UNIT_BINS)
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)

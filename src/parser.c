@@ -704,7 +704,7 @@ Node *parse_assignment(Parser *p, const char *name, uint64_t flags, Span start)
     expect_filter(p, op.kind);
     Node *value = parse_expr(p, PREC_RHS);
     Span whole = span_join(start, value->span);
-    int32_t slot;
+    int32_t slot = -1;
     parse_check(p, whole, sema_assign(p->q, name, op.kind, flags, value, whole, &slot));
     Node *n = node1(p, ND_ASSIGN, whole, value);
     n->slot = slot;
