@@ -348,6 +348,31 @@ static bool eval_if(Evaluator *ev, const Node *n, Value *out)
     return false;
 }
 
+/* loop F: evaluates F again and again until it does not match. The loop
+ * itself always matches and has no value (CQL 6.1). A body that always
+ * matches never ends: there is no cap, which would stop with a wrong
+ * answer instead. */
+static bool eval_loop(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    Value v;
+    while (eval_node(ev, n->kids[0], &v)) {
+    }
+    return true;
+}
+
+/* while (T) F: evaluates F as long as T matches, stopping early when F does
+ * not match; always matches, no value (stopping on a failing body was chosen
+ * without a conformance vector). */
+static bool eval_while(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    Value v;
+    while (eval_node(ev, n->kids[0], &v) && eval_node(ev, n->kids[1], &v)) {
+    }
+    return true;
+}
+
 /* }==== */
 /* {==== numbers and relations ================================================== */
 
@@ -934,6 +959,8 @@ static const EvalEntry core_entries[] = {
     {ND_OR, eval_or},
     {ND_NOT, eval_not},
     {ND_IF, eval_if},
+    {ND_LOOP, eval_loop},
+    {ND_WHILE, eval_while},
     {ND_TRUE, eval_always},
     {ND_FALSE, eval_never},
     {ND_NEGATE, eval_negate},
