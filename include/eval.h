@@ -47,7 +47,8 @@ typedef struct Evaluator Evaluator;
 bool eval_check_supported(const Query *q, DiagSink *diag);
 
 /* True when evaluating q must see the games in input order on one thread
- * (persistent variables, which carry values from game to game). */
+ * (persistent variables and dictionaries that are not local, which carry
+ * values from game to game). */
 bool eval_needs_order(const Query *q);
 
 Evaluator *eval_new(const Query *q, const EvalSettings *s);
@@ -57,7 +58,8 @@ void eval_free(Evaluator *ev);
  * Text printed by `message` is appended to *messages. */
 void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrBuf *messages);
 
-/* Writes `name: value` for every persistent variable (at the end of a run). */
+/* Writes `name: value` for every persistent variable and every dictionary
+ * that is not local (`D: {"a": 1, "b": 2}`), at the end of a run. */
 void eval_print_persistent(const Evaluator *ev, StrBuf *out);
 
 #endif

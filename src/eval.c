@@ -49,8 +49,7 @@ Bitboard piece_square(const Evaluator *ev, uint8_t id)
     return 0;
 }
 
-/* Turns a piece value into the set of its square; other values are left alone. */
-static void piece_to_set(const Evaluator *ev, Value *v)
+void piece_to_set(const Evaluator *ev, Value *v)
 {
     if (v->type == VT_PIECE) {
         v->set = piece_square(ev, v->piece);
@@ -131,8 +130,8 @@ static void ensure_legal_facts(Evaluator *ev, const GameNode *n)
     c->known |= NC_LEGAL;
 }
 
-/* Text of a value, for comments and messages. */
-void value_to_text(Evaluator *ev, const Value *v, StrBuf *sb)
+/* Text of a value, for str, comments and messages. */
+void value_to_text(const Evaluator *ev, const Value *v, StrBuf *sb)
 {
     switch (v->type) {
     case VT_NUMBER:
@@ -163,6 +162,9 @@ void value_to_text(Evaluator *ev, const Value *v, StrBuf *sb)
         sb_printf(sb, "move %u(%s)", p->pos.fullmove, p->pos.side == WHITE ? "wtm" : "btm");
         break;
     }
+    case VT_DICTIONARY:
+        eval_dict_to_text(ev, v->dict_slot, sb);
+        break;
     default:
         break;
     }
@@ -227,6 +229,12 @@ static bool eval_designator(Evaluator *ev, const Node *n, Value *out)
 
 static bool eval_var(Evaluator *ev, const Node *n, Value *out)
 {
+    if (ev->q->vars[n->slot].kind == VK_DICTIONARY) {
+        /* a dictionary as a whole (an iteration domain, text): always there */
+        out->type = VT_DICTIONARY;
+        out->dict_slot = n->slot;
+        return true;
+    }
     if (!ev->bound[n->slot]) return false;
     *out = ev->vars[n->slot];
     if (out->type == VT_SET || out->type == VT_PIECE) {
@@ -300,7 +308,12 @@ static bool eval_assign(Evaluator *ev, const Node *n, Value *out)
 static bool eval_isbound(Evaluator *ev, const Node *n, Value *out)
 {
     (void)out;
-    bool bound = n->slot >= 0 && ev->bound[n->slot];
+    bool bound;
+    if (n->slot >= 0 && ev->q->vars[n->slot].kind == VK_DICTIONARY)
+        /* isbound D: D has an entry (chosen without a conformance vector) */
+        bound = eval_dict_has_entries(ev, n->slot);
+    else
+        bound = n->slot >= 0 && ev->bound[n->slot];
     return n->kind == ND_ISBOUND ? bound : !bound;
 }
 
@@ -308,7 +321,8 @@ static bool eval_unbind(Evaluator *ev, const Node *n, Value *out)
 {
     (void)out;
     const Node *v = n->kids[0];
-    if (v->kind == ND_VAR) ev->bound[v->slot] = false;
+    if (v->kind == ND_DICT_INDEX || ev->q->vars[v->slot].kind == VK_DICTIONARY) eval_dict_unbind(ev, v);
+    else if (v->kind == ND_VAR) ev->bound[v->slot] = false;
     return true;
 }
 
@@ -346,6 +360,31 @@ static bool eval_if(Evaluator *ev, const Node *n, Value *out)
     if (eval_node(ev, n->kids[0], &test)) return eval_node(ev, n->kids[1], out);
     if (n->kids[2]) return eval_node(ev, n->kids[2], out);
     return false;
+}
+
+/* loop F: evaluates F again and again until it does not match. The loop
+ * itself always matches and has no value (CQL 6.1). A body that always
+ * matches never ends: there is no cap, which would stop with a wrong
+ * answer instead. */
+static bool eval_loop(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    Value v;
+    while (eval_node(ev, n->kids[0], &v)) {
+    }
+    return true;
+}
+
+/* while (T) F: evaluates F as long as T matches, stopping early when F does
+ * not match; always matches, no value (stopping on a failing body was chosen
+ * without a conformance vector). */
+static bool eval_while(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    Value v;
+    while (eval_node(ev, n->kids[0], &v) && eval_node(ev, n->kids[1], &v)) {
+    }
+    return true;
 }
 
 /* }==== */
@@ -671,6 +710,7 @@ static bool eval_pawns(Evaluator *ev, const Node *n, Value *out)
 /* square [all] x in Z F, piece [all] x in Z F, x∊Z F, ∀x∊Z F, ◭x∊Z F */
 static bool eval_square_iter(Evaluator *ev, const Node *n, Value *out)
 {
+    if (n->kids[0]->type == VT_DICTIONARY) return eval_dict_iterate(ev, n, out);
     Bitboard domain;
     eval_set(ev, n->kids[0], &domain);
     bool pieces = (n->flags & NF_PIECE) != 0;
@@ -935,6 +975,8 @@ static const EvalEntry core_entries[] = {
     {ND_OR, eval_or},
     {ND_NOT, eval_not},
     {ND_IF, eval_if},
+    {ND_LOOP, eval_loop},
+    {ND_WHILE, eval_while},
     {ND_TRUE, eval_always},
     {ND_FALSE, eval_never},
     {ND_NEGATE, eval_negate},
@@ -1010,7 +1052,7 @@ static void fill_eval_table(void)
 {
     const EvalEntry *const families[] = {
         core_entries, eval_nav_entries, eval_string_entries, eval_move_entries,
-        eval_path_entries, eval_transform_entries,
+        eval_path_entries, eval_transform_entries, eval_dict_entries,
     };
     for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
         for (const EvalEntry *e = families[f]; e->fn; e++) eval_table[e->kind] = e->fn;
@@ -1084,8 +1126,11 @@ bool eval_check_supported(const Query *q, DiagSink *diag)
 
 bool eval_needs_order(const Query *q)
 {
-    for (uint32_t i = 0; i < q->nvars; i++)
+    for (uint32_t i = 0; i < q->nvars; i++) {
         if (q->vars[i].persistent) return true;
+        /* a dictionary keeps its entries from game to game unless local */
+        if (q->vars[i].kind == VK_DICTIONARY && !q->vars[i].local) return true;
+    }
     return false;
 }
 
@@ -1098,6 +1143,7 @@ Evaluator *eval_new(const Query *q, const EvalSettings *s)
     ev->vars = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->vars);
     ev->bound = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->bound);
     arena_init(&ev->persistent_strings, 4096);
+    eval_dict_init(ev);
     return ev;
 }
 
@@ -1108,6 +1154,7 @@ void eval_free(Evaluator *ev)
     free(ev->bound);
     free(ev->pending);
     eval_free_regexes(ev);
+    eval_dict_free(ev);
     arena_free(&ev->persistent_strings);
     free(ev);
 }
@@ -1152,6 +1199,7 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
     ev->cache = NULL;
     ev->nodes_by_id = NULL;
     eval_path_new_game(ev);
+    eval_dict_new_game(ev);
     for (uint32_t i = 0; i < ev->q->nvars; i++) {
         if (ev->q->vars[i].persistent) continue;
         ev->bound[i] = false;
@@ -1184,6 +1232,13 @@ void eval_print_persistent(const Evaluator *ev, StrBuf *out)
 {
     for (uint32_t i = 0; i < ev->q->nvars; i++) {
         const Variable *v = &ev->q->vars[i];
+        if (v->kind == VK_DICTIONARY && !v->local) {
+            /* dictionaries that live for the run are printed like persistent variables */
+            sb_printf(out, "%s: ", v->name);
+            eval_dict_to_text(ev, (int32_t)i, out);
+            sb_putc(out, '\n');
+            continue;
+        }
         if (!v->persistent || v->quiet) continue;
         sb_printf(out, "%s: ", v->name);
         if (!ev->bound[i]) sb_append(out, "<unbound>");

@@ -18,6 +18,7 @@ typedef struct Value {
         const GameNode *pos;      /* VT_POSITION */
         const char *str;          /* VT_STRING (in the game arena or the query) */
         uint8_t piece;            /* VT_PIECE: a piece identity (GameNode.piece_id) */
+        int32_t dict_slot;        /* VT_DICTIONARY: the dictionary's variable slot */
     };
 } Value;
 
@@ -54,6 +55,9 @@ typedef struct CachedRegex {
 
 #define REGEX_CAPTURES 10
 
+/* A dictionary's entries (eval_dict.c). */
+typedef struct Dictionary Dictionary;
+
 typedef struct PendingComment {
     int32_t node_id;
     const char *text;
@@ -83,6 +87,9 @@ struct Evaluator {
     SearchMemo *memos;            /* in the game arena */
     int nmemos, memos_cap;
     PathState path;
+    /* dictionaries (eval_dict.c), by variable slot; local ones are emptied by
+     * eval_game, the others live for the whole run */
+    Dictionary *dicts;
 };
 
 typedef bool (*EvalFn)(Evaluator *ev, const Node *n, Value *out);
@@ -98,19 +105,32 @@ extern const EvalEntry eval_string_entries[];     /* eval_string.c */
 extern const EvalEntry eval_move_entries[];       /* eval_move.c */
 extern const EvalEntry eval_path_entries[];       /* eval_path.c */
 extern const EvalEntry eval_transform_entries[];  /* eval_transform.c */
+extern const EvalEntry eval_dict_entries[];       /* eval_dict.c */
 
 bool eval_node(Evaluator *ev, const Node *n, Value *out);
 bool eval_set(Evaluator *ev, const Node *n, Bitboard *out);
 bool eval_number(Evaluator *ev, const Node *n, int64_t *out);
 bool position_value(Value *out, const GameNode *n);
 Bitboard piece_square(const Evaluator *ev, uint8_t id);
+/* Turns a piece value into the set of its square; other values are left alone. */
+void piece_to_set(const Evaluator *ev, Value *v);
 NodeCache *node_cache(Evaluator *ev, const GameNode *n);
-void value_to_text(Evaluator *ev, const Value *v, StrBuf *sb);
+void value_to_text(const Evaluator *ev, const Value *v, StrBuf *sb);
 void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text);
 Arena *eval_strings(Evaluator *ev);
 
 /* eval_string.c */
 void eval_free_regexes(Evaluator *ev);
+
+/* eval_dict.c: the dictionaries' storage for a run, and the places where the
+ * core filters (variables, isbound, unbind, iteration, text) meet dictionaries */
+void eval_dict_init(Evaluator *ev);
+void eval_dict_free(Evaluator *ev);
+void eval_dict_new_game(Evaluator *ev);
+bool eval_dict_has_entries(const Evaluator *ev, int32_t slot);
+void eval_dict_unbind(Evaluator *ev, const Node *target);
+bool eval_dict_iterate(Evaluator *ev, const Node *iteration, Value *out);
+void eval_dict_to_text(const Evaluator *ev, int32_t slot, StrBuf *sb);
 
 /* eval_move.c, eval_path.c: the game moves a filter looks at from node n
  * (the main continuation, or every child with `variations`) */

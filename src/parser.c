@@ -855,7 +855,8 @@ Node *finish_iteration(Parser *p, const char *name, Token var, uint64_t flags, T
     n->slot = slot;
     n->text = name;
     n->flags = flags;
-    n->type = (flags & NF_ALL) ? VT_NONE : VT_SET;
+    /* over a dictionary's keys there is no set of squares to give */
+    n->type = (flags & NF_ALL) || domain->type == VT_DICTIONARY ? VT_NONE : VT_SET;
     return n;
 }
 

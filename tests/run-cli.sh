@@ -104,6 +104,18 @@ expect_grep "matchstring" "$T/m.pgn" '{HIT}'
 expect_rc "showmatches" 0 "$CQL" -showmatches -i "$DATA/python-chess/kasparov-deep-blue-1997.pgn" -o "$T/x.pgn" "$T/true.cql"
 expect_grep "showmatches" "$T/out" '^<6>$'
 
+# ---- dictionaries: one that lives for the run is printed at the end, like a
+# persistent variable, and makes the run use one thread; a local one neither
+printf '1. e4 e5 2. Nf3 *\n\n1. d4 *\n' >"$T/two.pgn"
+printf 'cql() dictionary Moved if not initial {tp = type to if not Moved[tp] Moved[tp] = 1 else Moved[tp] += 1} else true\n' >"$T/dict.cql"
+expect_rc "dictionary run" 0 "$CQL" -threads 2 -i "$T/two.pgn" -o "$T/d.pgn" "$T/dict.cql"
+expect_grep "dictionary forces one thread" "$T/out" ' using 1 thread to '
+expect_grep "dictionary printed at the end" "$T/out" '^Moved: {1: 3, 2: 1}$'
+sed 's/dictionary Moved/local dictionary Moved/' "$T/dict.cql" >"$T/local.cql"
+expect_rc "local dictionary run" 0 "$CQL" -threads 2 -i "$T/two.pgn" -o "$T/d.pgn" "$T/local.cql"
+expect_grep "local dictionary: threads" "$T/out" ' using 2 threads to '
+if grep -q '^Moved:' "$T/out"; then bad "local dictionary printed"; else ok; fi
+
 # ---- bad PGN: one message per game, FILE:LINE:COL: game N:, the run goes on
 expect_rc "damaged input" 0 "$CQL" -i "$DATA/chessalyzer/bad-san-mid-file.pgn" -o "$T/b.pgn" "$T/true.cql"
 expect_grep "damaged input message" "$T/err" "bad-san-mid-file.pgn:15:4: game 2: unreadable move 'Nf9' at move 1 (white to play)"
