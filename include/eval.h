@@ -38,6 +38,8 @@ typedef struct GameSearch {
     bool has_sort_value;
     int64_t sort_value;       /* the game's `sort` value (max, or min with `sort min`) */
     const char *sort_doc;     /* the sort's documentation string, or NULL */
+    Tag *set_tags;            /* tags given by `settag`, in the order first set */
+    int nset_tags;
 } GameSearch;
 
 typedef struct Evaluator Evaluator;

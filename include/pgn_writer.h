@@ -23,6 +23,10 @@ typedef struct PgnAnnotations {
     /* Extra comment text for each node, indexed by node id (NULL: none). The
      * root's entry is written before the first move. May be NULL. */
     const char *const *node_comments;
+    /* Tags that replace the input's of the same name, or are added after the
+     * input's tags when it has none (the query's `settag`). */
+    const Tag *tags;
+    int ntags;
 } PgnAnnotations;
 
 #define PGN_LINE_WIDTH 79

@@ -44,9 +44,9 @@ bool search_matches(const Search *s, Evaluator *ev, const Game *g, Arena *a, Gam
 /* Runs cql with the parsed options; returns the process exit status. */
 ExitCode run(const CliOptions *o, DiagSink *d);
 
-/* The comment written before the first move of a matching game: "Game
- * number N", the sort value, then the initial position's own note. */
-const char *search_header_note(const Search *s, const Game *g, const GameSearch *found,
-                               const char *root_note, Arena *a);
+/* Appends a matching game to out as cql writes it: "Game number N" (and the
+ * sort value) joined to the initial position's note, the notes the search
+ * made, and the tags the query set. */
+void search_write_game(const Search *s, const Game *g, GameSearch *found, Arena *a, StrBuf *out);
 
 #endif

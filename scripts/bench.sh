@@ -31,15 +31,32 @@ report() { # LABEL SECONDS
         'BEGIN { printf "%-44s %7.2f s %9.0f games/s %7.1f MB/s\n", l, s, 100000 / s, mb / s }'
 }
 
-t0=$(now); "$REPLAY" -q "$BIG" >/dev/null; t1=$(now)
-report "(a) read + replay (1 thread)" "$(elapsed "$t0" "$t1")"
+# Each figure is the best of $RUNS runs (default 3): on a shared or virtual
+# machine the same run can take 30% longer from one try to the next, and the
+# fastest run is the one least disturbed by the rest of the machine.
+RUNS=${RUNS:-3}
+best_of() { # COMMAND...: prints the fewest seconds any of $RUNS runs took
+    best=""
+    r=0
+    while [ $r -lt "$RUNS" ]; do
+        t0=$(now); "$@"; t1=$(now)
+        best=$(awk -v b="$best" -v t="$(elapsed "$t0" "$t1")" 'BEGIN { print (b == "" || t < b) ? t : b }')
+        r=$((r + 1))
+    done
+    echo "$best"
+}
+
+replay() { "$REPLAY" -q "$BIG" >"$DIR/replay.txt"; }
+secs=$(best_of replay)
+report "(a) read + replay (1 thread)" "$secs"
+plies=$(sed -n 's/.* \([0-9]*\) plies,.*/\1/p' "$DIR/replay.txt")
+awk -v p="$plies" -v s="$secs" \
+    'BEGIN { printf "%-44s %7.1f M moves/s (%d moves, SAN resolved)\n", "(a) replay speed", p / s / 1e6, p }'
 
 run_query() { # LABEL THREADS QUERY-BODY
     printf 'cql()\n%s\n' "$3" >"$DIR/q.cql"
-    t0=$(now)
-    "$CQL" -threads "$2" -i "$BIG" -o "$DIR/out.pgn" "$DIR/q.cql" >"$DIR/summary.txt"
-    t1=$(now)
-    report "$1" "$(elapsed "$t0" "$t1")"
+    query_once() { "$CQL" -threads "$1" -i "$BIG" -o "$DIR/out.pgn" "$DIR/q.cql" >"$DIR/summary.txt"; }
+    report "$1" "$(best_of query_once "$2")"
 }
 
 run_query "(b) copy run: true (1 thread)" 1 "true"

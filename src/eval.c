@@ -815,6 +815,15 @@ static bool eval_state_number(Evaluator *ev, const Node *n, Value *out)
 /* }==== */
 /* {==== game facts ============================================================= */
 
+/* A tag of the game as the query sees it: a value given by `settag` earlier
+ * in this game wins over the input's (chosen without a conformance vector). */
+static const char *current_tag(const Evaluator *ev, const char *name)
+{
+    for (int i = 0; i < ev->search->nset_tags; i++)
+        if (strcmp(ev->search->set_tags[i].name, name) == 0) return ev->search->set_tags[i].value;
+    return game_tag(ev->game, name);
+}
+
 /* The tag's value; with a search string, a case-sensitive substring test. */
 static bool tag_filter(Evaluator *ev, const Node *n, const char *value, Value *out)
 {
@@ -827,9 +836,55 @@ static bool tag_filter(Evaluator *ev, const Node *n, const char *value, Value *o
     return string_value(out, value);
 }
 
+/* settag(NAME VALUE): the tag is written with this value when the game is
+ * output (added after the others when the input has no such tag). */
+static bool eval_settag(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    Value name, value;
+    if (!eval_node(ev, n->kids[0], &name) || name.type != VT_STRING || !name.str[0]) return false;
+    if (!eval_node(ev, n->kids[1], &value) || value.type != VT_STRING) return false;
+    GameSearch *s = ev->search;
+    int i = 0;
+    while (i < s->nset_tags && strcmp(s->set_tags[i].name, name.str) != 0) i++;
+    if (i == s->nset_tags) {     /* a new name: the array grows by one, in the game's arena */
+        Tag *grown = ARENA_ARRAY(ev->arena, Tag, (size_t)s->nset_tags + 1);
+        if (s->nset_tags) memcpy(grown, s->set_tags, sizeof *grown * (size_t)s->nset_tags);
+        s->set_tags = grown;
+        s->nset_tags++;
+        grown[i].name = arena_strdup(ev->arena, name.str);
+    }
+    s->set_tags[i].value = arena_strdup(ev->arena, value.str);
+    return true;
+}
+
+/* The input's comments after the move that led to the current position (at
+ * the start: before the first move), joined by a space; NULL when none. */
+static const char *original_comment(Evaluator *ev)
+{
+    const Comment *c = ev->cur->comments;
+    if (!c) return NULL;
+    if (!c->next) return c->text;
+    StrBuf sb = SB_INIT;
+    for (; c; c = c->next) {
+        if (sb.len) sb_putc(&sb, ' ');
+        sb_append(&sb, c->text);
+    }
+    const char *text = arena_strdup(ev->arena, sb_str(&sb));
+    sb_free(&sb);
+    return text;
+}
+
+/* originalcomment ["text"], hascomment ["text"]: the comment as a string;
+ * with a search string, a case-sensitive substring test, like `event`. */
+static bool eval_original_comment(Evaluator *ev, const Node *n, Value *out)
+{
+    return tag_filter(ev, n, original_comment(ev), out);
+}
+
 static bool eval_player(Evaluator *ev, const Node *n, Value *out)
 {
-    const char *w = game_tag(ev->game, "White"), *b = game_tag(ev->game, "Black");
+    const char *w = current_tag(ev, "White"), *b = current_tag(ev, "Black");
     if (n->flags & NF_WHITE) return tag_filter(ev, n, w, out);
     if (n->flags & NF_BLACK) return tag_filter(ev, n, b, out);
     if (tag_filter(ev, n, w, out)) return true;
@@ -843,7 +898,7 @@ static bool eval_tag_kind(Evaluator *ev, const Node *n, Value *out)
         {ND_EVENTDATE, "EventDate"}, {ND_ECO, "ECO"},
     };
     for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
-        if (tags[i].kind == n->kind) return tag_filter(ev, n, game_tag(ev->game, tags[i].tag), out);
+        if (tags[i].kind == n->kind) return tag_filter(ev, n, current_tag(ev, tags[i].tag), out);
     return false;
 }
 
@@ -851,7 +906,7 @@ static bool eval_tag(Evaluator *ev, const Node *n, Value *out)
 {
     Value name;
     if (!eval_node(ev, n->kids[0], &name) || name.type != VT_STRING) return false;
-    return string_value(out, game_tag(ev->game, name.str));
+    return string_value(out, current_tag(ev, name.str));
 }
 
 /* Leading digits of a tag as a number ("1997.??.??" -> 1997). */
@@ -868,14 +923,14 @@ static bool eval_year(Evaluator *ev, const Node *n, Value *out)
 {
     (void)n;
     int64_t y;
-    return tag_number(game_tag(ev->game, "Date"), &y) && number_value(out, y);
+    return tag_number(current_tag(ev, "Date"), &y) && number_value(out, y);
 }
 
 static bool eval_elo(Evaluator *ev, const Node *n, Value *out)
 {
     int64_t w = 0, b = 0;
-    bool has_w = tag_number(game_tag(ev->game, "WhiteElo"), &w);
-    bool has_b = tag_number(game_tag(ev->game, "BlackElo"), &b);
+    bool has_w = tag_number(current_tag(ev, "WhiteElo"), &w);
+    bool has_b = tag_number(current_tag(ev, "BlackElo"), &b);
     if (n->flags & NF_WHITE) return has_w && number_value(out, w);
     if (n->flags & NF_BLACK) return has_b && number_value(out, b);
     /* elo alone: the rating of the side to move */
@@ -1036,6 +1091,9 @@ static const EvalEntry core_entries[] = {
     {ND_EVENTDATE, eval_tag_kind},
     {ND_ECO, eval_tag_kind},
     {ND_TAG, eval_tag},
+    {ND_SETTAG, eval_settag},
+    {ND_ORIGINALCOMMENT, eval_original_comment},
+    {ND_HASCOMMENT, eval_original_comment},
     {ND_YEAR, eval_year},
     {ND_ELO, eval_elo},
     {ND_RESULT, eval_result},

@@ -216,11 +216,19 @@ static const char *result_to_write(const Game *g)
     return r ? r : "*";
 }
 
+/* The value written for tag `name`: the driver's (settag) before the input's. */
+static const char *tag_to_write(const Game *g, const PgnAnnotations *notes, const char *name)
+{
+    for (int i = 0; notes && i < notes->ntags; i++)
+        if (strcmp(notes->tags[i].name, name) == 0) return notes->tags[i].value;
+    return game_tag(g, name);
+}
+
 void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
 {
     for (int i = 0; i < STR_COUNT; i++) {
         const char *name = seven_tag_roster[i];
-        const char *value = game_tag(g, name);
+        const char *value = tag_to_write(g, notes, name);
         if (!value) {
             if (i == 2) value = "????.??.??";
             else if (i == 6) value = result_to_write(g);
@@ -229,7 +237,11 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
         put_tag(out, name, value);
     }
     for (int i = 0; i < g->tag_count; i++)
-        if (!is_roster_tag(g->tags[i].name)) put_tag(out, g->tags[i].name, g->tags[i].value);
+        if (!is_roster_tag(g->tags[i].name))
+            put_tag(out, g->tags[i].name, tag_to_write(g, notes, g->tags[i].name));
+    for (int i = 0; notes && i < notes->ntags; i++)
+        if (!is_roster_tag(notes->tags[i].name) && !game_tag(g, notes->tags[i].name))
+            put_tag(out, notes->tags[i].name, notes->tags[i].value);
     sb_putc(out, '\n');
 
     Writer w = {{out, 0, false}, notes};

@@ -94,8 +94,10 @@ static void worker_free(Worker *w)
     arena_free(&w->arena);
 }
 
-const char *search_header_note(const Search *s, const Game *g, const GameSearch *found,
-                               const char *root_note, Arena *a)
+/* The comment written before the first move of a matching game: "Game
+ * number N", the sort value, then the initial position's own note. */
+static const char *search_header_note(const Search *s, const Game *g, const GameSearch *found,
+                                      const char *root_note, Arena *a)
 {
     if (s->eval.silent) return NULL;
     StrBuf head = SB_INIT;
@@ -109,6 +111,13 @@ const char *search_header_note(const Search *s, const Game *g, const GameSearch 
     const char *text = head.len ? arena_strdup(a, sb_str(&head)) : NULL;
     sb_free(&head);
     return text;
+}
+
+void search_write_game(const Search *s, const Game *g, GameSearch *found, Arena *a, StrBuf *out)
+{
+    found->notes[0] = search_header_note(s, g, found, found->notes[0], a);
+    PgnAnnotations ann = {found->notes, found->set_tags, found->nset_tags};
+    pgn_write_game(g, &ann, out);
 }
 
 static void search_game(Worker *w, GameJob *job)
@@ -126,10 +135,8 @@ static void search_game(Worker *w, GameJob *job)
     GameSearch found;
     job->matched = search_matches(s, w->eval, &g, &w->arena, &found, &job->printed);
     if (job->matched) {
-        found.notes[0] = search_header_note(s, &g, &found, found.notes[0], &w->arena);
         job->sort_value = s->sort_by_matchcount ? found.matched_positions : found.sort_value;
-        PgnAnnotations ann = {found.notes};
-        pgn_write_game(&g, &ann, &job->out);
+        search_write_game(s, &g, &found, &w->arena, &job->out);
     }
     arena_reset(&w->arena);
 }

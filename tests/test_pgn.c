@@ -365,7 +365,7 @@ static void test_writer_export_format(void **state)
     const char *notes[16] = {0};
     notes[0] = "Game number 1";
     notes[2] = "CQL";
-    PgnAnnotations ann = {notes};
+    PgnAnnotations ann = {.node_comments = notes};
     pgn_write_game(&p->games[0], &ann, &out);
     assert_string_equal(sb_str(&out),
                         "[Event \"E\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n"

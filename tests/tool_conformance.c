@@ -217,9 +217,7 @@ static void run_vector(const Vector *v, const Dataset *d, StrBuf *got, StrBuf *w
         if (s.gamenumber.set && g->number > s.gamenumber.max) break;
         GameSearch found;
         if (search_matches(&s, ev, g, &scratch, &found, &printed)) {
-            found.notes[0] = search_header_note(&s, g, &found, found.notes[0], &scratch);
-            PgnAnnotations ann = {found.notes};
-            pgn_write_game(g, &ann, &pgn);
+            search_write_game(&s, g, &found, &scratch, &pgn);
         }
         arena_reset(&scratch);
         sb_clear(&printed);

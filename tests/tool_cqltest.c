@@ -146,9 +146,7 @@ static void run_games(const Query *q, const TestCase *t, const char *pgn, Outcom
         if (per_fen && out->nfen < 256) out->fen_results[out->nfen++] = matched;
         if (matched) {
             sb_printf(&out->games, "%s%ld", out->games.len ? " " : "", g.number);
-            found.notes[0] = search_header_note(&s, &g, &found, found.notes[0], &arena);
-            PgnAnnotations ann = {found.notes};
-            pgn_write_game(&g, &ann, &out->output);
+            search_write_game(&s, &g, &found, &arena, &out->output);
         }
         /* every matched position, by id and (main line) by ply */
         const GameNode *n = g.root;
