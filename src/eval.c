@@ -95,7 +95,7 @@ static bool number_value(Value *out, int64_t x)
     return true;
 }
 
-static bool string_value(Value *out, const char *s)
+bool string_value(Value *out, const char *s)
 {
     out->type = VT_STRING;
     out->str = s;
@@ -1033,6 +1033,7 @@ static const EvalEntry core_entries[] = {
     {ND_LOOP, eval_loop},
     {ND_WHILE, eval_while},
     {ND_TRUE, eval_always},
+    {ND_DICT_DECL, eval_always},   /* the declaration itself always matches */
     {ND_FALSE, eval_never},
     {ND_NEGATE, eval_negate},
     {ND_ARITH, eval_arith},

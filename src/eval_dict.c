@@ -265,15 +265,6 @@ static bool dict_key(Evaluator *ev, const Node *key_node, Value *key)
     return matched && (key->type == VT_STRING || key->type == VT_NUMBER || key->type == VT_POSITION);
 }
 
-/* dictionary D, local dictionary D: the declaration itself always matches. */
-static bool eval_dict_decl(Evaluator *ev, const Node *n, Value *out)
-{
-    (void)ev;
-    (void)n;
-    (void)out;
-    return true;
-}
-
 /* D[k]: the value stored under k; no match when k is absent. A set value
  * matches when it is not empty, as a set variable does. */
 static bool eval_dict_index(Evaluator *ev, const Node *n, Value *out)
@@ -429,7 +420,6 @@ void eval_dict_to_text(const Evaluator *ev, int32_t slot, StrBuf *sb)
 /* }==== */
 
 const EvalEntry eval_dict_entries[] = {
-    {ND_DICT_DECL, eval_dict_decl},
     {ND_DICT_INDEX, eval_dict_index},
     {ND_DICT_ASSIGN, eval_dict_assign},
     {ND_COUNT_, NULL},

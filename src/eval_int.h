@@ -111,6 +111,8 @@ bool eval_node(Evaluator *ev, const Node *n, Value *out);
 bool eval_set(Evaluator *ev, const Node *n, Bitboard *out);
 bool eval_number(Evaluator *ev, const Node *n, int64_t *out);
 bool position_value(Value *out, const GameNode *n);
+/* A string value; false (no match) when s is NULL. */
+bool string_value(Value *out, const char *s);
 Bitboard piece_square(const Evaluator *ev, uint8_t id);
 /* Turns a piece value into the set of its square; other values are left alone. */
 void piece_to_set(const Evaluator *ev, Value *v);

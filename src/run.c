@@ -264,6 +264,8 @@ typedef struct Pipeline {
     const Search *search;
 } Pipeline;
 
+enum { WORKER_BATCH = 32 };   /* games a worker takes from the ring at once */
+
 static void *worker_main(void *arg)
 {
     Pipeline *p = arg;
@@ -274,13 +276,19 @@ static void *worker_main(void *arg)
         while (p->next_take == p->next_read && !p->input_done)
             pthread_cond_wait(&p->work_ready, &p->mu);
         if (p->next_take == p->next_read) break;
-        GameJob *job = &p->slots[p->next_take % p->nslots];
-        p->next_take++;
-        job->state = SLOT_BUSY;
+        /* a run of games at once: one wake-up of the writing thread per
+         * batch, not per game (a game takes only microseconds) */
+        long first = p->next_take;
+        long count = p->next_read - first < WORKER_BATCH ? p->next_read - first : WORKER_BATCH;
+        p->next_take += count;
+        for (long i = 0; i < count; i++) p->slots[(first + i) % p->nslots].state = SLOT_BUSY;
         pthread_mutex_unlock(&p->mu);
-        if (job->examined) search_game(&w, job);
+        for (long i = 0; i < count; i++) {
+            GameJob *job = &p->slots[(first + i) % p->nslots];
+            if (job->examined) search_game(&w, job);
+        }
         pthread_mutex_lock(&p->mu);
-        job->state = SLOT_DONE;
+        for (long i = 0; i < count; i++) p->slots[(first + i) % p->nslots].state = SLOT_DONE;
         pthread_cond_broadcast(&p->work_done);
     }
     pthread_mutex_unlock(&p->mu);
@@ -313,7 +321,7 @@ static void run_threads(PgnReader *r, const Search *s, long threads, Emitter *e)
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.work_ready, NULL);
     pthread_cond_init(&p.work_done, NULL);
-    p.nslots = threads * 8;
+    p.nslots = threads * WORKER_BATCH * 4;
     p.slots = xcalloc((size_t)p.nslots, sizeof *p.slots);
     p.search = s;
     pthread_t *tids = xcalloc((size_t)threads, sizeof *tids);
@@ -402,12 +410,16 @@ typedef struct Output {
     FILE *fp;
     const char *name;       /* final name ("-" = stdout) */
     char *tmp_name;         /* NULL for stdout */
+    char *buffer;           /* the file's stdio buffer (glibc ignores a size without one) */
 } Output;
+
+enum { OUTPUT_BUFFER = 1 << 20 };
 
 static int output_open(Output *o, const char *name, const char *input, DiagSink *d)
 {
     o->name = name;
     o->tmp_name = NULL;
+    o->buffer = NULL;
     if (strcmp(name, "-") == 0) {
         o->fp = stdout;
         return 0;
@@ -433,7 +445,8 @@ static int output_open(Output *o, const char *name, const char *input, DiagSink 
         return -1;
     }
     fchmod(fd, 0644 & ~(mode_t)0);
-    setvbuf(o->fp, NULL, _IOFBF, 1 << 20);
+    o->buffer = xmalloc(OUTPUT_BUFFER);
+    setvbuf(o->fp, o->buffer, _IOFBF, OUTPUT_BUFFER);
     return 0;
 }
 
@@ -450,6 +463,8 @@ static int output_commit(Output *o, bool ok, DiagSink *d)
         ok = false;
     }
     o->fp = NULL;
+    free(o->buffer);
+    o->buffer = NULL;
     if (ok && rename(o->tmp_name, o->name) != 0) {
         diag_plain(d, DIAG_ERROR, "cannot rename '%s' to '%s': %s", o->tmp_name, o->name,
                    strerror(errno));
