@@ -52,6 +52,16 @@ static void put_str(LineFiller *f, const char *s)
 static void put_comment(LineFiller *f, const char *text)
 {
     char small[128];
+    /* one word without braces, as the driver's {CQL} after each matched
+     * move: a single atom */
+    size_t word = strcspn(text, " \n\t\r{}");
+    if (!text[word] && word > 0 && word + 2 <= sizeof small) {
+        small[0] = '{';
+        memcpy(small + 1, text, word);
+        small[word + 1] = '}';
+        put_atom(f, small, word + 2);
+        return;
+    }
     StrBuf big = SB_INIT;
     const char *s = text;
     bool first = true;
