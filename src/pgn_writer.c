@@ -27,17 +27,22 @@ typedef struct LineFiller {
 
 static void put_atom(LineFiller *f, const char *s, size_t n)
 {
-    bool space = f->line_len > 0 && !f->glue_next;
-    if (f->line_len > 0 && f->line_len + (space ? 1 : 0) + n > PGN_LINE_WIDTH) {
-        sb_putc(f->out, '\n');
-        f->line_len = 0;
-        space = false;
+    StrBuf *out = f->out;
+    if (out->len + n + 2 > out->cap) sb_reserve(out, n + 1);   /* the atom and a blank or line end */
+    char *p = out->data + out->len;
+    if (f->line_len > 0) {
+        size_t space = f->glue_next ? 0 : 1;
+        if (f->line_len + space + n > PGN_LINE_WIDTH) {
+            *p++ = '\n';
+            f->line_len = 0;
+        } else if (space) {
+            *p++ = ' ';
+            f->line_len++;
+        }
     }
-    if (space) {
-        sb_putc(f->out, ' ');
-        f->line_len++;
-    }
-    sb_append_n(f->out, s, n);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    out->len = (size_t)(p + n - out->data);
     f->line_len += n;
     f->glue_next = false;
 }
@@ -52,16 +57,6 @@ static void put_str(LineFiller *f, const char *s)
 static void put_comment(LineFiller *f, const char *text)
 {
     char small[128];
-    /* one word without braces, as the driver's {CQL} after each matched
-     * move: a single atom */
-    size_t word = strcspn(text, " \n\t\r{}");
-    if (!text[word] && word > 0 && word + 2 <= sizeof small) {
-        small[0] = '{';
-        memcpy(small + 1, text, word);
-        small[word + 1] = '}';
-        put_atom(f, small, word + 2);
-        return;
-    }
     StrBuf big = SB_INIT;
     const char *s = text;
     bool first = true;
@@ -131,12 +126,36 @@ static void put_root_comments_and_note(LineFiller *f, const Comment *c, const ch
 typedef struct Writer {
     LineFiller fill;
     const PgnAnnotations *notes;
+    /* the last one-word note written after a move, as its atom: the driver
+     * gives every matched position the same note ({CQL}) */
+    const char *note_text;
+    char note_atom[32];
+    size_t note_len;
 } Writer;
 
 static const char *note_for(const Writer *w, const GameNode *n)
 {
     if (!w->notes || !w->notes->node_comments) return NULL;
     return w->notes->node_comments[n->id];
+}
+
+/* A note after a move: a comment of its own, kept as an atom when it is one
+ * short word. */
+static void put_note(Writer *w, const char *note)
+{
+    if (note != w->note_text) {
+        size_t word = strcspn(note, " \n\t\r{}");
+        if (note[word] || word == 0 || word + 2 > sizeof w->note_atom) {
+            put_comment(&w->fill, note);
+            return;
+        }
+        w->note_atom[0] = '{';
+        memcpy(w->note_atom + 1, note, word);
+        w->note_atom[word + 1] = '}';
+        w->note_len = word + 2;
+        w->note_text = note;
+    }
+    put_atom(&w->fill, w->note_atom, w->note_len);
 }
 
 /* Writes the move into `n` with its number when needed, then its glyphs and comments.
@@ -148,8 +167,12 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
     size_t len = 0;
     if (before->side == WHITE || need_number) {
         len = write_uint(atom, before->fullmove);
-        memcpy(atom + len, before->side == WHITE ? ". " : "... ", before->side == WHITE ? 2 : 4);
-        len += before->side == WHITE ? 2 : 4;
+        atom[len++] = '.';
+        if (before->side == BLACK) {
+            atom[len++] = '.';
+            atom[len++] = '.';
+        }
+        atom[len++] = ' ';
     }
     static const char check_marks[] = {[NODE_NO_CHECK] = '\0', [NODE_IN_CHECK] = '+', [NODE_MATED] = '#'};
     len += san_write_marked(before, n->move, check_marks[game_node_check(n)], atom + len);
@@ -161,7 +184,7 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
     /* after a move, the note is a comment of its own: {book} {CQL} */
     const char *note = note_for(w, n);
     if (n->comments) put_comments(&w->fill, n->comments);
-    if (note) put_comment(&w->fill, note);
+    if (note) put_note(w, note);
     return n->comments || note;
 }
 
@@ -254,7 +277,7 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
             put_tag(out, notes->tags[i].name, notes->tags[i].value);
     sb_putc(out, '\n');
 
-    Writer w = {{out, 0, false}, notes};
+    Writer w = {{out, 0, false}, notes, NULL, "", 0};
     put_root_comments_and_note(&w.fill, g->root->comments, note_for(&w, g->root));
     if (g->root->child) put_line(&w, g->root->child, false);
     if (g->truncated && g->unread_text) {

@@ -146,9 +146,22 @@ Bitboard pos_checkers(const Position *pos)
          & pos->by_color[other_color(us)];
 }
 
+/* Cheaper than pos_checkers: leapers by table, then only the sliders that
+ * stand on a line with the king (usually none) are tested for blockers. */
 bool pos_in_check(const Position *pos)
 {
-    return pos_checkers(pos) != 0;
+    Color us = (Color)pos->side;
+    Square king = pos_king(pos, us);
+    Bitboard enemy = pos->by_color[other_color(us)];
+    if (((att_knight(king) & pos->by_type[KNIGHT]) | (att_pawn(us, king) & pos->by_type[PAWN])) & enemy)
+        return true;
+    Bitboard queens = pos->by_type[QUEEN];
+    Bitboard snipers = ((att_bishop_empty(king) & (pos->by_type[BISHOP] | queens))
+                        | (att_rook_empty(king) & (pos->by_type[ROOK] | queens))) & enemy;
+    Bitboard occupied = pos_occupied(pos);
+    while (snipers)
+        if (!(att_between(king, bb_pop_lsb(&snipers)) & occupied)) return true;
+    return false;
 }
 
 /* The king of colour c is attacked (c need not be the side to move). */
