@@ -235,11 +235,12 @@ static void put_tag(StrBuf *out, const char *name, const char *value)
     sb_append_n(out, "\"]\n", 3);
 }
 
-static bool is_roster_tag(const char *name)
+/* Index of `name` in the Seven Tag Roster, or -1. */
+static int roster_index(const char *name)
 {
     for (int i = 0; i < STR_COUNT; i++)
-        if (strcmp(name, seven_tag_roster[i]) == 0) return true;
-    return false;
+        if (name[0] == seven_tag_roster[i][0] && strcmp(name, seven_tag_roster[i]) == 0) return i;
+    return -1;
 }
 
 /* The result written after the moves and in a missing Result tag. */
@@ -249,32 +250,45 @@ static const char *result_to_write(const Game *g)
     return r ? r : "*";
 }
 
-/* The value written for tag `name`: the driver's (settag) before the input's. */
-static const char *tag_to_write(const Game *g, const PgnAnnotations *notes, const char *name)
+/* The driver's value for tag `name` (settag), or NULL. */
+static const char *tag_override(const PgnAnnotations *notes, const char *name)
 {
     for (int i = 0; notes && i < notes->ntags; i++)
         if (strcmp(notes->tags[i].name, name) == 0) return notes->tags[i].value;
-    return game_tag(g, name);
+    return NULL;
+}
+
+/* The Seven Tag Roster (missing ones as "?"), the input's other tags in
+ * their order, then the driver's new ones. */
+static void put_tags(const Game *g, const PgnAnnotations *notes, StrBuf *out)
+{
+    const char *roster[STR_COUNT] = {NULL};
+    for (int i = 0; i < g->tag_count; i++) {
+        int r = roster_index(g->tags[i].name);
+        if (r >= 0 && !roster[r]) roster[r] = g->tags[i].value;
+    }
+    for (int i = 0; notes && i < notes->ntags; i++) {
+        int r = roster_index(notes->tags[i].name);
+        if (r >= 0) roster[r] = notes->tags[i].value;
+    }
+    for (int i = 0; i < STR_COUNT; i++) {
+        const char *value = roster[i];
+        if (!value) value = i == 2 ? "????.??.??" : i == 6 ? result_to_write(g) : "?";
+        put_tag(out, seven_tag_roster[i], value);
+    }
+    for (int i = 0; i < g->tag_count; i++) {
+        if (roster_index(g->tags[i].name) >= 0) continue;
+        const char *value = tag_override(notes, g->tags[i].name);
+        put_tag(out, g->tags[i].name, value ? value : g->tags[i].value);
+    }
+    for (int i = 0; notes && i < notes->ntags; i++)
+        if (roster_index(notes->tags[i].name) < 0 && !game_tag(g, notes->tags[i].name))
+            put_tag(out, notes->tags[i].name, notes->tags[i].value);
 }
 
 void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
 {
-    for (int i = 0; i < STR_COUNT; i++) {
-        const char *name = seven_tag_roster[i];
-        const char *value = tag_to_write(g, notes, name);
-        if (!value) {
-            if (i == 2) value = "????.??.??";
-            else if (i == 6) value = result_to_write(g);
-            else value = "?";
-        }
-        put_tag(out, name, value);
-    }
-    for (int i = 0; i < g->tag_count; i++)
-        if (!is_roster_tag(g->tags[i].name))
-            put_tag(out, g->tags[i].name, tag_to_write(g, notes, g->tags[i].name));
-    for (int i = 0; notes && i < notes->ntags; i++)
-        if (!is_roster_tag(notes->tags[i].name) && !game_tag(g, notes->tags[i].name))
-            put_tag(out, notes->tags[i].name, notes->tags[i].value);
+    put_tags(g, notes, out);
     sb_putc(out, '\n');
 
     Writer w = {{out, 0, false}, notes, NULL, "", 0};
