@@ -169,9 +169,17 @@ Bitboard bq_pin(const Position *pos, Bitboard from, Bitboard through, Bitboard t
     for (Bitboard px = from & sliders; px;) {
         Square sx = bb_pop_lsb(&px);
         Piece pinner = pos_piece_on(pos, sx);
+        /* the cheap test first: a `to` square on one of the slider's lines */
+        PieceType type = type_of(pinner);
+        Bitboard lines = (type != ROOK ? att_bishop_empty(sx) : 0) | (type != BISHOP ? att_rook_empty(sx) : 0);
+        if (!(lines & to)) continue;
+        /* a pinned piece stands between the slider and a `to` square */
+        Bitboard corridor = 0;
+        for (Bitboard tz = lines & to; tz;) corridor |= att_between(sx, bb_pop_lsb(&tz));
+        Bitboard candidates = corridor & through & pos->by_color[other_color(color_of(pinner))];
+        if (!candidates) continue;
         Bitboard attacks = att_piece(pinner, sx, occ);
-        Bitboard enemies = pos->by_color[other_color(color_of(pinner))];
-        for (Bitboard py = attacks & through & enemies; py;) {
+        for (Bitboard py = attacks & candidates; py;) {
             Square sy = bb_pop_lsb(&py);
             Color pinned_color = color_of(pos_piece_on(pos, sy));
             Bitboard beyond = att_piece(pinner, sx, occ & ~sq_bb(sy)) & ~attacks;
