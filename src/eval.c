@@ -1266,11 +1266,14 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
     out->notes = ARENA_ARRAY(arena, const char *, g->node_count);
     out->matched = ARENA_ARRAY(arena, bool, g->node_count);
     bool annotate = !ev->settings.silent;
+    /* a body of one filter is that filter (a compound's value is its last member's) */
+    const Node *body = ev->q->body;
+    if (body->kind == ND_COMPOUND && body->nkids == 1) body = body->kids[0];
     for (const GameNode *n = g->root; n; n = next_position(ev, n)) {
         ev->cur = ev->origin = n;
         ev->npending = 0;
         Value v;
-        bool matched = eval_node(ev, ev->q->body, &v);
+        bool matched = eval_node(ev, body, &v);
         if (matched) {
             out->matched_positions++;
             out->matched[n->id] = true;
