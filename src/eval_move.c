@@ -253,6 +253,19 @@ static bool match_dash(Evaluator *ev, const Node *dash, const GameNode *from, in
     const GameNode *after;
     bool found = false;
     *to_squares = 0;
+    bool any_move = p.from == ALL_SQUARES_BB && p.to == ALL_SQUARES_BB && !p.must_capture
+                    && !p.promo_types && !p.kinds;
+    if (w.list && any_move && !target) {
+        /* `legal --`: every generated move, no test per move */
+        for (int i = 0; i < w.count; i++) {
+            Move g = w.list[i];
+            if (move_promo(g) != NO_PIECE_TYPE && move_promo(g) != QUEEN) continue;   /* as below */
+            *to_squares |= sq_bb(move_to(g));
+            ++*count;
+            found = true;
+        }
+        return found;
+    }
     while (walk_next(&w, &m, &after)) {
         if (!move_fits(&p, &from->pos, m)) continue;
         /* Without `=T` a generated promotion is one move, whatever it
