@@ -194,9 +194,10 @@ Bitboard bq_pin(const Position *pos, Bitboard from, Bitboard through, Bitboard t
 /* Files (as bitboards) next to the files of b. */
 static Bitboard adjacent_files(Bitboard b)
 {
-    Bitboard files = 0;
-    for (int f = 0; f < 8; f++)
-        if (b & file_bb(f)) files |= file_bb(f);
+    /* the files of b: b smeared up and down the board */
+    Bitboard files = b | b << 8 | b >> 8;
+    files |= files << 16 | files >> 16;
+    files |= files << 32 | files >> 32;
     return ((files & ~FILE_H_BB) << 1) | ((files & ~FILE_A_BB) >> 1);
 }
 
