@@ -335,6 +335,7 @@ static size_t scan_movetext(SplitState *st, const char *s, size_t n)
             i = skip_bracket_group(s, n, i);
             continue;
         case ']':
+        case '}':     /* a stray closer: the parser reports it */
             i++;
             continue;
         default:
@@ -797,7 +798,7 @@ static void parse_movetext(GameParser *p)
             p->i++;
             continue;
         }
-        if (c == '[' || c == ']') {
+        if (c == '[' || c == ']' || c == '}') {
             problem_at(p, start, "unexpected '%c' in movetext", c);
             p->i++;
             continue;

@@ -309,6 +309,21 @@ static void test_comment_first_game_without_result(void **state)
     parsed_free(p);
 }
 
+/* A '}' with no comment open is reported and passed over (it used to stop
+ * the reader dead: found by fuzzing). */
+static void test_stray_closing_brace(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[Event \"a\"]\n\n1. e4 e5} 2. Nf3 1/2-1/2\n\n[Event \"b\"]\n\n1. d4 }*\n");
+    assert_int_equal(p->count, 2);
+    assert_int_equal(mainline_length(&p->games[0]), 3);
+    assert_int_equal(mainline_length(&p->games[1]), 1);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:3:9: game 1: unexpected '}' in movetext\n"
+                        "t.pgn:7:7: game 2: unexpected '}' in movetext\n");
+    parsed_free(p);
+}
+
 static void test_bad_tags(void **state)
 {
     (void)state;
@@ -449,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_bad_move_in_variation_ends_the_game),
         cmocka_unit_test(test_truncated_and_unclosed),
         cmocka_unit_test(test_comment_first_game_without_result),
+        cmocka_unit_test(test_stray_closing_brace),
         cmocka_unit_test(test_bad_tags),
         cmocka_unit_test(test_bad_fen_and_variant_skip_game),
         cmocka_unit_test(test_junk_between_games_is_skipped),
