@@ -210,7 +210,8 @@ static int by_value_asc(const void *a, const void *b)
 /* Writes the games kept for sorting, best first. */
 static void emit_sorted(Emitter *e)
 {
-    qsort(e->sorted, e->nsorted, sizeof *e->sorted, e->sort_min ? by_value_asc : by_value_desc);
+    if (e->nsorted)   /* qsort wants an array, even of nothing */
+        qsort(e->sorted, e->nsorted, sizeof *e->sorted, e->sort_min ? by_value_asc : by_value_desc);
     for (size_t i = 0; i < e->nsorted; i++) {
         size_t len = strlen(e->sorted[i].text);
         if (fwrite(e->sorted[i].text, 1, len, e->out) != len) e->write_failed = true;

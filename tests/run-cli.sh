@@ -122,6 +122,10 @@ expect_grep "damaged input message" "$T/err" "bad-san-mid-file.pgn:15:4: game 2:
 expect_grep "damaged input: all games kept" "$T/out" '^3 matches of 3 games'
 expect_rc "strict" 3 "$CQL" -strict -i "$DATA/chessalyzer/bad-san-mid-file.pgn" -o "$T/b.pgn" "$T/true.cql"
 
+# ---- sort with no game matching: nothing written, nothing to sort
+expect_rc "sort, no match" 0 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn" -o "$T/s.pgn" -cql 'sort ply false'
+expect_grep "sort, no match summary" "$T/out" '^0 matches of 1 game'
+
 # ---- an interrupted or failed run leaves no half-written file under the real name
 expect_rc "unwritable output" 2 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn" -o "$T/no/such/dir/out.pgn" "$T/true.cql"
 expect_grep "unwritable output message" "$T/err" "cannot write output file"
