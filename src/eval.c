@@ -363,9 +363,10 @@ static bool eval_if(Evaluator *ev, const Node *n, Value *out)
 }
 
 /* loop F: evaluates F again and again until it does not match. The loop
- * itself always matches and has no value (CQL 6.1). A body that always
- * matches never ends: there is no cap, which would stop with a wrong
- * answer instead. */
+ * itself always matches and has no value (CQL 6.1). A body that changes no
+ * variable is refused before the run (eval_check_supported); one that does
+ * and still always matches never ends: there is no cap, which would stop
+ * with a wrong answer instead. */
 static bool eval_loop(Evaluator *ev, const Node *n, Value *out)
 {
     (void)out;
@@ -1149,10 +1150,35 @@ static const struct {
     {ND_PATH_FOCUS, NF_CAPTURE, "capture"},
 };
 
+static bool find_state_change(const Node *n, void *ctx)
+{
+    bool *found = ctx;
+    if (n->kind == ND_ASSIGN || n->kind == ND_DICT_ASSIGN || n->kind == ND_UNBIND) *found = true;
+    return !*found;
+}
+
+/* Whether evaluating n can change a variable or dictionary. */
+static bool changes_state(const Node *n)
+{
+    bool found = false;
+    ast_walk(n, find_state_change, &found);
+    return found;
+}
+
 static bool check_node(const Node *n, void *ctx)
 {
     SupportCheck *c = ctx;
     if (!c->ok) return false;
+    /* evaluation is deterministic: a loop that changes nothing and matches
+     * once matches again, for ever */
+    if ((n->kind == ND_LOOP && !changes_state(n->kids[0]))
+        || (n->kind == ND_WHILE && !changes_state(n->kids[0]) && !changes_state(n->kids[1]))) {
+        diag_at(c->diag, &c->q->src, n->span, DIAG_ERROR,
+                "'%s' would repeat for ever once its body matches: nothing in it changes a variable",
+                ast_kind_name(n->kind));
+        c->ok = false;
+        return false;
+    }
     if (!eval_table[n->kind] || (n->kind == ND_ASSIGN && n->op == TK_ASSIGN_IF)) {
         const char *name = n->kind == ND_ASSIGN ? "=?" : ast_kind_name(n->kind);
         diag_at(c->diag, &c->q->src, n->span, DIAG_ERROR, "filter '%s' is not supported yet", name);
