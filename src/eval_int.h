@@ -87,6 +87,10 @@ struct Evaluator {
     SearchMemo *memos;            /* in the game arena */
     int nmemos, memos_cap;
     PathState path;
+    /* echo's index of the game's positions by board (eval_path.c), in the
+     * game arena, by node id: the first node (preorder) whose pieces stand
+     * as they do here, and the next such node after this one */
+    const GameNode **same_board_first, **same_board_next;
     /* dictionaries (eval_dict.c), by variable slot; local ones are emptied by
      * eval_game, the others live for the whole run */
     Dictionary *dicts;

@@ -25,6 +25,7 @@ void eval_path_new_game(Evaluator *ev)
     ev->memos = NULL;
     ev->nmemos = ev->memos_cap = 0;
     memset(&ev->path, 0, sizeof ev->path);
+    ev->same_board_first = ev->same_board_next = NULL;
 }
 
 /* Filters whose value depends on more than the position they are evaluated
@@ -540,6 +541,37 @@ static bool same_board(const Position *a, const Position *b)
     return true;
 }
 
+static uint64_t board_hash(const Position *p)
+{
+    uint64_t h = p->by_color[WHITE] * 0x9e3779b97f4a7c15ULL ^ p->by_color[BLACK];
+    for (int t = PAWN; t <= KING; t++) h = (h ^ p->by_type[t]) * 0xbf58476d1ce4e5b9ULL;
+    return h ^ h >> 31;
+}
+
+/* Links every node of the game to the others with the same board, in
+ * preorder (ev->same_board_first / same_board_next), so that an echo whose
+ * body needs s & t == . visits only those instead of the whole game. */
+static void index_boards(Evaluator *ev)
+{
+    int count = ev->game->node_count;
+    ev->same_board_first = ARENA_ARRAY(ev->arena, const GameNode *, count);
+    ev->same_board_next = ARENA_ARRAY(ev->arena, const GameNode *, count);
+    size_t cap = 16;
+    while (cap < 2 * (size_t)count) cap *= 2;
+    const GameNode **last = ARENA_ARRAY(ev->arena, const GameNode *, cap);   /* open addressing */
+    for (const GameNode *n = ev->game->root; n; n = game_next(true, n)) {
+        size_t i = board_hash(&n->pos) & (cap - 1);
+        while (last[i] && !same_board(&last[i]->pos, &n->pos)) i = (i + 1) & (cap - 1);
+        if (last[i]) {
+            ev->same_board_first[n->id] = ev->same_board_first[last[i]->id];
+            ev->same_board_next[last[i]->id] = n;
+        } else {
+            ev->same_board_first[n->id] = n;
+        }
+        last[i] = n;
+    }
+}
+
 /* echo [quiet] (s t) [in all] body: s is the current position; for each
  * position t of the game (every node with `in all` or `variations`, the
  * main line otherwise) the body is evaluated at t. Matches when it holds
@@ -556,8 +588,13 @@ static bool eval_echo(Evaluator *ev, const Node *n, Value *out)
     const GameNode *source = ev->cur;
     int saved_pending = ev->npending;
     bool matched = false;
-    for (const GameNode *target = ev->game->root; target && !matched; target = game_next(every_node, target)) {
-        if (pc.same_board && !same_board(&source->pos, &target->pos)) continue;
+    if (pc.same_board && !ev->same_board_first) index_boards(ev);
+    /* with same_board, only the positions with the source's board, in the
+     * same (preorder) order the whole walk would meet them */
+    const GameNode *first = pc.same_board ? ev->same_board_first[source->id] : ev->game->root;
+    for (const GameNode *target = first; target && !matched;
+         target = pc.same_board ? ev->same_board_next[target->id] : game_next(every_node, target)) {
+        if (pc.same_board && !every_node && !node_is_mainline(target)) continue;
         position_value(&ev->vars[s], source);
         position_value(&ev->vars[t], target);
         ev->bound[s] = ev->bound[t] = true;
