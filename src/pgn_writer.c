@@ -25,26 +25,42 @@ typedef struct LineFiller {
     bool glue_next;      /* no space before the next atom (after '(') */
 } LineFiller;
 
-static void put_atom(LineFiller *f, const char *s, size_t n)
+/* Where to write an atom of at most `max` bytes: in the output itself, one
+ * byte after its end, which place_atom fills with the separator. */
+static char *atom_slot(LineFiller *f, size_t max)
 {
     StrBuf *out = f->out;
-    if (out->len + n + 2 > out->cap) sb_reserve(out, n + 1);   /* the atom and a blank or line end */
-    char *p = out->data + out->len;
-    if (f->line_len > 0) {
-        size_t space = f->glue_next ? 0 : 1;
-        if (f->line_len + space + n > PGN_LINE_WIDTH) {
-            *p++ = '\n';
-            f->line_len = 0;
-        } else if (space) {
-            *p++ = ' ';
-            f->line_len++;
-        }
+    if (out->len + max + 2 > out->cap) sb_reserve(out, max + 1);
+    return out->data + out->len + 1;
+}
+
+/* Places the n-byte atom written at atom_slot: after a blank, or on a new
+ * line when it does not fit, or straight on at a line start or after '('. */
+static void place_atom(LineFiller *f, size_t n)
+{
+    StrBuf *out = f->out;
+    char *separator = out->data + out->len;
+    size_t used = 0;
+    if (f->line_len > 0 && f->line_len + (f->glue_next ? 0 : 1) + n > PGN_LINE_WIDTH) {
+        *separator = '\n';
+        f->line_len = 0;
+        used = 1;
+    } else if (f->line_len > 0 && !f->glue_next) {
+        *separator = ' ';
+        f->line_len++;
+        used = 1;
     }
-    memcpy(p, s, n);
-    p[n] = '\0';
-    out->len = (size_t)(p + n - out->data);
+    if (!used) memmove(separator, separator + 1, n);
+    out->len += used + n;
+    out->data[out->len] = '\0';
     f->line_len += n;
     f->glue_next = false;
+}
+
+static void put_atom(LineFiller *f, const char *s, size_t n)
+{
+    memcpy(atom_slot(f, n), s, n);
+    place_atom(f, n);
 }
 
 static void put_str(LineFiller *f, const char *s)
@@ -163,7 +179,7 @@ static void put_note(Writer *w, const char *note)
 static bool put_move(Writer *w, const GameNode *n, bool need_number)
 {
     const Position *before = &n->parent->pos;
-    char atom[32 + SAN_MAX];
+    char *atom = atom_slot(&w->fill, 32 + SAN_MAX);
     size_t len = 0;
     if (before->side == WHITE || need_number) {
         len = write_uint(atom, before->fullmove);
@@ -176,7 +192,7 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
     }
     static const char check_marks[] = {[NODE_NO_CHECK] = '\0', [NODE_IN_CHECK] = '+', [NODE_MATED] = '#'};
     len += san_write_marked(before, n->move, check_marks[game_node_check(n)], atom + len);
-    put_atom(&w->fill, atom, len);
+    place_atom(&w->fill, len);
     for (int i = 0; i < n->nag_count; i++) {
         char nag[8] = "$";
         put_atom(&w->fill, nag, 1 + write_uint(nag + 1, n->nags[i]));
