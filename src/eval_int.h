@@ -121,6 +121,8 @@ Bitboard piece_square(const Evaluator *ev, uint8_t id);
 /* Turns a piece value into the set of its square; other values are left alone. */
 void piece_to_set(const Evaluator *ev, Value *v);
 NodeCache *node_cache(Evaluator *ev, const GameNode *n);
+/* The node with position id `id` (0 <= id < node_count); eval_nav.c. */
+const GameNode *eval_node_by_id(Evaluator *ev, int32_t id);
 void value_to_text(const Evaluator *ev, const Value *v, StrBuf *sb);
 void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text);
 Arena *eval_strings(Evaluator *ev);

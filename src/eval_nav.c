@@ -91,12 +91,17 @@ static void index_nodes(Evaluator *ev)
     }
 }
 
+const GameNode *eval_node_by_id(Evaluator *ev, int32_t id)
+{
+    if (!ev->nodes_by_id) index_nodes(ev);
+    return ev->nodes_by_id[id];
+}
+
 static bool eval_position(Evaluator *ev, const Node *n, Value *out)
 {
     int64_t id;
     if (!eval_number(ev, n->kids[0], &id) || id < 0 || id >= ev->game->node_count) return false;
-    if (!ev->nodes_by_id) index_nodes(ev);
-    return position_value(out, ev->nodes_by_id[id]);
+    return position_value(out, eval_node_by_id(ev, (int32_t)id));
 }
 
 static bool eval_named_position(Evaluator *ev, const Node *n, Value *out)

@@ -123,9 +123,7 @@ static const GameNode *find_forward_memo(Evaluator *ev, SearchMemo *memo, const 
         int32_t known = memo->next_match[p->id];
         if (known < 0) break;
         if (known > 0) {
-            const GameNode *q = p;
-            while (q->id != known - 1) q = q->child;
-            found = q;
+            found = eval_node_by_id(ev, known - 1);
             break;
         }
         if (body_holds_at(ev, memo, body, p)) {
