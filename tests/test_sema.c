@@ -14,27 +14,12 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "sema.h"
+#include "query_test.h"
 
-static void silent(void *ctx, DiagSeverity sev, const char *text)
-{
-    (void)ctx;
-    (void)sev;
-    (void)text;
-}
-
-static Query *compile(const char *text)
-{
-    DiagSink diag;
-    diag_sink_init(&diag, silent, NULL);
-    SourceText src = {"-cql", text, strlen(text)};
-    CompileOptions opt = {true};
-    return query_compile(&src, &opt, &diag);
-}
 
 static bool accepted(const char *text)
 {
-    Query *q = compile(text);
+    Query *q = compile_quietly(text);
     query_free(q);
     return q != NULL;
 }
@@ -63,7 +48,7 @@ static void test_types_of_filters(void **state)
         {"echo (s t) s < t", VT_NONE},  {"sort \"doc\" power A", VT_NUMBER}, {"max(1 2 3)", VT_NUMBER},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        Query *q = compile(cases[i].query);
+        Query *q = compile_quietly(cases[i].query);
         if (!q) fail_msg("'%s' was rejected", cases[i].query);
         const Node *last = q->body->kids[q->body->nkids - 1];
         if (last->type != cases[i].type)
@@ -99,7 +84,7 @@ static void test_sets_numbers_comparisons(void **state)
 static void test_variables_keep_their_type(void **state)
 {
     (void)state;
-    Query *q = compile("x=1 y=\"s\" z=K piece pv=Q persistent quiet cnt=0 dictionary D local dictionary L");
+    Query *q = compile_quietly("x=1 y=\"s\" z=K piece pv=Q persistent quiet cnt=0 dictionary D local dictionary L");
     assert_non_null(q);
     static const VarKind kinds[] = {VK_NUMBER, VK_STRING, VK_SET, VK_PIECE, VK_NUMBER, VK_DICTIONARY, VK_DICTIONARY};
     assert_int_equal(q->nvars, 7);

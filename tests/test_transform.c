@@ -19,21 +19,11 @@
 #include "attacks.h"
 #include "sema.h"
 #include "transform.h"
-
-static void silent(void *ctx, DiagSeverity sev, const char *text)
-{
-    (void)ctx;
-    (void)sev;
-    (void)text;
-}
+#include "query_test.h"
 
 static Query *compile(const char *text)
 {
-    DiagSink diag;
-    diag_sink_init(&diag, silent, NULL);
-    SourceText src = {"-cql", text, strlen(text)};
-    CompileOptions opt = {true};
-    Query *q = query_compile(&src, &opt, &diag);
+    Query *q = compile_quietly(text);
     assert_non_null(q);
     return q;
 }
@@ -304,7 +294,7 @@ static uint32_t orbit_size(const char *text)
 {
     Query *q = compile(text);
     DiagSink diag;
-    diag_sink_init(&diag, silent, NULL);
+    diag_sink_init(&diag, drop_message, NULL);
     assert_true(xf_expand_query(q, &diag));
     const Node *orbit = q->body->kids[0];
     assert_int_equal(orbit->kind, ND_ORBIT);
@@ -339,7 +329,7 @@ static void test_orbit_nodes(void **state)
 {
     (void)state;
     DiagSink diag;
-    diag_sink_init(&diag, silent, NULL);
+    diag_sink_init(&diag, drop_message, NULL);
     /* the inner transform of a compound becomes an orbit inside each member */
     Query *q = compile("flipcolor count {Ka1 shift kb2}");
     assert_true(xf_expand_query(q, &diag));
