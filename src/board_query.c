@@ -237,21 +237,30 @@ Bitboard bq_connected_pawns(const Position *pos)
     return pawns_by_neighbours(pos, true);
 }
 
+/* Every square of b and all squares below them (south) or above them (north). */
+static Bitboard fill_south(Bitboard b)
+{
+    b |= b >> 8;
+    b |= b >> 16;
+    return b | b >> 32;
+}
+
+static Bitboard fill_north(Bitboard b)
+{
+    b |= b << 8;
+    b |= b << 16;
+    return b | b << 32;
+}
+
+/* A pawn is passed when no enemy pawn stands ahead of it on its file or the
+ * files next to it: it is not on or below (above, for Black) the squares
+ * in front of such a pawn's file and its neighbours. */
 Bitboard bq_passed_pawns(const Position *pos)
 {
-    Bitboard result = 0;
-    for (Color c = WHITE; c < COLOR_NB; c++) {
-        Bitboard enemy = pos_pieces(pos, other_color(c), PAWN);
-        for (Bitboard b = pos_pieces(pos, c, PAWN); b;) {
-            Square s = bb_pop_lsb(&b);
-            Bitboard files = file_bb(file_of(s)) | adjacent_files(sq_bb(s));
-            /* the ranks ahead of the pawn, from its side's point of view */
-            Bitboard ahead = c == WHITE ? ~((2ULL << (8 * rank_of(s) + 7)) - 1)
-                                        : (1ULL << (8 * rank_of(s))) - 1;
-            if (!(files & ahead & enemy)) result |= sq_bb(s);
-        }
-    }
-    return result;
+    Bitboard white = pos_pieces(pos, WHITE, PAWN), black = pos_pieces(pos, BLACK, PAWN);
+    Bitboard black_span = black | ((black & ~FILE_A_BB) >> 1) | ((black & ~FILE_H_BB) << 1);
+    Bitboard white_span = white | ((white & ~FILE_A_BB) >> 1) | ((white & ~FILE_H_BB) << 1);
+    return (white & ~fill_south(black_span >> 8)) | (black & ~fill_north(white_span << 8));
 }
 
 int bq_power(const Position *pos, Bitboard x)

@@ -128,6 +128,41 @@ static void test_pawn_structure(void **state)
     assert_int_equal(bq_power(&start, ALL_SQUARES_BB), 78);
 }
 
+/* The definition, pawn by pawn: no enemy pawn ahead on its file or the next. */
+static Bitboard passed_by_definition(Bitboard own, Bitboard enemy, Color c)
+{
+    Bitboard passed = 0;
+    for (Square s = 0; s < SQ_NB; s++) {
+        if (!(own & sq_bb(s))) continue;
+        bool blocked = false;
+        for (Square t = 0; t < SQ_NB; t++) {
+            bool ahead = c == WHITE ? rank_of(t) > rank_of(s) : rank_of(t) < rank_of(s);
+            int df = file_of(t) - file_of(s);
+            if ((enemy & sq_bb(t)) && ahead && df >= -1 && df <= 1) blocked = true;
+        }
+        if (!blocked) passed |= sq_bb(s);
+    }
+    return passed;
+}
+
+static void test_passed_pawns_match_the_definition(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x9e3779b97f4a7c15ULL;
+    Bitboard middle = ~(RANK_1_BB | RANK_8_BB);
+    for (int i = 0; i < 2000; i++) {
+        Bitboard white = next_random(&seed) & next_random(&seed) & middle;
+        Bitboard black = next_random(&seed) & next_random(&seed) & middle & ~white;
+        Position pos;
+        memset(&pos, 0, sizeof pos);
+        pos.by_type[PAWN] = white | black;
+        pos.by_color[WHITE] = white;
+        pos.by_color[BLACK] = black;
+        assert_bb_equal(bq_passed_pawns(&pos),
+                        passed_by_definition(white, black, WHITE) | passed_by_definition(black, white, BLACK));
+    }
+}
+
 int main(void)
 {
     att_init();
@@ -137,6 +172,7 @@ int main(void)
         cmocka_unit_test(test_ray_and_xray),
         cmocka_unit_test(test_pin_values),
         cmocka_unit_test(test_pawn_structure),
+        cmocka_unit_test(test_passed_pawns_match_the_definition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
