@@ -136,13 +136,13 @@ test-perft: test-tools
 test-cql: test-tools
 	$(Q)if [ -x tests/run-cql.sh ] || [ -f tests/run-cql.sh ]; then sh tests/run-cql.sh $(BUILD); fi
 
-test-cli: $(CQL)
+test-cli: test-tools
 	$(Q)if [ -f tests/run-cli.sh ]; then sh tests/run-cli.sh $(BUILD); fi
 
-test-oracle: $(CQL)
+test-oracle: test-tools
 	$(Q)if [ -f tests/run-oracle.sh ]; then sh tests/run-oracle.sh $(BUILD); fi
 
-test-conformance: $(CQL)
+test-conformance: test-tools
 	$(Q)if [ -f tests/run-conformance.sh ]; then sh tests/run-conformance.sh $(BUILD); fi
 
 test: cmocka
