@@ -125,8 +125,10 @@ static void ensure_legal_facts(Evaluator *ev, const GameNode *n)
 {
     NodeCache *c = node_cache(ev, n);
     if (c->known & NC_LEGAL) return;
-    c->in_check = game_node_check(n) != NODE_NO_CHECK;
-    c->has_legal_move = mg_has_legal_move(&n->pos);
+    /* in check, the node's check state already says whether there is a move */
+    NodeCheck state = game_node_check(n);
+    c->in_check = state != NODE_NO_CHECK;
+    c->has_legal_move = state == NODE_IN_CHECK || (state == NODE_NO_CHECK && mg_has_legal_move(&n->pos));
     c->known |= NC_LEGAL;
 }
 
@@ -820,9 +822,8 @@ static bool eval_state_number(Evaluator *ev, const Node *n, Value *out)
  * in this game wins over the input's (chosen without a conformance vector). */
 static const char *current_tag(const Evaluator *ev, const char *name)
 {
-    for (int i = 0; i < ev->search->nset_tags; i++)
-        if (strcmp(ev->search->set_tags[i].name, name) == 0) return ev->search->set_tags[i].value;
-    return game_tag(ev->game, name);
+    const Tag *set = tag_find(ev->search->set_tags, ev->search->nset_tags, name);
+    return set ? set->value : game_tag(ev->game, name);
 }
 
 /* The tag's value; with a search string, a case-sensitive substring test. */
@@ -846,16 +847,15 @@ static bool eval_settag(Evaluator *ev, const Node *n, Value *out)
     if (!eval_node(ev, n->kids[0], &name) || name.type != VT_STRING || !name.str[0]) return false;
     if (!eval_node(ev, n->kids[1], &value) || value.type != VT_STRING) return false;
     GameSearch *s = ev->search;
-    int i = 0;
-    while (i < s->nset_tags && strcmp(s->set_tags[i].name, name.str) != 0) i++;
-    if (i == s->nset_tags) {     /* a new name: the array grows by one, in the game's arena */
+    Tag *tag = tag_find(s->set_tags, s->nset_tags, name.str);
+    if (!tag) {     /* a new name: the array grows by one, in the game's arena */
         Tag *grown = ARENA_ARRAY(ev->arena, Tag, (size_t)s->nset_tags + 1);
         if (s->nset_tags) memcpy(grown, s->set_tags, sizeof *grown * (size_t)s->nset_tags);
         s->set_tags = grown;
-        s->nset_tags++;
-        grown[i].name = arena_strdup(ev->arena, name.str);
+        tag = &grown[s->nset_tags++];
+        tag->name = arena_strdup(ev->arena, name.str);
     }
-    s->set_tags[i].value = arena_strdup(ev->arena, value.str);
+    tag->value = arena_strdup(ev->arena, value.str);
     return true;
 }
 

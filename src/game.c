@@ -8,11 +8,17 @@
 
 #include "movegen.h"
 
+Tag *tag_find(const Tag *tags, int count, const char *name)
+{
+    for (int i = 0; i < count; i++)
+        if (strcmp(tags[i].name, name) == 0) return (Tag *)(uintptr_t)&tags[i];
+    return NULL;
+}
+
 const char *game_tag(const Game *g, const char *name)
 {
-    for (int i = 0; i < g->tag_count; i++)
-        if (strcmp(g->tags[i].name, name) == 0) return g->tags[i].value;
-    return NULL;
+    const Tag *t = tag_find(g->tags, g->tag_count, name);
+    return t ? t->value : NULL;
 }
 
 const char *game_result(const Game *g)

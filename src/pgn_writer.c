@@ -269,9 +269,8 @@ static const char *result_to_write(const Game *g)
 /* The driver's value for tag `name` (settag), or NULL. */
 static const char *tag_override(const PgnAnnotations *notes, const char *name)
 {
-    for (int i = 0; notes && i < notes->ntags; i++)
-        if (strcmp(notes->tags[i].name, name) == 0) return notes->tags[i].value;
-    return NULL;
+    const Tag *t = notes ? tag_find(notes->tags, notes->ntags, name) : NULL;
+    return t ? t->value : NULL;
 }
 
 /* The Seven Tag Roster (missing ones as "?"), the input's other tags in
