@@ -1,0 +1,96 @@
+/*
+ * tests/fuzz/fuzz_pgn.c — fuzz harness of the PGN reader and writer.
+ *
+ * The input is a PGN file. It is read through a stream (pgn_open_stream on
+ * fmemopen), split into games and every game parsed. Each game that can be
+ * searched (not PGN_UNUSABLE) is written, read back and compared
+ * (fuzz_check_pgn_round_trip); then all the games written, one after the
+ * other, are read again as one file, which must give the same games.
+ *
+ * An input whose first byte is '%' (a PGN escape line) is read after
+ * nearly a whole read chunk of blank lines, so that the middle of the
+ * input falls on the reader's buffer boundary (READ_CHUNK, 64 KiB, in
+ * src/pgn_reader.c).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_support.h"
+#include "pgn_reader.h"
+
+const char *const fuzz_harness_name = "fuzz_pgn";
+
+enum { READER_CHUNK = 64 * 1024 };
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fuzz_init_library();
+    return 0;
+}
+
+/* Reads every game of text[0, len); writes each game that can be searched,
+ * checking that it reads back the same, and appends the text to *written
+ * when that is not NULL. Returns the number of games written. */
+static long read_games(const char *text, size_t len, StrBuf *written)
+{
+    FILE *fp = fmemopen((void *)(uintptr_t)text, len, "rb");
+    if (!fp) return 0;   /* fmemopen of zero bytes fails on older C libraries */
+    DiagSink diag;
+    fuzz_quiet_sink(&diag);
+    PgnReader r;
+    pgn_open_stream(&r, fp, "fuzz.pgn", &diag);
+    RawGame raw;
+    raw_game_init(&raw);
+    Arena arena;
+    arena_init(&arena, 64 * 1024);
+    long kept = 0;
+    while (pgn_next_raw(&r, &raw)) {
+        Game g;
+        PgnParseStatus st = pgn_parse_game(&raw, r.name, &arena, &g, &diag);
+        if (st != PGN_UNUSABLE) {
+            fuzz_check_pgn_round_trip(&g, NULL, written);
+            kept++;
+        }
+        arena_reset(&arena);
+    }
+    if (r.io_error) fuzz_fail("read error on a memory stream", "%s", "");
+    raw_game_free(&raw);
+    arena_free(&arena);
+    pgn_close(&r);
+    fclose(fp);
+    return kept;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_init_library();
+    size_t pad = size > 0 && data[0] == '%' ? READER_CHUNK - size / 2 % READER_CHUNK : 0;
+    size_t len = pad + size;
+    char *input = xmalloc(len ? len : 1);
+    memset(input, '\n', pad);
+    if (size) memcpy(input + pad, data, size);
+
+    StrBuf written = SB_INIT;
+    long kept = read_games(input, len, &written);
+
+    /* the games written, read again as one file, are the same games */
+    if (kept > 0) {
+        StrBuf again = SB_INIT;
+        long reread = read_games(written.data, written.len, &again);
+        if (reread != kept)
+            fuzz_fail("the games written do not read back as as many games",
+                      "%ld games written, %ld read back from:\n%s", kept, reread, sb_str(&written));
+        if (strcmp(sb_str(&again), sb_str(&written)) != 0)
+            fuzz_fail("the games written, read back as one file, are written differently",
+                      "first:\n%s\n---- then:\n%s", sb_str(&written), sb_str(&again));
+        sb_free(&again);
+    }
+    sb_free(&written);
+    free(input);
+    return 0;
+}
