@@ -2,7 +2,8 @@
  * include/pgn_writer.h — PGN export format for a Game tree.
  *
  * Seven Tag Roster first (missing ones written as "?", Result taken from the
- * movetext when the tag is absent), then the other tags in input order;
+ * movetext when the tag is absent), then the other tags in input order
+ * (a name given twice is written once, with its first value);
  * movetext with comments, NAGs ($N) and variations kept, move numbers
  * re-inserted after comments and variations ("12... Nf6"), lines of at most
  * 79 columns that never split a move number from its move; the result last.

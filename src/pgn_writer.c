@@ -68,6 +68,12 @@ static void put_str(LineFiller *f, const char *s)
     put_atom(f, s, strlen(s));
 }
 
+/* The white space of PGN (what the reader turns into one space in a comment). */
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
 /* A comment, wrapped at its blanks: "{first" "word" ... "last}". Braces in
  * the text (impossible inside a PGN comment) become parentheses. */
 static void put_comment(LineFiller *f, const char *text)
@@ -77,13 +83,13 @@ static void put_comment(LineFiller *f, const char *text)
     const char *s = text;
     bool first = true;
     for (;;) {
-        while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r') s++;
+        while (is_blank(*s)) s++;
         const char *w = s;
-        while (*s && *s != ' ' && *s != '\n' && *s != '\t' && *s != '\r') s++;
+        while (*s && !is_blank(*s)) s++;
         size_t wlen = (size_t)(s - w);
         bool last = true;
         for (const char *t = s; *t; t++)
-            if (*t != ' ' && *t != '\n' && *t != '\t' && *t != '\r') {
+            if (!is_blank(*t)) {
                 last = false;
                 break;
             }
@@ -141,12 +147,17 @@ static void put_root_comments_and_note(LineFiller *f, const Comment *c, const ch
 
 typedef struct Writer {
     LineFiller fill;
+    const Game *game;
     const PgnAnnotations *notes;
     /* the last one-word note written after a move, as its atom: the driver
      * gives every matched position the same note ({CQL}) */
     const char *note_text;
     char note_atom[32];
     size_t note_len;
+    /* a truncated game's last main-line move: its unread rest goes right
+     * after that move's comments, before its variations, which is where a
+     * reader puts a comment that follows them with no move after it */
+    const GameNode *unread_after;
 } Writer;
 
 static const char *note_for(const Writer *w, const GameNode *n)
@@ -160,7 +171,7 @@ static const char *note_for(const Writer *w, const GameNode *n)
 static void put_note(Writer *w, const char *note)
 {
     if (note != w->note_text) {
-        size_t word = strcspn(note, " \n\t\r{}");
+        size_t word = strcspn(note, " \n\t\r\v\f{}");
         if (note[word] || word == 0 || word + 2 > sizeof w->note_atom) {
             put_comment(&w->fill, note);
             return;
@@ -204,6 +215,16 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
     return n->comments || note;
 }
 
+/* The unread rest of a truncated game, as a comment. */
+static void put_unread_text(Writer *w, const char *unread)
+{
+    StrBuf msg = SB_INIT;
+    sb_append(&msg, "cql: the rest of this game could not be read: ");
+    sb_append(&msg, unread);
+    put_comment(&w->fill, sb_str(&msg));
+    sb_free(&msg);
+}
+
 /* Writes the line that starts with `first`. For a variation's first move,
  * its siblings are the caller's business. */
 static void put_line(Writer *w, const GameNode *first, bool is_variation)
@@ -215,6 +236,10 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
             need_number = true;
         }
         need_number = put_move(w, n, need_number);
+        if (n == w->unread_after) {
+            put_unread_text(w, w->game->unread_text);
+            need_number = true;
+        }
         if (n == first && is_variation) continue;
         for (const GameNode *v = n->sibling; v; v = v->sibling) {
             put_str(&w->fill, "(");
@@ -274,7 +299,7 @@ static const char *tag_override(const PgnAnnotations *notes, const char *name)
 }
 
 /* The Seven Tag Roster (missing ones as "?"), the input's other tags in
- * their order, then the driver's new ones. */
+ * their order (each name once), then the driver's new ones. */
 static void put_tags(const Game *g, const PgnAnnotations *notes, StrBuf *out)
 {
     const char *roster[STR_COUNT] = {NULL};
@@ -292,7 +317,10 @@ static void put_tags(const Game *g, const PgnAnnotations *notes, StrBuf *out)
         put_tag(out, seven_tag_roster[i], value);
     }
     for (int i = 0; i < g->tag_count; i++) {
-        if (roster_index(g->tags[i].name) >= 0) continue;
+        /* a tag given twice is written once, with the value lookups see
+         * (the first): a repeated tag name on a line of its own starts
+         * the next game when the text is read again */
+        if (roster_index(g->tags[i].name) >= 0 || tag_find(g->tags, i, g->tags[i].name)) continue;
         const char *value = tag_override(notes, g->tags[i].name);
         put_tag(out, g->tags[i].name, value ? value : g->tags[i].value);
     }
@@ -306,16 +334,16 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     put_tags(g, notes, out);
     sb_putc(out, '\n');
 
-    Writer w = {{out, 0, false}, notes, NULL, "", 0};
+    Writer w = {{out, 0, false}, g, notes, NULL, "", 0, NULL};
+    bool unread = g->truncated && g->unread_text;
+    if (unread && g->root->child) {
+        const GameNode *last = g->root->child;
+        while (last->child) last = last->child;
+        w.unread_after = last;
+    }
     put_root_comments_and_note(&w.fill, g->root->comments, note_for(&w, g->root));
     if (g->root->child) put_line(&w, g->root->child, false);
-    if (g->truncated && g->unread_text) {
-        StrBuf msg = SB_INIT;
-        sb_append(&msg, "cql: the rest of this game could not be read: ");
-        sb_append(&msg, g->unread_text);
-        put_comment(&w.fill, sb_str(&msg));
-        sb_free(&msg);
-    }
+    else if (unread) put_unread_text(&w, g->unread_text);
     put_str(&w.fill, result_to_write(g));
     sb_append(out, "\n\n");
 }
