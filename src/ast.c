@@ -408,8 +408,12 @@ void ast_write_source(const Query *q, bool unicode, StrBuf *out)
             sb_append_n(&tok, s + t.start, t.len);
         }
         bool touching = t.start == prev_end;
-        /* keep tokens apart that the new spelling would glue together */
-        if (touching && ends_with_ident(out) && lex_is_ident_char((unsigned char)tok.data[0])) sb_putc(out, ' ');
+        /* keep tokens apart that the new spelling would glue together (a
+         * letter right after a designator would make `A[]N` a name, or
+         * `[Aa]x` a piece variable) */
+        if (touching && (ends_with_ident(out) || prev_kind == TK_DESIGNATOR) &&
+            lex_is_ident_char((unsigned char)tok.data[0]))
+            sb_putc(out, ' ');
         if (touching && !unicode && tok.data[0] == '[' && t.kind != TK_TAKE && prev_kind == TK_DESIGNATOR)
             sb_putc(out, ' ');
         if (touching && unicode && prev_ends_in_pieces && starts_with_pieces) sb_putc(out, ' ');
