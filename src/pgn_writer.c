@@ -86,6 +86,15 @@ static void put_comment(LineFiller *f, const char *text)
         while (is_blank(*s)) s++;
         const char *w = s;
         while (*s && !is_blank(*s)) s++;
+        /* a word that starts with '[' stays on the line of the word before
+         * it: a comment line such as [Event "x"] ends the game for a
+         * reader that recovers from a comment never closed */
+        for (;;) {
+            const char *t = s;
+            while (is_blank(*t)) t++;
+            if (*t != '[') break;
+            for (s = t; *s && !is_blank(*s); s++) {}
+        }
         size_t wlen = (size_t)(s - w);
         bool last = true;
         for (const char *t = s; *t; t++)
@@ -97,7 +106,13 @@ static void put_comment(LineFiller *f, const char *text)
         char *atom = len <= sizeof small ? small : (sb_clear(&big), sb_reserve(&big, len), big.data);
         size_t k = 0;
         if (first) atom[k++] = '{';
-        for (size_t i = 0; i < wlen; i++) atom[k++] = w[i] == '{' ? '(' : w[i] == '}' ? ')' : w[i];
+        for (size_t i = 0; i < wlen; i++) {
+            if (is_blank(w[i])) {
+                if (atom[k - 1] != ' ') atom[k++] = ' ';
+                continue;
+            }
+            atom[k++] = w[i] == '{' ? '(' : w[i] == '}' ? ')' : w[i];
+        }
         if (last) atom[k++] = '}';
         put_atom(f, atom, k);
         first = false;
