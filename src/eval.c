@@ -838,14 +838,30 @@ static bool tag_filter(Evaluator *ev, const Node *n, const char *value, Value *o
     return string_value(out, value);
 }
 
+/* A tag PGN can hold: a name of letters, digits and '_' (what a reader
+ * takes for one), a value on one line. */
+static bool pgn_can_hold_tag(const char *name, const char *value)
+{
+    if (!name[0]) return false;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+              *c == '_'))
+            return false;
+    return !strpbrk(value, "\r\n");
+}
+
 /* settag(NAME VALUE): the tag is written with this value when the game is
- * output (added after the others when the input has no such tag). */
+ * output (added after the others when the input has no such tag). A tag
+ * that PGN cannot hold (an empty or odd name, a value with a line break)
+ * is not set, and the filter does not match: written, it would not read
+ * back as itself. */
 static bool eval_settag(Evaluator *ev, const Node *n, Value *out)
 {
     (void)out;
     Value name, value;
-    if (!eval_node(ev, n->kids[0], &name) || name.type != VT_STRING || !name.str[0]) return false;
+    if (!eval_node(ev, n->kids[0], &name) || name.type != VT_STRING) return false;
     if (!eval_node(ev, n->kids[1], &value) || value.type != VT_STRING) return false;
+    if (!pgn_can_hold_tag(name.str, value.str)) return false;
     GameSearch *s = ev->search;
     Tag *tag = tag_find(s->set_tags, s->nset_tags, name.str);
     if (!tag) {     /* a new name: the array grows by one, in the game's arena */
