@@ -39,7 +39,7 @@ shift 2
 # enough to keep the runs fast.
 max_len() {
     case $1 in
-    pgn) echo 8192 ;;
+    pgn) echo 4096 ;;
     fen_san) echo 512 ;;
     query) echo 2048 ;;
     pipeline) echo 4096 ;;

@@ -7,8 +7,8 @@
  * (fuzz_check_pgn_round_trip); then all the games written, one after the
  * other, are read again as one file, which must give the same games.
  *
- * An input whose first byte is '%' (a PGN escape line) is read after
- * nearly a whole read chunk of blank lines, so that the middle of the
+ * An input whose first byte is '%' (a PGN escape line) is read after a
+ * blank line of nearly a whole read chunk, so that the middle of the
  * input falls on the reader's buffer boundary (READ_CHUNK, 64 KiB, in
  * src/pgn_reader.c).
  *
@@ -72,7 +72,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t pad = size > 0 && data[0] == '%' ? READER_CHUNK - size / 2 % READER_CHUNK : 0;
     size_t len = pad + size;
     char *input = xmalloc(len ? len : 1);
-    memset(input, '\n', pad);
+    if (pad) {
+        memset(input, ' ', pad - 1);   /* one blank line: cheaper than many */
+        input[pad - 1] = '\n';
+    }
     if (size) memcpy(input + pad, data, size);
 
     StrBuf written = SB_INIT;
@@ -83,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         StrBuf again = SB_INIT;
         long reread = read_games(written.data, written.len, &again);
         if (reread != kept)
-            fuzz_fail("the games written do not read back as as many games",
+            fuzz_fail("the games written do not read back as the same number of games",
                       "%ld games written, %ld read back from:\n%s", kept, reread, sb_str(&written));
         if (strcmp(sb_str(&again), sb_str(&written)) != 0)
             fuzz_fail("the games written, read back as one file, are written differently",
