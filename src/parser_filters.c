@@ -682,7 +682,8 @@ static Node *parse_hhdb(Parser *p)
     Node *n = new_node(p, ND_HHDB, tok_span(kw), 0);
     if (p->tok.kind != TK_IDENT && tok_class(p->tok.kind) != TC_KEYWORD) fail_expected(p, "a field after 'hhdb'");
     Node *field = new_node(p, ND_STRING, tok_span(p->tok), 0);
-    field->text = tok_text(p, p->tok);
+    /* a keyword names the field in its ASCII spelling: `hhdb ∙` is `hhdb currentposition` */
+    field->text = p->tok.kind == TK_IDENT ? tok_text(p, p->tok) : tok_ascii(p->tok.kind);
     field->type = VT_STRING;
     ast_push(p->a, n, field);
     advance(p);
