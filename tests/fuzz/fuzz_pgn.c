@@ -69,6 +69,7 @@ static long read_games(const char *text, size_t len, StrBuf *written)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_init_library();
+    if (fuzz_skip_lone_cr((const char *)data, size)) return 0;
     size_t pad = size > 0 && data[0] == '%' ? READER_CHUNK - size / 2 % READER_CHUNK : 0;
     size_t len = pad + size;
     char *input = xmalloc(len ? len : 1);

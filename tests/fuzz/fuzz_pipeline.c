@@ -11,8 +11,8 @@
  * (the query is a query file when it starts with `cql`, else a body as
  * given with -cql). Without the `%%pgn` line the whole input is the query,
  * searched in a small built-in game with a variation, comments and NAGs.
- * A query that compiles, expands and is supported (and has no `while`,
- * which may loop for ever by design) is run as cql runs it
+ * A query that compiles, expands and is supported (and has no `while` or
+ * `loop`, which may repeat for ever by design) is run as cql runs it
  * (search_init with no options, search_matches, search_write_game), and
  * every matching game written must read back as the game that was searched
  * with the notes and tags the search added (fuzz_check_pgn_round_trip).
@@ -61,19 +61,20 @@ static bool is_query_file(const char *text, size_t len)
     return len - i >= 3 && memcmp(text + i, "cql", 3) == 0;
 }
 
-static bool find_while(const Node *n, void *ctx)
+static bool find_loop(const Node *n, void *ctx)
 {
-    if (n->kind == ND_WHILE) *(bool *)ctx = true;
+    if (n->kind == ND_WHILE || n->kind == ND_LOOP) *(bool *)ctx = true;
     return true;
 }
 
-/* A `while` whose condition stays true repeats for ever, in CQL as here;
- * eval_check_supported refuses only the loops that change no variable at
- * all, so the harness leaves `while` to the query harness. */
-static bool has_while(const Query *q)
+/* A `while` whose condition stays true, or a `loop` whose body always
+ * matches, repeats for ever, in CQL as here; eval_check_supported refuses
+ * only the loops that change no variable at all, so the harness leaves
+ * loops to the query harness. */
+static bool has_loop(const Query *q)
 {
     bool found = false;
-    ast_walk(q->body, find_while, &found);
+    ast_walk(q->body, find_loop, &found);
     return found;
 }
 
@@ -86,7 +87,7 @@ static Query *load_query(const char *text, size_t len)
     SourceText src = {body_only ? "-cql" : "fuzz.cql", text, len};
     CompileOptions opt = {body_only};
     Query *q = query_compile(&src, &opt, &diag);
-    if (q && !has_while(q) && !fuzz_skip_large_orbits(q, 20000) && xf_expand_query(q, &diag) &&
+    if (q && !has_loop(q) && !fuzz_skip_large_orbits(q, 20000) && xf_expand_query(q, &diag) &&
         eval_check_supported(q, &diag))
         return q;
     query_free(q);
@@ -155,6 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pgn_len = size - i - sep_len;
             break;
         }
+    if (fuzz_skip_lone_cr(pgn, pgn_len)) return 0;
     Query *q = load_query(text, query_len);
     if (!q) return 0;
     CliOptions options;

@@ -84,6 +84,14 @@ bool fuzz_skip_large_orbits(const struct Query *q, double limit)
     return FUZZ_SKIPPING_KNOWN && orbit_bound(q->body) > limit;
 }
 
+bool fuzz_skip_lone_cr(const char *text, size_t len)
+{
+    if (!FUZZ_SKIPPING_KNOWN) return false;
+    for (size_t i = 0; i < len; i++)
+        if (text[i] == '\r' && (i + 1 == len || text[i + 1] != '\n')) return true;
+    return false;
+}
+
 /* }==== */
 
 /* {==== the PGN write / read-back check ====================================== */

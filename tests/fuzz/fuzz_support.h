@@ -72,6 +72,10 @@ void fuzz_check_pgn_round_trip(const Game *g, const PgnAnnotations *notes, StrBu
 struct Query;
 bool fuzz_skip_large_orbits(const struct Query *q, double limit);
 
+/* With FUZZ_SKIP_KNOWN: true when the PGN text holds a CR that does not end
+ * a line (the reader keeps it inside tag values; the writer drops it). */
+bool fuzz_skip_lone_cr(const char *text, size_t len);
+
 /* The text [data, data + size) as a NUL-terminated heap string. */
 char *fuzz_strndup(const uint8_t *data, size_t size);
 
