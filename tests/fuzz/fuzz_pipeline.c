@@ -11,8 +11,10 @@
  * (the query is a query file when it starts with `cql`, else a body as
  * given with -cql). Without the `%%pgn` line the whole input is the query,
  * searched in a small built-in game with a variation, comments and NAGs.
- * A query that compiles, expands and is supported (and has no `while` or
- * `loop`, which may repeat for ever by design) is run as cql runs it
+ * A query that compiles, expands and is supported is run (unless it has a
+ * `while` or `loop`, which may repeat for ever by design, or nests so many
+ * square iterations and position walks that one game would take minutes,
+ * as it would in CQL) as cql runs it
  * (search_init with no options, search_matches, search_write_game), and
  * every matching game written must read back as the game that was searched
  * with the notes and tags the search added (fuzz_check_pgn_round_trip).
@@ -78,6 +80,23 @@ static bool has_loop(const Query *q)
     return found;
 }
 
+/* A rough count of the evaluations one position of a game costs: a square
+ * or piece iteration does its body 64 times, a filter that walks the game's
+ * positions (find, echo, line, path ...) about 100 times. */
+static double query_cost(const Node *n)
+{
+    if (!n) return 0;
+    double inside = 1;
+    for (uint32_t i = 0; i < n->nkids; i++) inside += query_cost(n->kids[i]);
+    switch (n->kind) {
+    case ND_SQUARE_ITER: return 64 * inside;
+    case ND_FIND: case ND_ECHO: case ND_LINE: case ND_PATH: case ND_CONSECUTIVEMOVES:
+    case ND_ANCESTOR: case ND_DESCENDANT: case ND_DISTANCE: case ND_LCA: case ND_COUNTMOVES:
+        return 100 * inside;
+    default: return inside;
+    }
+}
+
 /* The compiled, expanded and supported query, or NULL. */
 static Query *load_query(const char *text, size_t len)
 {
@@ -88,7 +107,7 @@ static Query *load_query(const char *text, size_t len)
     CompileOptions opt = {body_only};
     Query *q = query_compile(&src, &opt, &diag);
     if (q && !has_loop(q) && !fuzz_skip_large_orbits(q, 20000) && xf_expand_query(q, &diag) &&
-        eval_check_supported(q, &diag))
+        eval_check_supported(q, &diag) && query_cost(q->body) < 1e9)
         return q;
     query_free(q);
     return NULL;
