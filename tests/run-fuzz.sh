@@ -79,7 +79,9 @@ for name in "$@"; do
         status=1
         line="$line  FINDING"
         echo "---- fuzz: $name found a problem (exit $rc):" >&2
-        grep -E -A30 'ERROR: |==== fuzz_|SUMMARY: |Test unit written' "$log" | head -60 >&2
+        # the harness's message or the sanitizer's report, without libFuzzer's frames
+        sed -n '/^==== fuzz_\|ERROR: \|runtime error/,$p' "$log" |
+            grep -v 'in fuzzer::\|in __libc_start\|in _start\|in main ' | head -50 >&2
         for f in $found; do
             echo "     input: $artifacts/$f — replay with $bin $artifacts/$f" >&2
         done
