@@ -137,7 +137,8 @@ test-cql: test-tools
 	$(Q)if [ -x tests/run-cql.sh ] || [ -f tests/run-cql.sh ]; then sh tests/run-cql.sh $(BUILD); fi
 
 test-cli: test-tools
-	$(Q)if [ -f tests/run-cli.sh ]; then sh tests/run-cli.sh $(BUILD); fi
+	$(Q)sh tests/run-cli.sh $(BUILD)
+	$(Q)sh tests/run-output.sh $(BUILD)
 
 test-oracle: test-tools
 	$(Q)if [ -f tests/run-oracle.sh ]; then sh tests/run-oracle.sh $(BUILD); fi

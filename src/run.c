@@ -5,8 +5,8 @@
  * finished slots in input order; workers take ready slots, parse and search
  * them, and leave the PGN text of a matching game (and any messages about the
  * game) in the slot. With one worker everything runs on the calling thread.
- * The output goes to a temporary file beside the real one, renamed when the
- * run ends, so an interrupted run never leaves a half-written file behind.
+ * The output goes through output_file.c, which never replaces what the
+ * output name is; the first failed write stops the run.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -28,6 +28,7 @@
 #include "attacks.h"
 #include "eval.h"
 #include "game.h"
+#include "output_file.h"
 #include "pgn_reader.h"
 #include "pgn_writer.h"
 #include "sema.h"
@@ -152,7 +153,9 @@ typedef struct SortedGame {
 
 /* Where finished games go, and the totals of a run. */
 typedef struct Emitter {
-    FILE *out;
+    OutputFile *out;
+    FILE *notes;                 /* where -showmatches and `message` print: stdout, or
+                                    stderr when the games go to standard output */
     bool showmatches;
     bool sort_min;               /* `sort min`: smallest value first */
     bool sorting;
@@ -161,8 +164,13 @@ typedef struct Emitter {
     long games;                  /* games read */
     long matches;                /* games written */
     long pgn_errors;             /* games with a problem in their PGN */
-    bool write_failed;
 } Emitter;
+
+/* True once a write to the output failed: the run stops reading. */
+static bool emit_failed(const Emitter *e)
+{
+    return e->out->error != 0;
+}
 
 static void emit(Emitter *e, GameJob *job)
 {
@@ -171,21 +179,21 @@ static void emit(Emitter *e, GameJob *job)
         sb_clear(&job->messages);
     }
     if (job->printed.len) {
-        fputs(sb_str(&job->printed), stdout);
+        fputs(sb_str(&job->printed), e->notes);
         sb_clear(&job->printed);
     }
     if (job->pgn_error) e->pgn_errors++;
-    if (job->matched) {
+    if (job->matched && !emit_failed(e)) {
         e->matches++;
-        if (e->showmatches) printf("<%ld>\n", job->raw.number);
+        if (e->showmatches) fprintf(e->notes, "<%ld>\n", job->raw.number);
         if (e->sorting) {
             if (e->nsorted == e->sorted_cap) {
                 e->sorted_cap = e->sorted_cap ? 2 * e->sorted_cap : 64;
                 e->sorted = xrealloc(e->sorted, e->sorted_cap * sizeof *e->sorted);
             }
             e->sorted[e->nsorted++] = (SortedGame){job->sort_value, job->raw.number, sb_take(&job->out)};
-        } else if (fwrite(job->out.data, 1, job->out.len, e->out) != job->out.len) {
-            e->write_failed = true;
+        } else {
+            output_write(e->out, job->out.data, job->out.len);
         }
     }
     sb_clear(&job->out);
@@ -213,8 +221,7 @@ static void emit_sorted(Emitter *e)
     if (e->nsorted)   /* qsort wants an array, even of nothing */
         qsort(e->sorted, e->nsorted, sizeof *e->sorted, e->sort_min ? by_value_asc : by_value_desc);
     for (size_t i = 0; i < e->nsorted; i++) {
-        size_t len = strlen(e->sorted[i].text);
-        if (fwrite(e->sorted[i].text, 1, len, e->out) != len) e->write_failed = true;
+        output_write(e->out, e->sorted[i].text, strlen(e->sorted[i].text));
         free(e->sorted[i].text);
     }
     free(e->sorted);
@@ -306,7 +313,7 @@ static void run_single(PgnReader *r, const Search *s, Emitter *e, StrBuf *persis
     GameJob job;
     memset(&job, 0, sizeof job);
     raw_game_init(&job.raw);
-    while (read_job(r, s, &job, e)) {
+    while (!emit_failed(e) && read_job(r, s, &job, e)) {
         if (job.examined) search_game(&w, &job);
         emit(e, &job);
     }
@@ -343,7 +350,7 @@ static void run_threads(PgnReader *r, const Search *s, long threads, Emitter *e)
         GameJob *tail = &p.slots[p.next_read % p.nslots];
         if (input_left && tail->state == SLOT_EMPTY && p.next_read - next_emit < p.nslots) {
             pthread_mutex_unlock(&p.mu);
-            input_left = read_job(r, s, tail, e);
+            input_left = !emit_failed(e) && read_job(r, s, tail, e);
             pthread_mutex_lock(&p.mu);
             if (input_left) {
                 tail->state = SLOT_READY;
@@ -404,77 +411,6 @@ static char *default_output_name(const char *query_file)
     sb_append_n(&sb, base, n);
     sb_append(&sb, "-out.pgn");
     return sb_take(&sb);
-}
-
-/* The output file: written under a temporary name, renamed by output_commit. */
-typedef struct Output {
-    FILE *fp;
-    const char *name;       /* final name ("-" = stdout) */
-    char *tmp_name;         /* NULL for stdout */
-    char *buffer;           /* the file's stdio buffer (glibc ignores a size without one) */
-} Output;
-
-enum { OUTPUT_BUFFER = 1 << 20 };
-
-static int output_open(Output *o, const char *name, const char *input, DiagSink *d)
-{
-    o->name = name;
-    o->tmp_name = NULL;
-    o->buffer = NULL;
-    if (strcmp(name, "-") == 0) {
-        o->fp = stdout;
-        return 0;
-    }
-    struct stat in_st, out_st;
-    if (input && strcmp(input, "-") != 0 && stat(input, &in_st) == 0 &&
-        stat(name, &out_st) == 0 && in_st.st_dev == out_st.st_dev &&
-        in_st.st_ino == out_st.st_ino) {
-        diag_plain(d, DIAG_ERROR, "refusing to write the output over the input file '%s'", name);
-        return -1;
-    }
-    StrBuf tmp = SB_INIT;
-    const char *slash = strrchr(name, '/');
-    if (slash) sb_append_n(&tmp, name, (size_t)(slash - name) + 1);
-    sb_printf(&tmp, ".%s.XXXXXX", slash ? slash + 1 : name);
-    o->tmp_name = sb_take(&tmp);
-    int fd = mkstemp(o->tmp_name);
-    if (fd < 0 || !(o->fp = fdopen(fd, "wb"))) {
-        diag_plain(d, DIAG_ERROR, "cannot write output file '%s': %s", name, strerror(errno));
-        if (fd >= 0) close(fd);
-        free(o->tmp_name);
-        o->tmp_name = NULL;
-        return -1;
-    }
-    fchmod(fd, 0644 & ~(mode_t)0);
-    o->buffer = xmalloc(OUTPUT_BUFFER);
-    setvbuf(o->fp, o->buffer, _IOFBF, OUTPUT_BUFFER);
-    return 0;
-}
-
-/* Closes the output; renames it into place when ok, else removes it. */
-static int output_commit(Output *o, bool ok, DiagSink *d)
-{
-    if (!o->fp) return -1;
-    if (o->fp == stdout) {
-        if (fflush(stdout) != 0) ok = false;
-        return ok ? 0 : -1;
-    }
-    if (fclose(o->fp) != 0) {
-        diag_plain(d, DIAG_ERROR, "cannot write output file '%s': %s", o->name, strerror(errno));
-        ok = false;
-    }
-    o->fp = NULL;
-    free(o->buffer);
-    o->buffer = NULL;
-    if (ok && rename(o->tmp_name, o->name) != 0) {
-        diag_plain(d, DIAG_ERROR, "cannot rename '%s' to '%s': %s", o->tmp_name, o->name,
-                   strerror(errno));
-        ok = false;
-    }
-    if (!ok) remove(o->tmp_name);
-    free(o->tmp_name);
-    o->tmp_name = NULL;
-    return ok ? 0 : -1;
 }
 
 static long default_threads(void)
@@ -697,8 +633,8 @@ ExitCode run(const CliOptions *o, DiagSink *d)
         return EXIT_USAGE;
     }
     s.input_name = reader.name;
-    Output out;
-    if (output_open(&out, output, input, d) != 0) {
+    OutputFile out;
+    if (output_open(&out, output, fen_stream ? NULL : input, d) != 0) {
         pgn_close(&reader);
         if (fen_stream) fclose(fen_stream);
         free(fen_game);
@@ -711,7 +647,9 @@ ExitCode run(const CliOptions *o, DiagSink *d)
 
     Emitter e;
     memset(&e, 0, sizeof e);
-    e.out = out.fp;
+    e.out = &out;
+    bool games_on_stdout = output_is_standard_output(&out);
+    e.notes = games_on_stdout ? stderr : stdout;
     e.showmatches = o->showmatches;
     e.sorting = s.sorting;
     StrBuf persistent = SB_INIT;
@@ -722,16 +660,24 @@ ExitCode run(const CliOptions *o, DiagSink *d)
     pgn_close(&reader);
     if (fen_stream) fclose(fen_stream);
     free(fen_game);
-    if (e.write_failed) diag_plain(d, DIAG_ERROR, "cannot write output file '%s'", output);
-    bool ok = !e.write_failed && !read_failed;
-    if (output_commit(&out, ok, d) != 0) ok = false;
+    bool ok = output_close(&out, !read_failed, d) == 0;
 
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    FILE *summary = strcmp(output, "-") == 0 ? stderr : stdout;
+    FILE *summary = games_on_stdout ? stderr : stdout;
     if (e.pgn_errors)
         diag_plain(d, DIAG_WARNING, "%ld of %ld games had PGN errors (see the messages above)",
                    e.pgn_errors, e.games);
+    if (!ok) {
+        /* no summary line: tools that read it must not take the run for a success */
+        diag_plain(d, DIAG_ERROR, "the run stopped after %ld games; %s", e.games,
+                   strcmp(output, "-") == 0 ? "the output is incomplete"
+                                            : "the output file was not written");
+        sb_free(&persistent);
+        free(default_out);
+        query_free(q);
+        return EXIT_USAGE;
+    }
     fprintf(summary, "%ld match%s of %ld game%s in ", e.matches, e.matches == 1 ? "" : "es",
             e.games, e.games == 1 ? "" : "s");
     print_seconds(summary, secs);
@@ -742,7 +688,6 @@ ExitCode run(const CliOptions *o, DiagSink *d)
     sb_free(&persistent);
     free(default_out);
     query_free(q);
-    if (!ok) return EXIT_USAGE;
     if (o->strict && e.pgn_errors) return EXIT_PGN_STRICT;
     return EXIT_RAN;
 }
