@@ -639,6 +639,56 @@ static void test_round_trip(void **state)
     parsed_free(p);
 }
 
+/* Writes game 0 of p and reads it back: the trees must be the same. */
+static Parsed *write_and_read_back(Parsed *p, StrBuf *out)
+{
+    sb_clear(out);
+    pgn_write_game(&p->games[0], NULL, out);
+    Parsed *q = parse_text(sb_str(out));
+    assert_int_equal(q->count, 1);
+    assert_string_equal(sb_str(&q->messages), "");
+    assert_same_tree(p->games[0].root, q->games[0].root);
+    return q;
+}
+
+static void test_writer_comments_read_back_the_same(void **state)
+{
+    (void)state;
+    StrBuf out = SB_INIT;
+    /* '{' means nothing inside a brace comment: written as it is */
+    Parsed *p = parse_text("{x { y} 1. e4 {a { b} (1. d4 {{}) *\n");
+    assert_string_equal(p->games[0].root->child->comments->text, "a { b");
+    Parsed *q = write_and_read_back(p, &out);
+    assert_non_null(strstr(sb_str(&out), "{x { y} 1. e4 {a { b} (1. d4 {{}) *"));
+    assert_string_equal(q->games[0].root->comments->text, "x { y");
+    parsed_free(q);
+    parsed_free(p);
+
+    /* a comment holding '}' (a ';' comment in the input) becomes a ';'
+     * comment that ends its line, in a variation too */
+    p = parse_text("1. e4 ; a } b\n(1. d4 ; c}\n) 1... e5 *\n");
+    assert_string_equal(p->games[0].root->child->comments->text, "a } b");
+    q = write_and_read_back(p, &out);
+    assert_non_null(strstr(sb_str(&out), "1. e4 ;a } b\n(1. d4 ;c}\n) 1... e5 *\n"));
+    parsed_free(q);
+    parsed_free(p);
+
+    /* comment words starting with '%' or '[' never start a line: such a
+     * line would read as an escape line or a tag pair */
+    StrBuf text = SB_INIT;
+    sb_append(&text, "1. e4 {");
+    for (int i = 0; i < 12; i++) sb_append(&text, "word %escape [Event \"x\"] ");
+    sb_append(&text, "} *\n");
+    p = parse_text(sb_str(&text));
+    q = write_and_read_back(p, &out);
+    assert_null(strstr(sb_str(&out), "\n%"));
+    assert_null(strstr(sb_str(&out), "\n["  "Event \"x\"]"));
+    parsed_free(q);
+    parsed_free(p);
+    sb_free(&text);
+    sb_free(&out);
+}
+
 int main(void)
 {
     att_init();
@@ -668,6 +718,7 @@ int main(void)
         cmocka_unit_test(test_writer_export_format),
         cmocka_unit_test(test_writer_wraps_without_splitting_numbers),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_writer_comments_read_back_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
