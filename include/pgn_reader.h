@@ -50,6 +50,7 @@ typedef struct PgnReader {
     size_t len, pos, cap;
     bool eof;                /* fp has no more bytes */
     bool mid_line;           /* buf[pos] continues a line of which a piece was taken */
+    bool saw_cr;             /* some CR was read (until then, lines are not searched for one) */
     size_t max_game_size;    /* longest game text kept (PGN_DEFAULT_MAX_GAME_SIZE) */
     unsigned line;           /* line number of buf[pos] */
     size_t line_offset;      /* bytes of that line consumed before buf[pos] */

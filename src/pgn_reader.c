@@ -221,6 +221,7 @@ static bool fill(PgnReader *r)
         r->eof = true;
         return false;
     }
+    if (!r->saw_cr && memchr(r->buf + r->len, '\r', got)) r->saw_cr = true;
     r->len += got;
     return true;
 }
@@ -254,7 +255,8 @@ static bool peek_line(PgnReader *r, LinePiece *lp)
         size_t window = avail < PGN_MAX_SEGMENT ? avail : PGN_MAX_SEGMENT;
         const char *nl = window > scanned ? memchr(start + scanned, '\n', window - scanned) : NULL;
         size_t end = nl ? (size_t)(nl - start) : window;
-        const char *cr = end > scanned ? memchr(start + scanned, '\r', end - scanned) : NULL;
+        const char *cr =
+            r->saw_cr && end > scanned ? memchr(start + scanned, '\r', end - scanned) : NULL;
         if (cr) {
             size_t k = (size_t)(cr - start);
             if (k + 1 < avail || r->eof) {   /* CRLF, or a lone CR (old Mac files) */
@@ -463,7 +465,7 @@ static bool is_blank_text(const char *s, size_t n)
 /* Appends n bytes of s (and a '\n' when `newline`) to the game's text. When
  * that would pass the size limit, the game becomes oversized instead: its
  * text is released and nothing more is kept. */
-static void keep_text(const PgnReader *r, RawGame *g, const char *s, size_t n, bool newline)
+static inline void keep_text(const PgnReader *r, RawGame *g, const char *s, size_t n, bool newline)
 {
     if (g->oversized) return;
     if (g->text.len + n + newline + 1 > r->max_game_size) {   /* + 1: the final NUL */
@@ -507,7 +509,8 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
             break;
         }
         bool line_start = !r->mid_line;
-        if (line_start && utf8_has_bom(r->buf + r->pos, lp.content)) {
+        if (line_start && (unsigned char)r->buf[r->pos] == 0xEF &&
+            utf8_has_bom(r->buf + r->pos, lp.content)) {
             /* a byte-order mark: at the start of the input, or of a file
              * appended to another one; it takes no column */
             r->pos += 3;
