@@ -494,6 +494,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
 {
     SplitState st;
     memset(&st, 0, sizeof st);
+    raw_game_trim(g);
     sb_clear(&g->text);
     g->first_nul = 0;
     g->oversized = false;
