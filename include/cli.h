@@ -11,6 +11,7 @@
 #define CQL_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "diag.h"
@@ -43,6 +44,7 @@ typedef struct CliOptions {
     Range gamenumber;
     Range matchcount;
     long threads;               /* -threads N; 0 = one per core */
+    size_t max_game_size;       /* -maxgamesize BYTES; 0 = the reader's default */
     bool variations, mainline, silent, quiet, showmatches, noheader, strict;
     bool alwayscomment;
     bool parse, to_ascii, to_unicode, dump_orbit;

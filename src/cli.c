@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@ typedef enum OptKind {
     OPT_STRING,    /* one value */
     OPT_CQL,       /* one value appended to the -cql list */
     OPT_COUNT,     /* one non-negative integer */
+    OPT_SIZE,      /* a byte count, with an optional K, M or G suffix */
     OPT_RANGE      /* one integer, optionally followed by a second */
 } OptKind;
 
@@ -52,6 +54,8 @@ static const OptionSpec options[] = {
     {"threads", NULL, OPT_COUNT, F(threads), "N: worker threads (default: one per core)"},
     {"singlethreaded", "s", OPT_FLAG, F(singlethreaded), "one thread"},
     {"strict", NULL, OPT_FLAG, F(strict), "exit with status 3 when the input had PGN errors"},
+    {"maxgamesize", NULL, OPT_SIZE, F(max_game_size),
+     "BYTES: a longer game is skipped (K, M, G suffixes; default 64M)"},
     {"parse", NULL, OPT_FLAG, F(parse), "print the query's syntax tree and stop"},
     {"a", NULL, OPT_FLAG, F(to_ascii), "print the query in ASCII spelling and stop"},
     {"u", NULL, OPT_FLAG, F(to_unicode), "print the query in Unicode spelling and stop"},
@@ -99,6 +103,24 @@ static bool parse_long(const char *s, long *out)
     return true;
 }
 
+/* "1000", "512K", "64M", "2G" (powers of 1024): a byte count of at least 1. */
+static bool parse_size(const char *s, size_t *out)
+{
+    if (!s || *s < '0' || *s > '9') return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno) return false;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k') shift = 10;
+    else if (*end == 'M' || *end == 'm') shift = 20;
+    else if (*end == 'G' || *end == 'g') shift = 30;
+    if (shift) end++;
+    if (*end || v == 0 || v > (SIZE_MAX >> shift)) return false;
+    *out = (size_t)v << shift;
+    return true;
+}
+
 ExitCode cli_parse(int argc, char **argv, CliOptions *o, DiagSink *d)
 {
     memset(o, 0, sizeof *o);
@@ -136,6 +158,14 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, DiagSink *d)
         case OPT_COUNT:
             if (!parse_long(value, (long *)field) || *(long *)field < 0) {
                 diag_plain(d, DIAG_ERROR, "option '%s' needs a number, not '%s'", arg, value);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_SIZE:
+            if (!parse_size(value, (size_t *)field)) {
+                diag_plain(d, DIAG_ERROR,
+                           "option '%s' needs a size in bytes such as 1000, 512K, 64M or 2G, not '%s'",
+                           arg, value);
                 return EXIT_USAGE;
             }
             break;

@@ -1,12 +1,19 @@
 /*
  * src/pgn_reader.c — streaming PGN reader: game splitting and game parsing.
  *
- * Stage 1 (splitting) works line by line over a growing input window and
- * tracks just enough state to find game boundaries: inside a {comment}, the
+ * Stage 1 (splitting) works line by line over an input window and tracks
+ * just enough state to find game boundaries: inside a {comment}, the
  * variation depth, whether the game has movetext yet, and the tag names seen.
  * A game ends after its termination marker at depth 0, or before a tag line
  * that starts another game (the current game has movetext, or repeats a tag
  * name), or before a complete tag-pair line met inside an unclosed comment.
+ * A line ends at LF, CRLF or a lone CR. A line longer than PGN_MAX_SEGMENT
+ * is taken in pieces (cut after a blank or delimiter where one is near), so
+ * the window never holds more than about one piece: text without line ends
+ * (binary junk, NUL bytes, /dev/zero) is scanned in bounded memory. A game
+ * whose text would pass the reader's max_game_size stops being kept; its
+ * boundaries are still found the same way, and it comes back `oversized`.
+ * A NUL byte counts as a blank everywhere, and becomes one in a game's text.
  *
  * Stage 2 (parsing) tokenises one game's text with line and column numbers,
  * reads tags, then replays the movetext into the game tree.
@@ -28,7 +35,7 @@
 /* ==== character classes ================================================== */
 
 enum {
-    PC_SPACE = 1,     /* blank, tab, CR, LF, FF, VT */
+    PC_SPACE = 1,     /* blank, tab, CR, LF, FF, VT, and NUL (read as a space) */
     PC_DIGIT = 2,
     PC_NAME = 4,      /* tag-name characters: letters, digits, '_' */
     PC_DELIM = 8,     /* ends a movetext token: { } ( ) ; [ ] and blanks */
@@ -36,6 +43,7 @@ enum {
 };
 
 static const unsigned char pgn_char_class[256] = {
+    ['\0'] = PC_SPACE | PC_DELIM,
     ['\t'] = PC_SPACE | PC_DELIM, ['\n'] = PC_SPACE | PC_DELIM, ['\v'] = PC_SPACE | PC_DELIM,
     ['\f'] = PC_SPACE | PC_DELIM, ['\r'] = PC_SPACE | PC_DELIM, [' '] = PC_SPACE | PC_DELIM,
     ['{'] = PC_DELIM | PC_SPLIT, ['}'] = PC_DELIM | PC_SPLIT, ['('] = PC_DELIM | PC_SPLIT,
@@ -61,6 +69,9 @@ static const unsigned char pgn_char_class[256] = {
 
 static inline bool is_class(char c, int cls) { return (pgn_char_class[(unsigned char)c] & cls) != 0; }
 
+/* A blank inside a line: space, tab, or a NUL byte (read as a space). */
+static inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\0'; }
+
 /* "1-0", "0-1", "1/2-1/2", "*", and the short draw "1/2" some files use. */
 static inline bool is_result(const char *s, size_t n)
 {
@@ -75,10 +86,10 @@ static inline bool is_result(const char *s, size_t n)
 static bool starts_tag(const char *s, size_t n)
 {
     size_t i = 0;
-    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    while (i < n && is_blank(s[i])) i++;
     if (i >= n || s[i] != '[') return false;
     i++;
-    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    while (i < n && is_blank(s[i])) i++;
     return i < n && is_class(s[i], PC_NAME);
 }
 
@@ -92,7 +103,7 @@ static bool is_tag_pair_line(const char *s, size_t n)
     while (i < n && s[i] != '"') i += s[i] == '\\' ? 2 : 1;
     if (i >= n) return false;
     i++;
-    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    while (i < n && is_blank(s[i])) i++;
     if (i >= n || s[i] != ']') return false;
     for (i++; i < n; i++)
         if (!is_class(s[i], PC_SPACE)) return false;
@@ -134,6 +145,8 @@ static bool is_move_attempt(char c)
 /* ==== stage 1: splitting the input into games ============================ */
 
 #define READ_CHUNK (64 * 1024)
+/* A RawGame's text buffer larger than this is released by raw_game_trim. */
+#define RAW_KEEP_CAPACITY ((size_t)1 << 20)
 
 void raw_game_init(RawGame *g)
 {
@@ -145,6 +158,11 @@ void raw_game_free(RawGame *g)
     sb_free(&g->text);
 }
 
+void raw_game_trim(RawGame *g)
+{
+    if (g->text.cap > RAW_KEEP_CAPACITY) sb_free(&g->text);
+}
+
 void pgn_open_stream(PgnReader *r, FILE *fp, const char *name, DiagSink *diag)
 {
     memset(r, 0, sizeof *r);
@@ -152,7 +170,7 @@ void pgn_open_stream(PgnReader *r, FILE *fp, const char *name, DiagSink *diag)
     r->name = name;
     r->diag = diag;
     r->line = 1;
-    r->at_start = true;
+    r->max_game_size = PGN_DEFAULT_MAX_GAME_SIZE;
 }
 
 int pgn_open(PgnReader *r, const char *path, DiagSink *diag)
@@ -179,7 +197,8 @@ void pgn_close(PgnReader *r)
     r->fp = NULL;
 }
 
-/* Reads more input, keeping buf[pos..len). False when nothing more came. */
+/* Reads more input, keeping buf[pos..len). False when nothing more came.
+ * The window holds at most one line piece plus a chunk, so it stays small. */
 static bool fill(PgnReader *r)
 {
     if (r->eof) return false;
@@ -202,32 +221,86 @@ static bool fill(PgnReader *r)
         r->eof = true;
         return false;
     }
+    if (!r->saw_cr && memchr(r->buf + r->len, '\r', got)) r->saw_cr = true;
     r->len += got;
-    if (r->at_start && r->len >= 3) {
-        if (utf8_has_bom(r->buf, r->len)) r->pos = 3;
-        r->at_start = false;
-    }
     return true;
 }
 
-/* Makes buf[pos..] hold one whole line (or the rest of the input). Returns
- * the line length without its '\n' (0 and *has_line false at end of input). */
-static size_t peek_line(PgnReader *r, bool *has_line)
+/* One line, or one piece of a long line, at buf[pos]. */
+typedef struct LinePiece {
+    size_t content;      /* bytes before the line end */
+    size_t consumed;     /* content plus the line end (0, 1 or 2 bytes) */
+    bool newline_only;   /* the line end is a single '\n' */
+    bool partial;        /* a piece: the line goes on after it */
+} LinePiece;
+
+/* Where to cut a piece of PGN_MAX_SEGMENT bytes that has no line end: just
+ * after its last blank or delimiter in the second half, so that tokens stay
+ * whole; else at the full length (a token that long is not PGN anyway). */
+static size_t piece_length(const char *s)
+{
+    for (size_t k = PGN_MAX_SEGMENT; k > PGN_MAX_SEGMENT / 2; k--)
+        if (is_class(s[k - 1], PC_DELIM)) return k;
+    return PGN_MAX_SEGMENT;
+}
+
+/* Makes buf[pos..] hold one whole line, or a piece of a line that is longer
+ * than PGN_MAX_SEGMENT, and describes it. False at the end of the input. */
+static bool peek_line(PgnReader *r, LinePiece *lp)
 {
     size_t scanned = 0;
     for (;;) {
-        const char *start = r->buf ? r->buf + r->pos + scanned : NULL;
-        size_t avail = r->len - r->pos - scanned;
-        const char *nl = avail ? memchr(start, '\n', avail) : NULL;
-        if (nl) {
-            *has_line = true;
-            return (size_t)(nl - (r->buf + r->pos));
+        const char *start = r->buf ? r->buf + r->pos : NULL;
+        size_t avail = r->len - r->pos;
+        size_t window = avail < PGN_MAX_SEGMENT ? avail : PGN_MAX_SEGMENT;
+        const char *nl = window > scanned ? memchr(start + scanned, '\n', window - scanned) : NULL;
+        size_t end = nl ? (size_t)(nl - start) : window;
+        const char *cr =
+            r->saw_cr && end > scanned ? memchr(start + scanned, '\r', end - scanned) : NULL;
+        if (cr) {
+            size_t k = (size_t)(cr - start);
+            if (k + 1 < avail || r->eof) {   /* CRLF, or a lone CR (old Mac files) */
+                bool crlf = k + 1 < avail && start[k + 1] == '\n';
+                *lp = (LinePiece){k, k + 1 + crlf, false, false};
+                return true;
+            }
+            scanned = k;   /* a CR last in the window: is a '\n' next? */
+        } else if (nl) {
+            *lp = (LinePiece){end, end + 1, true, false};
+            return true;
+        } else if (window == PGN_MAX_SEGMENT) {
+            size_t n = piece_length(start);
+            *lp = (LinePiece){n, n, false, true};
+            return true;
+        } else {
+            scanned = window;
         }
-        scanned = r->len - r->pos;
-        if (!fill(r)) {
-            *has_line = r->len > r->pos;
-            return r->len - r->pos;
+        if (!fill(r) && scanned == r->len - r->pos) {
+            if (r->len == r->pos) return false;
+            /* the last line, without a line end */
+            *lp = (LinePiece){r->len - r->pos, r->len - r->pos, false, false};
+            return true;
         }
+    }
+}
+
+/* Moves past the first n bytes of the current line (or piece). */
+static void advance_in_line(PgnReader *r, size_t n)
+{
+    r->pos += n;
+    r->line_offset += n;
+}
+
+/* Moves past a line piece: to the next line, or on in the same line. */
+static void advance_piece(PgnReader *r, const LinePiece *lp)
+{
+    r->pos += lp->consumed;
+    r->mid_line = lp->partial;
+    if (lp->partial) {
+        r->line_offset += lp->consumed;
+    } else {
+        r->line++;
+        r->line_offset = 0;
     }
 }
 
@@ -237,6 +310,7 @@ typedef struct SplitState {
     bool has_movetext;   /* moves, comments or variations seen */
     bool has_content;    /* tags, moves or variations: more than comments */
     bool in_comment;
+    bool line_comment;   /* a ';' comment runs to the end of the current line */
     int depth;           /* variation depth */
     uint32_t tag_hash[64];
     int tag_count;
@@ -255,7 +329,7 @@ static uint32_t tag_line_hash(const char *s, size_t n)
     size_t i = 0;
     while (s[i] != '[') i++;
     i++;
-    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    while (i < n && is_blank(s[i])) i++;
     size_t start = i;
     while (i < n && is_class(s[i], PC_NAME)) i++;
     return name_hash(s + start, i - start);
@@ -320,6 +394,7 @@ static size_t scan_movetext(SplitState *st, const char *s, size_t n)
             continue;
         case ';':
             st->has_movetext = true;
+            st->line_comment = true;
             return 0;
         case '(':
             st->depth++;
@@ -352,57 +427,131 @@ static size_t scan_movetext(SplitState *st, const char *s, size_t n)
     return 0;
 }
 
-static void report_junk(PgnReader *r, unsigned first_line, unsigned lines)
+/* Lines before a game that are not PGN, gathered into one message per block. */
+typedef struct JunkBlock {
+    unsigned first_line, last_line, lines;
+    bool has_nul;
+} JunkBlock;
+
+static void junk_add(JunkBlock *j, unsigned line, const char *s, size_t n)
 {
+    if (!j->lines) {
+        j->first_line = line;
+        j->has_nul = false;
+    }
+    if (!j->lines || line != j->last_line) j->lines++;   /* pieces of one line count once */
+    j->last_line = line;
+    if (!j->has_nul && memchr(s, '\0', n)) j->has_nul = true;
+}
+
+static void junk_end(PgnReader *r, JunkBlock *j)
+{
+    if (!j->lines) return;
     r->junk_blocks++;
-    diag_file(r->diag, r->name, first_line, 0, DIAG_WARNING,
-              "skipped %u line%s of text that is not PGN", lines, lines == 1 ? "" : "s");
+    diag_file(r->diag, r->name, j->first_line, 0, DIAG_WARNING,
+              "skipped %u line%s of text that is not PGN%s", j->lines, j->lines == 1 ? "" : "s",
+              j->has_nul ? " (it holds NUL bytes)" : "");
+    j->lines = 0;
+}
+
+/* Only blanks, and no NUL byte (a line of NULs is junk, not a blank line). */
+static bool is_blank_text(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!is_class(s[i], PC_SPACE) || s[i] == '\0') return false;
+    return true;
+}
+
+/* Appends n bytes of s (and a '\n' when `newline`) to the game's text. When
+ * that would pass the size limit, the game becomes oversized instead: its
+ * text is released and nothing more is kept. */
+static inline void keep_text(const PgnReader *r, RawGame *g, const char *s, size_t n, bool newline)
+{
+    if (g->oversized) return;
+    if (g->text.len + n + newline + 1 > r->max_game_size) {   /* + 1: the final NUL */
+        g->oversized = true;
+        g->size_limit = r->max_game_size;
+        sb_free(&g->text);
+        return;
+    }
+    sb_append_n(&g->text, s, n);
+    if (newline) sb_putc(&g->text, '\n');
+}
+
+/* Makes every NUL byte of the game's text a space, noting the first. */
+static void blank_out_nuls(RawGame *g)
+{
+    char *t = g->text.data;
+    size_t n = g->text.len;
+    char *z = n ? memchr(t, '\0', n) : NULL;
+    if (!z) return;
+    g->first_nul = (size_t)(z - t) + 1;
+    for (size_t i = (size_t)(z - t); i < n; i++)
+        if (t[i] == '\0') t[i] = ' ';
 }
 
 bool pgn_next_raw(PgnReader *r, RawGame *g)
 {
     SplitState st;
     memset(&st, 0, sizeof st);
+    raw_game_trim(g);
     sb_clear(&g->text);
-    unsigned junk_first = 0, junk_lines = 0;
+    g->first_nul = 0;
+    g->oversized = false;
+    g->ends_input = false;
+    JunkBlock junk = {0, 0, 0, false};
+    bool rest_unscanned = false;   /* the line's further pieces are a tag or an escape line */
+    bool ended_by_result = false;
 
     for (;;) {
-        bool has_line;
-        size_t n = peek_line(r, &has_line);
-        if (!has_line) break;
+        LinePiece lp;
+        if (!peek_line(r, &lp)) {
+            g->ends_input = true;
+            break;
+        }
+        bool line_start = !r->mid_line;
+        if (line_start && (unsigned char)r->buf[r->pos] == 0xEF &&
+            utf8_has_bom(r->buf + r->pos, lp.content)) {
+            /* a byte-order mark: at the start of the input, or of a file
+             * appended to another one; it takes no column */
+            r->pos += 3;
+            lp.content -= 3;
+            lp.consumed -= 3;
+        }
         const char *s = r->buf + r->pos;
-        size_t consumed = n < r->len - r->pos ? n + 1 : n;   /* with its '\n' */
-        size_t content = n;
-        if (content > 0 && s[content - 1] == '\r') content--;
+        size_t content = lp.content;
+        if (line_start) {
+            st.line_comment = false;
+            rest_unscanned = false;
+        }
 
         if (!st.started) {
+            if (!line_start) {   /* a further piece of a line that started no game */
+                if (!rest_unscanned && !is_blank_text(s, content))
+                    junk_add(&junk, r->line, s, content);
+                advance_piece(r, &lp);
+                continue;
+            }
             size_t k = 0;
             while (k < content && is_class(s[k], PC_SPACE)) k++;
-            bool blank = k == content;
+            bool blank = k == content && !memchr(s, '\0', content);
             bool escape = content > 0 && s[0] == '%';
             size_t tok_end = k;
             while (tok_end < content && !is_class(s[tok_end], PC_SPACE)) tok_end++;
             if (blank || escape ||
                 (!starts_tag(s, content) && !looks_like_movetext(s + k, tok_end - k))) {
-                if (!blank && !escape) {
-                    if (!junk_lines) junk_first = r->line;
-                    junk_lines++;
-                } else if (junk_lines) {
-                    report_junk(r, junk_first, junk_lines);
-                    junk_lines = 0;
-                }
-                r->pos += consumed;
-                r->line++;
-                r->line_offset = 0;
+                if (!blank && !escape) junk_add(&junk, r->line, s, content);
+                else junk_end(r, &junk);
+                if (escape) rest_unscanned = true;
+                advance_piece(r, &lp);
                 continue;
             }
-            if (junk_lines) {
-                report_junk(r, junk_first, junk_lines);
-                junk_lines = 0;
-            }
+            junk_end(r, &junk);
             st.started = true;
             g->first_line = r->line;
             g->first_column = (unsigned)r->line_offset + 1;
+        } else if (!line_start) {
+            /* a further piece of a long line: no game starts here */
         } else if (st.in_comment) {
             if (is_tag_pair_line(s, content)) break;   /* unclosed comment: next game */
         } else if (starts_tag(s, content) && st.depth == 0) {
@@ -411,6 +560,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
                 /* only comments so far: a remark about the file, not a game */
                 memset(&st, 0, sizeof st);
                 sb_clear(&g->text);
+                g->oversized = false;
                 g->first_line = r->line;
                 g->first_column = 1;
                 st.started = true;
@@ -420,11 +570,14 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
         }
 
         size_t end = 0;
-        if (content > 0 && s[0] == '%') {
-            /* escape line: kept for the parser, which skips it */
+        if (!line_start) {
+            if (!rest_unscanned && !st.line_comment) end = scan_movetext(&st, s, content);
+        } else if (content > 0 && s[0] == '%') {
+            rest_unscanned = true;   /* escape line: kept for the parser, which skips it */
         } else if (!st.in_comment && starts_tag(s, content) && !st.has_movetext) {
             if (st.tag_count < 64) st.tag_hash[st.tag_count++] = tag_line_hash(s, content);
             st.has_content = true;
+            rest_unscanned = true;
             size_t k = 0;
             while (s[k] != '[') k++;
             k = skip_bracket_group(s, content, k);
@@ -441,32 +594,29 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
                 diag_file(r->diag, r->name, r->line, (unsigned)(r->line_offset + k) + 1,
                           DIAG_WARNING, "result '%.*s' outside any game ignored",
                           (int)(end - k), s + k);
-                r->pos += end;
-                r->line_offset += end;
+                advance_in_line(r, end);
+                r->mid_line = false;
                 memset(&st, 0, sizeof st);
                 sb_clear(&g->text);
                 continue;
             }
-            sb_append_n(&g->text, s, end);
-            sb_putc(&g->text, '\n');
-            r->pos += end;
-            r->line_offset += end;
-            goto done;
+            keep_text(r, g, s, end, true);
+            advance_in_line(r, end);
+            r->mid_line = false;   /* the rest is looked at as a line of its own */
+            ended_by_result = true;
+            break;
         }
-        if (consumed == content + 1) {
-            sb_append_n(&g->text, s, consumed);      /* the line and its '\n' */
-        } else {
-            sb_append_n(&g->text, s, content);       /* no '\r', and a final '\n' */
-            sb_putc(&g->text, '\n');
-        }
-        r->pos += consumed;
-        r->line++;
-        r->line_offset = 0;
+        if (lp.partial) keep_text(r, g, s, content, false);
+        else if (lp.newline_only) keep_text(r, g, s, content + 1, false);   /* with its '\n' */
+        else keep_text(r, g, s, content, true);   /* CRLF, CR or none: a '\n' instead */
+        advance_piece(r, &lp);
     }
-    if (junk_lines) report_junk(r, junk_first, junk_lines);
+    junk_end(r, &junk);
     if (!st.started) return false;
-done:
+    /* the line of the termination marker, or the one before the next game */
+    g->last_line = ended_by_result ? r->line : r->line - 1;
     g->number = ++r->games;
+    if (!g->oversized) blank_out_nuls(g);
     return true;
 }
 
@@ -482,6 +632,7 @@ typedef struct GameParser {
     unsigned first_line;    /* input line of s[0] */
     unsigned first_column;  /* input column of s[0] (a game may start mid-line) */
     int tag_cap;            /* capacity of game->tags */
+    size_t nul_at;          /* offset of the first NUL read as a space, or SIZE_MAX */
     bool reported;          /* the game's one message has been given */
     PgnParseStatus status;
 } GameParser;
@@ -508,6 +659,8 @@ static unsigned column_at(const GameParser *p, size_t off)
     return col;
 }
 
+static const char nul_message[] = "NUL byte in the game's text (read as a space, as is any other)";
+
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
@@ -517,13 +670,24 @@ static void problem_at(GameParser *p, size_t off, const char *fmt, ...)
     if (p->reported) return;
     p->reported = true;
     char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     unsigned line, col;
+    if (p->nul_at < off) {   /* the game's first problem is a NUL byte before this one */
+        snprintf(msg, sizeof msg, "%s", nul_message);
+        off = p->nul_at;
+    } else {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+    }
     line_col_at(p, off, &line, &col);
     diag_game(p->diag, p->file, line, col, p->game->number, "%s", msg);
+}
+
+/* Reports the game's NUL bytes when no other problem came before them. */
+static void report_nul(GameParser *p)
+{
+    if (p->nul_at != SIZE_MAX) problem_at(p, p->nul_at, "%s", nul_message);
 }
 
 /* Advances over blanks and over %-escape lines. */
@@ -897,6 +1061,20 @@ static void parse_movetext(GameParser *p)
         problem_at(p, p->i > 0 ? p->i - 1 : 0, "game has no result (1-0, 0-1, 1/2-1/2 or *): truncated?");
 }
 
+/* A byte count as the -maxgamesize option takes it: "64M", "100K", "1000". */
+static void format_size(char *out, size_t cap, size_t bytes)
+{
+    static const char units[] = "GMK";
+    for (int u = 0; u < 3; u++) {
+        size_t unit = (size_t)1 << (10 * (3 - u));
+        if (bytes >= unit && bytes % unit == 0) {
+            snprintf(out, cap, "%zu%c", bytes / unit, units[u]);
+            return;
+        }
+    }
+    snprintf(out, cap, "%zu", bytes);
+}
+
 /* Variants whose moves are ordinary chess moves. */
 static bool variant_is_playable(const char *v)
 {
@@ -925,7 +1103,23 @@ PgnParseStatus pgn_parse_game(const RawGame *raw, const char *file, Arena *a, Ga
     p.n = raw->text.len;
     p.first_line = raw->first_line;
     p.first_column = raw->first_column ? raw->first_column : 1;
+    p.nul_at = raw->first_nul ? raw->first_nul - 1 : SIZE_MAX;
     p.status = PGN_OK;
+
+    if (raw->oversized) {
+        char limit[32];
+        format_size(limit, sizeof limit, raw->size_limit);
+        char last[48];
+        if (raw->ends_input) snprintf(last, sizeof last, "the end of the input");
+        else snprintf(last, sizeof last, "line %u", raw->last_line);
+        diag_game(diag, file, p.first_line, p.first_column, raw->number,
+                  "game text is longer than the limit (-maxgamesize %s); skipped it, up to %s",
+                  limit, last);
+        Position start;
+        pos_start(&start);
+        game_new_root(out, a, &start);
+        return PGN_UNUSABLE;
+    }
 
     /* tag section */
     for (;;) {
@@ -973,6 +1167,7 @@ PgnParseStatus pgn_parse_game(const RawGame *raw, const char *file, Arena *a, Ga
     }
     game_new_root(out, a, &start);
     parse_movetext(&p);
+    report_nul(&p);
     game_number_nodes(out);
     return p.status;
 }

@@ -3,7 +3,12 @@
  *
  * Movetext goes through a small line filler: each atom (a numbered move, a
  * comment word, a parenthesis) is placed on the current line when it fits in
- * PGN_LINE_WIDTH columns, else starts a new line. "12. e4" is one atom.
+ * PGN_LINE_WIDTH columns, else starts a new line. "12. e4" is one atom. An
+ * atom starting with '%' or '[' (a comment word) never starts a line: it
+ * could read as an escape line or a tag pair. Comments are written so that they read back the same: a '{' inside
+ * one is written as it is (it means nothing inside a brace comment), and a
+ * comment holding '}', which no brace comment can hold, is written as a ';'
+ * comment on the rest of its line.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -23,6 +28,7 @@ typedef struct LineFiller {
     StrBuf *out;
     size_t line_len;     /* columns used on the current line */
     bool glue_next;      /* no space before the next atom (after '(') */
+    bool end_line;       /* the next atom starts a new line (after a ';' comment) */
 } LineFiller;
 
 /* Where to write an atom of at most `max` bytes: in the output itself, one
@@ -41,7 +47,10 @@ static void place_atom(LineFiller *f, size_t n)
     StrBuf *out = f->out;
     char *separator = out->data + out->len;
     size_t used = 0;
-    if (f->line_len > 0 && f->line_len + (f->glue_next ? 0 : 1) + n > PGN_LINE_WIDTH) {
+    if (f->line_len > 0 &&
+        (f->end_line ||
+         (f->line_len + (f->glue_next ? 0 : 1) + n > PGN_LINE_WIDTH && separator[1] != '%' &&
+          separator[1] != '['))) {
         *separator = '\n';
         f->line_len = 0;
         used = 1;
@@ -55,6 +64,7 @@ static void place_atom(LineFiller *f, size_t n)
     out->data[out->len] = '\0';
     f->line_len += n;
     f->glue_next = false;
+    f->end_line = false;
 }
 
 static void put_atom(LineFiller *f, const char *s, size_t n)
@@ -68,36 +78,84 @@ static void put_str(LineFiller *f, const char *s)
     put_atom(f, s, strlen(s));
 }
 
-/* A comment, wrapped at its blanks: "{first" "word" ... "last}". Braces in
- * the text (impossible inside a PGN comment) become parentheses. */
+static bool is_comment_blank(char c)
+{
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* The next word of *s (advanced past it); false when only blanks are left. */
+static bool next_word(const char **s, const char **word, size_t *len)
+{
+    const char *p = *s;
+    while (is_comment_blank(*p)) p++;
+    if (!*p) return false;
+    *word = p;
+    while (*p && !is_comment_blank(*p)) p++;
+    *len = (size_t)(p - *word);
+    *s = p;
+    return true;
+}
+
+/* A comment whose text is the words of `text`, then those of `more` (NULL:
+ * none), wrapped at its blanks: "{first" "word" ... "last}". Each atom is
+ * written straight into the output. A text holding '}' becomes one
+ * ";first word ... last" atom that ends its line, which reads back as the
+ * same words. */
+static void put_comment_text(LineFiller *f, const char *text, const char *more)
+{
+    const char *parts[2] = {text, more ? more : ""};
+    bool line_comment = strchr(parts[0], '}') || strchr(parts[1], '}');
+    if (line_comment) {
+        size_t max = 1 + strlen(parts[0]) + 1 + strlen(parts[1]);
+        char *atom = atom_slot(f, max);
+        size_t k = 0;
+        atom[k++] = ';';
+        for (int i = 0; i < 2; i++) {
+            const char *s = parts[i], *w;
+            size_t wlen;
+            while (next_word(&s, &w, &wlen)) {
+                if (k > 1) atom[k++] = ' ';
+                memcpy(atom + k, w, wlen);
+                k += wlen;
+            }
+        }
+        place_atom(f, k);
+        f->end_line = true;
+        return;
+    }
+    /* the atoms: a pending word is written once the next one is found, so
+     * that the last word gets its '}' */
+    const char *pending = NULL;
+    size_t pending_len = 0;
+    bool first = true;
+    for (int i = 0; i < 2; i++) {
+        const char *s = parts[i], *w;
+        size_t wlen;
+        while (next_word(&s, &w, &wlen)) {
+            if (pending) {
+                char *atom = atom_slot(f, pending_len + 1);
+                size_t k = 0;
+                if (first) atom[k++] = '{';
+                memcpy(atom + k, pending, pending_len);
+                place_atom(f, k + pending_len);
+                first = false;
+            }
+            pending = w;
+            pending_len = wlen;
+        }
+    }
+    char *atom = atom_slot(f, pending_len + 2);
+    size_t k = 0;
+    if (first) atom[k++] = '{';
+    if (pending) memcpy(atom + k, pending, pending_len);
+    k += pending_len;
+    atom[k++] = '}';
+    place_atom(f, k);
+}
+
 static void put_comment(LineFiller *f, const char *text)
 {
-    char small[128];
-    StrBuf big = SB_INIT;
-    const char *s = text;
-    bool first = true;
-    for (;;) {
-        while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r') s++;
-        const char *w = s;
-        while (*s && *s != ' ' && *s != '\n' && *s != '\t' && *s != '\r') s++;
-        size_t wlen = (size_t)(s - w);
-        bool last = true;
-        for (const char *t = s; *t; t++)
-            if (*t != ' ' && *t != '\n' && *t != '\t' && *t != '\r') {
-                last = false;
-                break;
-            }
-        size_t len = wlen + (first ? 1 : 0) + (last ? 1 : 0);
-        char *atom = len <= sizeof small ? small : (sb_clear(&big), sb_reserve(&big, len), big.data);
-        size_t k = 0;
-        if (first) atom[k++] = '{';
-        for (size_t i = 0; i < wlen; i++) atom[k++] = w[i] == '{' ? '(' : w[i] == '}' ? ')' : w[i];
-        if (last) atom[k++] = '}';
-        put_atom(f, atom, k);
-        first = false;
-        if (last) break;
-    }
-    sb_free(&big);
+    put_comment_text(f, text, NULL);
 }
 
 static void put_comments(LineFiller *f, const Comment *c)
@@ -133,10 +191,7 @@ static void put_root_comments_and_note(LineFiller *f, const Comment *c, const ch
         return;
     }
     for (; c->next; c = c->next) put_comment(f, c->text);
-    StrBuf merged = SB_INIT;
-    sb_printf(&merged, "%s%s%s", c->text, c->text[0] ? " " : "", note);
-    put_comment(f, sb_str(&merged));
-    sb_free(&merged);
+    put_comment_text(f, c->text, note);
 }
 
 typedef struct Writer {
@@ -220,10 +275,11 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
             put_str(&w->fill, "(");
             w->fill.glue_next = true;
             put_line(w, v, true);
-            /* ")" sticks to what precedes it */
-            if (w->fill.line_len + 1 > PGN_LINE_WIDTH) {
+            /* ")" sticks to what precedes it, unless a ';' comment ended the line */
+            if (w->fill.line_len + 1 > PGN_LINE_WIDTH || w->fill.end_line) {
                 sb_putc(w->fill.out, '\n');
                 w->fill.line_len = 0;
+                w->fill.end_line = false;
             }
             sb_putc(w->fill.out, ')');
             w->fill.line_len++;
@@ -306,16 +362,11 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     put_tags(g, notes, out);
     sb_putc(out, '\n');
 
-    Writer w = {{out, 0, false}, notes, NULL, "", 0};
+    Writer w = {{out, 0, false, false}, notes, NULL, "", 0};
     put_root_comments_and_note(&w.fill, g->root->comments, note_for(&w, g->root));
     if (g->root->child) put_line(&w, g->root->child, false);
-    if (g->truncated && g->unread_text) {
-        StrBuf msg = SB_INIT;
-        sb_append(&msg, "cql: the rest of this game could not be read: ");
-        sb_append(&msg, g->unread_text);
-        put_comment(&w.fill, sb_str(&msg));
-        sb_free(&msg);
-    }
+    if (g->truncated && g->unread_text)
+        put_comment_text(&w.fill, "cql: the rest of this game could not be read:", g->unread_text);
     put_str(&w.fill, result_to_write(g));
     sb_append(out, "\n\n");
 }

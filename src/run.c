@@ -48,6 +48,7 @@ typedef struct GameJob {
     bool pgn_error;
     bool examined;       /* inside the gamenumber range */
     int64_t sort_value;
+    size_t text_bytes;   /* length of the game's text when it was read */
     SlotState state;
 } GameJob;
 
@@ -128,6 +129,7 @@ static void search_game(Worker *w, GameJob *job)
     diag_sink_init(&sink, capture_message, &job->messages);
     Game g;
     PgnParseStatus st = pgn_parse_game(&job->raw, s->input_name, &w->arena, &g, &sink);
+    raw_game_trim(&job->raw);   /* the tree holds copies: a big game's text can go now */
     job->pgn_error = st != PGN_OK;
     if (st == PGN_UNUSABLE) {
         arena_reset(&w->arena);
@@ -237,12 +239,16 @@ static void job_free(GameJob *job)
     sb_free(&job->printed);
 }
 
+/* A slot's output buffer larger than this is released before the slot is reused. */
+#define JOB_KEEP_CAPACITY ((size_t)1 << 20)
+
 /* Reads the next game into job; false at the end of the input or range.
  * Messages about the text before the game (skipped junk) go with the job, so
  * that they come out in input order; at the end they are printed at once. */
 static bool read_job(PgnReader *r, const Search *s, GameJob *job, Emitter *e)
 {
     if (s->gamenumber.set && r->games >= s->gamenumber.max) return false;
+    if (job->out.cap > JOB_KEEP_CAPACITY) sb_free(&job->out);   /* left by a big game */
     DiagSink sink, *saved = r->diag;
     diag_sink_init(&sink, capture_message, &job->messages);
     r->diag = &sink;
@@ -273,6 +279,11 @@ typedef struct Pipeline {
 } Pipeline;
 
 enum { WORKER_BATCH = 32 };   /* games a worker takes from the ring at once */
+
+/* Game text the ring may hold before the reader waits for games to be
+ * written (one game is always let in, however long): with a few huge games
+ * memory stays near this, not the slot count times the size of a game. */
+#define RING_TEXT_BUDGET ((size_t)32 << 20)
 
 static void *worker_main(void *arg)
 {
@@ -337,22 +348,27 @@ static void run_threads(PgnReader *r, const Search *s, long threads, Emitter *e)
 
     long next_emit = 0;
     bool input_left = true;
+    size_t text_in_ring = 0;     /* game text read and not yet written */
     pthread_mutex_lock(&p.mu);
     for (;;) {
         GameJob *head = &p.slots[next_emit % p.nslots];
         if (next_emit < p.next_read && head->state == SLOT_DONE) {
             pthread_mutex_unlock(&p.mu);
+            text_in_ring -= head->text_bytes;
             emit(e, head);
             pthread_mutex_lock(&p.mu);
             next_emit++;
             continue;
         }
         GameJob *tail = &p.slots[p.next_read % p.nslots];
-        if (input_left && tail->state == SLOT_EMPTY && p.next_read - next_emit < p.nslots) {
+        if (input_left && tail->state == SLOT_EMPTY && p.next_read - next_emit < p.nslots &&
+            (text_in_ring < RING_TEXT_BUDGET || p.next_read == next_emit)) {
             pthread_mutex_unlock(&p.mu);
             input_left = !emit_failed(e) && read_job(r, s, tail, e);
             pthread_mutex_lock(&p.mu);
             if (input_left) {
+                tail->text_bytes = tail->raw.text.len;
+                text_in_ring += tail->text_bytes;
                 tail->state = SLOT_READY;
                 p.next_read++;
                 pthread_cond_signal(&p.work_ready);
@@ -633,6 +649,7 @@ ExitCode run(const CliOptions *o, DiagSink *d)
         return EXIT_USAGE;
     }
     s.input_name = reader.name;
+    if (o->max_game_size) reader.max_game_size = o->max_game_size;
     OutputFile out;
     if (output_open(&out, output, fen_stream ? NULL : input, d) != 0) {
         pgn_close(&reader);

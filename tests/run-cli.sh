@@ -122,6 +122,58 @@ expect_grep "damaged input message" "$T/err" "bad-san-mid-file.pgn:15:4: game 2:
 expect_grep "damaged input: all games kept" "$T/out" '^3 matches of 3 games'
 expect_rc "strict" 3 "$CQL" -strict -i "$DATA/chessalyzer/bad-san-mid-file.pgn" -o "$T/b.pgn" "$T/true.cql"
 
+# ---- bytes real files contain: CR-only line ends, a byte-order mark mid-file
+M=$DATA/made
+expect_rc "CR-only line ends" 0 "$CQL" -i "$M/cr-line-ends.pgn" -o "$T/cr.pgn" "$T/true.cql"
+expect_eq "CR-only line ends: every game" "$(grep -c '^\[Round ' "$T/cr.pgn")" 3
+expect_rc "mid-file byte-order mark" 0 "$CQL" -i "$M/concatenated-with-bom.pgn" -o "$T/bom.pgn" "$T/true.cql"
+expect_eq "mid-file byte-order mark: every tag kept" "$(grep -c '^\[Event "Concatenated files"\]' "$T/bom.pgn")" 4
+if [ -s "$T/err" ]; then bad "mid-file byte-order mark: messages"; cat "$T/err" >&2; else ok; fi
+
+# ---- a game longer than -maxgamesize is skipped and reported, and the run goes on
+{
+    printf '[Event "a"]\n\n1. e4 e5 *\n\n[Event "big"]\n\n1. e4 {'
+    i=0
+    while [ $i -lt 400 ]; do printf 'word '; i=$((i + 1)); done
+    printf '\n} e5 *\n\n[Event "c"]\n\n1. d4 d5 *\n'
+} >"$T/big.pgn"
+expect_rc "maxgamesize" 0 "$CQL" -maxgamesize 1K -i "$T/big.pgn" -o "$T/big-out.pgn" "$T/true.cql"
+expect_grep "maxgamesize message" "$T/err" "big.pgn:5:1: game 2: game text is longer than the limit (-maxgamesize 1K); skipped it, up to line 8$"
+expect_grep "maxgamesize counts an error" "$T/err" "1 of 3 games had PGN errors"
+expect_grep "maxgamesize: the other games" "$T/out" '^2 matches of 3 games'
+expect_rc "maxgamesize strict" 3 "$CQL" -strict -maxgamesize 1K -i "$T/big.pgn" -o "$T/big-out.pgn" "$T/true.cql"
+expect_rc "maxgamesize default" 0 "$CQL" -i "$T/big.pgn" -o "$T/big-out.pgn" "$T/true.cql"
+expect_grep "maxgamesize default: all games" "$T/out" '^3 matches of 3 games'
+expect_rc "maxgamesize 0" 2 "$CQL" -maxgamesize 0 -i "$T/big.pgn" -o "$T/big-out.pgn" "$T/true.cql"
+expect_rc "maxgamesize bad suffix" 2 "$CQL" -maxgamesize 10X -i "$T/big.pgn" -o "$T/big-out.pgn" "$T/true.cql"
+expect_grep "maxgamesize bad suffix message" "$T/err" "option '-maxgamesize' needs a size in bytes such as 1000, 512K, 64M or 2G, not '10X'"
+
+# ---- 300 MB of NUL bytes: scanned in bounded memory (not buffered), one warning.
+# Under `ulimit -v` (150 MB of address space) a reader that kept the text
+# would fail; the sanitizer build reserves terabytes of address space, so
+# there the maximum resident size is measured instead, when GNU time is there.
+nul_run() {
+    head -c 300000000 /dev/zero | "$CQL" -threads 2 -i - -o - "$T/true.cql" >"$T/out" 2>"$T/err"
+}
+case $BUILD in
+*asan*)
+    if [ -x /usr/bin/time ] && /usr/bin/time -f %M true >/dev/null 2>&1; then
+        /usr/bin/time -f %M -o "$T/rss" sh -c "head -c 300000000 /dev/zero | '$CQL' -threads 2 -i - -o - '$T/true.cql' >'$T/out' 2>'$T/err'"
+        rc=$?
+        rss=$(tail -1 "$T/rss")
+        if [ "$rss" -lt 200000 ]; then ok; else bad "300 MB of NULs: $rss KB resident"; fi
+    else
+        nul_run
+        rc=$?
+    fi ;;
+*)
+    (ulimit -v 150000 && nul_run)
+    rc=$? ;;
+esac
+expect_eq "300 MB of NULs: exit status" "$rc" 0
+expect_grep "300 MB of NULs: one warning" "$T/err" '^<stdin>:1: warning: skipped 1 line of text that is not PGN (it holds NUL bytes)$'
+expect_grep "300 MB of NULs: summary" "$T/err" '^0 matches of 0 games'
+
 # ---- sort with no game matching: nothing written, nothing to sort
 expect_rc "sort, no match" 0 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn" -o "$T/s.pgn" -cql 'sort ply false'
 expect_grep "sort, no match summary" "$T/out" '^0 matches of 1 game'

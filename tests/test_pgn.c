@@ -40,17 +40,20 @@ static void capture(void *ctx, DiagSeverity sev, const char *text)
     sb_append((StrBuf *)ctx, text);
 }
 
-/* Reads every game of `text`; the games stay valid until parsed_free. */
-static Parsed *parse_text(const char *text)
+/* Reads every game of the len bytes at text (NUL bytes too), keeping games
+ * of at most max_game_size bytes (0: the default); the games stay valid
+ * until parsed_free. */
+static Parsed *parse_bytes(const char *text, size_t len, size_t max_game_size)
 {
     Parsed *p = calloc(1, sizeof *p);
     arena_init(&p->arena, 4096);
     DiagSink sink;
     diag_sink_init(&sink, capture, &p->messages);
-    FILE *fp = fmemopen((char *)(uintptr_t)text, strlen(text), "rb");
+    FILE *fp = fmemopen((char *)(uintptr_t)text, len, "rb");
     assert_non_null(fp);
     PgnReader r;
     pgn_open_stream(&r, fp, "t.pgn", &sink);
+    if (max_game_size) r.max_game_size = max_game_size;
     RawGame raw;
     raw_game_init(&raw);
     while (p->count < 16 && pgn_next_raw(&r, &raw)) {
@@ -62,6 +65,14 @@ static Parsed *parse_text(const char *text)
     fclose(fp);
     return p;
 }
+
+static Parsed *parse_text(const char *text)
+{
+    return parse_bytes(text, strlen(text), 0);
+}
+
+/* A string literal with the NUL bytes it holds. */
+#define PARSE_LITERAL(lit) parse_bytes(lit, sizeof lit - 1, 0)
 
 static void parsed_free(Parsed *p)
 {
@@ -369,6 +380,185 @@ static void test_junk_between_games_is_skipped(void **state)
     parsed_free(p);
 }
 
+/* ---- bytes real files contain, and input that is not PGN -------------------- */
+
+static void test_cr_only_line_ends(void **state)
+{
+    (void)state;
+    /* old Mac files: every line ends with a lone CR */
+    Parsed *p = parse_text("[Event \"a\"]\r[Result \"1-0\"]\r\r1. e4 e5 1-0\r\r"
+                           "[Event \"b\"]\r\r1. d4 Nf9 *\r");
+    assert_int_equal(p->count, 2);
+    assert_int_equal(p->status[0], PGN_OK);
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:8:7: game 2: unreadable move 'Nf9' at move 1 (black to play)\n");
+    parsed_free(p);
+
+    /* CR, CRLF and LF mixed; CR CR LF is two line ends; a comment across a CR */
+    p = parse_text("1. e4 {a\rb} e5 *\r\n\r1. d4\r\r\n2. Qxh7 *\n");
+    assert_int_equal(p->count, 2);
+    assert_string_equal(p->games[0].root->child->comments->text, "a b");
+    assert_int_equal(mainline_length(&p->games[0]), 2);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:6:4: game 2: illegal move 'Qxh7' at move 1 (black to play)\n");
+    parsed_free(p);
+}
+
+/* A CRLF or a lone CR that falls on the boundary between two reads. */
+static void test_line_end_across_reads(void **state)
+{
+    (void)state;
+    for (int lone = 0; lone < 2; lone++) {
+        StrBuf text = SB_INIT;
+        sb_append(&text, "1. e4 {");
+        while (text.len < 65534) sb_putc(&text, 'x');
+        sb_append(&text, lone ? "}\rNf9 *\n" : "}\r\nNf9 *\n");   /* the CR is byte 65535 */
+        assert_int_equal(text.data[65535], '\r');
+        Parsed *p = parse_bytes(text.data, text.len, 0);
+        assert_int_equal(p->count, 1);
+        assert_string_equal(sb_str(&p->messages),
+                            "t.pgn:2:1: game 1: unreadable move 'Nf9' at move 1 (black to play)\n");
+        parsed_free(p);
+        sb_free(&text);
+    }
+}
+
+static void test_byte_order_mark_mid_file(void **state)
+{
+    (void)state;
+    /* files appended to each other, each with its mark; the mark takes no column */
+    Parsed *p = parse_text("\xEF\xBB\xBF[Event \"a\"]\n\n1. e4 1-0\n"
+                           "\xEF\xBB\xBF[Event \"b\"]\n[Site \"s\"]\n\n1. d4 *\n"
+                           "\xEF\xBB\xBF\n\xEF\xBB\xBF" "1. c4 Nf9 *\n");
+    assert_int_equal(p->count, 3);
+    assert_string_equal(game_tag(&p->games[0], "Event"), "a");
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    assert_string_equal(game_tag(&p->games[1], "Site"), "s");
+    assert_int_equal(p->games[1].tag_count, 2);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:9:7: game 3: unreadable move 'Nf9' at move 1 (black to play)\n");
+    parsed_free(p);
+}
+
+static void test_nul_bytes_are_reported_and_read_as_spaces(void **state)
+{
+    (void)state;
+    /* in a tag value: kept whole, the NUL a space */
+    Parsed *p = PARSE_LITERAL("[Event \"a\0b\"]\n[Site \"x\"]\n\n1. e4 *\n");
+    assert_int_equal(p->count, 1);
+    assert_int_equal(p->status[0], PGN_DAMAGED);
+    assert_string_equal(game_tag(&p->games[0], "Event"), "a b");
+    assert_string_equal(game_tag(&p->games[0], "Site"), "x");
+    assert_int_equal(mainline_length(&p->games[0]), 1);
+    assert_string_equal(sb_str(&p->messages), "t.pgn:1:10: game 1: NUL byte in the game's text "
+                                               "(read as a space, as is any other)\n");
+    parsed_free(p);
+
+    /* in a comment (blanks collapse as usual), and between moves */
+    p = PARSE_LITERAL("1. e4 {x\0\0y} e5\0Nf3 *\n");
+    assert_int_equal(p->count, 1);
+    assert_string_equal(p->games[0].root->child->comments->text, "x y");
+    assert_int_equal(mainline_length(&p->games[0]), 3);
+    assert_string_equal(p->games[0].result, "*");
+    assert_string_equal(sb_str(&p->messages), "t.pgn:1:9: game 1: NUL byte in the game's text "
+                                               "(read as a space, as is any other)\n");
+    parsed_free(p);
+
+    /* one message per game: the first problem in the text */
+    p = PARSE_LITERAL("1. e4\0 Nf9 *\n\n1. e4 Nf9 {a\0b} *\n");
+    assert_int_equal(p->count, 2);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:1:6: game 1: NUL byte in the game's text (read as a space, as is any other)\n"
+                        "t.pgn:3:7: game 2: unreadable move 'Nf9' at move 1 (black to play)\n");
+    assert_non_null(strstr(p->games[1].unread_text, "Nf9 {a b} *"));   /* not cut at the NUL */
+    parsed_free(p);
+}
+
+static void test_nul_bytes_between_games_are_junk(void **state)
+{
+    (void)state;
+    StrBuf text = SB_INIT;
+    sb_append(&text, "1. e4 *\n");
+    size_t run = 3 * PGN_MAX_SEGMENT + 5;   /* a line of NULs longer than one piece */
+    sb_reserve(&text, run);
+    memset(text.data + text.len, 0, run);
+    text.len += run;
+    sb_append_n(&text, "\n\n\0\0\0\n1. d4 *\n", 15);
+    sb_append_n(&text, "\0\n1. c4 *\n", 9);
+    Parsed *p = parse_bytes(text.data, text.len, 0);
+    assert_int_equal(p->count, 3);
+    assert_int_equal(p->status[1], PGN_OK);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:2: warning: skipped 1 line of text that is not PGN (it holds NUL bytes)\n"
+                        "t.pgn:4: warning: skipped 1 line of text that is not PGN (it holds NUL bytes)\n"
+                        "t.pgn:6: warning: skipped 1 line of text that is not PGN (it holds NUL bytes)\n");
+    parsed_free(p);
+    sb_free(&text);
+}
+
+/* Lines longer than the piece the splitter looks at at once. */
+static void test_lines_longer_than_a_piece(void **state)
+{
+    (void)state;
+    /* a comment of 3 MB on one line, then the next game */
+    StrBuf text = SB_INIT;
+    sb_append(&text, "[Event \"a\"]\n\n1. e4 {");
+    while (text.len < 3 * PGN_MAX_SEGMENT) sb_append(&text, "ab ");
+    sb_append(&text, "} e5 1-0\n[Event \"b\"]\n\n1. d4 *\n");
+    Parsed *p = parse_bytes(text.data, text.len, 0);
+    assert_int_equal(p->count, 2);
+    assert_int_equal(p->status[0], PGN_OK);
+    assert_int_equal(mainline_length(&p->games[0]), 2);
+    assert_true(strlen(p->games[0].root->child->comments->text) > 3 * PGN_MAX_SEGMENT - 30);
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    assert_string_equal(sb_str(&p->messages), "");
+    parsed_free(p);
+
+    /* a result across the place where a blind cut would fall, with the next
+     * game on the same line: pieces are cut between tokens */
+    sb_clear(&text);
+    sb_append(&text, "1. e4");
+    while (text.len < PGN_MAX_SEGMENT - 2) sb_putc(&text, ' ');
+    sb_append(&text, "1-0 1. d4 *\n");
+    p = parse_bytes(text.data, text.len, 0);
+    assert_int_equal(p->count, 2);
+    assert_string_equal(p->games[0].result, "1-0");
+    assert_string_equal(san_of(p->games[1].root->child), "d4");
+    assert_string_equal(sb_str(&p->messages), "");
+    parsed_free(p);
+    sb_free(&text);
+}
+
+static void test_oversized_game_is_skipped_and_reported(void **state)
+{
+    (void)state;
+    StrBuf text = SB_INIT;
+    sb_append(&text, "[Event \"a\"]\n\n1. e4 *\n[Event \"big\"]\n\n1. e4 {");
+    for (int i = 0; i < 40; i++) sb_append(&text, "word ");
+    sb_append(&text, "\n} e5 *\n[Event \"c\"]\n\n1. d4 {");
+    for (int i = 0; i < 40; i++) sb_append(&text, "word ");
+    sb_append(&text, "\n}\n\n[Event \"d\"]\n\n1. c4 *\n[Event \"e\"]\n{");
+    for (int i = 0; i < 40; i++) sb_append(&text, "word ");
+    Parsed *p = parse_bytes(text.data, text.len, 100);
+    assert_int_equal(p->count, 5);
+    assert_int_equal(p->status[0], PGN_OK);
+    assert_int_equal(p->status[1], PGN_UNUSABLE);
+    assert_int_equal(p->status[2], PGN_UNUSABLE);
+    assert_int_equal(p->status[3], PGN_OK);
+    assert_int_equal(p->status[4], PGN_UNUSABLE);
+    assert_string_equal(game_tag(&p->games[3], "Event"), "d");
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:4:1: game 2: game text is longer than the limit (-maxgamesize 100); "
+                        "skipped it, up to line 7\n"
+                        "t.pgn:8:1: game 3: game text is longer than the limit (-maxgamesize 100); "
+                        "skipped it, up to line 12\n"
+                        "t.pgn:16:1: game 5: game text is longer than the limit (-maxgamesize 100); "
+                        "skipped it, up to the end of the input\n");
+    parsed_free(p);
+    sb_free(&text);
+}
+
 /* ---- writing ----------------------------------------------------------------- */
 
 static void test_writer_export_format(void **state)
@@ -449,6 +639,56 @@ static void test_round_trip(void **state)
     parsed_free(p);
 }
 
+/* Writes game 0 of p and reads it back: the trees must be the same. */
+static Parsed *write_and_read_back(Parsed *p, StrBuf *out)
+{
+    sb_clear(out);
+    pgn_write_game(&p->games[0], NULL, out);
+    Parsed *q = parse_text(sb_str(out));
+    assert_int_equal(q->count, 1);
+    assert_string_equal(sb_str(&q->messages), "");
+    assert_same_tree(p->games[0].root, q->games[0].root);
+    return q;
+}
+
+static void test_writer_comments_read_back_the_same(void **state)
+{
+    (void)state;
+    StrBuf out = SB_INIT;
+    /* '{' means nothing inside a brace comment: written as it is */
+    Parsed *p = parse_text("{x { y} 1. e4 {a { b} (1. d4 {{}) *\n");
+    assert_string_equal(p->games[0].root->child->comments->text, "a { b");
+    Parsed *q = write_and_read_back(p, &out);
+    assert_non_null(strstr(sb_str(&out), "{x { y} 1. e4 {a { b} (1. d4 {{}) *"));
+    assert_string_equal(q->games[0].root->comments->text, "x { y");
+    parsed_free(q);
+    parsed_free(p);
+
+    /* a comment holding '}' (a ';' comment in the input) becomes a ';'
+     * comment that ends its line, in a variation too */
+    p = parse_text("1. e4 ; a } b\n(1. d4 ; c}\n) 1... e5 *\n");
+    assert_string_equal(p->games[0].root->child->comments->text, "a } b");
+    q = write_and_read_back(p, &out);
+    assert_non_null(strstr(sb_str(&out), "1. e4 ;a } b\n(1. d4 ;c}\n) 1... e5 *\n"));
+    parsed_free(q);
+    parsed_free(p);
+
+    /* comment words starting with '%' or '[' never start a line: such a
+     * line would read as an escape line or a tag pair */
+    StrBuf text = SB_INIT;
+    sb_append(&text, "1. e4 {");
+    for (int i = 0; i < 12; i++) sb_append(&text, "word %escape [Event \"x\"] ");
+    sb_append(&text, "} *\n");
+    p = parse_text(sb_str(&text));
+    q = write_and_read_back(p, &out);
+    assert_null(strstr(sb_str(&out), "\n%"));
+    assert_null(strstr(sb_str(&out), "\n["  "Event \"x\"]"));
+    parsed_free(q);
+    parsed_free(p);
+    sb_free(&text);
+    sb_free(&out);
+}
+
 int main(void)
 {
     att_init();
@@ -468,9 +708,17 @@ int main(void)
         cmocka_unit_test(test_bad_tags),
         cmocka_unit_test(test_bad_fen_and_variant_skip_game),
         cmocka_unit_test(test_junk_between_games_is_skipped),
+        cmocka_unit_test(test_cr_only_line_ends),
+        cmocka_unit_test(test_line_end_across_reads),
+        cmocka_unit_test(test_byte_order_mark_mid_file),
+        cmocka_unit_test(test_nul_bytes_are_reported_and_read_as_spaces),
+        cmocka_unit_test(test_nul_bytes_between_games_are_junk),
+        cmocka_unit_test(test_lines_longer_than_a_piece),
+        cmocka_unit_test(test_oversized_game_is_skipped_and_reported),
         cmocka_unit_test(test_writer_export_format),
         cmocka_unit_test(test_writer_wraps_without_splitting_numbers),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_writer_comments_read_back_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
