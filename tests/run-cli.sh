@@ -131,5 +131,17 @@ expect_rc "unwritable output" 2 "$CQL" -i "$DATA/python-chess/molinari-bordais-1
 expect_grep "unwritable output message" "$T/err" "cannot write output file"
 if ls -a "$T" | grep -q '^\.out\.pgn\.'; then bad "temporary output left behind"; else ok; fi
 
+# ---- hostile queries: memory stays bounded (under ulimit -v, except with
+# ASan, whose shadow memory needs terabytes of address space); one thread,
+# so that the limit does not depend on the number of cores
+case $BUILD in *asan*) VLIMIT= ;; *) VLIMIT=400000 ;; esac
+limited() { ( if [ -n "$VLIMIT" ]; then ulimit -v "$VLIMIT"; fi; exec "$@" ) }
+MOLINARI=$DATA/python-chess/molinari-bordais-1979.pgn
+# nested transforms multiply (16 million members): refused at the outermost
+expect_rc "nested transforms refused" 1 limited "$CQL" -s -i "$MOLINARI" -o - -cql 'shift {flip {shift {flip {shift Ka1}}}}'
+expect_grep "nested transforms message" "$T/err" '^-cql:1:1: error: transforms expand to more than [0-9]* filters$'
+printf 'cql()\nflip {shift {flip {shift {flip Ka1}}}}\n' >"$T/nested.cql"
+expect_rc "nested transforms with -shift refused" 1 limited "$CQL" -s -shift -i "$MOLINARI" -o - "$T/nested.cql"
+expect_grep "nested transforms with -shift message" "$T/err" 'nested.cql:2:1: error: transforms expand to more than'
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
