@@ -1021,7 +1021,7 @@ static void write_filter(const SourceText *src, Arena *a, const Node *f, StrBuf 
 {
     Edits e = {src, f->span, a, NULL, 0, 0};
     collect_edits(&e, f);
-    qsort(e.items, e.n, sizeof *e.items, by_start);
+    if (e.n > 1) qsort(e.items, e.n, sizeof *e.items, by_start);   /* items is NULL when there is no edit */
     uint32_t at = f->span.start;
     for (uint32_t i = 0; i < e.n; i++) {
         if (e.items[i].start < at) continue;   /* the same argument seen twice (a parameter) */
