@@ -73,7 +73,13 @@ Node *ast_new(Arena *a, NodeKind k, Span span, uint32_t nkids)
 
 void ast_push(Arena *a, Node *parent, Node *child)
 {
-    parent->kids = arena_realloc(a, parent->kids, parent->nkids * sizeof(Node *), (parent->nkids + 1) * sizeof(Node *));
+    /* the room doubles: a compound of n filters costs O(n), not O(n^2) */
+    uint32_t cap = parent->kids_cap > parent->nkids ? parent->kids_cap : parent->nkids;
+    if (parent->nkids == cap) {
+        uint32_t bigger = cap ? 2 * cap : 4;
+        parent->kids = arena_realloc(a, parent->kids, cap * sizeof(Node *), bigger * sizeof(Node *));
+        parent->kids_cap = bigger;
+    }
     parent->kids[parent->nkids++] = child;
 }
 
@@ -81,8 +87,8 @@ Node *ast_clone(Arena *a, const Node *n)
 {
     if (!n) return NULL;
     Node *c = ARENA_NEW(a, Node);
-    *c = *n;
-    if (n->text) c->text = arena_strdup(a, n->text);
+    *c = *n;   /* the text is shared: nothing writes to it */
+    c->kids_cap = 0;
     if (n->desig) {
         Designator *d = ARENA_NEW(a, Designator);
         *d = *n->desig;
@@ -111,7 +117,7 @@ bool ast_equal(const Node *a, const Node *b)
     if (a->kind != b->kind || a->type != b->type || a->nkids != b->nkids || a->num != b->num || a->num2 != b->num2 ||
         a->flags != b->flags || a->slot != b->slot || a->op != b->op || a->dirs != b->dirs)
         return false;
-    if ((a->text == NULL) != (b->text == NULL) || (a->text && strcmp(a->text, b->text) != 0)) return false;
+    if (a->text != b->text && (!a->text || !b->text || strcmp(a->text, b->text) != 0)) return false;
     if (!designators_equal(a->desig, b->desig)) return false;
     for (uint32_t i = 0; i < a->nkids; i++)
         if (!ast_equal(a->kids[i], b->kids[i])) return false;

@@ -434,7 +434,7 @@ static uint64_t hash_mix(uint64_t h, uint64_t x)
     return h * 0x100000001B3ULL;
 }
 
-/* A hash of exactly what ast_equal compares. */
+/* A hash of what ast_equal compares (equal filters hash alike). */
 static uint64_t hash_node(const Node *n)
 {
     if (!n) return 0x5bd1e995;
@@ -446,8 +446,8 @@ static uint64_t hash_node(const Node *n)
     h = hash_mix(h, (uint64_t)(int64_t)n->slot);
     h = hash_mix(h, (uint64_t)n->op);
     h = hash_mix(h, n->dirs);
-    if (n->text)
-        for (const char *s = n->text; *s; s++) h = hash_mix(h, (unsigned char)*s);
+    if (n->text)   /* a prefix is enough (ast_equal decides): a query's strings can be long */
+        for (const char *s = n->text; *s && s < n->text + 32; s++) h = hash_mix(h, (unsigned char)*s);
     if (n->desig) {
         const Designator *d = n->desig;
         h = hash_mix(h, d->pieces);

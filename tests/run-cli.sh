@@ -143,5 +143,16 @@ expect_grep "nested transforms message" "$T/err" '^-cql:1:1: error: transforms e
 printf 'cql()\nflip {shift {flip {shift {flip Ka1}}}}\n' >"$T/nested.cql"
 expect_rc "nested transforms with -shift refused" 1 limited "$CQL" -s -shift -i "$MOLINARI" -o - "$T/nested.cql"
 expect_grep "nested transforms with -shift message" "$T/err" 'nested.cql:2:1: error: transforms expand to more than'
+# a 10 MB string: no copy of it for each image of a transform
+{ printf 'cql() shift {"'; head -c 10000000 /dev/zero | tr '\0' a; printf '" Ka1}\n'; } >"$T/long.cql"
+expect_rc "10 MB string under -flip" 0 limited "$CQL" -s -flip -i "$MOLINARI" -o "$T/long-out.pgn" "$T/long.cql"
+expect_grep "10 MB string summary" "$T/out" '^[01] match.* of 1 game'
+expect_rc "10 MB string -a" 0 limited "$CQL" -a "$T/long.cql"
+if cmp -s "$T/out" "$T/long.cql"; then ok; else bad "10 MB string: -a changed the query"; fi
+{ printf 'cql() x = "'; head -c 10000000 /dev/zero | tr '\0' a; printf '" x\n'; } >"$T/long-var.cql"
+expect_rc "10 MB string -parse" 0 limited "$CQL" -parse "$T/long-var.cql"
+# 100,000 filters in one compound: memory and time linear in the query
+awk 'BEGIN { printf "cql()"; for (i = 0; i < 100000; i++) printf " Ka1"; print "" }' >"$T/many.cql"
+expect_rc "100,000 filters run" 0 limited "$CQL" -s -i "$MOLINARI" -o - "$T/many.cql"
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
