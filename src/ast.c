@@ -241,7 +241,7 @@ static void dump_payload(const Query *q, const Node *n, StrBuf *out)
         if (n->flags & (1ULL << b)) sb_printf(out, " %s", ast_flag_name(b));
 }
 
-void ast_dump_node(const Query *q, const Node *n, int depth, StrBuf *out)
+static void dump_node(const Query *q, const DiagLineIndex *lines, const Node *n, int depth, StrBuf *out)
 {
     for (int i = 0; i < depth; i++) sb_append(out, "  ");
     if (!n) {
@@ -249,12 +249,20 @@ void ast_dump_node(const Query *q, const Node *n, int depth, StrBuf *out)
         return;
     }
     unsigned l1, c1, l2, c2;
-    diag_line_col(&q->src, n->span.start, &l1, &c1);
-    diag_line_col(&q->src, n->span.end, &l2, &c2);
+    diag_index_line_col(lines, n->span.start, &l1, &c1);
+    diag_index_line_col(lines, n->span.end, &l2, &c2);
     sb_printf(out, "%s type=%s %u:%u-%u:%u", ast_kind_name(n->kind), ast_type_name(n->type), l1, c1, l2, c2);
     dump_payload(q, n, out);
     sb_putc(out, '\n');
-    for (uint32_t i = 0; i < n->nkids; i++) ast_dump_node(q, n->kids[i], depth + 1, out);
+    for (uint32_t i = 0; i < n->nkids; i++) dump_node(q, lines, n->kids[i], depth + 1, out);
+}
+
+void ast_dump_node(const Query *q, const Node *n, int depth, StrBuf *out)
+{
+    DiagLineIndex lines;
+    diag_index_init(&lines, &q->src);
+    dump_node(q, &lines, n, depth, out);
+    diag_index_free(&lines);
 }
 
 static void dump_header(const QueryHeader *h, StrBuf *out)
@@ -284,7 +292,7 @@ static void dump_header(const QueryHeader *h, StrBuf *out)
 void ast_dump(const Query *q, StrBuf *out)
 {
     if (q->header.span.end > q->header.span.start) dump_header(&q->header, out);
-    ast_dump_node(q, q->body, 0, out);
+    ast_dump_node(q, q->body, 0, out);   /* one line index for the whole tree */
     for (uint32_t i = 0; i < q->nvars; i++) {
         const Variable *v = &q->vars[i];
         static const char *const kinds[] = {"set", "number", "string", "position", "piece", "dictionary"};

@@ -2,8 +2,9 @@
  * src/diag.c — diagnostics: formatting and delivery to a sink (see diag.h).
  *
  * Line and column are computed on demand by scanning the source: messages are
- * rare, so no line table is kept. The caret line copies the tabs of the source
- * line and puts one space per other code point, so it lines up in any terminal.
+ * rare, so a message keeps no line table (DiagLineIndex is for callers that
+ * ask for many places). The caret line copies the tabs of the source line and
+ * puts one space per other code point, so it lines up in any terminal.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -11,6 +12,9 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "arena.h"
 
 #include "strbuf.h"
 #include "utf8.h"
@@ -43,10 +47,12 @@ static void deliver(DiagSink *d, DiagSeverity sev, StrBuf *msg)
     sb_free(msg);
 }
 
-void diag_line_col(const SourceText *src, uint32_t off, unsigned *line, unsigned *col)
+/* Moves *p forward over the code points before byte `end`, counting lines
+ * and display columns. */
+static void advance(const SourceText *src, DiagPoint *p, size_t end)
 {
-    unsigned l = 1, c = 1;
-    size_t i = 0, end = off < src->len ? off : src->len;
+    size_t i = p->off;
+    unsigned l = p->line, c = p->col;
     while (i < end) {
         unsigned char ch = (unsigned char)src->text[i];
         if (ch == '\n') {
@@ -63,8 +69,51 @@ void diag_line_col(const SourceText *src, uint32_t off, unsigned *line, unsigned
             i += n;
         }
     }
-    *line = l;
-    *col = c;
+    p->off = i;
+    p->line = l;
+    p->col = c;
+}
+
+void diag_line_col(const SourceText *src, uint32_t off, unsigned *line, unsigned *col)
+{
+    DiagPoint p = {0, 1, 1};
+    advance(src, &p, off < src->len ? off : src->len);
+    *line = p.line;
+    *col = p.col;
+}
+
+/* An index keeps the place of about every DIAG_INDEX_STEP-th byte. */
+#define DIAG_INDEX_STEP 1024
+
+void diag_index_init(DiagLineIndex *ix, const SourceText *src)
+{
+    ix->src = src;
+    ix->npoints = src->len / DIAG_INDEX_STEP + 1;
+    ix->points = xmalloc(ix->npoints * sizeof *ix->points);
+    DiagPoint p = {0, 1, 1};
+    for (size_t k = 0; k < ix->npoints; k++) {
+        size_t at = k * DIAG_INDEX_STEP;
+        if (p.off < at) advance(ix->src, &p, at);   /* the first code point boundary at or after `at` */
+        ix->points[k] = p;
+    }
+}
+
+void diag_index_free(DiagLineIndex *ix)
+{
+    free(ix->points);
+    ix->points = NULL;
+    ix->npoints = 0;
+}
+
+void diag_index_line_col(const DiagLineIndex *ix, uint32_t off, unsigned *line, unsigned *col)
+{
+    size_t end = off < ix->src->len ? off : ix->src->len;
+    size_t k = end / DIAG_INDEX_STEP;
+    while (k > 0 && ix->points[k].off > end) k--;   /* a code point across the step */
+    DiagPoint p = ix->points[k];
+    advance(ix->src, &p, end);
+    *line = p.line;
+    *col = p.col;
 }
 
 /* Appends the source line containing `span.start` and a ^~~~ underline. */

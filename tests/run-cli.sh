@@ -154,5 +154,7 @@ expect_rc "10 MB string -parse" 0 limited "$CQL" -parse "$T/long-var.cql"
 # 100,000 filters in one compound: memory and time linear in the query
 awk 'BEGIN { printf "cql()"; for (i = 0; i < 100000; i++) printf " Ka1"; print "" }' >"$T/many.cql"
 expect_rc "100,000 filters run" 0 limited "$CQL" -s -i "$MOLINARI" -o - "$T/many.cql"
+expect_rc "100,000 filters -parse" 0 limited "$CQL" -parse "$T/many.cql"
+expect_eq "100,000 filters -parse lines" "$(grep -c '^  designator ' "$T/out")" 100000
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -127,6 +127,31 @@ static void test_diag_caret(void **state)
     sb_free(&out);
 }
 
+/* The line index gives what diag_line_col gives, at every offset (tabs,
+ * multibyte code points across the index's steps, bad UTF-8, newlines). */
+static void test_diag_line_index(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {"ab", "\t", "\n", "\xC3\xA9", "\xE2\x88\x8A", "\xF0\x9F\x98\x80", "\xFF", " "};
+    StrBuf text = SB_INIT;
+    uint32_t seed = 12345;
+    while (text.len < 5000) {
+        seed = seed * 1103515245u + 12345u;
+        sb_append(&text, pieces[(seed >> 16) % 8]);
+    }
+    SourceText src = {"q.cql", text.data, text.len};
+    DiagLineIndex ix;
+    diag_index_init(&ix, &src);
+    for (uint32_t off = 0; off <= text.len + 2; off++) {
+        unsigned l1, c1, l2, c2;
+        diag_line_col(&src, off, &l1, &c1);
+        diag_index_line_col(&ix, off, &l2, &c2);
+        if (l1 != l2 || c1 != c2) fail_msg("offset %u: %u:%u, index says %u:%u", off, l1, c1, l2, c2);
+    }
+    diag_index_free(&ix);
+    sb_free(&text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -135,6 +160,7 @@ int main(void)
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_utf8_roundtrip),
         cmocka_unit_test(test_diag_caret),
+        cmocka_unit_test(test_diag_line_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
