@@ -116,7 +116,21 @@ void diag_index_line_col(const DiagLineIndex *ix, uint32_t off, unsigned *line, 
     *col = p.col;
 }
 
-/* Appends the source line containing `span.start` and a ^~~~ underline. */
+/* A long source line is shown from at most this many code points before the
+ * caret to this many after it, with "..." where it was cut. */
+#define CARET_CONTEXT 100
+
+/* The byte after the code point at i. */
+static size_t next_code_point(const SourceText *src, size_t i)
+{
+    size_t n;
+    utf8_decode(src->text + i, src->len - i, &n);
+    return i + (n ? n : 1);
+}
+
+/* Appends the source line containing `span.start` and a ^~~~ underline.
+ * Control bytes (a NUL ...) show as '?', so the text stays one line that
+ * the caret lines up with. */
 static void append_caret(StrBuf *sb, const SourceText *src, Span span)
 {
     size_t start = span.start < src->len ? span.start : src->len;
@@ -124,29 +138,29 @@ static void append_caret(StrBuf *sb, const SourceText *src, Span span)
     while (bol > 0 && src->text[bol - 1] != '\n') bol--;
     size_t eol = start;
     while (eol < src->len && src->text[eol] != '\n' && src->text[eol] != '\r') eol++;
-    sb_append_n(sb, src->text + bol, eol - bol);
+    size_t before = 0;
+    for (size_t i = bol; i < start; i = next_code_point(src, i)) before++;
+    size_t from = bol;
+    for (; before > CARET_CONTEXT; before--) from = next_code_point(src, from);
+    size_t to = start;
+    for (int k = 0; k < CARET_CONTEXT && to < eol; k++) to = next_code_point(src, to);
+    if (to > eol) to = eol;
+    if (from > bol) sb_append(sb, "...");
+    for (size_t i = from; i < to;) {
+        size_t next = next_code_point(src, i);
+        unsigned char ch = (unsigned char)src->text[i];
+        if ((ch < 0x20 && ch != '\t') || ch == 0x7F) sb_putc(sb, '?');
+        else sb_append_n(sb, src->text + i, next - i);
+        i = next;
+    }
+    if (to < eol) sb_append(sb, "...");
     sb_putc(sb, '\n');
-    for (size_t i = bol; i < start;) {
-        size_t n;
-        char ch = src->text[i];
-        utf8_decode(src->text + i, src->len - i, &n);
-        sb_putc(sb, ch == '\t' ? '\t' : ' ');
-        i += n;
-    }
+    if (from > bol) sb_append(sb, "   ");
+    for (size_t i = from; i < start; i = next_code_point(src, i)) sb_putc(sb, src->text[i] == '\t' ? '\t' : ' ');
     sb_putc(sb, '^');
-    size_t end = span.end < eol ? span.end : eol;
-    size_t i = start;
-    if (i < end) {              /* the caret covers the first code point */
-        size_t n;
-        utf8_decode(src->text + i, src->len - i, &n);
-        i += n;
-    }
-    while (i < end) {
-        size_t n;
-        utf8_decode(src->text + i, src->len - i, &n);
-        sb_putc(sb, '~');
-        i += n;
-    }
+    size_t end = span.end < to ? span.end : to;
+    for (size_t i = start < end ? next_code_point(src, start) : end; i < end; i = next_code_point(src, i))
+        sb_putc(sb, '~');   /* the caret covers the first code point */
     sb_putc(sb, '\n');
 }
 

@@ -156,5 +156,11 @@ awk 'BEGIN { printf "cql()"; for (i = 0; i < 100000; i++) printf " Ka1"; print "
 expect_rc "100,000 filters run" 0 limited "$CQL" -s -i "$MOLINARI" -o - "$T/many.cql"
 expect_rc "100,000 filters -parse" 0 limited "$CQL" -parse "$T/many.cql"
 expect_eq "100,000 filters -parse lines" "$(grep -c '^  designator ' "$T/out")" 100000
+# a message about a long line shows the part around the caret
+{ printf 'cql() "'; head -c 10000000 /dev/zero | tr '\0' a; printf '" atacks x\n'; } >"$T/long-error.cql"
+expect_rc "long line error" 1 limited "$CQL" "$T/long-error.cql"
+expect_grep "long line error message" "$T/err" "long-error.cql:1:10000010: error: unknown filter 'atacks'"
+expect_grep "long line cut" "$T/err" '^\.\.\.a*" atacks x$'
+expect_eq "long line error: short lines" "$(awk 'length > 300' "$T/err" | wc -l)" 0
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
