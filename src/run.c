@@ -617,7 +617,7 @@ static ExitCode print_query(const CliOptions *o, const Query *q)
     if (o->dump_orbit) xf_write_orbits(q, &sb);
     else if (o->parse) ast_dump(q, &sb);
     else ast_write_source(q, o->to_unicode, &sb);
-    fputs(sb_str(&sb), stdout);
+    if (sb.len) fwrite(sb.data, 1, sb.len, stdout);   /* all of it: a comment may hold a NUL byte */
     sb_free(&sb);
     return EXIT_RAN;
 }

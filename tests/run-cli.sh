@@ -162,5 +162,14 @@ expect_rc "long line error" 1 limited "$CQL" "$T/long-error.cql"
 expect_grep "long line error message" "$T/err" "long-error.cql:1:10000010: error: unknown filter 'atacks'"
 expect_grep "long line cut" "$T/err" '^\.\.\.a*" atacks x$'
 expect_eq "long line error: short lines" "$(awk 'length > 300' "$T/err" | wc -l)" 0
+# a NUL byte in a string is refused where it stands; in a comment it is kept
+printf 'cql() "ab\000cd" check\n' >"$T/nul.cql"
+expect_rc "NUL in a string" 1 "$CQL" -a "$T/nul.cql"
+expect_grep "NUL in a string message" "$T/err" 'nul.cql:1:10: error: a NUL byte'
+expect_grep "NUL in a string shown as ?" "$T/err" '^cql() "ab?cd" check$'
+printf 'cql() check // a\000b\n' >"$T/nul-comment.cql"
+expect_rc "NUL in a comment" 0 "$CQL" -a "$T/nul-comment.cql"
+if cmp -s "$T/out" "$T/nul-comment.cql"; then ok; else bad "-a lost what follows a NUL in a comment"; fi
+
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
