@@ -218,6 +218,9 @@ void ast_write_source(const Query *q, bool unicode, StrBuf *out);
  * (immutable once parsed) is shared with n, so it must live as long as the
  * copy (it is in the query's arena, or a string constant). */
 Node *ast_clone(Arena *a, const Node *n);
+/* The number of nodes of n (0 for NULL), counting no further than just
+ * past `limit`: the cost of a clone, known before it is made. */
+uint64_t ast_count(const Node *n, uint64_t limit);
 /* Structural equality: kinds, types, payloads and children; spans ignored. */
 bool ast_equal(const Node *a, const Node *b);
 

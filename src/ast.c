@@ -103,6 +103,14 @@ Node *ast_clone(Arena *a, const Node *n)
     return c;
 }
 
+uint64_t ast_count(const Node *n, uint64_t limit)
+{
+    if (!n) return 0;
+    uint64_t c = 1;
+    for (uint32_t i = 0; i < n->nkids && c <= limit; i++) c += ast_count(n->kids[i], limit - c);
+    return c;
+}
+
 static bool designators_equal(const Designator *a, const Designator *b)
 {
     if (!a || !b) return a == b;

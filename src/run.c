@@ -380,7 +380,8 @@ static char *read_file(const char *path, size_t *len, DiagSink *d)
     StrBuf sb = SB_INIT;
     char chunk[65536];
     size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0) sb_append_n(&sb, chunk, got);
+    /* no further than just past the limit (the query may be /dev/zero) */
+    while (sb.len <= QUERY_MAX_BYTES && (got = fread(chunk, 1, sizeof chunk, fp)) > 0) sb_append_n(&sb, chunk, got);
     bool failed = ferror(fp);
     if (fp != stdin) fclose(fp);
     if (failed) {

@@ -520,15 +520,6 @@ typedef struct Pass {
     bool ok;
 } Pass;
 
-/* The number of nodes of n, or more than `limit` (it stops counting there). */
-static uint64_t count_nodes(const Node *n, uint64_t limit)
-{
-    if (!n) return 0;
-    uint64_t c = 1;
-    for (uint32_t i = 0; i < n->nkids && c <= limit; i++) c += count_nodes(n->kids[i], limit - c);
-    return c;
-}
-
 /* Adds a copy of n (made in `keep`) unless an equal filter is there. False
  * after reporting that the copy would take the pass over its budget: the
  * budget is checked before the copy is made, so memory stays bounded. */
@@ -539,7 +530,7 @@ static bool images_add(Pass *p, ImageSet *s, const Node *n)
     uint32_t slot = images_find_slot(s, h, n, &found);
     if (found) return true;
     uint64_t left = XF_MAX_FILTERS - p->filters;
-    uint64_t size = count_nodes(n, left);
+    uint64_t size = ast_count(n, left);
     if (size > left) {
         diag_at(p->diag, p->src, p->outermost->span, DIAG_ERROR, "transforms expand to more than %d filters",
                 XF_MAX_FILTERS);

@@ -143,6 +143,12 @@ expect_grep "nested transforms message" "$T/err" '^-cql:1:1: error: transforms e
 printf 'cql()\nflip {shift {flip {shift {flip Ka1}}}}\n' >"$T/nested.cql"
 expect_rc "nested transforms with -shift refused" 1 limited "$CQL" -s -shift -i "$MOLINARI" -o - "$T/nested.cql"
 expect_grep "nested transforms with -shift message" "$T/err" 'nested.cql:2:1: error: transforms expand to more than'
+# nested function calls multiply too (3^16 nodes): refused at the outermost call
+expect_rc "nested calls refused" 1 limited "$CQL" -s -i "$MOLINARI" -o - -cql 'function F(x) {x or x}' -cql 'F(F(F(F(F(F(F(F(F(F(F(F(F(F(F(F(Ka1))))))))))))))))'
+expect_grep "nested calls message" "$T/err" '^-cql:2:1: error: function calls expand to more than [0-9]* filters$'
+# a query file that never ends is read no further than the limit
+expect_rc "endless query file" 1 limited "$CQL" -s -i "$MOLINARI" -o - /dev/zero
+expect_grep "endless query file message" "$T/err" "^cql: error: the query '/dev/zero' is longer than [0-9]* MB$"
 # a 10 MB string: no copy of it for each image of a transform
 { printf 'cql() shift {"'; head -c 10000000 /dev/zero | tr '\0' a; printf '" Ka1}\n'; } >"$T/long.cql"
 expect_rc "10 MB string under -flip" 0 limited "$CQL" -s -flip -i "$MOLINARI" -o "$T/long-out.pgn" "$T/long.cql"
