@@ -107,6 +107,7 @@ struct Node {
     ValueType type;
     Span span;          /* byte range in Query.src.text */
     uint32_t nkids;
+    uint32_t kids_cap;  /* room in kids when ast_push made it (0: exactly nkids) */
     Node **kids;        /* positional (see cql_nodes.def); entries may be NULL */
     int64_t num;        /* integer value, range low, repeat minimum, ... */
     int64_t num2;       /* range high, repeat maximum (-1: unbounded) */
@@ -213,7 +214,13 @@ void ast_dump_node(const Query *q, const Node *n, int depth, StrBuf *out);
  * function bodies are kept, so the text re-parses to an equal AST. */
 void ast_write_source(const Query *q, bool unicode, StrBuf *out);
 
+/* A deep copy of n in a: nodes, kids and designators are new; the text
+ * (immutable once parsed) is shared with n, so it must live as long as the
+ * copy (it is in the query's arena, or a string constant). */
 Node *ast_clone(Arena *a, const Node *n);
+/* The number of nodes of n (0 for NULL), counting no further than just
+ * past `limit`: the cost of a clone, known before it is made. */
+uint64_t ast_count(const Node *n, uint64_t limit);
 /* Structural equality: kinds, types, payloads and children; spans ignored. */
 bool ast_equal(const Node *a, const Node *b);
 

@@ -64,8 +64,26 @@ void diag_file(DiagSink *d, const char *file, unsigned line, unsigned col,
 /* cql: SEVERITY: MESSAGE */
 void diag_plain(DiagSink *d, DiagSeverity sev, const char *fmt, ...) DIAG_PRINTF(3, 4);
 
-/* 1-based line and display column of byte offset `off` in src (tabs to 8). */
+/* 1-based line and display column of byte offset `off` in src (tabs to 8).
+ * It reads the text up to `off`: for one message. */
 void diag_line_col(const SourceText *src, uint32_t off, unsigned *line, unsigned *col);
+
+/* The same for many offsets (`cql -parse` prints two for every node): an
+ * index of the text, made in one pass, answers each in a bounded time. */
+typedef struct DiagPoint {
+    size_t off;
+    unsigned line, col;
+} DiagPoint;
+
+typedef struct DiagLineIndex {
+    const SourceText *src;   /* kept alive by the caller */
+    DiagPoint *points;       /* owned: the place of every DIAG_INDEX_STEP-th byte */
+    size_t npoints;
+} DiagLineIndex;
+
+void diag_index_init(DiagLineIndex *ix, const SourceText *src);
+void diag_index_free(DiagLineIndex *ix);
+void diag_index_line_col(const DiagLineIndex *ix, uint32_t off, unsigned *line, unsigned *col);
 
 const char *diag_severity_name(DiagSeverity sev);
 

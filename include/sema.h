@@ -23,6 +23,18 @@
 #include "ast.h"
 #include "diag.h"
 
+/* A query text longer than this is refused (a query is text a person
+ * writes; the limit keeps a binary file or /dev/zero from filling memory). */
+#define QUERY_MAX_BYTES (64u * 1024 * 1024)
+
+/* Function calls are expanded where they are written (each call's body is
+ * parsed again with its arguments in place), so calls nested in arguments
+ * or in bodies multiply: `f(f(f(...)))` with `function f(x) {x or x}`
+ * grows threefold with each f. The nodes made for calls are counted as they
+ * are made, and compiling stops past this many with an error at the
+ * outermost call. */
+#define CALL_MAX_FILTERS 250000
+
 typedef struct CompileOptions {
     bool body_only;   /* the text is a query body given with -cql: no cql(...) header */
 } CompileOptions;

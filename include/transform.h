@@ -55,6 +55,15 @@ typedef struct XfMap {
 /* The most basic transforms a transform keyword stands for (shift: 15 x 15). */
 #define XF_FAMILY_MAX 225
 
+/* The most nodes the transform pass makes for a whole query: the images it
+ * keeps (every orbit's members, nested orbits included) may hold this many
+ * filters in all. Nested transforms multiply (`shift {flip {shift {flip
+ * {shift Ka1}}}}` would be 16 million members); the pass stops with an
+ * error at the outermost transform instead of allocating them. The largest
+ * query of the test suites and the conformance vectors needs about 1,100;
+ * at the limit the pass holds about 110 MB. */
+#define XF_MAX_FILTERS 250000
+
 /* Fills the tables once (thread-safe); every function below calls it. */
 void xf_init(void);
 
@@ -83,7 +92,8 @@ Node *xf_apply(Arena *a, const XfMap *m, const Node *f);
 void xf_wrap_body(Query *q, TokKind op);
 
 /* The pass: replaces every transform filter of q by its orbit. False after
- * reporting an error (an orbit too large, or a 45° turn of a partial square
+ * reporting an error (an orbit too large, more than XF_MAX_FILTERS filters
+ * in all, or a 45° turn of a partial square
  * designator). */
 bool xf_expand_query(Query *q, DiagSink *diag);
 

@@ -73,7 +73,13 @@ Node *ast_new(Arena *a, NodeKind k, Span span, uint32_t nkids)
 
 void ast_push(Arena *a, Node *parent, Node *child)
 {
-    parent->kids = arena_realloc(a, parent->kids, parent->nkids * sizeof(Node *), (parent->nkids + 1) * sizeof(Node *));
+    /* the room doubles: a compound of n filters costs O(n), not O(n^2) */
+    uint32_t cap = parent->kids_cap > parent->nkids ? parent->kids_cap : parent->nkids;
+    if (parent->nkids == cap) {
+        uint32_t bigger = cap ? 2 * cap : 4;
+        parent->kids = arena_realloc(a, parent->kids, cap * sizeof(Node *), bigger * sizeof(Node *));
+        parent->kids_cap = bigger;
+    }
     parent->kids[parent->nkids++] = child;
 }
 
@@ -81,8 +87,8 @@ Node *ast_clone(Arena *a, const Node *n)
 {
     if (!n) return NULL;
     Node *c = ARENA_NEW(a, Node);
-    *c = *n;
-    if (n->text) c->text = arena_strdup(a, n->text);
+    *c = *n;   /* the text is shared: nothing writes to it */
+    c->kids_cap = 0;
     if (n->desig) {
         Designator *d = ARENA_NEW(a, Designator);
         *d = *n->desig;
@@ -94,6 +100,14 @@ Node *ast_clone(Arena *a, const Node *n)
         c->kids = ARENA_ARRAY(a, Node *, n->nkids);
         for (uint32_t i = 0; i < n->nkids; i++) c->kids[i] = ast_clone(a, n->kids[i]);
     }
+    return c;
+}
+
+uint64_t ast_count(const Node *n, uint64_t limit)
+{
+    if (!n) return 0;
+    uint64_t c = 1;
+    for (uint32_t i = 0; i < n->nkids && c <= limit; i++) c += ast_count(n->kids[i], limit - c);
     return c;
 }
 
@@ -111,7 +125,7 @@ bool ast_equal(const Node *a, const Node *b)
     if (a->kind != b->kind || a->type != b->type || a->nkids != b->nkids || a->num != b->num || a->num2 != b->num2 ||
         a->flags != b->flags || a->slot != b->slot || a->op != b->op || a->dirs != b->dirs)
         return false;
-    if ((a->text == NULL) != (b->text == NULL) || (a->text && strcmp(a->text, b->text) != 0)) return false;
+    if (a->text != b->text && (!a->text || !b->text || strcmp(a->text, b->text) != 0)) return false;
     if (!designators_equal(a->desig, b->desig)) return false;
     for (uint32_t i = 0; i < a->nkids; i++)
         if (!ast_equal(a->kids[i], b->kids[i])) return false;
@@ -235,7 +249,7 @@ static void dump_payload(const Query *q, const Node *n, StrBuf *out)
         if (n->flags & (1ULL << b)) sb_printf(out, " %s", ast_flag_name(b));
 }
 
-void ast_dump_node(const Query *q, const Node *n, int depth, StrBuf *out)
+static void dump_node(const Query *q, const DiagLineIndex *lines, const Node *n, int depth, StrBuf *out)
 {
     for (int i = 0; i < depth; i++) sb_append(out, "  ");
     if (!n) {
@@ -243,12 +257,20 @@ void ast_dump_node(const Query *q, const Node *n, int depth, StrBuf *out)
         return;
     }
     unsigned l1, c1, l2, c2;
-    diag_line_col(&q->src, n->span.start, &l1, &c1);
-    diag_line_col(&q->src, n->span.end, &l2, &c2);
+    diag_index_line_col(lines, n->span.start, &l1, &c1);
+    diag_index_line_col(lines, n->span.end, &l2, &c2);
     sb_printf(out, "%s type=%s %u:%u-%u:%u", ast_kind_name(n->kind), ast_type_name(n->type), l1, c1, l2, c2);
     dump_payload(q, n, out);
     sb_putc(out, '\n');
-    for (uint32_t i = 0; i < n->nkids; i++) ast_dump_node(q, n->kids[i], depth + 1, out);
+    for (uint32_t i = 0; i < n->nkids; i++) dump_node(q, lines, n->kids[i], depth + 1, out);
+}
+
+void ast_dump_node(const Query *q, const Node *n, int depth, StrBuf *out)
+{
+    DiagLineIndex lines;
+    diag_index_init(&lines, &q->src);
+    dump_node(q, &lines, n, depth, out);
+    diag_index_free(&lines);
 }
 
 static void dump_header(const QueryHeader *h, StrBuf *out)
@@ -278,7 +300,7 @@ static void dump_header(const QueryHeader *h, StrBuf *out)
 void ast_dump(const Query *q, StrBuf *out)
 {
     if (q->header.span.end > q->header.span.start) dump_header(&q->header, out);
-    ast_dump_node(q, q->body, 0, out);
+    ast_dump_node(q, q->body, 0, out);   /* one line index for the whole tree */
     for (uint32_t i = 0; i < q->nvars; i++) {
         const Variable *v = &q->vars[i];
         static const char *const kinds[] = {"set", "number", "string", "position", "piece", "dictionary"};

@@ -289,20 +289,7 @@ static bool eval_assign(Evaluator *ev, const Node *n, Value *out)
     if (v.type == VT_SET) rhs = bb_popcount(v.set);
     else if (v.type == VT_NUMBER) rhs = v.num;
     else return false;
-    switch (n->op) {
-    case TK_PLUS_ASSIGN: var->num += rhs; break;
-    case TK_MINUS_ASSIGN: var->num -= rhs; break;
-    case TK_STAR_ASSIGN: var->num *= rhs; break;
-    case TK_SLASH_ASSIGN:
-        if (rhs == 0) return false;
-        var->num /= rhs;
-        break;
-    case TK_PERCENT_ASSIGN:
-        if (rhs == 0) return false;
-        var->num %= rhs;
-        break;
-    default: return false;
-    }
+    if (!eval_arith_op(n->op, var->num, rhs, &var->num)) return false;
     *out = *var;
     return true;
 }
@@ -393,10 +380,44 @@ static bool eval_while(Evaluator *ev, const Node *n, Value *out)
 /* }==== */
 /* {==== numbers and relations ================================================== */
 
+bool eval_arith_op(TokKind op, int64_t x, int64_t y, int64_t *out)
+{
+    switch (op) {
+    case TK_PLUS: case TK_PLUS_ASSIGN:
+        if (y > 0 ? x > INT64_MAX - y : x < INT64_MIN - y) return false;
+        *out = x + y;
+        return true;
+    case TK_MINUS: case TK_MINUS_ASSIGN:
+        if (y < 0 ? x > INT64_MAX + y : x < INT64_MIN + y) return false;
+        *out = x - y;
+        return true;
+    case TK_STAR: case TK_STAR_ASSIGN:
+        if (x != 0 && y != 0) {
+            bool positive = (x > 0) == (y > 0);
+            /* |x * y| <= the limit of the result's sign, without overflow */
+            if (positive ? (x > 0 ? x > INT64_MAX / y : x < INT64_MAX / y)
+                         : (x > 0 ? y < INT64_MIN / x : x < INT64_MIN / y))
+                return false;
+        }
+        *out = x * y;
+        return true;
+    case TK_SLASH: case TK_SLASH_ASSIGN:
+        if (y == 0 || (x == INT64_MIN && y == -1)) return false;
+        *out = x / y;
+        return true;
+    case TK_PERCENT: case TK_PERCENT_ASSIGN:
+        if (y == 0) return false;
+        *out = y == -1 ? 0 : x % y;   /* INT64_MIN % -1 is 0, though C leaves it undefined */
+        return true;
+    default:
+        return false;
+    }
+}
+
 static bool eval_negate(Evaluator *ev, const Node *n, Value *out)
 {
     int64_t x;
-    return eval_number(ev, n->kids[0], &x) && number_value(out, -x);
+    return eval_number(ev, n->kids[0], &x) && x != INT64_MIN && number_value(out, -x);
 }
 
 static bool eval_arith(Evaluator *ev, const Node *n, Value *out)
@@ -416,14 +437,8 @@ static bool eval_arith(Evaluator *ev, const Node *n, Value *out)
     int64_t y = b.type == VT_SET ? bb_popcount(b.set) : b.num;
     if ((a.type != VT_SET && a.type != VT_NUMBER) || (b.type != VT_SET && b.type != VT_NUMBER))
         return false;
-    switch (n->op) {
-    case TK_PLUS: return number_value(out, x + y);
-    case TK_MINUS: return number_value(out, x - y);
-    case TK_STAR: return number_value(out, x * y);
-    case TK_SLASH: return y != 0 && number_value(out, x / y);
-    case TK_PERCENT: return y != 0 && number_value(out, x % y);
-    default: return false;
-    }
+    int64_t r;
+    return eval_arith_op(n->op, x, y, &r) && number_value(out, r);
 }
 
 static bool compare_numbers(TokKind op, int64_t x, int64_t y)
@@ -504,7 +519,7 @@ static bool eval_minmax(Evaluator *ev, const Node *n, Value *out)
 static bool eval_abs(Evaluator *ev, const Node *n, Value *out)
 {
     int64_t x;
-    return eval_number(ev, n->kids[0], &x) && number_value(out, x < 0 ? -x : x);
+    return eval_number(ev, n->kids[0], &x) && x != INT64_MIN && number_value(out, x < 0 ? -x : x);
 }
 
 static bool eval_sqrt(Evaluator *ev, const Node *n, Value *out)
@@ -512,8 +527,8 @@ static bool eval_sqrt(Evaluator *ev, const Node *n, Value *out)
     int64_t x;
     if (!eval_number(ev, n->kids[0], &x) || x < 0) return false;
     int64_t r = (int64_t)sqrt((double)x);
-    while (r * r > x) r--;
-    while ((r + 1) * (r + 1) <= x) r++;
+    while (r > 0 && r > x / r) r--;            /* r * r > x, without overflow */
+    while (r + 1 <= x / (r + 1)) r++;         /* (r + 1)^2 <= x */
     return number_value(out, r);
 }
 

@@ -297,20 +297,7 @@ static bool combine(TokKind op, Value *stored, const Value *v)
     if (v->type == VT_NUMBER) rhs = v->num;
     else if (v->type == VT_SET) rhs = bb_popcount(v->set);
     else return false;
-    switch (op) {
-    case TK_PLUS_ASSIGN: stored->num += rhs; return true;
-    case TK_MINUS_ASSIGN: stored->num -= rhs; return true;
-    case TK_STAR_ASSIGN: stored->num *= rhs; return true;
-    case TK_SLASH_ASSIGN:
-        if (rhs == 0) return false;
-        stored->num /= rhs;
-        return true;
-    case TK_PERCENT_ASSIGN:
-        if (rhs == 0) return false;
-        stored->num %= rhs;
-        return true;
-    default: return false;
-    }
+    return eval_arith_op(op, stored->num, rhs, &stored->num);
 }
 
 /* D[k] = v stores v under k: like a variable assignment it matches when v

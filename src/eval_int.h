@@ -117,6 +117,10 @@ bool eval_number(Evaluator *ev, const Node *n, int64_t *out);
 bool position_value(Value *out, const GameNode *n);
 /* A string value; false (no match) when s is NULL. */
 bool string_value(Value *out, const char *s);
+/* x OP y for + - * / % (and += -= *= /= %=) in 64-bit integers: false
+ * when there is no such number (a division by zero, a result out of
+ * range), and the filter then does not match. */
+bool eval_arith_op(TokKind op, int64_t x, int64_t y, int64_t *out);
 Bitboard piece_square(const Evaluator *ev, uint8_t id);
 /* Turns a piece value into the set of its square; other values are left alone. */
 void piece_to_set(const Evaluator *ev, Value *v);

@@ -192,8 +192,9 @@ static bool eval_int_of(Evaluator *ev, const Node *n, Value *out)
     uint64_t x = 0;
     for (; *p; p++) {
         if (*p < '0' || *p > '9') return false;
-        x = x * 10 + (uint64_t)(*p - '0');
-        if (x > (uint64_t)INT64_MAX) return false;
+        uint64_t digit = (uint64_t)(*p - '0');
+        if (x > ((uint64_t)INT64_MAX - digit) / 10) return false;   /* checked before it could wrap */
+        x = x * 10 + digit;
     }
     out->type = VT_NUMBER;
     out->num = negative ? -(int64_t)x : (int64_t)x;

@@ -80,6 +80,7 @@ const char *lex_error_message(LexError e)
     case LEX_BAD_SQUARE_LIST:      return "invalid square list after a piece";
     case LEX_BAD_QUANTIFIER:       return "invalid repetition (write {m,n} without spaces)";
     case LEX_LONE_HORIZONTAL_BAR:  return "a move dash is two horizontal bars '――'";
+    case LEX_NUL_BYTE:             return "a NUL byte (a query cannot hold one, not even in a string)";
     }
     return "error";
 }
@@ -440,19 +441,24 @@ static TokKind keyword_kind(const char *s, uint32_t len)
     return TK_IDENT;
 }
 
+/* A string; one with a NUL byte is an error at the NUL (strings are C
+ * strings from here on: a NUL would cut them short without a word). */
 static Token lex_string(Lexer *lx, uint32_t start, bool space)
 {
     const char *s = lx->text;
-    uint32_t i = start + 1;
+    uint32_t i = start + 1, nul = 0;
     while (i < lx->end && s[i] != '"') {
         if (s[i] == '\\' && i + 1 < lx->end) i++;
+        if (s[i] == '\0' && !nul) nul = i;
         i++;
     }
     if (i >= lx->end) {
         lx->pos = lx->end;
+        if (nul) return error_token(LEX_NUL_BYTE, nul, nul + 1, space);
         return error_token(LEX_UNTERMINATED_STRING, start, start + 1, space);
     }
     lx->pos = i + 1;
+    if (nul) return error_token(LEX_NUL_BYTE, nul, nul + 1, space);
     return make_token(TK_STRING, start, lx->pos, space);
 }
 
@@ -627,7 +633,7 @@ Token lex_next(Lexer *lx)
         return error_token(LEX_BAD_CHAR, start, lx->pos, space);
     }
     lx->pos = start + 1;
-    return error_token(LEX_BAD_CHAR, start, lx->pos, space);
+    return error_token(c == '\0' ? LEX_NUL_BYTE : LEX_BAD_CHAR, start, lx->pos, space);
 }
 
 /* }==== */

@@ -177,8 +177,17 @@ void close_brackets(Parser *p, Nesting saved)
 
 /* {==== nodes, and which tokens begin a filter ============================== */
 
+/* Counts n nodes made for function calls against their budget. */
+static void count_expanded(Parser *p, uint64_t n)
+{
+    p->expanded += n;
+    if (p->expanded > CALL_MAX_FILTERS)
+        parse_fail(p, p->outer_call, "function calls expand to more than %d filters", CALL_MAX_FILTERS);
+}
+
 Node *new_node(Parser *p, NodeKind k, Span span, uint32_t nkids)
 {
+    if (p->frame) count_expanded(p, 1);
     return ast_new(p->a, k, span, nkids);
 }
 
@@ -753,6 +762,7 @@ static Node *parse_dict_entry(Parser *p, int32_t slot, Span start)
 static Node *parse_call(Parser *p, int32_t index, Token name_tok)
 {
     const Function *fn = &p->q->funcs[index];
+    if (p->calls_open++ == 0) p->outer_call = tok_span(name_tok);
     Node *n = new_node(p, ND_CALL, tok_span(name_tok), 1);
     n->slot = index;
     n->text = fn->name;
@@ -787,6 +797,7 @@ static Node *parse_call(Parser *p, int32_t index, Token name_tok)
 
     n->kids[0] = body;
     n->type = body->type;
+    p->calls_open--;
     return n;
 }
 
@@ -888,6 +899,7 @@ static Node *parse_identifier(Parser *p)
         if (is_assign_op(next->kind))
             parse_fail(p, tok_span(t), "cannot assign to parameter '%s': its argument is not a variable", name);
         advance(p);
+        count_expanded(p, ast_count(arg, CALL_MAX_FILTERS));   /* before the copy is made */
         Node *n = node1(p, ND_PARAM, tok_span(t), ast_clone(p->a, arg));
         n->text = name;
         n->type = arg->type;

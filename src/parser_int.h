@@ -74,6 +74,9 @@ typedef struct Parser {
     bool regex;        /* inside a line or path constituent: + * ? {m,n} may repeat */
     bool in_index;     /* in x[i:j] before the ':', which is not the ':' filter */
     FuncFrame *frame;  /* innermost function call being expanded */
+    int calls_open;    /* calls being parsed (their arguments or their bodies) */
+    Span outer_call;   /* the outermost of them */
+    uint64_t expanded; /* nodes made for calls: bodies parsed again, arguments copied */
     jmp_buf fail;
 } Parser;
 

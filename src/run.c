@@ -403,7 +403,8 @@ static char *read_file(const char *path, size_t *len, DiagSink *d)
     StrBuf sb = SB_INIT;
     char chunk[65536];
     size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0) sb_append_n(&sb, chunk, got);
+    /* no further than just past the limit (the query may be /dev/zero) */
+    while (sb.len <= QUERY_MAX_BYTES && (got = fread(chunk, 1, sizeof chunk, fp)) > 0) sb_append_n(&sb, chunk, got);
     bool failed = ferror(fp);
     if (fp != stdin) fclose(fp);
     if (failed) {
@@ -569,7 +570,7 @@ static ExitCode print_query(const CliOptions *o, const Query *q)
     if (o->dump_orbit) xf_write_orbits(q, &sb);
     else if (o->parse) ast_dump(q, &sb);
     else ast_write_source(q, o->to_unicode, &sb);
-    fputs(sb_str(&sb), stdout);
+    if (sb.len) fwrite(sb.data, 1, sb.len, stdout);   /* all of it: a comment may hold a NUL byte */
     sb_free(&sb);
     return EXIT_RAN;
 }

@@ -380,6 +380,11 @@ const char *sema_dict_store(Query *q, int32_t slot, TokKind op, const Node *valu
 
 Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink *diag)
 {
+    if (src->len > QUERY_MAX_BYTES) {
+        diag_plain(diag, DIAG_ERROR, "the query '%s' is longer than %u MB", src->name ? src->name : "query.cql",
+                   QUERY_MAX_BYTES >> 20);
+        return NULL;
+    }
     Query *q = xcalloc(1, sizeof *q);
     arena_init(&q->arena, 0);
     q->src.name = arena_strdup(&q->arena, src->name ? src->name : "query.cql");

@@ -12,7 +12,9 @@
  * Invariants: the AST that comes out lives in the query's arena; the pass
  * works in two private arenas (one for the image being made, one for its
  * own tables), both freed before it returns. Images keep the spans of the
- * user's text, so messages and --dump-orbit point at what was written.
+ * user's text, so messages and --dump-orbit point at what was written. The
+ * images kept hold at most XF_MAX_FILTERS nodes in all: each one is counted
+ * before it is copied.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -432,7 +434,7 @@ static uint64_t hash_mix(uint64_t h, uint64_t x)
     return h * 0x100000001B3ULL;
 }
 
-/* A hash of exactly what ast_equal compares. */
+/* A hash of what ast_equal compares (equal filters hash alike). */
 static uint64_t hash_node(const Node *n)
 {
     if (!n) return 0x5bd1e995;
@@ -444,8 +446,8 @@ static uint64_t hash_node(const Node *n)
     h = hash_mix(h, (uint64_t)(int64_t)n->slot);
     h = hash_mix(h, (uint64_t)n->op);
     h = hash_mix(h, n->dirs);
-    if (n->text)
-        for (const char *s = n->text; *s; s++) h = hash_mix(h, (unsigned char)*s);
+    if (n->text)   /* a prefix is enough (ast_equal decides): a query's strings can be long */
+        for (const char *s = n->text; *s && s < n->text + 32; s++) h = hash_mix(h, (unsigned char)*s);
     if (n->desig) {
         const Designator *d = n->desig;
         h = hash_mix(h, d->pieces);
@@ -507,32 +509,45 @@ static void images_grow(ImageSet *s, Arena *work)
     *s = bigger;
 }
 
-/* Adds a copy of n (made in `keep`) unless an equal filter is there. */
-static void images_add(ImageSet *s, const Node *n, Arena *keep, Arena *work)
-{
-    uint64_t h = hash_node(n);
-    bool found;
-    uint32_t slot = images_find_slot(s, h, n, &found);
-    if (found) return;
-    if (s->count == s->cap) {
-        uint32_t cap = s->cap ? 2 * s->cap : 16;
-        s->items = arena_realloc(work, s->items, s->cap * sizeof *s->items, cap * sizeof *s->items);
-        s->cap = cap;
-    }
-    s->items[s->count++] = ast_clone(keep, n);
-    s->hashes[slot] = h;
-    s->slots[slot] = s->count;
-    if (2 * s->count > s->nslots) images_grow(s, work);
-}
-
 typedef struct Pass {
     const SourceText *src;
     DiagSink *diag;
     Arena *keep;           /* where kept images go: the query's arena, or `work` */
     Arena work;            /* the pass's own tables */
     Arena image;           /* the image being made, reset after each */
+    const Node *outermost; /* the outermost transform being expanded */
+    uint64_t filters;      /* nodes of the images kept so far (XF_MAX_FILTERS) */
     bool ok;
 } Pass;
+
+/* Adds a copy of n (made in `keep`) unless an equal filter is there. False
+ * after reporting that the copy would take the pass over its budget: the
+ * budget is checked before the copy is made, so memory stays bounded. */
+static bool images_add(Pass *p, ImageSet *s, const Node *n)
+{
+    uint64_t h = hash_node(n);
+    bool found;
+    uint32_t slot = images_find_slot(s, h, n, &found);
+    if (found) return true;
+    uint64_t left = XF_MAX_FILTERS - p->filters;
+    uint64_t size = ast_count(n, left);
+    if (size > left) {
+        diag_at(p->diag, p->src, p->outermost->span, DIAG_ERROR, "transforms expand to more than %d filters",
+                XF_MAX_FILTERS);
+        return false;
+    }
+    p->filters += size;
+    if (s->count == s->cap) {
+        uint32_t cap = s->cap ? 2 * s->cap : 16;
+        s->items = arena_realloc(&p->work, s->items, s->cap * sizeof *s->items, cap * sizeof *s->items);
+        s->cap = cap;
+    }
+    s->items[s->count++] = ast_clone(p->keep, n);
+    s->hashes[slot] = h;
+    s->slots[slot] = s->count;
+    if (2 * s->count > s->nslots) images_grow(s, &p->work);
+    return true;
+}
 
 /* keep: the arena of the images kept, NULL for the pass's own. */
 static void pass_init(Pass *p, const SourceText *src, Arena *keep, DiagSink *diag)
@@ -543,6 +558,8 @@ static void pass_init(Pass *p, const SourceText *src, Arena *keep, DiagSink *dia
     arena_init(&p->work, 64 * 1024);
     arena_init(&p->image, 16 * 1024);
     p->keep = keep ? keep : &p->work;
+    p->outermost = NULL;
+    p->filters = 0;
     p->ok = true;
 }
 
@@ -581,7 +598,7 @@ static ImageSet *orbit_images(Pass *p, const Node *t)
     const Node *arg = transform_chain(t, chain, &depth, &count);
     ImageSet *cur = ARENA_NEW(&p->work, ImageSet);
     images_init(cur, &p->work);
-    images_add(cur, arg, p->keep, &p->work);
+    if (!images_add(p, cur, arg)) return NULL;
     XfMap maps[XF_FAMILY_MAX];
     for (int level = depth - 1; level >= 0; level--) {
         ImageSet *next = ARENA_NEW(&p->work, ImageSet);
@@ -597,8 +614,9 @@ static ImageSet *orbit_images(Pass *p, const Node *t)
                             "'rotate45' needs square designators that cover the whole board");
                     return NULL;
                 }
-                if (r == MAP_OK) images_add(next, image, p->keep, &p->work);
+                bool added = r != MAP_OK || images_add(p, next, image);
                 arena_reset(&p->image);
+                if (!added) return NULL;
                 if (next->count > ORBIT_MAX_MEMBERS) {
                     diag_at(p->diag, p->src, t->span, DIAG_ERROR,
                             "this transform has more than %d distinct images", ORBIT_MAX_MEMBERS);
@@ -809,7 +827,10 @@ static void expand(Pass *p, Node **slot)
     Node *n = *slot;
     if (!n || !p->ok) return;
     if (n->kind == ND_TRANSFORM) {
+        bool outermost = !p->outermost;
+        if (outermost) p->outermost = n;
         *slot = build_orbit(p, n);
+        if (outermost) p->outermost = NULL;
         return;
     }
     for (uint32_t i = 0; i < n->nkids; i++) expand(p, &n->kids[i]);
@@ -991,7 +1012,7 @@ static void write_filter(const SourceText *src, Arena *a, const Node *f, StrBuf 
 {
     Edits e = {src, f->span, a, NULL, 0, 0};
     collect_edits(&e, f);
-    qsort(e.items, e.n, sizeof *e.items, by_start);
+    if (e.n > 1) qsort(e.items, e.n, sizeof *e.items, by_start);   /* items is NULL when there is no edit */
     uint32_t at = f->span.start;
     for (uint32_t i = 0; i < e.n; i++) {
         if (e.items[i].start < at) continue;   /* the same argument seen twice (a parameter) */
@@ -1032,6 +1053,7 @@ static void write_orbit(Pass *p, const Node *t, StrBuf *out)
     DiagSink sink;
     diag_sink_init(&sink, capture_diag, &errors);
     p->diag = &sink;
+    p->outermost = t;
     ImageSet *images = orbit_images(p, t);
     if (!images) {
         sb_printf(out, ": no orbit\n%s", sb_str(&errors));

@@ -183,5 +183,51 @@ expect_rc "unwritable output" 2 "$CQL" -i "$DATA/python-chess/molinari-bordais-1
 expect_grep "unwritable output message" "$T/err" "cannot write output file"
 if ls -a "$T" | grep -q '^\.out\.pgn\.'; then bad "temporary output left behind"; else ok; fi
 
+# ---- hostile queries: memory stays bounded (under ulimit -v, except with
+# ASan, whose shadow memory needs terabytes of address space); one thread,
+# so that the limit does not depend on the number of cores
+case $BUILD in *asan*) VLIMIT= ;; *) VLIMIT=400000 ;; esac
+limited() { ( if [ -n "$VLIMIT" ]; then ulimit -v "$VLIMIT"; fi; exec "$@" ) }
+MOLINARI=$DATA/python-chess/molinari-bordais-1979.pgn
+# nested transforms multiply (16 million members): refused at the outermost
+expect_rc "nested transforms refused" 1 limited "$CQL" -s -i "$MOLINARI" -o - -cql 'shift {flip {shift {flip {shift Ka1}}}}'
+expect_grep "nested transforms message" "$T/err" '^-cql:1:1: error: transforms expand to more than [0-9]* filters$'
+printf 'cql()\nflip {shift {flip {shift {flip Ka1}}}}\n' >"$T/nested.cql"
+expect_rc "nested transforms with -shift refused" 1 limited "$CQL" -s -shift -i "$MOLINARI" -o - "$T/nested.cql"
+expect_grep "nested transforms with -shift message" "$T/err" 'nested.cql:2:1: error: transforms expand to more than'
+# nested function calls multiply too (3^16 nodes): refused at the outermost call
+expect_rc "nested calls refused" 1 limited "$CQL" -s -i "$MOLINARI" -o - -cql 'function F(x) {x or x}' -cql 'F(F(F(F(F(F(F(F(F(F(F(F(F(F(F(F(Ka1))))))))))))))))'
+expect_grep "nested calls message" "$T/err" '^-cql:2:1: error: function calls expand to more than [0-9]* filters$'
+# a query file that never ends is read no further than the limit
+expect_rc "endless query file" 1 limited "$CQL" -s -i "$MOLINARI" -o - /dev/zero
+expect_grep "endless query file message" "$T/err" "^cql: error: the query '/dev/zero' is longer than [0-9]* MB$"
+# a 10 MB string: no copy of it for each image of a transform
+{ printf 'cql() shift {"'; head -c 10000000 /dev/zero | tr '\0' a; printf '" Ka1}\n'; } >"$T/long.cql"
+expect_rc "10 MB string under -flip" 0 limited "$CQL" -s -flip -i "$MOLINARI" -o "$T/long-out.pgn" "$T/long.cql"
+expect_grep "10 MB string summary" "$T/out" '^[01] match.* of 1 game'
+expect_rc "10 MB string -a" 0 limited "$CQL" -a "$T/long.cql"
+if cmp -s "$T/out" "$T/long.cql"; then ok; else bad "10 MB string: -a changed the query"; fi
+{ printf 'cql() x = "'; head -c 10000000 /dev/zero | tr '\0' a; printf '" x\n'; } >"$T/long-var.cql"
+expect_rc "10 MB string -parse" 0 limited "$CQL" -parse "$T/long-var.cql"
+# 100,000 filters in one compound: memory and time linear in the query
+awk 'BEGIN { printf "cql()"; for (i = 0; i < 100000; i++) printf " Ka1"; print "" }' >"$T/many.cql"
+expect_rc "100,000 filters run" 0 limited "$CQL" -s -i "$MOLINARI" -o - "$T/many.cql"
+expect_rc "100,000 filters -parse" 0 limited "$CQL" -parse "$T/many.cql"
+expect_eq "100,000 filters -parse lines" "$(grep -c '^  designator ' "$T/out")" 100000
+# a message about a long line shows the part around the caret
+{ printf 'cql() "'; head -c 10000000 /dev/zero | tr '\0' a; printf '" atacks x\n'; } >"$T/long-error.cql"
+expect_rc "long line error" 1 limited "$CQL" "$T/long-error.cql"
+expect_grep "long line error message" "$T/err" "long-error.cql:1:10000010: error: unknown filter 'atacks'"
+expect_grep "long line cut" "$T/err" '^\.\.\.a*" atacks x$'
+expect_eq "long line error: short lines" "$(awk 'length > 300' "$T/err" | wc -l)" 0
+# a NUL byte in a string is refused where it stands; in a comment it is kept
+printf 'cql() "ab\000cd" check\n' >"$T/nul.cql"
+expect_rc "NUL in a string" 1 "$CQL" -a "$T/nul.cql"
+expect_grep "NUL in a string message" "$T/err" 'nul.cql:1:10: error: a NUL byte'
+expect_grep "NUL in a string shown as ?" "$T/err" '^cql() "ab?cd" check$'
+printf 'cql() check // a\000b\n' >"$T/nul-comment.cql"
+expect_rc "NUL in a comment" 0 "$CQL" -a "$T/nul-comment.cql"
+if cmp -s "$T/out" "$T/nul-comment.cql"; then ok; else bad "-a lost what follows a NUL in a comment"; fi
+
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

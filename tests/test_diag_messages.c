@@ -372,6 +372,27 @@ static void test_nesting_limit(void **state)
     sb_free(&q);
 }
 
+/* Calls nested in arguments multiply (3^16 nodes here): the budget stops
+ * them with one message at the outermost call; a query text longer than
+ * QUERY_MAX_BYTES is refused before it is copied. */
+static void test_expansion_limits(void **state)
+{
+    (void)state;
+    const char *q = "function F(x){x or x} F(F(F(F(F(F(F(F(F(F(F(F(F(F(F(F(Ka1))))))))))))))))";
+    char *got = diagnose(q, strlen(q), true);
+    StrBuf want = SB_INIT;
+    sb_printf(&want, "-cql:1:23: error: function calls expand to more than %d filters\n%s\n", CALL_MAX_FILTERS, q);
+    sb_append(&want, "                      ^\n");
+    assert_string_equal(got, sb_str(&want));
+    free(got);
+    got = diagnose(q, (size_t)QUERY_MAX_BYTES + 1, true);   /* only the length is looked at */
+    sb_clear(&want);
+    sb_printf(&want, "cql: error: the query '-cql' is longer than %u MB\n", QUERY_MAX_BYTES >> 20);
+    assert_string_equal(got, sb_str(&want));
+    free(got);
+    sb_free(&want);
+}
+
 /* A query that compiles prints nothing. */
 static void test_no_message_when_valid(void **state)
 {
@@ -388,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_each_message),
         cmocka_unit_test(test_messages_are_distinct),
         cmocka_unit_test(test_nesting_limit),
+        cmocka_unit_test(test_expansion_limits),
         cmocka_unit_test(test_no_message_when_valid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

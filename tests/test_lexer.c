@@ -193,6 +193,36 @@ static void test_error_tokens(void **state)
     assert_string_equal(lex_error_message(LEX_UNTERMINATED_STRING), "unterminated string");
 }
 
+/* A NUL byte is an error where it stands, in a string or not; a comment
+ * may hold one (it is skipped). */
+static void test_nul_bytes(void **state)
+{
+    (void)state;
+    static const char text[] = "x = \"ab\0cd\" check \0 mate // c\0d\n";
+    Lexer lx;
+    lex_init(&lx, text, 0, (uint32_t)sizeof text - 1);
+    Token t[8];
+    int n = 0;
+    do {
+        t[n] = lex_next(&lx);
+    } while (t[n++].kind != TK_EOF && n < 8);
+    assert_int_equal(n, 7);   /* x = <error> check <error> mate EOF */
+    assert_int_equal(t[2].kind, TK_ERROR);
+    assert_int_equal(t[2].error, LEX_NUL_BYTE);
+    assert_int_equal(t[2].start, 7);
+    assert_int_equal(t[2].len, 1);
+    assert_int_equal(t[3].kind, TK_CHECK);   /* lexing goes on after the string */
+    assert_int_equal(t[4].error, LEX_NUL_BYTE);
+    assert_int_equal(t[4].start, 18);
+    assert_int_equal(t[5].kind, TK_MATE);
+    /* an unterminated string with a NUL: the NUL is reported */
+    static const char open[] = "\"a\0";
+    lex_init(&lx, open, 0, (uint32_t)sizeof open - 1);
+    Token u = lex_next(&lx);
+    assert_int_equal(u.error, LEX_NUL_BYTE);
+    assert_int_equal(u.start, 2);
+}
+
 static void test_sub_range(void **state)
 {
     (void)state;
@@ -219,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_designator_decoding),
         cmocka_unit_test(test_literals_and_comments),
         cmocka_unit_test(test_error_tokens),
+        cmocka_unit_test(test_nul_bytes),
         cmocka_unit_test(test_sub_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

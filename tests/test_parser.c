@@ -280,6 +280,37 @@ static void test_clone_equal_walk(void **state)
     query_free(q);
 }
 
+/* A compound of many filters grows its children in O(n) memory (the room
+ * doubles), and a clone shares the (immutable) strings of the original. */
+static void test_push_and_clone_cost(void **state)
+{
+    (void)state;
+    Arena a;
+    arena_init(&a, 0);
+    Node *parent = ast_new(&a, ND_COMPOUND, (Span){0, 0}, 0);
+    enum { N = 5000 };
+    for (int i = 0; i < N; i++) ast_push(&a, parent, ast_new(&a, ND_TRUE, (Span){0, 0}, 0));
+    assert_int_equal(parent->nkids, N);
+    for (int i = 0; i < N; i++) assert_int_equal(parent->kids[i]->kind, ND_TRUE);
+    /* each node and about 3 pointers of arrays for it (growing by one each
+     * time instead, the copies alone would take N * N * 4 bytes, 100 MB) */
+    assert_true(a.bytes_used < (size_t)N * (arena_align_up(sizeof(Node)) + 4 * sizeof(Node *)));
+    arena_free(&a);
+
+    Query *q = body("x = \"a long string\" x");
+    arena_init(&a, 0);
+    Node *c = ast_clone(&a, q->body);
+    assert_true(ast_equal(c, q->body));
+    const Node *s = q->body->kids[0]->kids[0];
+    assert_int_equal(s->kind, ND_STRING);
+    assert_ptr_equal(c->kids[0]->kids[0]->text, s->text);
+    ast_push(&a, c, ast_new(&a, ND_TRUE, (Span){0, 0}, 0));   /* a clone's kids grow too */
+    assert_int_equal(c->nkids, q->body->nkids + 1);
+    assert_true(ast_equal(c->kids[0], q->body->kids[0]));
+    arena_free(&a);
+    query_free(q);
+}
+
 static void test_header(void **state)
 {
     (void)state;
@@ -362,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_line_and_path),
         cmocka_unit_test(test_function_expansion),
         cmocka_unit_test(test_clone_equal_walk),
+        cmocka_unit_test(test_push_and_clone_cost),
         cmocka_unit_test(test_header),
         cmocka_unit_test(test_dump),
         cmocka_unit_test(test_write_source),

@@ -127,6 +127,72 @@ static void test_diag_caret(void **state)
     sb_free(&out);
 }
 
+/* A long line is shown around the caret, cut at code points, with "..."
+ * where it was cut; control bytes show as '?'. */
+static void test_diag_long_line(void **state)
+{
+    (void)state;
+    StrBuf text = SB_INIT, want = SB_INIT, out = SB_INIT;
+    DiagSink d;
+    diag_sink_init(&d, capture, &out);
+    sb_append(&text, "/*");
+    for (int i = 0; i < 200; i++) sb_append(&text, "\xC3\xA9");   /* é, two bytes */
+    sb_append(&text, "*/ atacks");
+    uint32_t at = (uint32_t)text.len - 6;
+    for (int i = 0; i < 300; i++) sb_append(&text, " x");
+    sb_append(&text, "\nnext line\n");
+    SourceText src = {"q.cql", text.data, text.len};
+    diag_at(&d, &src, (Span){at, at + 6}, DIAG_ERROR, "unknown filter");
+    /* 100 code points before the caret: 97 é then '*', '/', ' ' */
+    sb_append(&want, "q.cql:1:206: error: unknown filter\n...");
+    for (int i = 0; i < 97; i++) sb_append(&want, "\xC3\xA9");
+    sb_append(&want, "*/ atacks");
+    for (int i = 0; i < 47; i++) sb_append(&want, " x");
+    sb_append(&want, "...\n");
+    for (int i = 0; i < 103; i++) sb_putc(&want, ' ');
+    sb_append(&want, "^~~~~~\n");
+    assert_string_equal(sb_str(&out), sb_str(&want));
+    /* a span longer than the window is underlined to the window's end */
+    sb_clear(&out);
+    diag_at(&d, &src, (Span){at, (uint32_t)text.len - 12}, DIAG_ERROR, "e");
+    const char *caret = strrchr(sb_str(&out), '^');
+    assert_int_equal(strspn(caret + 1, "~"), 99);
+    /* a short line is shown whole; a NUL and an escape byte show as '?' */
+    static const char nul[] = "check \0 \x1B mate";
+    SourceText nul_src = {"q.cql", nul, sizeof nul - 1};
+    sb_clear(&out);
+    diag_at(&d, &nul_src, (Span){6, 7}, DIAG_ERROR, "a NUL byte");
+    assert_string_equal(sb_str(&out), "q.cql:1:7: error: a NUL byte\ncheck ? ? mate\n      ^\n");
+    sb_free(&text);
+    sb_free(&want);
+    sb_free(&out);
+}
+
+/* The line index gives what diag_line_col gives, at every offset (tabs,
+ * multibyte code points across the index's steps, bad UTF-8, newlines). */
+static void test_diag_line_index(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {"ab", "\t", "\n", "\xC3\xA9", "\xE2\x88\x8A", "\xF0\x9F\x98\x80", "\xFF", " "};
+    StrBuf text = SB_INIT;
+    uint32_t seed = 12345;
+    while (text.len < 5000) {
+        seed = seed * 1103515245u + 12345u;
+        sb_append(&text, pieces[(seed >> 16) % 8]);
+    }
+    SourceText src = {"q.cql", text.data, text.len};
+    DiagLineIndex ix;
+    diag_index_init(&ix, &src);
+    for (uint32_t off = 0; off <= text.len + 2; off++) {
+        unsigned l1, c1, l2, c2;
+        diag_line_col(&src, off, &l1, &c1);
+        diag_index_line_col(&ix, off, &l2, &c2);
+        if (l1 != l2 || c1 != c2) fail_msg("offset %u: %u:%u, index says %u:%u", off, l1, c1, l2, c2);
+    }
+    diag_index_free(&ix);
+    sb_free(&text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -135,6 +201,8 @@ int main(void)
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_utf8_roundtrip),
         cmocka_unit_test(test_diag_caret),
+        cmocka_unit_test(test_diag_long_line),
+        cmocka_unit_test(test_diag_line_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

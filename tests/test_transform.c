@@ -361,6 +361,49 @@ static void test_orbit_nodes(void **state)
     query_free(q);
 }
 
+static void capture_message(void *ctx, DiagSeverity sev, const char *text)
+{
+    (void)sev;
+    sb_append((StrBuf *)ctx, text);
+}
+
+/* Nested transforms multiply: the pass stops at its budget, with one
+ * message at the outermost transform, having made about a budget's worth
+ * of nodes (not the 16 million members of the whole expansion). */
+static void test_expansion_budget(void **state)
+{
+    (void)state;
+    StrBuf messages = SB_INIT, want = SB_INIT;
+    DiagSink diag;
+    diag_sink_init(&diag, capture_message, &messages);
+    Query *q = compile("check or\n  flip {shift {flip {shift {flip Ka1}}}}");
+    size_t before = q->arena.bytes_used;
+    assert_false(xf_expand_query(q, &diag));
+    assert_int_equal(diag.errors, 1);
+    sb_printf(&want, "-cql:2:3: error: transforms expand to more than %d filters\n", XF_MAX_FILTERS);
+    sb_append(&want, "  flip {shift {flip {shift {flip Ka1}}}}\n  ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+    assert_string_equal(sb_str(&messages), sb_str(&want));
+    /* what the kept images took: a few hundred bytes a node at most */
+    assert_true(q->arena.bytes_used - before < (size_t)XF_MAX_FILTERS * 400);
+    query_free(q);
+    /* -shift around a query with a large argument: its nodes count too */
+    sb_clear(&messages);
+    StrBuf text = SB_INIT;
+    for (int i = 0; i < XF_MAX_FILTERS / 64 + 1; i++) sb_append(&text, "Ka1 ");
+    q = compile(sb_str(&text));
+    xf_wrap_body(q, TK_SHIFT);
+    assert_false(xf_expand_query(q, &diag));
+    assert_non_null(strstr(sb_str(&messages), "-cql:1:1: error: transforms expand to more than"));
+    query_free(q);
+    /* the largest orbit of the test suites is far below the budget */
+    q = compile("shift flip {Ka1 ka3}");
+    assert_true(xf_expand_query(q, &diag));
+    query_free(q);
+    sb_free(&text);
+    sb_free(&want);
+    sb_free(&messages);
+}
+
 static void test_dump_orbit(void **state)
 {
     (void)state;
@@ -392,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_seed_orbit_sizes),
         cmocka_unit_test(test_orbit_nodes),
         cmocka_unit_test(test_dump_orbit),
+        cmocka_unit_test(test_expansion_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
