@@ -29,7 +29,7 @@ ifeq ($(WERROR),1)
 WARN += -Werror
 endif
 
-CPPFLAGS += -Iinclude -MMD -MP -D_POSIX_C_SOURCE=200809L
+CPPFLAGS += -Isrc -Iinclude -MMD -MP -D_POSIX_C_SOURCE=200809L
 CFLAGS   += -std=c11 -pedantic $(WARN)
 LDLIBS   += -lpthread -lm
 
@@ -63,18 +63,22 @@ Q := @
 endif
 
 # ---- sources -----------------------------------------------------------------
-LIB_SRCS  := $(filter-out src/main.c,$(wildcard src/*.c))
+# One folder per area under src/ (docs/architecture.md); objects mirror it.
+SRCS      := $(wildcard src/*/*.c)
+MAIN_SRC  := src/cli/main.c
+LIB_SRCS  := $(filter-out $(MAIN_SRC),$(SRCS))
 LIB_OBJS  := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
-MAIN_OBJ  := $(BUILD)/obj/main.o
+MAIN_OBJ  := $(MAIN_SRC:src/%.c=$(BUILD)/obj/%.o)
 LIB       := $(BUILD)/libcql.a
 CQL       := $(BUILD)/cql
 
-# Unit tests: every tests/test_*.c is one cmocka program.
-UNIT_SRCS := $(wildcard tests/test_*.c)
-UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(BUILD)/tests/%)
-# Test tools that are not cmocka programs (perft runner, .test runner, ...).
-TOOL_SRCS := $(wildcard tests/tool_*.c)
-TOOL_BINS := $(TOOL_SRCS:tests/%.c=$(BUILD)/tests/%)
+# Unit tests: every tests/unit/test_*.c is one cmocka program.
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# Test tools that are not cmocka programs: the query and PGN tools of
+# tests/tools/, and the perft runner (a chess-core test program, tests/unit/).
+TOOL_SRCS := $(wildcard tests/tools/tool_*.c) tests/unit/tool_perft.c
+TOOL_BINS := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TOOL_SRCS))))
 
 CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
@@ -95,8 +99,9 @@ endif
 $(BUILD)/obj $(BUILD)/tests:
 	$(Q)mkdir -p $@
 
-$(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
+$(BUILD)/obj/%.o: src/%.c
 	@$(if $(Q),echo "  CC      $<")
+	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LTO_CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
@@ -112,16 +117,26 @@ $(CQL): $(MAIN_OBJ) $(LIB)
 cmocka:
 	$(Q)sh tests/ensure-cmocka.sh
 
-$(BUILD)/tests/test_%: tests/test_%.c $(LIB) | $(BUILD)/tests cmocka
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB) | $(BUILD)/tests cmocka
 	@$(if $(Q),echo "  TEST-CC $<")
 	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $(CMOCKA_CFLAGS) $< $(LIB) \
 	   $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS) -o $@
 
 # the benchmark's replay tool is built like cql itself
 $(BUILD)/tests/tool_replay: LTO_TOOL := $(LTO_LINK)
-$(BUILD)/tests/tool_%: tests/tool_%.c $(LIB) | $(BUILD)/tests
+$(BUILD)/tests/tool_%: tests/tools/tool_%.c $(LIB) | $(BUILD)/tests
 	@$(if $(Q),echo "  TOOL-CC $<")
 	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $(LTO_TOOL) $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+
+$(BUILD)/tests/tool_perft: tests/unit/tool_perft.c $(LIB) | $(BUILD)/tests
+	@$(if $(Q),echo "  TOOL-CC $<")
+	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+
+# Dependency files made before the sources moved into folders may still name
+# tests/test_*.c or tests/tool_*.c: such a missing file is simply out of date.
+OLD_TEST_SRCS := $(patsubst tests/unit/%,tests/%,$(patsubst tests/tools/%,tests/%,$(UNIT_SRCS) $(TOOL_SRCS)))
+$(OLD_TEST_SRCS):
+	@:
 
 test-unit: $(UNIT_BINS)
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
@@ -170,7 +185,7 @@ uninstall:
 
 # One translation unit of every source: catches clashes between static names.
 unity: | $(BUILD)/obj
-	$(Q)printf '#include "../../../src/%s"\n' $(notdir $(LIB_SRCS)) main.c > $(BUILD)/obj/all.c
+	$(Q)printf '#include "../../../%s"\n' $(SRCS) > $(BUILD)/obj/all.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(BUILD)/obj/all.c $(LDFLAGS) $(LDLIBS) -o $(BUILD)/cql-unity
 
 clean:
