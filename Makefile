@@ -5,6 +5,7 @@
 #   make MODE=asan         address + undefined sanitizers, into build/asan/
 #   make test              every test layer (installs cmocka if it is missing)
 #   make check-slow        deep perft and the other long checks
+#   make check-layers      the dependency rule between the areas of src/ (in make test)
 #   make bench             benchmarks on a 100,000-game corpus built at bench time
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make V=1               show full command lines; WERROR=1 turns warnings into errors
@@ -87,7 +88,8 @@ DEPS := $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) \
         $(UNIT_BINS:%=%.d) $(TOOL_BINS:%=%.d)
 
 .PHONY: all test check check-slow bench install uninstall clean unity cmocka \
-        test-unit test-tools test-perft test-cql test-cli test-oracle test-conformance
+        test-unit test-tools test-perft test-cql test-cli test-oracle test-conformance \
+        check-layers
 
 all: $(CQL)
 ifeq ($(MODE),release)
@@ -161,7 +163,12 @@ test-oracle: test-tools
 test-conformance: test-tools
 	$(Q)if [ -f tests/run-conformance.sh ]; then sh tests/run-conformance.sh $(BUILD); fi
 
-test: cmocka
+# The dependency rule between the areas of src/ (docs/architecture.md), read
+# from the #include lines.
+check-layers:
+	$(Q)sh scripts/check-layers.sh
+
+test: cmocka check-layers
 	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) all test-tools
 	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) test-unit test-perft test-cql test-cli test-oracle test-conformance
 	@echo "all tests passed ($(MODE))"

@@ -16,9 +16,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-const int dir_file_step[DIR_NB] = {0, -1, -1, -1, 0, +1, +1, +1};
-const int dir_rank_step[DIR_NB] = {+1, +1, 0, -1, -1, -1, 0, +1};
-
 #define ROOK_TABLE_SIZE 102400    /* sum over squares of 2^popcount(mask) */
 #define BISHOP_TABLE_SIZE 5248
 

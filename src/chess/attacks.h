@@ -13,16 +13,6 @@
 
 #include "chess/bitboard.h"
 
-/* The eight compass directions, counter-clockwise from north ("up" on the
- * board, toward rank 8). DIR_N + k is rotated k * 45 degrees anticlockwise. */
-typedef enum Direction {
-    DIR_N, DIR_NW, DIR_W, DIR_SW, DIR_S, DIR_SE, DIR_E, DIR_NE, DIR_NB
-} Direction;
-
-/* File and rank step of each direction (DIR_N is {0, +1}). */
-extern const int dir_file_step[DIR_NB];
-extern const int dir_rank_step[DIR_NB];
-
 void att_init(void);
 
 /*

@@ -2,13 +2,23 @@
  * src/chess/bitboard.c — square names and piece letters (see src/chess/bitboard.h).
  *
  * The bit tricks themselves are static inline in the header; this file holds
- * the text conversions: "e4" <-> 28 and 'N' <-> W_KNIGHT.
+ * the text conversions ("e4" <-> 28 and 'N' <-> W_KNIGHT), the direction
+ * steps and bb_shift.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "chess/bitboard.h"
 
 #include <string.h>
+
+const int dir_file_step[DIR_NB] = {0, -1, -1, -1, 0, +1, +1, +1};
+const int dir_rank_step[DIR_NB] = {+1, +1, 0, -1, -1, -1, 0, +1};
+
+Bitboard bb_shift(Bitboard b, Direction d, int steps)
+{
+    for (int i = 0; i < steps && b; i++) b = bb_step(b, d);
+    return b;
+}
 
 /* Indexed by Piece: " PNBRQK  pnbrqk " (unused codes are spaces). */
 static const char PIECE_LETTERS[PIECE_NB + 1] = " PNBRQK  pnbrqk ";

@@ -1,5 +1,5 @@
 /*
- * src/chess/bitboard.h — squares, pieces, colours and 64-bit square sets.
+ * src/chess/bitboard.h — squares, pieces, colours, directions and 64-bit square sets.
  *
  * Square numbering (a1 = 0, h1 = 7, a8 = 56, h8 = 63):
  *
@@ -119,6 +119,35 @@ static inline Square bb_pop_lsb(Bitboard *b)
 }
 
 static inline bool bb_more_than_one(Bitboard b) { return (b & (b - 1)) != 0; }
+
+/* The eight compass directions, counter-clockwise from north ("up" on the
+ * board, toward rank 8). DIR_N + k is rotated k * 45 degrees anticlockwise. */
+typedef enum Direction {
+    DIR_N, DIR_NW, DIR_W, DIR_SW, DIR_S, DIR_SE, DIR_E, DIR_NE, DIR_NB
+} Direction;
+
+/* File and rank step of each direction (DIR_N is {0, +1}). */
+extern const int dir_file_step[DIR_NB];
+extern const int dir_rank_step[DIR_NB];
+
+/* One step of every square of b in direction d; squares leaving the board vanish. */
+static inline Bitboard bb_step(Bitboard b, Direction d)
+{
+    switch (d) {
+    case DIR_N: return b << 8;
+    case DIR_S: return b >> 8;
+    case DIR_E: return (b & ~FILE_H_BB) << 1;
+    case DIR_W: return (b & ~FILE_A_BB) >> 1;
+    case DIR_NE: return (b & ~FILE_H_BB) << 9;
+    case DIR_NW: return (b & ~FILE_A_BB) << 7;
+    case DIR_SE: return (b & ~FILE_H_BB) >> 7;
+    case DIR_SW: return (b & ~FILE_A_BB) >> 9;
+    default: return 0;
+    }
+}
+
+/* b moved `steps` squares in direction d (squares leaving the board vanish). */
+Bitboard bb_shift(Bitboard b, Direction d, int steps);
 
 /* "e4" from square 28; out must hold 3 bytes. */
 void sq_name(Square s, char out[3]);

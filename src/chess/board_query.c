@@ -11,28 +11,6 @@
  */
 #include "chess/board_query.h"
 
-/* One step of every square of b in direction d; squares leaving the board vanish. */
-static Bitboard step(Bitboard b, Direction d)
-{
-    switch (d) {
-    case DIR_N: return b << 8;
-    case DIR_S: return b >> 8;
-    case DIR_E: return (b & ~FILE_H_BB) << 1;
-    case DIR_W: return (b & ~FILE_A_BB) >> 1;
-    case DIR_NE: return (b & ~FILE_H_BB) << 9;
-    case DIR_NW: return (b & ~FILE_A_BB) << 7;
-    case DIR_SE: return (b & ~FILE_H_BB) >> 7;
-    case DIR_SW: return (b & ~FILE_A_BB) >> 9;
-    default: return 0;
-    }
-}
-
-Bitboard bq_shift(Bitboard b, Direction d, int steps)
-{
-    for (int i = 0; i < steps && b; i++) b = step(b, d);
-    return b;
-}
-
 Bitboard bq_direction(Bitboard x, DirMask dirs, int min, int max)
 {
     Bitboard result = 0;
@@ -40,7 +18,7 @@ Bitboard bq_direction(Bitboard x, DirMask dirs, int min, int max)
         if (!(dirs & (1u << d))) continue;
         Bitboard cur = x;
         for (int k = 1; k <= max && cur; k++) {
-            cur = step(cur, (Direction)d);
+            cur = bb_step(cur, (Direction)d);
             if (k >= min) result |= cur;
         }
     }
@@ -128,7 +106,7 @@ Bitboard bq_between(Bitboard x, Bitboard y)
 static Bitboard slide(Bitboard p, Direction d, Bitboard empty)
 {
     Bitboard reach = 0;
-    for (Bitboard cur = step(p, d); cur; cur = step(cur & empty, d)) reach |= cur;
+    for (Bitboard cur = bb_step(p, d); cur; cur = bb_step(cur & empty, d)) reach |= cur;
     return reach;
 }
 

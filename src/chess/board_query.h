@@ -42,9 +42,6 @@ Bitboard bq_attacks_from(const Position *pos, Bitboard x);
  * that share a rank, file or diagonal. */
 Bitboard bq_between(Bitboard x, Bitboard y);
 
-/* Moves every square of b `steps` squares in direction d; squares that leave
- * the board are dropped. */
-Bitboard bq_shift(Bitboard b, Direction d, int steps);
 /* Direction filter: the squares at distance min..max (1..7) from a square of
  * x in one of the directions of `dirs` (pure geometry: pieces do not block). */
 Bitboard bq_direction(Bitboard x, DirMask dirs, int min, int max);

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "base/utf8.h"
-#include "chess/attacks.h"
+#include "chess/bitboard.h"
 
 /* {==== names ================================================================ */
 

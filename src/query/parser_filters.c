@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "chess/attacks.h"
+#include "chess/bitboard.h"
 #include "query/parser_int.h"
 
 /* {==== keyword tables ======================================================= */

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chess/board_query.h"
+#include "chess/bitboard.h"
 #include "query/lexer.h"
 #include "query/sema.h"
 
@@ -131,13 +131,13 @@ static Bitboard complete_files(Bitboard b)
  * shift stays where it is. */
 static Bitboard shift_files(Bitboard b, int n)
 {
-    Bitboard moved = n >= 0 ? bq_shift(b, DIR_E, n) : bq_shift(b, DIR_W, -n);
+    Bitboard moved = n >= 0 ? bb_shift(b, DIR_E, n) : bb_shift(b, DIR_W, -n);
     return moved | complete_ranks(b);
 }
 
 static Bitboard shift_ranks(Bitboard b, int n)
 {
-    Bitboard moved = n >= 0 ? bq_shift(b, DIR_N, n) : bq_shift(b, DIR_S, -n);
+    Bitboard moved = n >= 0 ? bb_shift(b, DIR_N, n) : bb_shift(b, DIR_S, -n);
     return moved | complete_files(b);
 }
 

@@ -26,7 +26,7 @@
 
 #include "base/diag.h"
 #include "base/strbuf.h"
-#include "chess/attacks.h"
+#include "chess/bitboard.h"
 #include "query/ast.h"
 
 /* The eight symmetries of the board, each named by what it does. */

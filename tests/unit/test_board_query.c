@@ -61,7 +61,7 @@ static void test_between_and_directions(void **state)
     assert_bb_equal(bq_direction(squares("e4"), 1u << DIR_N, 1, 3), squares("e5 e6 e7"));
     assert_bb_equal(bq_direction(squares("e4"), 1u << DIR_N, 2, 7), squares("e6 e7 e8"));
     assert_bb_equal(bq_direction(squares("h1"), 1u << DIR_E, 1, 7), 0);   /* off the board */
-    assert_bb_equal(bq_shift(squares("a1 h8"), DIR_NE, 1), squares("b2"));
+    assert_bb_equal(bb_shift(squares("a1 h8"), DIR_NE, 1), squares("b2"));
 }
 
 static void test_ray_and_xray(void **state)
