@@ -907,15 +907,10 @@ static bool eval_player(Evaluator *ev, const Node *n, Value *out)
     return tag_filter(ev, n, b, out);
 }
 
+/* event, site, date, eventdate, eco: the PGN tag of their row in filters.def */
 static bool eval_tag_kind(Evaluator *ev, const Node *n, Value *out)
 {
-    static const struct { NodeKind kind; const char *tag; } tags[] = {
-        {ND_EVENT, "Event"}, {ND_SITE, "Site"}, {ND_DATE, "Date"},
-        {ND_EVENTDATE, "EventDate"}, {ND_ECO, "ECO"},
-    };
-    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
-        if (tags[i].kind == n->kind) return tag_filter(ev, n, current_tag(ev, tags[i].tag), out);
-    return false;
+    return tag_filter(ev, n, current_tag(ev, filter_info(n->kind)->tag), out);
 }
 
 static bool eval_tag(Evaluator *ev, const Node *n, Value *out)
@@ -1165,29 +1160,14 @@ static const struct {
     {ND_PATH_FOCUS, NF_CAPTURE, "capture"},
 };
 
-static bool find_state_change(const Node *n, void *ctx)
-{
-    bool *found = ctx;
-    if (n->kind == ND_ASSIGN || n->kind == ND_DICT_ASSIGN || n->kind == ND_UNBIND) *found = true;
-    return !*found;
-}
-
-/* Whether evaluating n can change a variable or dictionary. */
-static bool changes_state(const Node *n)
-{
-    bool found = false;
-    ast_walk(n, find_state_change, &found);
-    return found;
-}
-
 static bool check_node(const Node *n, void *ctx)
 {
     SupportCheck *c = ctx;
     if (!c->ok) return false;
     /* evaluation is deterministic: a loop that changes nothing and matches
      * once matches again, for ever */
-    if ((n->kind == ND_LOOP && !changes_state(n->kids[0]))
-        || (n->kind == ND_WHILE && !changes_state(n->kids[0]) && !changes_state(n->kids[1]))) {
+    if ((n->kind == ND_LOOP && !filter_tree_writes(n->kids[0]))
+        || (n->kind == ND_WHILE && !filter_tree_writes(n->kids[0]) && !filter_tree_writes(n->kids[1]))) {
         diag_at(c->diag, &c->q->src, n->span, DIAG_ERROR,
                 "'%s' would repeat for ever once its body matches: nothing in it changes a variable",
                 ast_kind_name(n->kind));
@@ -1214,6 +1194,12 @@ static bool check_node(const Node *n, void *ctx)
         return false;
     }
     return true;
+}
+
+bool eval_can_evaluate(NodeKind k)
+{
+    init_eval_table();
+    return eval_table[k] != NULL;
 }
 
 bool eval_check_supported(const Query *q, DiagSink *diag)

@@ -44,6 +44,10 @@ typedef struct GameSearch {
 
 typedef struct Evaluator Evaluator;
 
+/* True when the evaluator has a function for filters of kind k (filters.def
+ * says which should). */
+bool eval_can_evaluate(NodeKind k);
+
 /* True when every filter in q can be evaluated; otherwise reports
  * "filter 'X' is not supported yet" at the first that cannot. */
 bool eval_check_supported(const Query *q, DiagSink *diag);

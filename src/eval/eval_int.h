@@ -8,6 +8,7 @@
 #define CQL_EVAL_INT_H
 
 #include "eval/eval.h"
+#include "query/filters.h"
 
 /* A filter's value. `type` says which member is meaningful. */
 typedef struct Value {

@@ -28,21 +28,6 @@ void eval_path_new_game(Evaluator *ev)
     ev->same_board_first = ev->same_board_next = NULL;
 }
 
-/* Filters whose value depends on more than the position they are evaluated
- * at: variables, state kept across positions, output. */
-static bool depends_on_context(const Node *n, void *ctx)
-{
-    static const NodeKind contextual[] = {
-        ND_VAR, ND_ASSIGN, ND_ISBOUND, ND_ISUNBOUND, ND_UNBIND, ND_DICT_DECL, ND_DICT_INDEX,
-        ND_DICT_ASSIGN, ND_COMMENT, ND_MESSAGE, ND_SORT, ND_WRITEFILE, ND_SETTAG, ND_REGEX,
-        ND_ESCAPE, ND_ECHO, ND_PATH, ND_PATHSTART, ND_PATHLASTPOSITION, ND_PATHCOUNT,
-        ND_PATHCOUNTUNFOCUSED, ND_VIRTUALMAINLINE, ND_TRY,
-    };
-    bool *contextual_seen = ctx;
-    for (size_t i = 0; i < sizeof contextual / sizeof contextual[0]; i++)
-        if (n->kind == contextual[i]) *contextual_seen = true;
-    return !*contextual_seen;
-}
 
 /* The memo of a search filter in this game; its arrays exist only when the
  * filter's body depends on the position alone. */
@@ -60,9 +45,7 @@ static SearchMemo *search_memo(Evaluator *ev, const Node *filter, const Node *bo
     SearchMemo *m = &ev->memos[ev->nmemos++];
     memset(m, 0, sizeof *m);
     m->filter = filter;
-    bool contextual = false;
-    ast_walk(body, depends_on_context, &contextual);
-    if (!contextual) {
+    if (filter_tree_is_pure(body)) {
         m->matched = ARENA_ARRAY(ev->arena, int8_t, ev->game->node_count);
         m->next_match = ARENA_ARRAY(ev->arena, int32_t, ev->game->node_count);
     }

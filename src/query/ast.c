@@ -20,22 +20,13 @@
 /* {==== names ================================================================ */
 
 static const char *const kind_names[ND_COUNT_] = {
-#define NODE(kind, name) name,
-#define KW0(kind, tok, result) NULL,
-#define KW1(kind, tok, prec, operand, result) NULL,
-#include "query/nodes.def"
-};
-
-static const TokKind kind_keywords[ND_COUNT_] = {
-#define NODE(kind, name) TK_EOF,
-#define KW0(kind, tok, result) tok,
-#define KW1(kind, tok, prec, operand, result) tok,
-#include "query/nodes.def"
+#define FILTER(kind, name, shape, result, effect, transform, evaluated) name,
+#include "query/filters.def"
 };
 
 const char *ast_kind_name(NodeKind k)
 {
-    return kind_names[k] ? kind_names[k] : tok_ascii(kind_keywords[k]);
+    return kind_names[k];
 }
 
 const char *ast_type_name(ValueType t)

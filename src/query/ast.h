@@ -3,7 +3,7 @@
  *
  * A Query owns one Arena holding every node, name, string, designator and
  * clone, and a copy of the query text that every Span points into. Nodes are
- * plain data: a kind (query/nodes.def, which documents each kind's payload), a
+ * plain data: a kind (query/filters.def, which documents each kind's payload), a
  * static ValueType set by sema, the Span of the user's text, positional
  * children, and a few generic payload fields. Unused fields are zero (slot
  * is -1), which lets ast_equal compare every field of every kind.
@@ -33,10 +33,8 @@
 /* {==== node kinds, value types, flags ====================================== */
 
 typedef enum NodeKind {
-#define NODE(kind, name) kind,
-#define KW0(kind, tok, result) kind,
-#define KW1(kind, tok, prec, operand, result) kind,
-#include "query/nodes.def"
+#define FILTER(kind, name, shape, result, effect, transform, evaluated) kind,
+#include "query/filters.def"
     ND_COUNT_
 } NodeKind;
 
@@ -55,7 +53,7 @@ typedef enum ValueType {
 } ValueType;
 
 /* Node flags (Node.flags). Which kinds use which flag is documented in
- * query/nodes.def; the names are what ast_dump prints. */
+ * query/filters.def; the names are what ast_dump prints. */
 #define CQL_NODE_FLAGS(X)                                                     \
     X(NF_IMPLICIT, "implicit")  X(NF_COUNT, "count")        X(NF_ALL, "all")  \
     X(NF_PIECE, "piece")        X(NF_QUIET, "quiet")        X(NF_BACKWARD, "backward") \
@@ -108,7 +106,7 @@ struct Node {
     Span span;          /* byte range in Query.src.text */
     uint32_t nkids;
     uint32_t kids_cap;  /* room in kids when ast_push made it (0: exactly nkids) */
-    Node **kids;        /* positional (see query/nodes.def); entries may be NULL */
+    Node **kids;        /* positional (see query/filters.def); entries may be NULL */
     int64_t num;        /* integer value, range low, repeat minimum, ... */
     int64_t num2;       /* range high, repeat maximum (-1: unbounded) */
     uint64_t flags;     /* NF_* */

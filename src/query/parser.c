@@ -206,22 +206,6 @@ Node *node2(Parser *p, NodeKind k, Node *a, Node *b)
     return n;
 }
 
-/* Keywords that cannot begin a filter (operators, parameters, else ...). */
-static bool keyword_is_parameter(TokKind k)
-{
-    switch (k) {
-    case TK_AND: case TK_OR: case TK_IN: case TK_ELSE: case TK_THEN: case TK_ATTACKS:
-    case TK_ATTACKEDBY: case TK_ALL: case TK_COUNT: case TK_THROUGH: case TK_QUIET:
-    case TK_FIRSTMATCH: case TK_LASTPOSITION: case TK_SINGLECOLOR: case TK_NESTBAN:
-    case TK_KEEPALLBEST: case TK_VERBOSE: case TK_PIECEPATH: case TK_TITLE: case TK_FOCUS:
-    case TK_PREVIOUS: case TK_NULL: case TK_CAPTURE: case TK_PROMOTE: case TK_DIHEDRAL:
-    case TK_FLIPDIHEDRAL: case TK_TRANSFORM:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* Can t begin a filter? (Decides whether `--` has a right-hand side.) */
 bool starts_filter(const Token *t)
 {
@@ -231,7 +215,8 @@ bool starts_filter(const Token *t)
     case TK_FORALL: case TK_DASH: case TK_TAKE: case TK_COMMENT_FILTER:
         return true;
     default:
-        return tok_class(t->kind) == TC_KEYWORD && !keyword_is_parameter(t->kind);
+        /* a keyword begins a filter when it is one of the filter's spellings */
+        return tok_class(t->kind) == TC_KEYWORD && filter_of_keyword(t->kind) != ND_COUNT_;
     }
 }
 
@@ -415,7 +400,7 @@ Node *prefix_operand(Parser *p, Prec prec, TypeMask allowed, Token kw)
 
 static Node *parse_unary_operand(Parser *p);
 
-/* unary := ('-' | '~' | '#') F | dash | legal-moves | primary
+/* unary := ('-' | '~' | '#') F | dash | primary
  * The span of the result covers every token it consumed. */
 static Node *parse_unary(Parser *p)
 {
@@ -455,12 +440,6 @@ static Node *parse_unary_operand(Parser *p)
             parse_fail(p, tok_span(t), "%s needs a space before it after %s", tok_describe(t.kind),
                        tok_describe(p->prev.kind));
         return parse_dash(p, NULL);
-    case TK_LEGAL: case TK_PSEUDOLEGAL:
-        return parse_generated_moves(p);
-    case TK_COUNTMOVES:
-        return parse_countmoves(p);
-    case TK_CURRENTMOVE:
-        return parse_currentmove(p);
     default:
         return parse_primary(p);
     }
@@ -684,7 +663,8 @@ static noreturn void fail_unknown(Parser *p, Token t)
         if (tok_class((TokKind)k) != TC_KEYWORD) continue;
         const char *kw = tok_ascii((TokKind)k);
         int d = edit_distance(name, t.len, kw, strlen(kw));
-        if (d < best_d) {
+        /* on a tie the first in alphabetical order, whatever the token order */
+        if (d < best_d || (best && d == best_d && strcmp(kw, best) < 0)) {
             best_d = d;
             best = kw;
         }
@@ -803,7 +783,7 @@ static Node *parse_call(Parser *p, int32_t index, Token name_tok)
 
 /* function := 'function' name '(' {name} ')' '{' ... '}'
  * The body is kept as text: CQL checks it only where it is called. */
-static Node *parse_function_def(Parser *p)
+Node *parse_function_def(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -952,10 +932,19 @@ static Node *parse_dictionary(Parser *p, bool local, Token start)
     return n;
 }
 
+Node *parse_dictionary_decl(Parser *p)
+{
+    Token t = p->tok;
+    if (t.kind != TK_LOCAL) return parse_dictionary(p, false, t);
+    advance(p);
+    return parse_dictionary(p, true, t);
+}
+
 /* bound := ('isbound' | 'isunbound') name */
-static Node *parse_isbound(Parser *p, NodeKind kind)
+Node *parse_isbound(Parser *p)
 {
     Token kw = p->tok;
+    NodeKind kind = filter_of_keyword(kw.kind);
     advance(p);
     Token name = p->tok;
     if (name.kind != TK_IDENT) fail_expected(p, "a variable name");
@@ -970,7 +959,7 @@ static Node *parse_isbound(Parser *p, NodeKind kind)
 }
 
 /* unbind := 'unbind' (name | name '[' F ']') */
-static Node *parse_unbind(Parser *p)
+Node *parse_unbind(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -990,7 +979,7 @@ static Node *parse_unbind(Parser *p)
 
 /* persistent := 'persistent' ['quiet'] name op F
  * atomic     := 'atomic' name '=' F */
-static Node *parse_qualified_assignment(Parser *p)
+Node *parse_qualified_assignment(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -1029,15 +1018,6 @@ static Node *parse_primary(Parser *p)
         if ((t.kind == TK_PLUS || t.kind == TK_STAR) && p->prev.kind != TK_RPAREN) fail_expected(p, "a filter");
         parse_fail(p, tok_span(t), "repetition '%.*s' is allowed only in 'line' and 'path'", (int)t.len,
                    p->src->text + t.start);
-    case TK_PERSISTENT: case TK_ATOMIC: return parse_qualified_assignment(p);
-    case TK_DICTIONARY: return parse_dictionary(p, false, t);
-    case TK_LOCAL:
-        advance(p);
-        return parse_dictionary(p, true, t);
-    case TK_UNBIND: return parse_unbind(p);
-    case TK_ISBOUND: return parse_isbound(p, ND_ISBOUND);
-    case TK_ISUNBOUND: return parse_isbound(p, ND_ISUNBOUND);
-    case TK_FUNCTION: return parse_function_def(p);
     default:
         if (tok_class(t.kind) == TC_KEYWORD) return parse_keyword(p);
         fail_expected(p, "a filter");

@@ -2,61 +2,77 @@
  * src/query/parser_filters.c — the filters that begin with a keyword: control
  * (if, while, transforms, iteration, find, echo, sort), geometry (direction
  * filters, ray, xray, pin), functions of numbers and strings, comments and
- * messages, and the game facts. parse_keyword dispatches on the keyword;
- * keywords without arguments and with one operand come from the KW0/KW1
- * tables of query/nodes.def. Moves, line and path are in parser_move.c.
+ * messages, and the game facts. parse_keyword dispatches on the keyword
+ * through the rows of filters.def: the filter a keyword begins, and its
+ * shape (a keyword alone, a keyword and one operand, a keyword and an
+ * argument list, a game text, or a parse function of its own). Moves, line
+ * and path are in parser_move.c.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "chess/bitboard.h"
 #include "query/parser_int.h"
 
-/* {==== keyword tables ======================================================= */
+/* {==== the rows of filters.def, as the parser reads them ================== */
 
-typedef struct KeywordFilter {
-    TokKind tok;
-    NodeKind kind;
-    Prec prec;          /* operand level (KW1) */
-    TypeMask operand;   /* 0 for KW0 */
-    ValueType result;   /* VT_SAME: the operand's type */
-} KeywordFilter;
+typedef enum Shape { SH_NONE, SH_KW0, SH_KW1, SH_ARGS, SH_GAMETEXT, SH_WITH } Shape;
 
-static const KeywordFilter keyword_filters[] = {
-#define KW0(kind, tok, result) {tok, kind, PREC_PRIMARY, 0, result},
-#define KW1(kind, tok, prec, operand, result) {tok, kind, prec, operand, result},
-#include "query/nodes.def"
+typedef struct ParseRule {
+    Shape shape;
+    Prec prec;                   /* KW1: the operand's level */
+    TypeMask operand;            /* KW1: the operand's types; ARGS: the arguments' */
+    uint32_t min, max;           /* ARGS: how many arguments */
+    int result;                  /* a ValueType, VT_SAME or VT_VARIES */
+    Node *(*parse)(Parser *p);   /* WITH */
+} ParseRule;
+
+#define RULE_EXPR .shape = SH_NONE
+#define RULE_PASS .shape = SH_NONE
+#define RULE_KW0 .shape = SH_KW0
+#define RULE_KW1(level, types) .shape = SH_KW1, .prec = level, .operand = types
+#define RULE_ARGS(lo, hi, types) .shape = SH_ARGS, .min = lo, .max = hi, .operand = types
+#define RULE_GAMETEXT(tag) .shape = SH_GAMETEXT
+#define RULE_WITH(fn) .shape = SH_WITH, .parse = fn
+
+static const ParseRule rules[ND_COUNT_] = {
+#define FILTER(kind, name, shape, type, effect, transform, evaluated) [kind] = {RULE_##shape, .result = type},
+#include "query/filters.def"
 };
 
-static const KeywordFilter *keyword_filter(TokKind k)
-{
-    for (size_t i = 0; i < sizeof keyword_filters / sizeof keyword_filters[0]; i++)
-        if (keyword_filters[i].tok == k) return &keyword_filters[i];
-    return NULL;
-}
-
-/* }==== */
-
-/* kw1 := keyword F      (not, abs, rank, light, ... : query/nodes.def KW1) */
-static Node *parse_keyword_filter(Parser *p, const KeywordFilter *kf)
+/* kw0 := keyword
+ * kw1 := keyword F      (not, abs, rank, light, ...) */
+static Node *parse_keyword_filter(Parser *p, NodeKind kind, const ParseRule *r)
 {
     Token kw = p->tok;
     advance(p);
-    if (kf->operand == 0) {
-        Node *n = new_node(p, kf->kind, tok_span(kw), 0);
-        n->type = kf->result;
+    if (r->shape == SH_KW0) {
+        Node *n = new_node(p, kind, tok_span(kw), 0);
+        n->type = (ValueType)r->result;
         return n;
     }
-    Node *operand = prefix_operand(p, kf->prec, kf->operand, kw);
-    Node *n = node1(p, kf->kind, span_join(tok_span(kw), operand->span), operand);
-    n->type = kf->result == VT_SAME ? operand->type : kf->result;
-    if (kf->kind == ND_ASCII) n->type = operand->type == VT_NUMBER ? VT_STRING : VT_NUMBER;
+    Node *operand = prefix_operand(p, r->prec, r->operand, kw);
+    Node *n = node1(p, kind, span_join(tok_span(kw), operand->span), operand);
+    n->type = r->result == VT_SAME ? operand->type : (ValueType)r->result;
     if (type_is_set(n->type)) n->type = VT_SET;
     return n;
 }
 
+/* ascii := 'ascii' F      (a number gives its character, a string its code) */
+Node *parse_ascii(Parser *p)
+{
+    Token kw = p->tok;
+    advance(p);
+    Node *operand = prefix_operand(p, PREC_SETFN, TM_NUMBER | TM_STRING, kw);
+    Node *n = node1(p, ND_ASCII, span_join(tok_span(kw), operand->span), operand);
+    n->type = operand->type == VT_NUMBER ? VT_STRING : VT_NUMBER;
+    return n;
+}
+
+/* }==== */
 
 /* {==== control, transforms, iteration ======================================= */
 
@@ -66,7 +82,7 @@ static ValueType value_type(ValueType t)
 }
 
 /* if := 'if' F ['then'] F ['else' F] */
-static Node *parse_if(Parser *p)
+Node *parse_if(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -88,7 +104,7 @@ static Node *parse_if(Parser *p)
 }
 
 /* while := 'while' '(' F ')' F */
-static Node *parse_while(Parser *p)
+Node *parse_while(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -118,7 +134,7 @@ static bool find_partial_designator(const Node *n, void *ctx)
 /* transform := ('flip' | 'flipcolor' | 'fliphorizontal' | 'flipvertical' |
  *               'reversecolor' | 'rotate90' | 'rotate45' | 'shift' |
  *               'shifthorizontal' | 'shiftvertical') ['count'] F */
-static Node *parse_transform(Parser *p)
+Node *parse_transform(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -144,7 +160,7 @@ static Node *parse_transform(Parser *p)
 
 /* square := 'square' ['all'] name 'in' S F
  * piece  := 'piece' ['all'] name 'in' S F  |  'piece' name ('=' | '=?') S */
-static Node *parse_square_or_piece(Parser *p)
+Node *parse_square_or_piece(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -202,7 +218,7 @@ static Node *parse_range_bound(Parser *p)
 
 /* find := 'find' {'all' | 'quiet' | '<--' | range} F
  * range := bound [bound] */
-static Node *parse_find(Parser *p)
+Node *parse_find(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -238,7 +254,7 @@ static Token expect_name(Parser *p, const char *what)
 }
 
 /* echo := 'echo' ['quiet'] '(' name name ')' ['in' 'all'] F */
-static Node *parse_echo(Parser *p)
+Node *parse_echo(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -265,7 +281,7 @@ static Node *parse_echo(Parser *p)
 }
 
 /* consecutivemoves := 'consecutivemoves' {'quiet' | range} '(' name name ')' */
-static Node *parse_consecutivemoves(Parser *p)
+Node *parse_consecutivemoves(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -300,7 +316,7 @@ static Node *parse_consecutivemoves(Parser *p)
 }
 
 /* sort := 'sort' ['min'] [string] F      (a string must follow 'min') */
-static Node *parse_sort(Parser *p)
+Node *parse_sort(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -325,35 +341,15 @@ static Node *parse_sort(Parser *p)
 
 /* {==== geometry ============================================================= */
 
-/* Direction mask of a direction keyword, 0 for other tokens. */
+/* Direction mask of a direction keyword (its SPELLING's arg in filters.def),
+ * 0 for other tokens. */
 static uint8_t direction_mask(TokKind k)
 {
-    enum {
-        N = 1 << DIR_N, S = 1 << DIR_S, E = 1 << DIR_E, W = 1 << DIR_W,
-        NE = 1 << DIR_NE, NW = 1 << DIR_NW, SE = 1 << DIR_SE, SW = 1 << DIR_SW
-    };
-    switch (k) {
-    case TK_UP: return N;
-    case TK_DOWN: return S;
-    case TK_LEFT: return W;
-    case TK_RIGHT: return E;
-    case TK_NORTHEAST: return NE;
-    case TK_NORTHWEST: return NW;
-    case TK_SOUTHEAST: return SE;
-    case TK_SOUTHWEST: return SW;
-    case TK_VERTICAL: return N | S;
-    case TK_HORIZONTAL: return E | W;
-    case TK_ORTHOGONAL: return N | S | E | W;
-    case TK_DIAGONAL: return NE | NW | SE | SW;
-    case TK_MAINDIAGONAL: return NE | SW;
-    case TK_OFFDIAGONAL: return NW | SE;
-    case TK_ANYDIRECTION: return 0xFF;
-    default: return 0;
-    }
+    return filter_of_keyword(k) == ND_DIRECTION ? (uint8_t)filter_keyword_arg(k) : 0;
 }
 
 /* direction := ('up' | 'down' | ... | 'anydirection') [int [int]] S */
-static Node *parse_direction(Parser *p)
+Node *parse_direction(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -390,7 +386,7 @@ static void require_kids(Parser *p, Node *n, TypeMask allowed, const char *role)
 
 /* ray := 'ray' {direction} '(' S S {S} ')'
  * xray := 'xray' '(' S S {S} ')' */
-static Node *parse_ray(Parser *p)
+Node *parse_ray(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -412,7 +408,7 @@ static Node *parse_ray(Parser *p)
 
 /* pin := 'pin' {('from' | 'through' | 'to') S}
  * The value depends on the parameter written first (op). */
-static Node *parse_pin(Parser *p)
+Node *parse_pin(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -437,7 +433,7 @@ static Node *parse_pin(Parser *p)
 /* {==== functions of numbers and strings ===================================== */
 
 /* makesquare := 'makesquare' ('(' F F ')' | '(' F ')' | F) */
-static Node *parse_makesquare(Parser *p)
+Node *parse_makesquare(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -454,39 +450,30 @@ static Node *parse_makesquare(Parser *p)
     return n;
 }
 
-/* fixed := ('between' | 'lca' | 'distance' | 'ancestor' | 'descendant' |
- *           'indexof' | 'writefile' | 'settag' | 'max' | 'min') '(' F ... ')' */
-static Node *parse_fixed_function(Parser *p)
+/* args := keyword '(' F ... ')'      (between, lca, distance, ancestor,
+ *                                     descendant, indexof, writefile, settag) */
+static Node *parse_fixed_arguments(Parser *p, NodeKind kind, const ParseRule *r)
 {
-    static const struct {
-        TokKind tok;
-        NodeKind kind;
-        uint32_t min, max;
-        TypeMask args;
-        ValueType result;
-    } table[] = {
-        {TK_BETWEEN, ND_BETWEEN, 2, 2, TM_SET, VT_SET},
-        {TK_LCA, ND_LCA, 2, 2, TM_POSITION, VT_POSITION},
-        {TK_DISTANCE, ND_DISTANCE, 2, 2, TM_POSITION, VT_NUMBER},
-        {TK_ANCESTOR, ND_ANCESTOR, 2, 2, TM_POSITION, VT_NONE},
-        {TK_DESCENDANT, ND_DESCENDANT, 2, 2, TM_POSITION, VT_NONE},
-        {TK_INDEXOF, ND_INDEXOF, 2, 2, TM_STRING, VT_NUMBER},
-        {TK_WRITEFILE, ND_WRITEFILE, 2, 2, TM_STRING, VT_NONE},
-        {TK_SETTAG, ND_SETTAG, 2, 2, TM_STRING, VT_NONE},
-        {TK_MAX, ND_MINMAX, 2, UINT32_MAX, TM_NUMBER, VT_NUMBER},
-        {TK_MIN, ND_MINMAX, 2, UINT32_MAX, TM_NUMBER, VT_NUMBER},
-    };
     Token kw = p->tok;
-    size_t i = 0;
-    while (table[i].tok != kw.kind) i++;
     advance(p);
-    Node *n = new_node(p, table[i].kind, tok_span(kw), 0);
-    if (table[i].kind == ND_MINMAX) n->op = kw.kind;
-    parse_argument_list(p, n, table[i].min, table[i].max, tok_ascii(kw.kind));
+    Node *n = new_node(p, kind, tok_span(kw), 0);
+    parse_argument_list(p, n, r->min, r->max, tok_ascii(kw.kind));
     char role[64];
     snprintf(role, sizeof role, "an argument of '%s'", tok_ascii(kw.kind));
-    require_kids(p, n, table[i].args, role);
-    n->type = table[i].result;
+    require_kids(p, n, r->operand, role);
+    n->type = (ValueType)r->result;
+    return n;
+}
+
+/* minmax := ('max' | 'min') '(' F F {F} ')' */
+Node *parse_minmax(Parser *p)
+{
+    static const ParseRule minmax = {
+        .shape = SH_ARGS, .min = 2, .max = UINT32_MAX, .operand = TM_NUMBER, .result = VT_NUMBER,
+    };
+    TokKind op = p->tok.kind;
+    Node *n = parse_fixed_arguments(p, ND_MINMAX, &minmax);
+    n->op = op;
     return n;
 }
 
@@ -504,7 +491,7 @@ Node *parse_message_args(Parser *p, Node *n)
 /* comment := 'comment' message-args
  * message := 'message' ['quiet'] message-args
  * str     := 'str' message-args */
-static Node *parse_comment_like(Parser *p)
+Node *parse_comment_like(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -561,16 +548,15 @@ static const char *check_fen_board(const char *fen)
     return ranks < 8 ? "fewer than 8 ranks" : NULL;
 }
 
-/* tag-string := ('player' ['white' | 'black'] | 'event' | 'site' | 'date' |
- *                'eventdate' | 'eco' | 'fen' | 'hascomment' | 'originalcomment')
- *               [string]
- * With the string, a substring search (no value); without, the tag's text. */
-static Node *parse_game_string(Parser *p, NodeKind kind)
+/* game-text := keyword [string]      (event, site, date, eventdate, eco,
+ *                                    hascomment, originalcomment)
+ * With the string, a substring search (no value); without, the text. */
+static Node *parse_game_text(Parser *p, NodeKind kind, bool sides)
 {
     Token kw = p->tok;
     advance(p);
     Node *n = new_node(p, kind, tok_span(kw), 1);
-    if (kind == ND_PLAYER) {
+    if (sides) {
         if (accept(p, TK_WHITE)) n->flags |= NF_WHITE;
         else if (accept(p, TK_BLACK)) n->flags |= NF_BLACK;
     }
@@ -579,16 +565,29 @@ static Node *parse_game_string(Parser *p, NodeKind kind)
         n->kids[0] = parse_string(p);
         n->span = span_join(n->span, n->kids[0]->span);
         n->type = VT_NONE;
-        if (kind == ND_FEN) {
-            const char *err = check_fen_board(n->kids[0]->text);
-            if (err) parse_fail(p, n->kids[0]->span, "invalid FEN board in 'fen': %s", err);
-        }
+    }
+    return n;
+}
+
+/* player := 'player' ['white' | 'black'] [string] */
+Node *parse_player(Parser *p)
+{
+    return parse_game_text(p, ND_PLAYER, true);
+}
+
+/* fen := 'fen' [string]      (the board of the string is checked here) */
+Node *parse_fen(Parser *p)
+{
+    Node *n = parse_game_text(p, ND_FEN, false);
+    if (n->kids[0]) {
+        const char *err = check_fen_board(n->kids[0]->text);
+        if (err) parse_fail(p, n->kids[0]->span, "invalid FEN board in 'fen': %s", err);
     }
     return n;
 }
 
 /* elo := 'elo' ['white' | 'black'] */
-static Node *parse_elo(Parser *p)
+Node *parse_elo(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -625,7 +624,7 @@ const char *parse_result_text(Parser *p, Token kw)
 }
 
 /* result := 'result' result-text */
-static Node *parse_result(Parser *p)
+Node *parse_result(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -638,7 +637,7 @@ static Node *parse_result(Parser *p)
 }
 
 /* position := 'position' F        child := 'child' ['(' F ')'] */
-static Node *parse_position_or_child(Parser *p)
+Node *parse_position_or_child(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -661,7 +660,7 @@ static Node *parse_position_or_child(Parser *p)
 }
 
 /* try := 'try' [F] */
-static Node *parse_try(Parser *p)
+Node *parse_try(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -675,7 +674,7 @@ static Node *parse_try(Parser *p)
 }
 
 /* hhdb := 'hhdb' name [string]      (Heijden database interface) */
-static Node *parse_hhdb(Parser *p)
+Node *parse_hhdb(Parser *p)
 {
     Token kw = p->tok;
     advance(p);
@@ -696,61 +695,27 @@ static Node *parse_hhdb(Parser *p)
 
 /* {==== keyword dispatch ===================================================== */
 
-/* keyword-filter := any filter that begins with a keyword */
+/* keyword-filter := any filter that begins with a keyword (a SPELLING of its
+ * row in filters.def), parsed as its row's shape says */
 Node *parse_keyword(Parser *p)
 {
     Token t = p->tok;
-    switch (t.kind) {
-    case TK_IF: return parse_if(p);
-    case TK_WHILE: return parse_while(p);
-    case TK_TRY: return parse_try(p);
-    case TK_FLIP: case TK_FLIPCOLOR: case TK_FLIPHORIZONTAL: case TK_FLIPVERTICAL: case TK_REVERSECOLOR:
-    case TK_ROTATE90: case TK_ROTATE45: case TK_SHIFT: case TK_SHIFTHORIZONTAL: case TK_SHIFTVERTICAL:
-        return parse_transform(p);
-    case TK_SQUARE: case TK_PIECE: return parse_square_or_piece(p);
-    case TK_FIND: return parse_find(p);
-    case TK_ECHO: return parse_echo(p);
-    case TK_CONSECUTIVEMOVES: return parse_consecutivemoves(p);
-    case TK_SORT: return parse_sort(p);
-    case TK_COMMENT: case TK_MESSAGE: case TK_STR: return parse_comment_like(p);
-    case TK_MAKESQUARE: return parse_makesquare(p);
-    case TK_BETWEEN: case TK_LCA: case TK_DISTANCE: case TK_ANCESTOR: case TK_DESCENDANT: case TK_INDEXOF:
-    case TK_WRITEFILE: case TK_SETTAG: case TK_MAX: case TK_MIN:
-        return parse_fixed_function(p);
-    case TK_RAY: case TK_XRAY: return parse_ray(p);
-    case TK_PIN: return parse_pin(p);
-    case TK_POSITION: case TK_CHILD: return parse_position_or_child(p);
-    case TK_LINE: return parse_line(p);
-    case TK_PATH: return parse_path(p);
-    case TK_MOVE: return parse_move(p);
-    case TK_PLAYER: return parse_game_string(p, ND_PLAYER);
-    case TK_EVENT: return parse_game_string(p, ND_EVENT);
-    case TK_SITE: return parse_game_string(p, ND_SITE);
-    case TK_DATE: return parse_game_string(p, ND_DATE);
-    case TK_EVENTDATE: return parse_game_string(p, ND_EVENTDATE);
-    case TK_ECO: return parse_game_string(p, ND_ECO);
-    case TK_FEN: return parse_game_string(p, ND_FEN);
-    case TK_HASCOMMENT: return parse_game_string(p, ND_HASCOMMENT);
-    case TK_ORIGINALCOMMENT: return parse_game_string(p, ND_ORIGINALCOMMENT);
-    case TK_ELO: return parse_elo(p);
-    case TK_RESULT: return parse_result(p);
-    case TK_HHDB: return parse_hhdb(p);
-    case TK_CURPOS: {   /* an old spelling of currentposition */
-        advance(p);
-        Node *n = new_node(p, ND_CURRENTPOSITION, tok_span(t), 0);
-        n->type = VT_POSITION;
-        return n;
-    }
-    case TK_DIHEDRAL: case TK_FLIPDIHEDRAL: case TK_TRANSFORM:
+    if (t.kind == TK_DIHEDRAL || t.kind == TK_FLIPDIHEDRAL || t.kind == TK_TRANSFORM)
         parse_fail(p, tok_span(t), "%s is reserved by CQL and is not a filter", tok_describe(t.kind));
-    default:
-        break;
+    NodeKind kind = filter_of_keyword(t.kind);
+    if (kind == ND_COUNT_) parse_fail(p, tok_span(t), "%s is not a filter here", tok_describe(t.kind));
+    const ParseRule *r = &rules[kind];
+    Node *n;
+    switch (r->shape) {
+    case SH_KW0: case SH_KW1: n = parse_keyword_filter(p, kind, r); break;
+    case SH_ARGS: n = parse_fixed_arguments(p, kind, r); break;
+    case SH_GAMETEXT: n = parse_game_text(p, kind, false); break;
+    case SH_WITH: n = r->parse(p); break;
+    default: parse_fail(p, tok_span(t), "%s has no parse rule", tok_describe(t.kind));   /* a bad row */
     }
-    if (direction_mask(t.kind)) return parse_direction(p);
-    const KeywordFilter *kf = keyword_filter(t.kind);
-    if (kf) return parse_keyword_filter(p, kf);
-    parse_fail(p, tok_span(t), "%s is not a filter here", tok_describe(t.kind));
+    /* the row's result type is the type of the node it describes */
+    assert(n->kind != kind || r->result == VT_VARIES || r->result == VT_SAME || n->type == (ValueType)r->result);
+    return n;
 }
-
 
 /* }==== */

@@ -16,6 +16,7 @@
 #include <stdnoreturn.h>
 
 #include "query/ast.h"
+#include "query/filters.h"
 #include "query/lexer.h"
 #include "query/parser.h"
 #include "query/sema.h"
@@ -45,7 +46,6 @@ typedef enum Prec {
     PREC_INTER,     /* & */
     PREC_COMPL,     /* ~ */
     PREC_ATTACK,    /* -> <- attacks attackedby */
-    PREC_PIN,       /* pin from/through/to */
     PREC_DIR,       /* direction filters, light, dark; pin and move arguments */
     PREC_POSTFIX,   /* x[i], ~~ */
     PREC_COLON,     /* : (right-associative) */
@@ -148,13 +148,19 @@ const char *parse_result_text(Parser *p, Token kw);
 
 /* parser_move.c */
 Node *parse_dash(Parser *p, Node *from);
-Node *parse_generated_moves(Parser *p);     /* legal / pseudolegal -- */
-Node *parse_countmoves(Parser *p);
-Node *parse_currentmove(Parser *p);
-Node *parse_move(Parser *p);
-Node *parse_line(Parser *p);
-Node *parse_path(Parser *p);
 bool is_repetition_token(Parser *p, const Node *lhs);
+
+/* The parse functions of the filters whose shape is WITH(fn) in
+ * filters.def: each begins at the filter's keyword (the current token). */
+#define PARSE_WITH_EXPR
+#define PARSE_WITH_PASS
+#define PARSE_WITH_KW0
+#define PARSE_WITH_KW1(prec, operand)
+#define PARSE_WITH_ARGS(min, max, args)
+#define PARSE_WITH_GAMETEXT(tag)
+#define PARSE_WITH_WITH(fn) Node *fn(Parser *p);
+#define FILTER(kind, name, shape, result, effect, transform, evaluated) PARSE_WITH_##shape
+#include "query/filters.def"
 
 /* }==== */
 

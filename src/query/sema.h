@@ -57,9 +57,6 @@ typedef unsigned TypeMask;
 #define TM_VALUE    (TM_SET | TM_NUMBER | TM_POSITION | TM_STRING)
 #define TM_ANY      (TM_VALUE | TM_NONE | TM_DICT)
 
-/* Result marker of query/nodes.def KW1 entries: the operand's type. */
-#define VT_SAME VT_COUNT_
-
 static inline bool type_in(ValueType t, TypeMask m) { return (m >> t) & 1u; }
 static inline bool type_is_set(ValueType t) { return t == VT_SET || t == VT_PIECE; }
 

@@ -20,11 +20,13 @@
  */
 #include "query/transform.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "chess/bitboard.h"
+#include "query/filters.h"
 #include "query/lexer.h"
 #include "query/sema.h"
 
@@ -248,19 +250,7 @@ typedef struct Mapper {
     const Node *culprit;   /* the designator that made the image invalid or undefined */
 } Mapper;
 
-/* Kinds that come in pairs, one for each colour (invertcolor swaps them) or
- * one for each square colour (swapped by maps that swap square colours). */
-static const NodeKind colour_pairs[][2] = {{ND_WTM, ND_BTM}, {ND_WHITE, ND_BLACK}};
-static const NodeKind square_colour_pairs[][2] = {{ND_LIGHT, ND_DARK}};
 static const char *const result_pairs[][2] = {{"1-0", "0-1"}};
-
-static NodeKind paired_kind(const NodeKind (*pairs)[2], size_t n, NodeKind k)
-{
-    for (size_t i = 0; i < n; i++)
-        for (int side = 0; side < 2; side++)
-            if (pairs[i][side] == k) return pairs[i][!side];
-    return k;
-}
 
 /* A rectangle file_lo-file_hi x rank_lo-rank_hi of squares. */
 static Bitboard rectangle_squares(SquarePart p)
@@ -350,63 +340,76 @@ static MapResult map_designator(Mapper *mp, Node *n)
     return MAP_OK;
 }
 
-/* The direction keyword of each mask that has one (ND_DIRECTION's op), the
- * largest groups first (direction_text covers a mask with them in order). */
-static const struct {
+/* The direction words (filters.def: the spellings of ND_DIRECTION, whose arg
+ * is the mask), the largest groups first, so that direction_text covers a
+ * mask with them in order. */
+typedef struct DirectionWord {
     TokKind tok;
     uint8_t dirs;
-} direction_words[] = {
-    {TK_ANYDIRECTION, 0xFF},
-    {TK_ORTHOGONAL, 1u << DIR_N | 1u << DIR_W | 1u << DIR_S | 1u << DIR_E},
-    {TK_DIAGONAL, 1u << DIR_NW | 1u << DIR_SW | 1u << DIR_SE | 1u << DIR_NE},
-    {TK_VERTICAL, 1u << DIR_N | 1u << DIR_S},
-    {TK_HORIZONTAL, 1u << DIR_W | 1u << DIR_E},
-    {TK_MAINDIAGONAL, 1u << DIR_NE | 1u << DIR_SW},
-    {TK_OFFDIAGONAL, 1u << DIR_NW | 1u << DIR_SE},
-    {TK_UP, 1u << DIR_N},
-    {TK_DOWN, 1u << DIR_S},
-    {TK_LEFT, 1u << DIR_W},
-    {TK_RIGHT, 1u << DIR_E},
-    {TK_NORTHWEST, 1u << DIR_NW},
-    {TK_NORTHEAST, 1u << DIR_NE},
-    {TK_SOUTHWEST, 1u << DIR_SW},
-    {TK_SOUTHEAST, 1u << DIR_SE},
-};
+} DirectionWord;
 
+enum { DIRECTION_WORDS_MAX = 32 };
+
+static size_t direction_words(DirectionWord *out)
+{
+    TokKind toks[DIRECTION_WORDS_MAX];
+    size_t n = filter_keywords(ND_DIRECTION, toks, DIRECTION_WORDS_MAX);
+    assert(n <= DIRECTION_WORDS_MAX);
+    for (size_t i = 0; i < n; i++) out[i] = (DirectionWord){toks[i], (uint8_t)filter_keyword_arg(toks[i])};
+    return n;
+}
+
+/* The direction keyword of a mask that has one (ND_DIRECTION's op), or TK_EOF. */
 static TokKind direction_word(uint8_t dirs)
 {
-    for (size_t i = 0; i < LENGTH(direction_words); i++)
-        if (direction_words[i].dirs == dirs) return direction_words[i].tok;
+    DirectionWord words[DIRECTION_WORDS_MAX];
+    size_t n = direction_words(words);
+    for (size_t i = 0; i < n; i++)
+        if (words[i].dirs == dirs) return words[i].tok;
     return TK_EOF;
 }
 
-/* The payload of one node (its children are mapped by map_node). */
+/* The payload of one node, as its row's transform column says (its children
+ * are mapped by map_node). */
 static MapResult map_payload(Mapper *mp, Node *n)
 {
     const XfMap *m = mp->map;
-    if (n->kind == ND_DESIGNATOR) return map_designator(mp, n);
-    if (n->kind == ND_DIRECTION || n->kind == ND_RAY) {
+    const FilterInfo *f = filter_info(n->kind);
+    switch (f->transform) {
+    case XR_SQUARES:
+        return map_designator(mp, n);
+    case XR_DIRECTIONS:
         n->dirs = xf_map_directions(m, n->dirs);
-        if (n->kind == ND_DIRECTION) n->op = direction_word(n->dirs);
-    }
-    if (map_swaps_square_colours(m)) n->kind = paired_kind(square_colour_pairs, LENGTH(square_colour_pairs), n->kind);
-    if (!m->invert) return MAP_OK;
-    n->kind = paired_kind(colour_pairs, LENGTH(colour_pairs), n->kind);
-    if (n->flags & (NF_WHITE | NF_BLACK)) n->flags ^= NF_WHITE | NF_BLACK;
-    if (n->kind == ND_RESULT)
+        if (n->op != TK_EOF) n->op = direction_word(n->dirs);   /* written as one direction word */
+        break;
+    case XR_SQUARE_COLOUR:
+        if (map_swaps_square_colours(m)) n->kind = f->partner;
+        break;
+    case XR_COLOUR:
+        if (m->invert) n->kind = f->partner;
+        break;
+    case XR_SIDES:
+        if (m->invert && (n->flags & (NF_WHITE | NF_BLACK))) n->flags ^= NF_WHITE | NF_BLACK;
+        break;
+    case XR_RESULT:
+        if (!m->invert) break;
         for (size_t i = 0; i < LENGTH(result_pairs); i++)
             for (int side = 0; side < 2; side++)
                 if (strcmp(n->text, result_pairs[i][side]) == 0) {
                     n->text = result_pairs[i][!side];
                     return MAP_OK;
                 }
+        break;
+    default:
+        break;
+    }
     return MAP_OK;
 }
 
 /* Maps n and its constituents in place; `notransform F` is left alone. */
 static MapResult map_node(Mapper *mp, Node *n)
 {
-    if (!n || n->kind == ND_NOTRANSFORM) return MAP_OK;
+    if (!n || filter_info(n->kind)->transform == XR_OPAQUE) return MAP_OK;
     MapResult r = map_payload(mp, n);
     for (uint32_t i = 0; i < n->nkids && r == MAP_OK; i++) r = map_node(mp, n->kids[i]);
     return r;
@@ -632,45 +635,6 @@ static ImageSet *orbit_images(Pass *p, const Node *t)
 
 /* {==== guards =============================================================== */
 
-/* Kinds whose evaluation only reads the position, the game and variables:
- * a member made of these alone can be skipped without anyone noticing. */
-static const bool reads_only[ND_COUNT_] = {
-    [ND_COMPOUND] = true, [ND_PAREN] = true, [ND_INT] = true, [ND_STRING] = true,
-    [ND_DESIGNATOR] = true, [ND_VAR] = true, [ND_ISBOUND] = true, [ND_ISUNBOUND] = true,
-    [ND_AND] = true, [ND_OR] = true, [ND_NOT] = true, [ND_IF] = true,
-    [ND_NEGATE] = true, [ND_ARITH] = true, [ND_RELATION] = true, [ND_COUNT] = true,
-    [ND_MINMAX] = true, [ND_ABS] = true, [ND_SQRT] = true,
-    [ND_UNION] = true, [ND_INTERSECT] = true, [ND_COMPLEMENT] = true, [ND_IN] = true,
-    [ND_ATTACKS] = true, [ND_ATTACKEDBY] = true, [ND_BETWEEN] = true, [ND_DIRECTION] = true,
-    [ND_RAY] = true, [ND_XRAY] = true, [ND_PIN] = true, [ND_LIGHT] = true, [ND_DARK] = true,
-    [ND_RANK] = true, [ND_FILE] = true, [ND_POWER] = true, [ND_TYPE] = true, [ND_COLORTYPE] = true,
-    [ND_NOTRANSFORM] = true, [ND_ORBIT] = true, [ND_ORBIT_MEMBER] = true, [ND_ORBIT_GROUP] = true,
-    [ND_CHECK] = true, [ND_MATE] = true, [ND_STALEMATE] = true, [ND_WTM] = true, [ND_BTM] = true,
-    [ND_INITIAL] = true, [ND_TERMINAL] = true, [ND_MAINLINE] = true, [ND_VARIATION] = true,
-    [ND_TRUE] = true, [ND_FALSE] = true, [ND_PLY] = true, [ND_MOVENUMBER] = true,
-    [ND_WHITE] = true, [ND_BLACK] = true, [ND_SIDETOMOVE] = true, [ND_ENPASSANTSQUARE] = true,
-    [ND_CONNECTEDPAWNS] = true, [ND_DOUBLEDPAWNS] = true, [ND_ISOLATEDPAWNS] = true,
-    [ND_PASSEDPAWNS] = true, [ND_PLAYER] = true, [ND_ELO] = true, [ND_RESULT] = true,
-    [ND_EVENT] = true, [ND_SITE] = true, [ND_DATE] = true, [ND_YEAR] = true, [ND_ECO] = true,
-    [ND_GAMENUMBER] = true,
-};
-
-/* Kinds that match only when every child matches (for sets: is non-empty). */
-static const bool needs_every_kid[ND_COUNT_] = {
-    [ND_COMPOUND] = true, [ND_PAREN] = true, [ND_AND] = true, [ND_ATTACKS] = true,
-    [ND_ATTACKEDBY] = true, [ND_BETWEEN] = true, [ND_DIRECTION] = true, [ND_RAY] = true,
-    [ND_XRAY] = true, [ND_LIGHT] = true, [ND_DARK] = true,
-};
-
-static bool only_reads(const Node *n)
-{
-    if (!n) return true;
-    if (!reads_only[n->kind]) return false;
-    for (uint32_t i = 0; i < n->nkids; i++)
-        if (!only_reads(n->kids[i])) return false;
-    return true;
-}
-
 /* A guard keeps the GUARD_MAX most selective designators (fewest squares). */
 #define GUARD_MAX 4
 #define GUARD_SEEN 16
@@ -688,18 +652,19 @@ static void collect_guard(const Node *n, Guard *g)
         if (g->n < GUARD_SEEN) g->desig[g->n++] = n;
         return;
     }
+    /* an intersection of sets is empty when one of them is (of positions, not) */
     bool set_intersection = n->kind == ND_INTERSECT && type_is_set(n->kids[0]->type);
-    if (!needs_every_kid[n->kind] && !set_intersection) return;
+    if (!filter_info(n->kind)->all_kids && !set_intersection) return;
     for (uint32_t i = 0; i < n->nkids; i++) collect_guard(n->kids[i], g);
 }
 
 /* The designators that must be non-empty for `member` to match, the most
  * selective (fewest squares) first; none when skipping the member could be
- * noticed (it assigns, comments, ...). */
+ * noticed (it assigns, comments, ...: filters.def's effect column). */
 static Guard member_guard(const Node *member)
 {
     Guard g = {{NULL}, 0};
-    if (!only_reads(member)) return g;
+    if (!filter_tree_only_reads(member)) return g;
     collect_guard(member, &g);
     for (int i = 1; i < g.n; i++)   /* insertion sort by number of squares */
         for (int j = i; j > 0 && bb_popcount(g.desig[j - 1]->desig->squares) > bb_popcount(g.desig[j]->desig->squares); j--) {
@@ -954,11 +919,13 @@ static const char *designator_text(Arena *a, const Designator *d)
 /* Direction words for a mask, the largest groups first ("orthogonal northeast"). */
 static const char *direction_text(Arena *a, uint8_t dirs)
 {
+    DirectionWord words[DIRECTION_WORDS_MAX];
+    size_t n = direction_words(words);
     StrBuf sb = SB_INIT;
-    for (size_t i = 0; i < LENGTH(direction_words) && dirs; i++) {
-        if ((direction_words[i].dirs & dirs) != direction_words[i].dirs) continue;
-        sb_printf(&sb, "%s%s", sb.len ? " " : "", tok_ascii(direction_words[i].tok));
-        dirs &= (uint8_t)~direction_words[i].dirs;
+    for (size_t i = 0; i < n && dirs; i++) {
+        if ((words[i].dirs & dirs) != words[i].dirs) continue;
+        sb_printf(&sb, "%s%s", sb.len ? " " : "", tok_ascii(words[i].tok));
+        dirs &= (uint8_t)~words[i].dirs;
     }
     const char *text = arena_strdup(a, sb_str(&sb));
     sb_free(&sb);
@@ -967,14 +934,7 @@ static const char *direction_text(Arena *a, uint8_t dirs)
 
 static bool is_direction_token(TokKind k)
 {
-    for (size_t i = 0; i < LENGTH(direction_words); i++)
-        if (direction_words[i].tok == k) return true;
-    return false;
-}
-
-static bool is_paired_kind(const NodeKind (*pairs)[2], size_t n, NodeKind k)
-{
-    return paired_kind(pairs, n, k) != k;
+    return filter_of_keyword(k) == ND_DIRECTION;
 }
 
 /* The words of n that a transform may have changed, as n now says. */
@@ -982,22 +942,33 @@ static void collect_edits(Edits *e, const Node *n)
 {
     if (!n) return;
     const SourceText *src = e->src;
-    if (n->kind == ND_DESIGNATOR) {
+    switch (filter_info(n->kind)->transform) {
+    case XR_SQUARES:
         add_edit(e, n->span.start, n->span.end, designator_text(e->arena, n->desig));
-    } else if (n->kind == ND_DIRECTION) {
-        edit_token(e, token_at(src, n->span.start, 0), tok_ascii(n->op));
-    } else if (n->kind == ND_RAY) {
-        Token first = token_at(src, n->span.start, 1), last = first;
-        int i = 1;
-        for (Token t = first; is_direction_token(t.kind); t = token_at(src, n->span.start, ++i)) last = t;
-        if (is_direction_token(first.kind)) add_edit(e, first.start, last.start + last.len, direction_text(e->arena, n->dirs));
-    } else if (is_paired_kind(colour_pairs, LENGTH(colour_pairs), n->kind) ||
-               is_paired_kind(square_colour_pairs, LENGTH(square_colour_pairs), n->kind)) {
+        break;
+    case XR_DIRECTIONS:
+        if (n->op != TK_EOF) {   /* one direction word, the filter's keyword */
+            edit_token(e, token_at(src, n->span.start, 0), tok_ascii(n->op));
+        } else {                 /* the direction words after the keyword (ray) */
+            Token first = token_at(src, n->span.start, 1), last = first;
+            int i = 1;
+            for (Token t = first; is_direction_token(t.kind); t = token_at(src, n->span.start, ++i)) last = t;
+            if (is_direction_token(first.kind))
+                add_edit(e, first.start, last.start + last.len, direction_text(e->arena, n->dirs));
+        }
+        break;
+    case XR_COLOUR: case XR_SQUARE_COLOUR:
         edit_token(e, token_at(src, n->span.start, 0), ast_kind_name(n->kind));
-    } else if ((n->kind == ND_ELO || n->kind == ND_PLAYER) && (n->flags & (NF_WHITE | NF_BLACK))) {
-        edit_token(e, token_at(src, n->span.start, 1), n->flags & NF_WHITE ? "white" : "black");
-    } else if (n->kind == ND_RESULT) {
+        break;
+    case XR_SIDES:
+        if (n->flags & (NF_WHITE | NF_BLACK))
+            edit_token(e, token_at(src, n->span.start, 1), n->flags & NF_WHITE ? "white" : "black");
+        break;
+    case XR_RESULT:
         add_edit(e, token_at(src, n->span.start, 1).start, n->span.end, n->text);
+        break;
+    default:
+        break;
     }
     for (uint32_t i = 0; i < n->nkids; i++) collect_edits(e, n->kids[i]);
 }
