@@ -32,7 +32,7 @@
 #include "pgn/game.h"
 #include "pgn/reader.h"
 #include "pgn/writer.h"
-#include "query/sema.h"
+#include "query/compile.h"
 #include "query/transform.h"
 
 /* ==== one game ============================================================= */
@@ -454,69 +454,51 @@ static char *joined_cql(const CliOptions *o)
     return sb_take(&sb);
 }
 
-/* The command-line transforms (-flip ...), each wrapping the whole body, in
- * this order from the inside out. */
+/* The command-line transforms (-flip ...), each wrapping the whole body. */
 static const struct {
     size_t flag;   /* offset of the option's bool in CliOptions */
-    TokKind op;
+    unsigned transform;
 } transform_options[] = {
-    {offsetof(CliOptions, flip), TK_FLIP},
-    {offsetof(CliOptions, flipcolor), TK_FLIPCOLOR},
-    {offsetof(CliOptions, shift), TK_SHIFT},
-    {offsetof(CliOptions, reversecolor), TK_REVERSECOLOR},
-    {offsetof(CliOptions, fliphorizontal), TK_FLIPHORIZONTAL},
-    {offsetof(CliOptions, flipvertical), TK_FLIPVERTICAL},
-    {offsetof(CliOptions, rotate90), TK_ROTATE90},
-    {offsetof(CliOptions, rotate45), TK_ROTATE45},
-    {offsetof(CliOptions, shifthorizontal), TK_SHIFTHORIZONTAL},
-    {offsetof(CliOptions, shiftvertical), TK_SHIFTVERTICAL},
+    {offsetof(CliOptions, flip), QX_FLIP},
+    {offsetof(CliOptions, flipcolor), QX_FLIPCOLOR},
+    {offsetof(CliOptions, shift), QX_SHIFT},
+    {offsetof(CliOptions, reversecolor), QX_REVERSECOLOR},
+    {offsetof(CliOptions, fliphorizontal), QX_FLIPHORIZONTAL},
+    {offsetof(CliOptions, flipvertical), QX_FLIPVERTICAL},
+    {offsetof(CliOptions, rotate90), QX_ROTATE90},
+    {offsetof(CliOptions, rotate45), QX_ROTATE45},
+    {offsetof(CliOptions, shifthorizontal), QX_SHIFTHORIZONTAL},
+    {offsetof(CliOptions, shiftvertical), QX_SHIFTVERTICAL},
 };
 
-static void wrap_in_transform_options(const CliOptions *o, Query *q)
-{
-    for (size_t i = 0; i < sizeof transform_options / sizeof transform_options[0]; i++) {
-        bool given = *(const bool *)((const char *)o + transform_options[i].flag);
-        if (given) xf_wrap_body(q, transform_options[i].op);
-    }
-}
-
 /* Compiles the query: the file, or the -cql texts alone (a body), or the
- * -cql texts placed before the file's body. NULL after reporting. */
+ * -cql texts placed before the file's body. The transform pass runs unless
+ * the orbits are to be printed. NULL after reporting. */
 static Query *load_query(const CliOptions *o, DiagSink *d, ExitCode *rc)
 {
     *rc = EXIT_QUERY;
+    CompileOptions opt = {.expand = !o->dump_orbit};
+    for (size_t i = 0; i < sizeof transform_options / sizeof transform_options[0]; i++)
+        if (*(const bool *)((const char *)o + transform_options[i].flag)) opt.transforms |= transform_options[i].transform;
+    char *cql = joined_cql(o);
+    Query *q = NULL;
     if (!o->query_file) {
-        char *text = joined_cql(o);
-        SourceText src = {"-cql", text, strlen(text)};
-        CompileOptions opt = {true};
-        Query *q = query_compile(&src, &opt, d);
+        SourceText src = {"-cql", cql, strlen(cql)};
+        opt.body_only = true;
+        q = query_compile(&src, &opt, d);
+    } else {
+        size_t len = 0;
+        char *text = read_file(o->query_file, &len, d);
+        if (text) {
+            SourceText src = {o->query_file, text, len};
+            opt.preamble = o->cql_count > 0 ? cql : NULL;
+            q = query_compile(&src, &opt, d);
+        } else {
+            *rc = EXIT_USAGE;
+        }
         free(text);
-        return q;
     }
-    size_t len = 0;
-    char *text = read_file(o->query_file, &len, d);
-    if (!text) {
-        *rc = EXIT_USAGE;
-        return NULL;
-    }
-    SourceText src = {o->query_file, text, len};
-    CompileOptions opt = {false};
-    Query *q = query_compile(&src, &opt, d);
-    if (q && o->cql_count > 0) {
-        /* -cql filters form a preamble placed before the file's body */
-        size_t cut = q->header.span.end;
-        char *pre = joined_cql(o);
-        StrBuf sb = SB_INIT;
-        sb_append_n(&sb, text, cut);
-        sb_printf(&sb, "\n%s\n", pre);
-        sb_append_n(&sb, text + cut, len - cut);
-        free(pre);
-        query_free(q);
-        SourceText joined = {o->query_file, sb.data, sb.len};
-        q = query_compile(&joined, &opt, d);
-        sb_free(&sb);
-    }
-    free(text);
+    free(cql);
     return q;
 }
 
@@ -590,13 +572,7 @@ ExitCode run(const CliOptions *o, DiagSink *d)
     ExitCode rc;
     Query *q = load_query(o, d, &rc);
     if (!q) return rc;
-    wrap_in_transform_options(o, q);
-    if (o->dump_orbit || !xf_expand_query(q, d)) {
-        rc = o->dump_orbit ? print_query(o, q) : EXIT_QUERY;
-        query_free(q);
-        return rc;
-    }
-    if (o->parse || o->to_ascii || o->to_unicode) {
+    if (o->dump_orbit || o->parse || o->to_ascii || o->to_unicode) {
         rc = print_query(o, q);
         query_free(q);
         return rc;

@@ -5,7 +5,7 @@
  * calling sema for the type of each node as it is built. It reports the
  * first error through diag and returns false; the query arena then holds a
  * partial tree that the caller frees with query_free. Most callers want
- * query_compile (sema.h) instead.
+ * query_compile (compile.h) instead.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

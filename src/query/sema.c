@@ -1,6 +1,6 @@
 /*
- * src/query/sema.c — the typing rules of CQL 6.2, the variable and function tables,
- * and query_compile (see src/query/sema.h).
+ * src/query/sema.c — the typing rules of CQL 6.2, the variable and function
+ * tables (see src/query/sema.h).
  *
  * Every check returns NULL or a message allocated in the query arena; the
  * parser reports it at the right span. Variables are typed by their first
@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query/parser.h"
 
 /* {==== messages ============================================================= */
 
@@ -372,36 +371,6 @@ const char *sema_dict_store(Query *q, int32_t slot, TokKind op, const Node *valu
                    sema_type_phrase(t));
     v->value_type = t;
     return NULL;
-}
-
-/* }==== */
-
-/* {==== compiling ============================================================ */
-
-Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink *diag)
-{
-    if (src->len > QUERY_MAX_BYTES) {
-        diag_plain(diag, DIAG_ERROR, "the query '%s' is longer than %u MB", src->name ? src->name : "query.cql",
-                   QUERY_MAX_BYTES >> 20);
-        return NULL;
-    }
-    Query *q = xcalloc(1, sizeof *q);
-    arena_init(&q->arena, 0);
-    q->src.name = arena_strdup(&q->arena, src->name ? src->name : "query.cql");
-    q->src.text = arena_strndup(&q->arena, src->text ? src->text : "", src->text ? src->len : 0);
-    q->src.len = src->text ? src->len : 0;
-    if (!parse_query(q, opt && opt->body_only, diag)) {
-        query_free(q);
-        return NULL;
-    }
-    return q;
-}
-
-void query_free(Query *q)
-{
-    if (!q) return;
-    arena_free(&q->arena);
-    free(q);
 }
 
 /* }==== */

@@ -1,7 +1,7 @@
 /*
- * src/query/sema.h — compiling a query, and the typing rules of CQL 6.2.
+ * src/query/sema.h — the typing rules of CQL 6.2, and the variable and
+ * function tables.
  *
- * query_compile is the front end's entry point: lex, parse and type-check.
  * CQL's grammar depends on types (`K-3` is two filters because K is a set,
  * `2-3` is a subtraction), so the parser asks sema for the type of every
  * node as soon as it is built; the functions below return NULL when the node
@@ -23,10 +23,6 @@
 #include "base/diag.h"
 #include "query/ast.h"
 
-/* A query text longer than this is refused (a query is text a person
- * writes; the limit keeps a binary file or /dev/zero from filling memory). */
-#define QUERY_MAX_BYTES (64u * 1024 * 1024)
-
 /* Function calls are expanded where they are written (each call's body is
  * parsed again with its arguments in place), so calls nested in arguments
  * or in bodies multiply: `f(f(f(...)))` with `function f(x) {x or x}`
@@ -34,15 +30,6 @@
  * are made, and compiling stops past this many with an error at the
  * outermost call. */
 #define CALL_MAX_FILTERS 250000
-
-typedef struct CompileOptions {
-    bool body_only;   /* the text is a query body given with -cql: no cql(...) header */
-} CompileOptions;
-
-/* Lexes, parses and type-checks. On any error, reports it through diag (with
- * caret) and returns NULL. The text is copied: src may be freed afterwards. */
-Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink *diag);
-void query_free(Query *q);
 
 /* {==== typing API used by the parser ======================================= */
 

@@ -32,6 +32,7 @@
 #include "eval/eval.h"
 #include "pgn/reader.h"
 #include "pgn/writer.h"
+#include "query/compile.h"
 #include "query/sema.h"
 #include "query/transform.h"
 
@@ -194,7 +195,7 @@ static void run_vector(const Vector *v, const Dataset *d, StrBuf *got, StrBuf *w
     SourceText src = {"vector.cql", text.data, text.len};
     DiagSink sink;
     diag_sink_init(&sink, capture, why);
-    CompileOptions copt = {false};
+    CompileOptions copt = {.body_only = false};
     Query *q = query_compile(&src, &copt, &sink);
     if (!q || !xf_expand_query(q, &sink) || !eval_check_supported(q, &sink)) {
         sb_append(got, "rc=1");

@@ -20,6 +20,7 @@
 #include "base/strbuf.h"
 #include "base/utf8.h"
 #include "query/ast.h"
+#include "query/compile.h"
 #include "query/sema.h"
 
 /* {==== input ================================================================ */
@@ -147,7 +148,7 @@ static Query *compile_named(const char *name, const char *text, size_t len, bool
     DiagSink diag;
     diag_sink_init(&diag, quiet ? discard : NULL, NULL);
     SourceText src = {name, text, len};
-    CompileOptions opt = {body_only};
+    CompileOptions opt = {.body_only = body_only};
     return query_compile(&src, &opt, &diag);
 }
 

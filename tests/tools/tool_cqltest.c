@@ -44,6 +44,7 @@
 #include "eval/eval.h"
 #include "pgn/reader.h"
 #include "pgn/writer.h"
+#include "query/compile.h"
 #include "query/sema.h"
 #include "query/transform.h"
 
@@ -204,7 +205,7 @@ static void run_test(TestCase *t, Totals *tot)
     while (*qt == ' ' || *qt == '\n') qt++;
     is_header = strncmp(qt, "cql", 3) == 0;
     SourceText src = {"test.cql", sb_str(&t->query), t->query.len};
-    CompileOptions copt = {!is_header};
+    CompileOptions copt = {.body_only = !is_header};
     StrBuf diags = SB_INIT;
     DiagSink sink;
     diag_sink_init(&sink, capture, &diags);

@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "query/compile.h"
 #include "query/sema.h"
 
 static inline void drop_message(void *ctx, DiagSeverity sev, const char *text)
@@ -24,7 +25,7 @@ static inline Query *compile_quietly(const char *text)
     DiagSink diag;
     diag_sink_init(&diag, drop_message, NULL);
     SourceText src = {"-cql", text, strlen(text)};
-    CompileOptions opt = {true};
+    CompileOptions opt = {.body_only = true};
     return query_compile(&src, &opt, &diag);
 }
 

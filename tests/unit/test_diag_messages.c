@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "query/compile.h"
 #include "query/sema.h"
 
 typedef struct DiagCase {
@@ -314,7 +315,7 @@ static char *diagnose(const char *text, size_t len, bool body_only)
     DiagSink diag;
     diag_sink_init(&diag, capture, &out);
     SourceText src = {body_only ? "-cql" : "query.cql", text, len};
-    CompileOptions opt = {body_only};
+    CompileOptions opt = {.body_only = body_only};
     Query *q = query_compile(&src, &opt, &diag);
     if (q) {
         query_free(q);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "chess/attacks.h"
+#include "query/compile.h"
 #include "query/sema.h"
 
 static void silent(void *ctx, DiagSeverity sev, const char *text)
@@ -30,7 +31,7 @@ static Query *compile_as(const char *text, bool body_only)
     DiagSink diag;
     diag_sink_init(&diag, silent, NULL);
     SourceText src = {"q.cql", text, strlen(text)};
-    CompileOptions opt = {body_only};
+    CompileOptions opt = {.body_only = body_only};
     return query_compile(&src, &opt, &diag);
 }
 

@@ -17,6 +17,7 @@
 
 #include "chess/attacks.h"
 #include "chess_test.h"
+#include "query/compile.h"
 #include "query/sema.h"
 #include "query/transform.h"
 #include "query_test.h"
