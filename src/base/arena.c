@@ -68,7 +68,14 @@ void arena_init(Arena *a, size_t chunk_size)
 {
     make_head(a, NULL);
     a->chunk_size = chunk_size ? chunk_size : 64 * 1024;
+    a->chunk_max = a->chunk_size;
     a->bytes_used = 0;
+}
+
+void arena_init_growing(Arena *a, size_t first, size_t max)
+{
+    arena_init(a, first);
+    a->chunk_max = max > a->chunk_size ? max : a->chunk_size;
 }
 
 static ArenaChunk *new_chunk(size_t size)
@@ -94,6 +101,8 @@ void *arena_alloc_grow(Arena *a, size_t need)
     ArenaChunk *c = new_chunk(need > a->chunk_size ? need : a->chunk_size);
     c->next = a->head;
     make_head(a, c);
+    if (a->chunk_size < a->chunk_max)
+        a->chunk_size = a->chunk_max / 2 < a->chunk_size ? a->chunk_max : 2 * a->chunk_size;
     a->used = need;
     a->bytes_used += need;
     return a->base;

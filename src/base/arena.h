@@ -25,12 +25,17 @@ typedef struct Arena {
     size_t used;           /* bytes at base handed out */
     size_t last;           /* offset from base of the most recent block, for arena_realloc */
     size_t chunk_size;     /* default size of a new chunk */
+    size_t chunk_max;      /* chunk_size doubles with each new chunk up to this */
     size_t bytes_used;     /* total bytes handed out since init or reset */
 } Arena;
 
 #define ARENA_ALIGN 16     /* every block is aligned to this (enough for any type here) */
 
 void  arena_init(Arena *a, size_t chunk_size);
+/* An arena whose chunks start at `first` bytes and double with each new
+ * chunk up to `max`: small for a small game, and (since arena_reset keeps
+ * the largest chunk) no allocation per game once reused for a while. */
+void  arena_init_growing(Arena *a, size_t first, size_t max);
 /* arena_alloc's slow path: a new head chunk, or a chunk of its own for a
  * big block. `need` is already rounded up to ARENA_ALIGN. */
 void *arena_alloc_grow(Arena *a, size_t need);

@@ -121,7 +121,7 @@ static bool parse_size(const char *s, size_t *out)
     return true;
 }
 
-ExitCode cli_parse(int argc, char **argv, CliOptions *o, DiagSink *d)
+ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m)
 {
     memset(o, 0, sizeof *o);
     int i = 1;
@@ -131,7 +131,7 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, DiagSink *d)
         const char *name = arg + (arg[1] == '-' ? 2 : 1);
         const OptionSpec *spec = find_option(name);
         if (!spec) {
-            diag_plain(d, DIAG_ERROR, "unknown option '%s' (try 'cql -help')", arg);
+            cql_report(m, CQL_ERROR, "unknown option '%s' (try 'cql -help')", arg);
             return EXIT_USAGE;
         }
         char *field = (char *)o + spec->offset;
@@ -140,7 +140,7 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, DiagSink *d)
             continue;
         }
         if (i + 1 >= argc) {
-            diag_plain(d, DIAG_ERROR, "option '%s' needs a value", arg);
+            cql_report(m, CQL_ERROR, "option '%s' needs a value", arg);
             return EXIT_USAGE;
         }
         const char *value = argv[++i];
@@ -150,20 +150,20 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, DiagSink *d)
             break;
         case OPT_CQL:
             if (o->cql_count == CLI_MAX_CQL) {
-                diag_plain(d, DIAG_ERROR, "too many -cql options (limit is %d)", CLI_MAX_CQL);
+                cql_report(m, CQL_ERROR, "too many -cql options (limit is %d)", CLI_MAX_CQL);
                 return EXIT_USAGE;
             }
             o->cql[o->cql_count++] = value;
             break;
         case OPT_COUNT:
             if (!parse_long(value, (long *)field) || *(long *)field < 0) {
-                diag_plain(d, DIAG_ERROR, "option '%s' needs a number, not '%s'", arg, value);
+                cql_report(m, CQL_ERROR, "option '%s' needs a number, not '%s'", arg, value);
                 return EXIT_USAGE;
             }
             break;
         case OPT_SIZE:
             if (!parse_size(value, (size_t *)field)) {
-                diag_plain(d, DIAG_ERROR,
+                cql_report(m, CQL_ERROR,
                            "option '%s' needs a size in bytes such as 1000, 512K, 64M or 2G, not '%s'",
                            arg, value);
                 return EXIT_USAGE;
@@ -172,7 +172,7 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, DiagSink *d)
         case OPT_RANGE: {
             Range *r = (Range *)field;
             if (!parse_long(value, &r->min)) {
-                diag_plain(d, DIAG_ERROR, "option '%s' needs a number, not '%s'", arg, value);
+                cql_report(m, CQL_ERROR, "option '%s' needs a number, not '%s'", arg, value);
                 return EXIT_USAGE;
             }
             r->max = r->min;
@@ -183,7 +183,7 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, DiagSink *d)
                 i++;
             }
             if (r->max < r->min) {
-                diag_plain(d, DIAG_ERROR, "option '%s': range %ld %ld is empty", arg, r->min,
+                cql_report(m, CQL_ERROR, "option '%s': range %ld %ld is empty", arg, r->min,
                            r->max);
                 return EXIT_USAGE;
             }
@@ -196,16 +196,16 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, DiagSink *d)
     if (o->help || o->version) return EXIT_RAN;
     if (i < argc) o->query_file = argv[i++];
     if (i < argc) {
-        diag_plain(d, DIAG_ERROR, "unexpected argument '%s' after the query file '%s'", argv[i],
+        cql_report(m, CQL_ERROR, "unexpected argument '%s' after the query file '%s'", argv[i],
                    o->query_file);
         return EXIT_USAGE;
     }
     if (!o->query_file && o->cql_count == 0) {
-        diag_plain(d, DIAG_ERROR, "no query: give a query file or -cql TEXT (try 'cql -help')");
+        cql_report(m, CQL_ERROR, "no query: give a query file or -cql TEXT (try 'cql -help')");
         return EXIT_USAGE;
     }
     if (o->variations && o->mainline) {
-        diag_plain(d, DIAG_ERROR, "-variations and -mainline exclude each other");
+        cql_report(m, CQL_ERROR, "-variations and -mainline exclude each other");
         return EXIT_USAGE;
     }
     return EXIT_RAN;

@@ -7,14 +7,14 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#ifndef CQL_CLI_H
-#define CQL_CLI_H
+#ifndef CQL_CLI_OPTIONS_H
+#define CQL_CLI_OPTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-#include "base/diag.h"
+#include "cql.h"
 
 /* Exit status of the cql program (ARCHITECTURE.md, shown by -help). */
 typedef enum ExitCode {
@@ -54,7 +54,7 @@ typedef struct CliOptions {
 } CliOptions;
 
 /* Fills *o from argv. Returns EXIT_RAN, or EXIT_USAGE after reporting. */
-ExitCode cli_parse(int argc, char **argv, CliOptions *o, DiagSink *d);
+ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m);
 void cli_print_help(FILE *out);
 void cli_print_version(FILE *out);
 

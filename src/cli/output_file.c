@@ -21,8 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/arena.h"
-#include "base/strbuf.h"
+#include "cli/memory.h"
 
 enum { OUTPUT_BUFFER = 1 << 20 };
 
@@ -86,20 +85,20 @@ static bool is_the_input(const struct stat *st, const char *input)
            in.st_ino == st->st_ino;
 }
 
-static int report_open_error(OutputFile *o, DiagSink *d, int err)
+static int report_open_error(OutputFile *o, CqlMessages *m, int err)
 {
-    diag_plain(d, DIAG_ERROR, "cannot write output file '%s': %s", o->name, strerror(err));
+    cql_report(m, CQL_ERROR, "cannot write output file '%s': %s", o->name, strerror(err));
     return -1;
 }
 
 /* Writes in place: devices, FIFOs, sockets, hard-linked files, a dangling
  * symlink's new target. O_CREAT and O_TRUNC only reach a regular file. */
-static int open_in_place(OutputFile *o, const struct stat *st, DiagSink *d)
+static int open_in_place(OutputFile *o, const struct stat *st, CqlMessages *m)
 {
     int flags = O_WRONLY;
     if (!st || S_ISREG(st->st_mode)) flags |= O_CREAT | O_TRUNC;
     o->fd = open(o->name, flags, 0666);
-    if (o->fd < 0) return report_open_error(o, d, errno);
+    if (o->fd < 0) return report_open_error(o, m, errno);
     return 0;
 }
 
@@ -115,11 +114,12 @@ static mode_t current_umask(void)
  * the errno of the failure. */
 static int open_temporary(OutputFile *o, const char *target, const struct stat *old)
 {
-    StrBuf tmp = SB_INIT;
     const char *slash = strrchr(target, '/');
-    if (slash) sb_append_n(&tmp, target, (size_t)(slash - target) + 1);
-    sb_printf(&tmp, ".%s.XXXXXX", slash ? slash + 1 : target);
-    char *name = sb_take(&tmp);
+    size_t dir = slash ? (size_t)(slash - target) + 1 : 0;
+    const char *base = target + dir;
+    size_t size = dir + strlen(base) + sizeof ".XXXXXX" + 1;
+    char *name = cli_malloc(size);
+    snprintf(name, size, "%.*s.%s.XXXXXX", (int)dir, target, base);
 
     install_cleanup_handlers();
     sigset_t saved;
@@ -143,7 +143,7 @@ static int open_temporary(OutputFile *o, const char *target, const struct stat *
     return 0;
 }
 
-int output_open(OutputFile *o, const char *name, const char *input, DiagSink *d)
+int output_open(OutputFile *o, const char *name, const char *input, CqlMessages *m)
 {
     memset(o, 0, sizeof *o);
     o->name = name;
@@ -151,46 +151,46 @@ int output_open(OutputFile *o, const char *name, const char *input, DiagSink *d)
     struct stat st;
     if (strcmp(name, "-") == 0) {
         if (fstat(STDOUT_FILENO, &st) == 0 && is_the_input(&st, input)) {
-            diag_plain(d, DIAG_ERROR, "refusing to write the output over the input (standard "
+            cql_report(m, CQL_ERROR, "refusing to write the output over the input (standard "
                                       "output is the input file)");
             return -1;
         }
         o->fd = STDOUT_FILENO;
     } else if (stat(name, &st) != 0) {
-        if (errno != ENOENT) return report_open_error(o, d, errno);
+        if (errno != ENOENT) return report_open_error(o, m, errno);
         struct stat link;
         bool dangling_link = lstat(name, &link) == 0 && S_ISLNK(link.st_mode);
         if (dangling_link) {
-            if (open_in_place(o, NULL, d) != 0) return -1;
+            if (open_in_place(o, NULL, m) != 0) return -1;
         } else {
             int err = open_temporary(o, name, NULL);
-            if (err) return report_open_error(o, d, -err);
-            o->final_name = xstrdup(name);
+            if (err) return report_open_error(o, m, -err);
+            o->final_name = cli_strdup(name);
         }
     } else if (is_the_input(&st, input)) {
-        diag_plain(d, DIAG_ERROR, "refusing to write the output over the input file '%s'", name);
+        cql_report(m, CQL_ERROR, "refusing to write the output over the input file '%s'", name);
         return -1;
     } else if (S_ISDIR(st.st_mode)) {
-        return report_open_error(o, d, EISDIR);
+        return report_open_error(o, m, EISDIR);
     } else if (!S_ISREG(st.st_mode) || st.st_nlink > 1) {
-        if (open_in_place(o, &st, d) != 0) return -1;
+        if (open_in_place(o, &st, m) != 0) return -1;
     } else {
-        if (access(name, W_OK) != 0) return report_open_error(o, d, errno);
+        if (access(name, W_OK) != 0) return report_open_error(o, m, errno);
         /* through a symlink, the target is what gets replaced */
         char *target = realpath(name, NULL);
-        if (!target) return report_open_error(o, d, errno);
+        if (!target) return report_open_error(o, m, errno);
         int err = open_temporary(o, target, &st);
         if (err == -EACCES || err == -EROFS) {
             free(target);   /* a directory we may not create in: write the file itself */
-            if (open_in_place(o, &st, d) != 0) return -1;
+            if (open_in_place(o, &st, m) != 0) return -1;
         } else if (err) {
             free(target);
-            return report_open_error(o, d, -err);
+            return report_open_error(o, m, -err);
         } else {
             o->final_name = target;
         }
     }
-    o->buffer = xmalloc(OUTPUT_BUFFER);
+    o->buffer = cli_malloc(OUTPUT_BUFFER);
     return 0;
 }
 
@@ -245,14 +245,14 @@ const char *output_display_name(const OutputFile *o)
     return strcmp(o->name, "-") == 0 ? "standard output" : o->name;
 }
 
-int output_close(OutputFile *o, bool ok, DiagSink *d)
+int output_close(OutputFile *o, bool ok, CqlMessages *m)
 {
     if (o->fd < 0) return -1;
     flush(o);
     if (o->fd != STDOUT_FILENO && close(o->fd) != 0 && !o->error) o->error = errno;
     o->fd = -1;
     if (o->error) {
-        diag_plain(d, DIAG_ERROR, "cannot write output file '%s': %s", output_display_name(o),
+        cql_report(m, CQL_ERROR, "cannot write output file '%s': %s", output_display_name(o),
                    strerror(o->error));
         ok = false;
     }
@@ -260,7 +260,7 @@ int output_close(OutputFile *o, bool ok, DiagSink *d)
         sigset_t saved;
         block_cleanup_signals(&saved);
         if (ok && rename(o->tmp_name, o->final_name) != 0) {
-            diag_plain(d, DIAG_ERROR, "cannot rename '%s' to '%s': %s", o->tmp_name,
+            cql_report(m, CQL_ERROR, "cannot rename '%s' to '%s': %s", o->tmp_name,
                        o->final_name, strerror(errno));
             ok = false;
         }

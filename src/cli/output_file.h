@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/diag.h"
+#include "cql.h"
 
 typedef struct OutputFile {
     const char *name;       /* as given ("-" = standard output) */
@@ -40,7 +40,7 @@ typedef struct OutputFile {
 
 /* Opens the output `name` for a run reading `input` ("-" = standard input;
  * NULL when the input is not a file). Returns 0, or -1 after reporting. */
-int output_open(OutputFile *o, const char *name, const char *input, DiagSink *d);
+int output_open(OutputFile *o, const char *name, const char *input, CqlMessages *m);
 
 /* Appends bytes to the output. False once a write has failed (o->error). */
 bool output_write(OutputFile *o, const void *data, size_t len);
@@ -49,7 +49,7 @@ bool output_write(OutputFile *o, const void *data, size_t len);
  * place; otherwise it is removed and the old file stays as it was. Reports
  * a failed write (naming the file and the error). Returns 0 when the output
  * is complete, -1 otherwise. */
-int output_close(OutputFile *o, bool ok, DiagSink *d);
+int output_close(OutputFile *o, bool ok, CqlMessages *m);
 
 /* True when the games go to standard output ("-", /dev/stdout, or a name
  * for the same file or pipe): the summary and notes then go to stderr. */

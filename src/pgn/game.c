@@ -28,6 +28,35 @@ const char *game_result(const Game *g)
     return g->result;
 }
 
+static bool same_comments(const Comment *a, const Comment *b)
+{
+    for (; a && b; a = a->next, b = b->next)
+        if (strcmp(a->text, b->text) != 0) return false;
+    return !a && !b;
+}
+
+/* Same moves, glyphs and comments everywhere in the two trees. */
+static bool same_tree(const GameNode *a, const GameNode *b)
+{
+    for (; a && b; a = a->sibling, b = b->sibling) {
+        if (a->move != b->move || a->nag_count != b->nag_count ||
+            (a->nag_count && memcmp(a->nags, b->nags, a->nag_count) != 0) ||
+            !same_comments(a->comments, b->comments) ||
+            !same_comments(a->pre_comments, b->pre_comments) || !same_tree(a->child, b->child))
+            return false;
+    }
+    return !a && !b;
+}
+
+bool game_same(const Game *a, const Game *b)
+{
+    for (int i = 0; i < a->tag_count; i++) {
+        const char *v = game_tag(b, a->tags[i].name);
+        if (!v || strcmp(v, a->tags[i].value) != 0) return false;
+    }
+    return same_tree(a->root, b->root) && same_comments(a->root->comments, b->root->comments);
+}
+
 GameNode *game_new_root(Game *g, Arena *a, const Position *pos)
 {
     GameNode *n = arena_alloc(a, sizeof *n);

@@ -81,6 +81,11 @@ const char *game_tag(const Game *g, const char *name);
  * the termination marker of the movetext, else NULL. */
 const char *game_result(const Game *g);
 
+/* True when b has a's moves, glyphs and comments at every node (the same
+ * tree), and every tag of a with the same value: what writing a game and
+ * reading it back must keep. */
+bool game_same(const Game *a, const Game *b);
+
 /* Creates the root from pos (piece ids numbered in square order). */
 GameNode *game_new_root(Game *g, Arena *a, const Position *pos);
 
@@ -101,5 +106,15 @@ typedef enum NodeCheck { NODE_NO_CHECK = 1, NODE_IN_CHECK, NODE_MATED } NodeChec
 NodeCheck game_node_check(const GameNode *n);
 
 static inline bool node_is_mainline(const GameNode *n) { return n->depth == 0; }
+
+/* The game-tree walk: the position after n in preorder, the main line first
+ * (ids are numbered in this order). With `variations`, every node of the
+ * tree; without, the main continuation only (n->child). NULL after the last. */
+static inline const GameNode *game_next_node(const GameNode *n, bool variations)
+{
+    if (!variations || n->child) return n->child;
+    while (n && !n->sibling) n = n->parent;
+    return n ? n->sibling : NULL;
+}
 
 #endif

@@ -9,8 +9,8 @@
  * Each vector is a query (header, body) run on a PGN file, with what CQL 6.2
  * answered: its exit status class and, per matching game, how many positions
  * carry the match string. The tool compiles each query and searches the games
- * exactly as `cql -matchstring ZZMATCH -i DATASET QUERY` does (the same
- * search_init / search_matches / pgn_write_game path), but in one process:
+ * exactly as `cql -matchstring ZZMATCH -i DATASET QUERY` does (through the
+ * same library calls, include/cql.h), but in one process:
  * each PGN file is read once and all its vectors run on it. It prints
  * "P passed, F failed" and the failing vectors; the exit status is non-zero
  * when a vector fails that ALLOWED does not list, or when a listed one passes
@@ -20,21 +20,12 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/arena.h"
-#include "base/strbuf.h"
-#include "chess/attacks.h"
-#include "cli/options.h"
-#include "cli/run.h"
-#include "eval/eval.h"
-#include "pgn/reader.h"
-#include "pgn/writer.h"
-#include "query/compile.h"
-#include "query/sema.h"
-#include "query/transform.h"
+#include "cql.h"
 
 #define MATCHSTRING "ZZMATCH"
 
@@ -49,17 +40,32 @@ typedef struct Allowed {
     int count;
 } Allowed;
 
-static void discard(void *ctx, DiagSeverity sev, const char *text)
+static void discard(void *ctx, CqlSeverity sev, const char *text)
 {
     (void)ctx;
     (void)sev;
     (void)text;
 }
 
-static void capture(void *ctx, DiagSeverity sev, const char *text)
+static void capture(void *ctx, CqlSeverity sev, const char *text)
 {
     (void)sev;
-    sb_append((StrBuf *)ctx, text);
+    cql_text_append(ctx, text, strlen(text));
+}
+
+/* The text so far ("" before anything is appended). */
+static const char *str(const CqlText *t)
+{
+    return t->data ? t->data : "";
+}
+
+static void *must(void *p)
+{
+    if (!p) {
+        fprintf(stderr, "tool_conformance: out of memory\n");
+        exit(2);
+    }
+    return p;
 }
 
 /* Splits a line at tabs into at most n fields (in place). */
@@ -79,12 +85,12 @@ static char *read_all(const char *path)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp) return NULL;
-    StrBuf sb = SB_INIT;
+    CqlText t = {NULL, 0, 0};
     char buf[65536];
     size_t got;
-    while ((got = fread(buf, 1, sizeof buf, fp)) > 0) sb_append_n(&sb, buf, got);
+    while ((got = fread(buf, 1, sizeof buf, fp)) > 0) cql_text_append(&t, buf, got);
     fclose(fp);
-    return sb_take(&sb);
+    return t.data ? t.data : must(calloc(1, 1));
 }
 
 static void load_allowed(const char *path, Allowed *a)
@@ -99,63 +105,62 @@ static void load_allowed(const char *path, Allowed *a)
         if (split_tabs(line, f, 4) < 3) continue;
         if (a->count == cap) {
             cap = cap ? 2 * cap : 64;
-            a->keys = xrealloc(a->keys, (size_t)cap * sizeof *a->keys);
+            a->keys = must(realloc(a->keys, (size_t)cap * sizeof *a->keys));
         }
-        StrBuf key = SB_INIT;
-        sb_printf(&key, "%s\t%s\t%s", f[0], f[1], f[2]);
-        a->keys[a->count++] = sb_take(&key);
+        CqlText key = {NULL, 0, 0};
+        cql_text_printf(&key, "%s\t%s\t%s", f[0], f[1], f[2]);
+        a->keys[a->count++] = key.data;
     }
-    a->used = xcalloc((size_t)(a->count ? a->count : 1), sizeof *a->used);
+    a->used = must(calloc((size_t)(a->count ? a->count : 1), sizeof *a->used));
     free(text);
 }
 
 static int find_allowed(const Allowed *a, const Vector *v)
 {
-    StrBuf key = SB_INIT;
-    sb_printf(&key, "%s\t%s\t%s", v->dataset, v->header, v->body);
+    CqlText key = {NULL, 0, 0};
+    cql_text_printf(&key, "%s\t%s\t%s", v->dataset, v->header, v->body);
     int found = -1;
     for (int i = 0; i < a->count && found < 0; i++)
-        if (strcmp(a->keys[i], sb_str(&key)) == 0) found = i;
-    sb_free(&key);
+        if (strcmp(a->keys[i], str(&key)) == 0) found = i;
+    cql_text_free(&key);
     return found;
 }
 
-/* The games of one PGN file, parsed once. */
+/* The games of one PGN file, parsed once (an unusable game is NULL). */
 typedef struct Dataset {
-    Arena arena;
-    Game *games;
+    CqlGame **games;
     int count;
 } Dataset;
 
 static bool load_dataset(const char *path, Dataset *d)
 {
     memset(d, 0, sizeof *d);
-    arena_init(&d->arena, 1 << 20);
-    DiagSink sink;
-    diag_sink_init(&sink, discard, NULL);
-    PgnReader r;
-    if (pgn_open(&r, path, &sink) != 0) return false;
-    RawGame raw;
-    raw_game_init(&raw);
+    CqlMessages quiet = {discard, NULL, 0, 0};
+    CqlReader *r = cql_reader_open(path, &quiet);
+    if (!r) return false;
+    CqlGameText *text = cql_game_text_new();
     int cap = 0;
-    while (pgn_next_raw(&r, &raw)) {
+    while (cql_reader_next(r, text, &quiet)) {
         if (d->count == cap) {
             cap = cap ? 2 * cap : 256;
-            d->games = xrealloc(d->games, (size_t)cap * sizeof *d->games);
+            d->games = must(realloc(d->games, (size_t)cap * sizeof *d->games));
         }
-        Game *g = &d->games[d->count];
-        if (pgn_parse_game(&raw, path, &d->arena, g, &sink) == PGN_UNUSABLE) g->root = NULL;
-        d->count++;
+        CqlGame *g = cql_game_new();
+        if (cql_game_parse(g, text, path, &quiet) == CQL_GAME_UNUSABLE) {
+            cql_game_free(g);
+            g = NULL;
+        }
+        d->games[d->count++] = g;
     }
-    raw_game_free(&raw);
-    pgn_close(&r);
+    cql_game_text_free(text);
+    cql_reader_close(r);
     return true;
 }
 
 static void free_dataset(Dataset *d)
 {
+    for (int i = 0; i < d->count; i++) cql_game_free(d->games[i]);
     free(d->games);
-    arena_free(&d->arena);
 }
 
 /* What the vectors record, from the output text: split it where "Game number
@@ -163,7 +168,7 @@ static void free_dataset(Dataset *d)
  * game-number comment merges that game's part into the previous one) and
  * count the match strings in each part; the text before the first part is
  * not counted. Appends "G:P G:P ..." for the parts with a game number. */
-static void count_like_cql_vectors(const char *text, StrBuf *got)
+static void count_like_cql_vectors(const char *text, CqlText *got)
 {
     static const char marker[] = "Game number ";
     const size_t marker_len = sizeof marker - 1, match_len = strlen(MATCHSTRING);
@@ -175,7 +180,7 @@ static void count_like_cql_vectors(const char *text, StrBuf *got)
     for (const char *p = text; *p; p++) {
         if (*p == 'G' && strncmp(p, marker, marker_len) == 0 && p[marker_len] >= '0' &&
             p[marker_len] <= '9') {
-            if (in_part) sb_printf(got, "%s%ld:%d", first ? "" : " ", number, n);
+            if (in_part) cql_text_printf(got, "%s%ld:%d", first ? "" : " ", number, n);
             first = first && !in_part;
             in_part = true;
             number = strtol(p + marker_len, NULL, 10);
@@ -184,53 +189,39 @@ static void count_like_cql_vectors(const char *text, StrBuf *got)
             n++;
         }
     }
-    if (in_part) sb_printf(got, "%s%ld:%d", first ? "" : " ", number, n);
+    if (in_part) cql_text_printf(got, "%s%ld:%d", first ? "" : " ", number, n);
 }
 
 /* Runs one vector; fills *got with the rc class and matches, as CQL's columns. */
-static void run_vector(const Vector *v, const Dataset *d, StrBuf *got, StrBuf *why)
+static void run_vector(const Vector *v, const Dataset *d, CqlText *got, CqlText *why)
 {
-    StrBuf text = SB_INIT;
-    sb_printf(&text, "cql(%s)\n%s\n", v->header, v->body);
-    SourceText src = {"vector.cql", text.data, text.len};
-    DiagSink sink;
-    diag_sink_init(&sink, capture, why);
-    CompileOptions copt = {.body_only = false};
-    Query *q = query_compile(&src, &copt, &sink);
-    if (!q || !xf_expand_query(q, &sink) || !eval_check_supported(q, &sink)) {
-        sb_append(got, "rc=1");
-        query_free(q);
-        sb_free(&text);
+    CqlText text = {NULL, 0, 0};
+    cql_text_printf(&text, "cql(%s)\n%s\n", v->header, v->body);
+    CqlMessages messages = {capture, why, 0, 0};
+    CqlSettings settings = {.name = "vector.cql", .matchstring = MATCHSTRING};
+    CqlQuery *q = cql_compile(text.data, text.len, &settings, CQL_COMPILE_RUN, &messages);
+    cql_text_free(&text);
+    if (!q) {
+        cql_text_printf(got, "rc=1");
         return;
     }
-    CliOptions o;
-    memset(&o, 0, sizeof o);
-    o.matchstring = MATCHSTRING;
-    Search s;
-    search_init(&s, &o, q);
-    Evaluator *ev = eval_new(q, &s.eval);
-    Arena scratch;
-    arena_init(&scratch, 1 << 16);
-    StrBuf printed = SB_INIT, pgn = SB_INIT;
+    CqlSearcher *searcher = cql_searcher_new(q);
+    CqlRange wanted = cql_query_gamenumber(q);
+    CqlText printed = {NULL, 0, 0}, pgn = {NULL, 0, 0};
     for (int i = 0; i < d->count; i++) {
-        const Game *g = &d->games[i];
-        if (!g->root) continue;
-        if (s.gamenumber.set && g->number > s.gamenumber.max) break;
-        GameSearch found;
-        if (search_matches(&s, ev, g, &scratch, &found, &printed)) {
-            search_write_game(&s, g, &found, &scratch, &pgn);
-        }
-        arena_reset(&scratch);
-        sb_clear(&printed);
+        const CqlGame *g = d->games[i];
+        if (!g) continue;
+        if (wanted.set && cql_game_number(g) > wanted.max) break;
+        CqlGameResult found;
+        if (cql_search(searcher, g, &found, &printed)) cql_write_match(searcher, g, &pgn);
+        cql_text_clear(&printed);
     }
-    sb_append(got, "rc=0 ");
-    count_like_cql_vectors(sb_str(&pgn), got);
-    sb_free(&printed);
-    sb_free(&pgn);
-    arena_free(&scratch);
-    eval_free(ev);
-    query_free(q);
-    sb_free(&text);
+    cql_text_printf(got, "rc=0 ");
+    count_like_cql_vectors(str(&pgn), got);
+    cql_text_free(&printed);
+    cql_text_free(&pgn);
+    cql_searcher_free(searcher);
+    cql_query_free(q);
 }
 
 int main(int argc, char **argv)
@@ -247,7 +238,6 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--every") == 0 && i + 1 < argc) every = strtol(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "-v") == 0) verbose = true;
     }
-    att_init();
     char *tsv = read_all(argv[1]);
     if (!tsv) {
         fprintf(stderr, "cannot read %s\n", argv[1]);
@@ -271,21 +261,21 @@ int main(int argc, char **argv)
         if (every > 1 && lineno % every != 0) continue;
         if (!loaded || strcmp(loaded, v.dataset) != 0) {
             if (loaded) free_dataset(&d);
-            StrBuf path = SB_INIT;
-            sb_printf(&path, "%s/%s", argv[2], v.dataset);
-            if (!load_dataset(sb_str(&path), &d)) {
-                fprintf(stderr, "cannot read %s\n", sb_str(&path));
+            CqlText path = {NULL, 0, 0};
+            cql_text_printf(&path, "%s/%s", argv[2], v.dataset);
+            if (!load_dataset(str(&path), &d)) {
+                fprintf(stderr, "cannot read %s\n", str(&path));
                 return 2;
             }
-            sb_free(&path);
+            cql_text_free(&path);
             loaded = v.dataset;
         }
-        StrBuf want = SB_INIT, got = SB_INIT, why = SB_INIT;
-        if (strcmp(v.rc, "0") == 0) sb_printf(&want, "rc=0 %s", v.matches);
-        else sb_append(&want, "rc=1");
+        CqlText want = {NULL, 0, 0}, got = {NULL, 0, 0}, why = {NULL, 0, 0};
+        if (strcmp(v.rc, "0") == 0) cql_text_printf(&want, "rc=0 %s", v.matches);
+        else cql_text_printf(&want, "rc=1");
         run_vector(&v, &d, &got, &why);
         int allow = find_allowed(&allowed, &v);
-        if (strcmp(sb_str(&want), sb_str(&got)) == 0) {
+        if (strcmp(str(&want), str(&got)) == 0) {
             passed++;
             if (allow >= 0) {
                 allowed.used[allow] = true;
@@ -303,13 +293,13 @@ int main(int argc, char **argv)
             }
             if (allow < 0 || verbose) {
                 printf("FAIL line %d: %s\t%s\t%s\n  want: %s\n  got:  %s\n", v.line, v.dataset,
-                       v.header, v.body, sb_str(&want), sb_str(&got));
-                if (why.len) printf("  %s", sb_str(&why));
+                       v.header, v.body, str(&want), str(&got));
+                if (why.len) printf("  %s", str(&why));
             }
         }
-        sb_free(&want);
-        sb_free(&got);
-        sb_free(&why);
+        cql_text_free(&want);
+        cql_text_free(&got);
+        cql_text_free(&why);
     }
     if (loaded) free_dataset(&d);
     printf("conformance: %d passed, %d failed (%d of them on the allowed list)\n", passed, failed,

@@ -13,15 +13,59 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/strbuf.h"
-#include "base/utf8.h"
-#include "query/ast.h"
-#include "query/compile.h"
-#include "query/sema.h"
+#include "cql.h"
+
+/* The text so far ("" before anything is appended). */
+static const char *str(const CqlText *t)
+{
+    return t->data ? t->data : "";
+}
+
+static void *must(void *p)
+{
+    if (!p) {
+        fprintf(stderr, "tool_cqlparse: out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+/* Appends code point cp in UTF-8 (a \uXXXX escape of the JSON lines). */
+static void append_utf8(CqlText *out, unsigned cp)
+{
+    char buf[4];
+    size_t n;
+    if (cp < 0x80) {
+        buf[0] = (char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        buf[0] = (char)(0xC0 | cp >> 6);
+        buf[1] = (char)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        buf[0] = (char)(0xE0 | cp >> 12);
+        buf[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+        buf[2] = (char)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        buf[0] = (char)(0xF0 | cp >> 18);
+        buf[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+        buf[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+        buf[3] = (char)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    cql_text_append(out, buf, n);
+}
+
+static void putc_text(CqlText *out, char c)
+{
+    cql_text_append(out, &c, 1);
+}
 
 /* {==== input ================================================================ */
 
@@ -32,24 +76,24 @@ static char *read_file(const char *path, size_t *len)
         fprintf(stderr, "tool_cqlparse: cannot open '%s'\n", path);
         exit(2);
     }
-    StrBuf sb = SB_INIT;
+    CqlText t = {NULL, 0, 0};
     char buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_append_n(&sb, buf, n);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) cql_text_append(&t, buf, n);
     fclose(f);
-    *len = sb.len;
-    sb_putc(&sb, '\0');
-    return sb_take(&sb);
+    *len = t.len;
+    putc_text(&t, '\0');
+    return t.data;
 }
 
 /* Splits text into lines in place; returns the number of lines. */
 static size_t split_lines(char *text, char ***lines)
 {
     size_t n = 0, cap = 1024;
-    *lines = xmalloc(cap * sizeof(char *));
+    *lines = must(malloc(cap * sizeof(char *)));
     for (char *s = text; *s;) {
         char *nl = strchr(s, '\n');
-        if (n == cap) *lines = xrealloc(*lines, (cap *= 2) * sizeof(char *));
+        if (n == cap) *lines = must(realloc(*lines, (cap *= 2) * sizeof(char *)));
         (*lines)[n++] = s;
         if (!nl) break;
         *nl = '\0';
@@ -63,21 +107,21 @@ static size_t split_lines(char *text, char ***lines)
 /* {==== a minimal JSON-lines reader ========================================== */
 
 /* Reads a JSON string at *p (after the opening quote) into out. */
-static const char *json_string(const char *p, StrBuf *out)
+static const char *json_string(const char *p, CqlText *out)
 {
     while (*p && *p != '"') {
         if (*p != '\\') {
-            sb_putc(out, *p++);
+            putc_text(out, *p++);
             continue;
         }
         p++;
         char c = *p++;
         switch (c) {
-        case 'n': sb_putc(out, '\n'); break;
-        case 't': sb_putc(out, '\t'); break;
-        case 'r': sb_putc(out, '\r'); break;
-        case 'b': sb_putc(out, '\b'); break;
-        case 'f': sb_putc(out, '\f'); break;
+        case 'n': putc_text(out, '\n'); break;
+        case 't': putc_text(out, '\t'); break;
+        case 'r': putc_text(out, '\r'); break;
+        case 'b': putc_text(out, '\b'); break;
+        case 'f': putc_text(out, '\f'); break;
         case 'u': {
             unsigned cp = (unsigned)strtoul((char[5]){p[0], p[1], p[2], p[3], 0}, NULL, 16);
             p += 4;
@@ -86,36 +130,35 @@ static const char *json_string(const char *p, StrBuf *out)
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                 p += 6;
             }
-            char buf[4];
-            sb_append_n(out, buf, utf8_encode(cp, buf));
+            append_utf8(out, cp);
             break;
         }
-        default: sb_putc(out, c); break;
+        default: putc_text(out, c); break;
         }
     }
     return *p == '"' ? p + 1 : p;
 }
 
 typedef struct OracleRow {
-    StrBuf test, query, file;
+    CqlText test, query, file;
     int parse_rc;
 } OracleRow;
 
 /* Fills row from one line {"key": "string" | int, ...}; false if malformed. */
 static bool json_row(const char *p, OracleRow *row)
 {
-    sb_clear(&row->test);
-    sb_clear(&row->query);
-    sb_clear(&row->file);
+    cql_text_clear(&row->test);
+    cql_text_clear(&row->query);
+    cql_text_clear(&row->file);
     row->parse_rc = -1;
-    StrBuf key = SB_INIT, ignored = SB_INIT;
+    CqlText key = {NULL, 0, 0}, ignored = {NULL, 0, 0};
     while ((p = strchr(p, '"')) != NULL) {
-        sb_clear(&key);
+        cql_text_clear(&key);
         p = json_string(p + 1, &key);
         while (*p == ' ' || *p == ':') p++;
-        const char *k = sb_str(&key);
+        const char *k = str(&key);
         if (*p == '"') {
-            StrBuf *dst = strcmp(k, "test") == 0 ? &row->test : strcmp(k, "query") == 0 ? &row->query
+            CqlText *dst = strcmp(k, "test") == 0 ? &row->test : strcmp(k, "query") == 0 ? &row->query
                           : strcmp(k, "file") == 0 ? &row->file : &ignored;
             p = json_string(p + 1, dst);
         } else {
@@ -127,8 +170,8 @@ static bool json_row(const char *p, OracleRow *row)
         while (*p == ' ' || *p == ',') p++;
         if (*p == '}') break;
     }
-    sb_free(&key);
-    sb_free(&ignored);
+    cql_text_free(&key);
+    cql_text_free(&ignored);
     return row->parse_rc >= 0;
 }
 
@@ -136,23 +179,23 @@ static bool json_row(const char *p, OracleRow *row)
 
 /* {==== compiling ============================================================ */
 
-static void discard(void *ctx, DiagSeverity sev, const char *text)
+static void discard(void *ctx, CqlSeverity sev, const char *text)
 {
     (void)ctx;
     (void)sev;
     (void)text;
 }
 
-static Query *compile_named(const char *name, const char *text, size_t len, bool body_only, bool quiet)
+/* Parses and types the query (transforms are not expanded: -parse shows
+ * them as written); messages to standard error unless quiet. */
+static CqlQuery *compile_named(const char *name, const char *text, size_t len, bool body_only, bool quiet)
 {
-    DiagSink diag;
-    diag_sink_init(&diag, quiet ? discard : NULL, NULL);
-    SourceText src = {name, text, len};
-    CompileOptions opt = {.body_only = body_only};
-    return query_compile(&src, &opt, &diag);
+    CqlMessages dropped = {discard, NULL, 0, 0};
+    CqlSettings settings = {.name = name, .body_only = body_only};
+    return cql_compile(text, len, &settings, CQL_COMPILE_PARSE, quiet ? &dropped : NULL);
 }
 
-static Query *compile_text(const char *text, size_t len, bool body_only, bool quiet)
+static CqlQuery *compile_text(const char *text, size_t len, bool body_only, bool quiet)
 {
     return compile_named(body_only ? "-cql" : "query.cql", text, len, body_only, quiet);
 }
@@ -170,17 +213,17 @@ static int run_single(const char *mode, int argc, char **argv)
         return 2;
     }
     size_t len;
-    char *text = body_only ? xstrdup(argv[1]) : read_file(argv[0], &len);
+    char *text = body_only ? must(strdup(argv[1])) : read_file(argv[0], &len);
     if (body_only) len = strlen(text);
-    Query *q = compile_named(body_only ? "-cql" : argv[0], text, len, body_only, false);
+    CqlQuery *q = compile_named(body_only ? "-cql" : argv[0], text, len, body_only, false);
     free(text);
     if (!q) return 1;
-    StrBuf out = SB_INIT;
-    if (strcmp(mode, "--parse") == 0) ast_dump(q, &out);
-    else ast_write_source(q, strcmp(mode, "--unicode") == 0, &out);
-    fputs(sb_str(&out), stdout);
-    sb_free(&out);
-    query_free(q);
+    CqlText out = {NULL, 0, 0};
+    cql_query_print(q, strcmp(mode, "--parse") == 0 ? CQL_PRINT_TREE
+                       : strcmp(mode, "--unicode") == 0 ? CQL_PRINT_UNICODE : CQL_PRINT_ASCII, &out);
+    fputs(str(&out), stdout);
+    cql_text_free(&out);
+    cql_query_free(q);
     return 0;
 }
 
@@ -202,14 +245,14 @@ static int run_oracle(const char *path, const char *expect_path)
         expected_text = read_file(expect_path, &elen);
         char **raw;
         size_t nraw = split_lines(expected_text, &raw);
-        expected = xmalloc((nraw + 1) * sizeof(char *));
+        expected = must(malloc((nraw + 1) * sizeof(char *)));
         for (size_t i = 0; i < nraw; i++)
             if (raw[i][0] && raw[i][0] != '#') expected[nexpected++] = raw[i];
         free(raw);
     }
-    OracleRow row = {SB_INIT, SB_INIT, SB_INIT, 0};
+    OracleRow row = {{NULL, 0, 0}, {NULL, 0, 0}, {NULL, 0, 0}, 0};
     size_t total = 0, agree = 0, unexpected = 0;
-    char *seen = xcalloc(nexpected + 1, 1);
+    char *seen = must(calloc(nexpected + 1, 1));
     for (size_t i = 0; i < nlines; i++) {
         if (!lines[i][0]) continue;
         if (!json_row(lines[i], &row)) {
@@ -217,21 +260,21 @@ static int run_oracle(const char *path, const char *expect_path)
             return 2;
         }
         total++;
-        Query *q = compile_text(row.query.data ? row.query.data : "", row.query.len, true, true);
+        CqlQuery *q = compile_text(str(&row.query), row.query.len, true, true);
         bool accepted = q != NULL;
-        query_free(q);
+        cql_query_free(q);
         bool ok = accepted == (row.parse_rc == 0);
         agree += ok;
         bool is_listed = false;
         for (size_t j = 0; j < nexpected; j++)
-            if (strcmp(expected[j], sb_str(&row.test)) == 0) {
+            if (strcmp(expected[j], str(&row.test)) == 0) {
                 seen[j] = ok ? 2 : 1;
                 is_listed = true;
             }
         if (!ok && !is_listed) {
             unexpected++;
-            printf("DISAGREE %s\t%s\toracle=%s\t%s\n", sb_str(&row.file), sb_str(&row.test),
-                   row.parse_rc == 0 ? "accept" : "reject", sb_str(&row.query));
+            printf("DISAGREE %s\t%s\toracle=%s\t%s\n", str(&row.file), str(&row.test),
+                   row.parse_rc == 0 ? "accept" : "reject", str(&row.query));
         }
     }
     size_t stale = 0;
@@ -246,9 +289,9 @@ static int run_oracle(const char *path, const char *expect_path)
     }
     printf("oracle: %zu of %zu rows agree (%.2f%%), %zu unexpected, %zu stale\n", agree, total,
            total ? 100.0 * (double)agree / (double)total : 0.0, unexpected, stale);
-    sb_free(&row.test);
-    sb_free(&row.query);
-    sb_free(&row.file);
+    cql_text_free(&row.test);
+    cql_text_free(&row.query);
+    cql_text_free(&row.file);
     free(seen);
     free(lines);
     free(expected);
@@ -271,7 +314,7 @@ static int run_vectors(const char *path)
     char *text = read_file(path, &len);
     char **lines;
     size_t nlines = split_lines(text, &lines), n = 0;
-    Vector *v = xcalloc(nlines, sizeof *v);
+    Vector *v = must(calloc(nlines ? nlines : 1, sizeof *v));
     for (size_t i = 1; i < nlines; i++) {
         char *cols[4] = {0};
         char *s = lines[i];
@@ -289,11 +332,11 @@ static int run_vectors(const char *path)
         bool runs_somewhere = false;
         for (size_t j = 0; j < n && !runs_somewhere; j++)
             runs_somewhere = v[j].rc_zero && strcmp(v[j].header, v[i].header) == 0 && strcmp(v[j].body, v[i].body) == 0;
-        StrBuf q = SB_INIT;
-        sb_printf(&q, "cql(%s)\n%s\n", v[i].header, v[i].body);
-        Query *query = compile_text(q.data, q.len, false, true);
+        CqlText q = {NULL, 0, 0};
+        cql_text_printf(&q, "cql(%s)\n%s\n", v[i].header, v[i].body);
+        CqlQuery *query = compile_text(q.data, q.len, false, true);
         bool accepted = query != NULL;
-        query_free(query);
+        cql_query_free(query);
         if (!v[i].rc_zero && runs_somewhere && accepted) {
             file_failures++;
         } else if (accepted != v[i].rc_zero) {
@@ -301,7 +344,7 @@ static int run_vectors(const char *path)
             printf("VECTOR %zu: rc=%d but the query was %s: cql(%s) %s\n", i + 2, v[i].rc_zero ? 0 : 1,
                    accepted ? "accepted" : "rejected", v[i].header, v[i].body);
         }
-        sb_free(&q);
+        cql_text_free(&q);
     }
     printf("vectors: %zu of %zu rows as expected (%zu of them rejected by CQL 6.2 for their input file only)\n",
            n - bad, n, file_failures);
@@ -318,36 +361,36 @@ static int run_roundtrip(const char *path)
     char *text = read_file(path, &len);
     char **lines;
     size_t nlines = split_lines(text, &lines);
-    OracleRow row = {SB_INIT, SB_INIT, SB_INIT, 0};
+    OracleRow row = {{NULL, 0, 0}, {NULL, 0, 0}, {NULL, 0, 0}, 0};
     size_t checked = 0, bad = 0;
     for (size_t i = 0; i < nlines; i++) {
         if (!lines[i][0] || !json_row(lines[i], &row)) continue;
-        Query *q = compile_text(row.query.data ? row.query.data : "", row.query.len, true, true);
+        CqlQuery *q = compile_text(str(&row.query), row.query.len, true, true);
         if (!q) continue;
         checked++;
-        StrBuf ascii = SB_INIT, uni = SB_INIT;
-        ast_write_source(q, false, &ascii);
-        Query *qa = compile_text(sb_str(&ascii), ascii.len, true, true);
-        Query *qu = NULL;
+        CqlText ascii = {NULL, 0, 0}, uni = {NULL, 0, 0};
+        cql_query_print(q, CQL_PRINT_ASCII, &ascii);
+        CqlQuery *qa = compile_text(str(&ascii), ascii.len, true, true);
+        CqlQuery *qu = NULL;
         if (qa) {
-            ast_write_source(qa, true, &uni);
-            qu = compile_text(sb_str(&uni), uni.len, true, true);
+            cql_query_print(qa, CQL_PRINT_UNICODE, &uni);
+            qu = compile_text(str(&uni), uni.len, true, true);
         }
-        if (!qa || !qu || !ast_equal(q->body, qa->body) || !ast_equal(q->body, qu->body)) {
+        if (!qa || !qu || !cql_query_equal(q, qa) || !cql_query_equal(q, qu)) {
             bad++;
-            printf("ROUNDTRIP %s: %s\n  -a: %s\n  -u: %s\n", sb_str(&row.test), sb_str(&row.query), sb_str(&ascii),
-                   sb_str(&uni));
+            printf("ROUNDTRIP %s: %s\n  -a: %s\n  -u: %s\n", str(&row.test), str(&row.query), str(&ascii),
+                   str(&uni));
         }
-        query_free(q);
-        query_free(qa);
-        query_free(qu);
-        sb_free(&ascii);
-        sb_free(&uni);
+        cql_query_free(q);
+        cql_query_free(qa);
+        cql_query_free(qu);
+        cql_text_free(&ascii);
+        cql_text_free(&uni);
     }
     printf("roundtrip: %zu of %zu accepted queries re-parse equal after -a and -u\n", checked - bad, checked);
-    sb_free(&row.test);
-    sb_free(&row.query);
-    sb_free(&row.file);
+    cql_text_free(&row.test);
+    cql_text_free(&row.query);
+    cql_text_free(&row.file);
     free(lines);
     free(text);
     return bad ? 1 : 0;

@@ -32,21 +32,13 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/arena.h"
-#include "base/strbuf.h"
-#include "chess/attacks.h"
-#include "cli/options.h"
-#include "cli/run.h"
-#include "eval/eval.h"
-#include "pgn/reader.h"
-#include "pgn/writer.h"
-#include "query/compile.h"
-#include "query/sema.h"
-#include "query/transform.h"
+#include "cql.h"
 
 typedef enum Section { SEC_NONE, SEC_QUERY, SEC_FEN, SEC_PGN, SEC_EXPECT, SEC_FAIL, SEC_OPTIONS, SEC_ORBIT } Section;
 
@@ -54,7 +46,7 @@ typedef struct TestCase {
     const char *file;
     int line;                 /* of %%test */
     char name[128];
-    StrBuf query, fen, pgn, expect, fail, options, orbit;
+    CqlText query, fen, pgn, expect, fail, options, orbit;
     bool has_fen, has_pgn, has_expect, has_fail, has_orbit;
     bool fail_ignore_msg;
 } TestCase;
@@ -63,21 +55,32 @@ typedef struct Totals {
     int passed, failed, malformed;
 } Totals;
 
-static void capture(void *ctx, DiagSeverity sev, const char *text)
+/* The text so far ("" before anything is appended). */
+static const char *str(const CqlText *t)
+{
+    return t->data ? t->data : "";
+}
+
+static void append(CqlText *t, const char *s)
+{
+    cql_text_append(t, s, strlen(s));
+}
+
+static void capture(void *ctx, CqlSeverity sev, const char *text)
 {
     (void)sev;
-    sb_append((StrBuf *)ctx, text);
+    append(ctx, text);
 }
 
 static void test_reset(TestCase *t)
 {
-    sb_clear(&t->query);
-    sb_clear(&t->fen);
-    sb_clear(&t->pgn);
-    sb_clear(&t->expect);
-    sb_clear(&t->fail);
-    sb_clear(&t->options);
-    sb_clear(&t->orbit);
+    cql_text_clear(&t->query);
+    cql_text_clear(&t->fen);
+    cql_text_clear(&t->pgn);
+    cql_text_clear(&t->expect);
+    cql_text_clear(&t->fail);
+    cql_text_clear(&t->options);
+    cql_text_clear(&t->orbit);
     t->has_fen = t->has_pgn = t->has_expect = t->has_fail = t->has_orbit = t->fail_ignore_msg = false;
 }
 
@@ -97,19 +100,19 @@ static void report(const TestCase *t, Totals *tot, const char *fmt, ...)
 
 /* What one run of the query over the test's games produced. */
 typedef struct Outcome {
-    StrBuf matched;           /* "game G ply P\n" and "game G position ID\n" lines */
-    StrBuf games;             /* "G G G" */
-    StrBuf output;            /* the PGN written */
-    StrBuf printed;           /* what message filters printed */
+    CqlText matched;          /* "game G ply P\n" and "game G position ID\n" lines */
+    CqlText games;            /* "G G G" */
+    CqlText output;           /* the PGN written */
+    CqlText printed;          /* what message filters printed */
     long count;
     int fen_results[256];     /* per %%fen line: 1 match, 0 no match */
     int nfen;
 } Outcome;
 
-static void set_options(const TestCase *t, CliOptions *o)
+/* The test's %%options, as the command line would give them. */
+static void set_options(const TestCase *t, CqlSettings *o)
 {
-    memset(o, 0, sizeof *o);
-    const char *s = sb_str(&t->options);
+    const char *s = str(&t->options);
     o->variations = strstr(s, "variations") != NULL;
     o->silent = strstr(s, "silent") != NULL;
     o->alwayscomment = strstr(s, "alwayscomment") != NULL;
@@ -122,71 +125,56 @@ static void set_options(const TestCase *t, CliOptions *o)
 }
 
 /* Runs the compiled query over the games of `pgn`. */
-static void run_games(const Query *q, const TestCase *t, const char *pgn, Outcome *out, bool per_fen)
+static void run_games(const CqlQuery *q, const char *pgn, Outcome *out, bool per_fen)
 {
-    CliOptions o;
-    set_options(t, &o);
-    Search s;
-    search_init(&s, &o, q);
-    Evaluator *ev = eval_new(q, &s.eval);
-    Arena arena;
-    arena_init(&arena, 1 << 16);
-    DiagSink sink;
-    StrBuf pgn_messages = SB_INIT;
-    diag_sink_init(&sink, capture, &pgn_messages);
+    CqlSearcher *searcher = cql_searcher_new(q);
+    CqlText pgn_messages = {NULL, 0, 0};
+    CqlMessages messages = {capture, &pgn_messages, 0, 0};
     FILE *fp = fmemopen((char *)(uintptr_t)pgn, strlen(pgn), "rb");
-    PgnReader r;
-    pgn_open_stream(&r, fp, "test.pgn", &sink);
-    RawGame raw;
-    raw_game_init(&raw);
-    while (pgn_next_raw(&r, &raw)) {
-        Game g;
-        if (pgn_parse_game(&raw, "test.pgn", &arena, &g, &sink) == PGN_UNUSABLE) continue;
-        GameSearch found;
-        bool matched = search_matches(&s, ev, &g, &arena, &found, &out->printed);
+    CqlReader *r = cql_reader_open_stream(fp, "test.pgn", &messages);
+    CqlGameText *text = cql_game_text_new();
+    CqlGame *g = cql_game_new();
+    while (cql_reader_next(r, text, &messages)) {
+        if (cql_game_parse(g, text, "test.pgn", &messages) == CQL_GAME_UNUSABLE) continue;
+        CqlGameResult found;
+        bool matched = cql_search(searcher, g, &found, &out->printed);
+        long number = cql_game_number(g);
         if (per_fen && out->nfen < 256) out->fen_results[out->nfen++] = matched;
         if (matched) {
-            sb_printf(&out->games, "%s%ld", out->games.len ? " " : "", g.number);
-            search_write_game(&s, &g, &found, &arena, &out->output);
+            cql_text_printf(&out->games, "%s%ld", out->games.len ? " " : "", number);
+            cql_write_match(searcher, g, &out->output);
         }
         /* every matched position, by id and (main line) by ply */
-        const GameNode *n = g.root;
-        while (n) {
-            if (found.matched && found.matched[n->id]) {
-                out->count++;
-                sb_printf(&out->matched, "game %ld position %d\n", g.number, n->id);
-                if (n->depth == 0) sb_printf(&out->matched, "game %ld ply %d\n", g.number, n->ply);
-            }
-            if (n->child) {
-                n = n->child;
-                continue;
-            }
-            while (n && !n->sibling) n = n->parent;
-            if (n) n = n->sibling;
+        for (int id = 0; id < cql_game_positions(g); id++) {
+            if (!cql_position_matched(searcher, id)) continue;
+            int ply;
+            bool mainline;
+            cql_game_position(g, id, &ply, &mainline);
+            out->count++;
+            cql_text_printf(&out->matched, "game %ld position %d\n", number, id);
+            if (mainline) cql_text_printf(&out->matched, "game %ld ply %d\n", number, ply);
         }
-        arena_reset(&arena);
     }
-    raw_game_free(&raw);
-    pgn_close(&r);
+    cql_game_free(g);
+    cql_game_text_free(text);
+    cql_reader_close(r);
     fclose(fp);
-    sb_free(&pgn_messages);
-    arena_free(&arena);
-    eval_free(ev);
+    cql_text_free(&pgn_messages);
+    cql_searcher_free(searcher);
 }
 
 /* Compares the expected "game G ply P" / "game G position ID" lines (in any
  * order) with the matched ones of the same kinds. */
-static bool same_positions(const char *expect, const char *matched, const char *kind, StrBuf *why)
+static bool same_positions(const char *expect, const char *matched, const char *kind, CqlText *why)
 {
     int want = 0, got = 0;
     char line[256];
     for (const char *p = expect; sscanf(p, "%255[^\n]", line) == 1 || *p == '\n'; ) {
         if (strstr(line, kind) && strncmp(line, "game ", 5) == 0) {
             want++;
-            StrBuf l = SB_INIT;
-            sb_printf(&l, "%s\n", line);
-            if (!strstr(matched, sb_str(&l))) sb_printf(why, "position not matched: %s; ", line);
-            sb_free(&l);
+            char l[260];
+            snprintf(l, sizeof l, "%s\n", line);
+            if (!strstr(matched, l)) cql_text_printf(why, "position not matched: %s; ", line);
         }
         const char *nl = strchr(p, '\n');
         if (!nl) break;
@@ -194,46 +182,48 @@ static bool same_positions(const char *expect, const char *matched, const char *
         line[0] = '\0';
     }
     for (const char *p = matched; (p = strstr(p, kind)); p++) got++;
-    if (want && got != want) sb_printf(why, "%d positions (%s) matched, %d expected; ", got, kind, want);
+    if (want && got != want) cql_text_printf(why, "%d positions (%s) matched, %d expected; ", got, kind, want);
     return why->len == 0;
 }
 
 static void run_test(TestCase *t, Totals *tot)
 {
-    bool is_header = strncmp(sb_str(&t->query), "cql", 3) == 0 && strstr(sb_str(&t->query), "(");
-    const char *qt = sb_str(&t->query);
+    const char *qt = str(&t->query);
     while (*qt == ' ' || *qt == '\n') qt++;
-    is_header = strncmp(qt, "cql", 3) == 0;
-    SourceText src = {"test.cql", sb_str(&t->query), t->query.len};
-    CompileOptions copt = {.body_only = !is_header};
-    StrBuf diags = SB_INIT;
-    DiagSink sink;
-    diag_sink_init(&sink, capture, &diags);
-    Query *q = query_compile(&src, &copt, &sink);
-    if (q && t->has_orbit) {
-        StrBuf orbits = SB_INIT;
-        xf_write_orbits(q, &orbits);
-        while (t->orbit.len && t->orbit.data[t->orbit.len - 1] == '\n') t->orbit.data[--t->orbit.len] = '\0';
-        while (orbits.len && orbits.data[orbits.len - 1] == '\n') orbits.data[--orbits.len] = '\0';
-        bool same = strcmp(sb_str(&orbits), sb_str(&t->orbit)) == 0;
-        if (!same) report(t, tot, "expected the orbits\n%sgot\n%s", sb_str(&t->orbit), sb_str(&orbits));
-        sb_free(&orbits);
-        if (!same || (!t->has_fen && !t->has_pgn && !t->has_fail)) {
-            if (same) tot->passed++;
-            query_free(q);
-            sb_free(&diags);
-            return;
+    CqlSettings settings = {.name = "test.cql", .body_only = strncmp(qt, "cql", 3) != 0};
+    set_options(t, &settings);
+    CqlText diags = {NULL, 0, 0};
+    CqlMessages messages = {capture, &diags, 0, 0};
+    if (t->has_orbit) {
+        CqlText quiet = {NULL, 0, 0};
+        CqlMessages dropped = {capture, &quiet, 0, 0};
+        CqlQuery *parsed = cql_compile(str(&t->query), t->query.len, &settings, CQL_COMPILE_PARSE, &dropped);
+        cql_text_free(&quiet);
+        if (parsed) {
+            CqlText orbits = {NULL, 0, 0};
+            cql_query_print(parsed, CQL_PRINT_ORBITS, &orbits);
+            cql_query_free(parsed);
+            while (t->orbit.len && t->orbit.data[t->orbit.len - 1] == '\n') t->orbit.data[--t->orbit.len] = '\0';
+            while (orbits.len && orbits.data[orbits.len - 1] == '\n') orbits.data[--orbits.len] = '\0';
+            bool same = strcmp(str(&orbits), str(&t->orbit)) == 0;
+            if (!same) report(t, tot, "expected the orbits\n%sgot\n%s", str(&t->orbit), str(&orbits));
+            cql_text_free(&orbits);
+            if (!same || (!t->has_fen && !t->has_pgn && !t->has_fail)) {
+                if (same) tot->passed++;
+                return;
+            }
         }
     }
-    bool compiled = q && xf_expand_query(q, &sink) && eval_check_supported(q, &sink);
+    CqlQuery *q = cql_compile(str(&t->query), t->query.len, &settings, CQL_COMPILE_RUN, &messages);
+    bool compiled = q != NULL;
 
     if (t->has_fail) {
         if (compiled) {
             report(t, tot, "expected the query to be rejected, but it compiled");
         } else if (!t->fail_ignore_msg) {
             /* each expected line is a prefix of the next diagnostic line */
-            const char *got = sb_str(&diags);
-            const char *want = sb_str(&t->fail);
+            const char *got = str(&diags);
+            const char *want = str(&t->fail);
             bool ok = true;
             while (*want && ok) {
                 const char *wend = strchr(want, '\n');
@@ -243,42 +233,41 @@ static void run_test(TestCase *t, Totals *tot)
                 got = gend ? gend + 1 : got + strlen(got);
                 want = wend ? wend + 1 : want + wlen;
             }
-            if (!ok) report(t, tot, "expected diagnostics starting\n%s\ngot\n%s", sb_str(&t->fail), sb_str(&diags));
+            if (!ok) report(t, tot, "expected diagnostics starting\n%s\ngot\n%s", str(&t->fail), str(&diags));
             else tot->passed++;
         } else {
             tot->passed++;
         }
-        query_free(q);
-        sb_free(&diags);
+        cql_query_free(q);
+        cql_text_free(&diags);
         return;
     }
     if (!compiled) {
-        report(t, tot, "expected the query to compile, got\n%s", sb_str(&diags));
-        query_free(q);
-        sb_free(&diags);
+        report(t, tot, "expected the query to compile, got\n%s", str(&diags));
+        cql_text_free(&diags);
         return;
     }
 
     Outcome out;
     memset(&out, 0, sizeof out);
-    StrBuf why = SB_INIT;
+    CqlText why = {NULL, 0, 0};
     if (t->has_fen) {
         /* each FEN line is a one-position game */
-        StrBuf games = SB_INIT;
-        const char *p = sb_str(&t->fen);
+        CqlText games = {NULL, 0, 0};
+        const char *p = str(&t->fen);
         while (*p) {
             const char *nl = strchr(p, '\n');
             size_t len = nl ? (size_t)(nl - p) : strlen(p);
-            if (len) sb_printf(&games, "[SetUp \"1\"]\n[FEN \"%.*s\"]\n\n*\n\n", (int)len, p);
+            if (len) cql_text_printf(&games, "[SetUp \"1\"]\n[FEN \"%.*s\"]\n\n*\n\n", (int)len, p);
             p += len + (nl ? 1 : 0);
         }
-        run_games(q, t, sb_str(&games), &out, true);
-        sb_free(&games);
+        run_games(q, str(&games), &out, true);
+        cql_text_free(&games);
     } else {
-        run_games(q, t, sb_str(&t->pgn), &out, false);
+        run_games(q, str(&t->pgn), &out, false);
     }
 
-    const char *e = sb_str(&t->expect);
+    const char *e = str(&t->expect);
     int fen_index = 0;
     bool has_positions = false;
     char line[1024];
@@ -292,46 +281,46 @@ static void run_test(TestCase *t, Totals *tot)
         if (!line[0] || line[0] == '#') continue;
         if (strcmp(line, "match") == 0 || strcmp(line, "nomatch") == 0) {
             int want = line[0] == 'm';
-            if (fen_index >= out.nfen) sb_printf(&why, "no position %d to match; ", fen_index + 1);
+            if (fen_index >= out.nfen) cql_text_printf(&why, "no position %d to match; ", fen_index + 1);
             else if (out.fen_results[fen_index] != want)
-                sb_printf(&why, "FEN %d: expected %s, got %s; ", fen_index + 1, line, want ? "nomatch" : "match");
+                cql_text_printf(&why, "FEN %d: expected %s, got %s; ", fen_index + 1, line, want ? "nomatch" : "match");
             fen_index++;
         } else if (strncmp(line, "games", 5) == 0) {
             const char *want = line + 5;
             while (*want == ' ') want++;
-            if (strcmp(want, sb_str(&out.games)) != 0)
-                sb_printf(&why, "matching games: expected '%s', got '%s'; ", want, sb_str(&out.games));
+            if (strcmp(want, str(&out.games)) != 0)
+                cql_text_printf(&why, "matching games: expected '%s', got '%s'; ", want, str(&out.games));
         } else if (strncmp(line, "game ", 5) == 0) {
             has_positions = true;
         } else if (strncmp(line, "count ", 6) == 0) {
             long want = strtol(line + 6, NULL, 10);
-            if (want != out.count) sb_printf(&why, "count: expected %ld, got %ld; ", want, out.count);
+            if (want != out.count) cql_text_printf(&why, "count: expected %ld, got %ld; ", want, out.count);
         } else if (strncmp(line, "output ", 7) == 0) {
-            if (!strstr(sb_str(&out.output), line + 7))
-                sb_printf(&why, "output lacks '%s'; it is:\n%s\n", line + 7, sb_str(&out.output));
+            if (!strstr(str(&out.output), line + 7))
+                cql_text_printf(&why, "output lacks '%s'; it is:\n%s\n", line + 7, str(&out.output));
         } else if (strncmp(line, "stdout ", 7) == 0) {
-            if (!strstr(sb_str(&out.printed), line + 7))
-                sb_printf(&why, "stdout lacks '%s'; it is:\n%s\n", line + 7, sb_str(&out.printed));
+            if (!strstr(str(&out.printed), line + 7))
+                cql_text_printf(&why, "stdout lacks '%s'; it is:\n%s\n", line + 7, str(&out.printed));
         } else {
             tot->malformed++;
-            sb_printf(&why, "unknown expectation '%s'; ", line);
+            cql_text_printf(&why, "unknown expectation '%s'; ", line);
         }
     }
     if (t->has_fen && fen_index != out.nfen)
-        sb_printf(&why, "%d FEN lines but %d match/nomatch lines; ", out.nfen, fen_index);
+        cql_text_printf(&why, "%d FEN lines but %d match/nomatch lines; ", out.nfen, fen_index);
     if (has_positions) {
-        same_positions(sb_str(&t->expect), sb_str(&out.matched), " ply ", &why);
-        same_positions(sb_str(&t->expect), sb_str(&out.matched), " position ", &why);
+        same_positions(str(&t->expect), str(&out.matched), " ply ", &why);
+        same_positions(str(&t->expect), str(&out.matched), " position ", &why);
     }
-    if (why.len) report(t, tot, "%s", sb_str(&why));
+    if (why.len) report(t, tot, "%s", str(&why));
     else tot->passed++;
-    sb_free(&why);
-    sb_free(&out.matched);
-    sb_free(&out.games);
-    sb_free(&out.output);
-    sb_free(&out.printed);
-    sb_free(&diags);
-    query_free(q);
+    cql_text_free(&why);
+    cql_text_free(&out.matched);
+    cql_text_free(&out.games);
+    cql_text_free(&out.output);
+    cql_text_free(&out.printed);
+    cql_text_free(&diags);
+    cql_query_free(q);
 }
 
 static void run_file(const char *path, const char *filter, Totals *tot)
@@ -392,30 +381,28 @@ static void run_file(const char *path, const char *filter, Totals *tot)
         if (!in_test) continue;
         if (line[0] == '#' && sec != SEC_PGN && sec != SEC_QUERY) continue;
         switch (sec) {
-        case SEC_QUERY: sb_append(&t.query, line); break;
-        case SEC_FEN: sb_append(&t.fen, line); break;
-        case SEC_PGN: sb_append(&t.pgn, line); break;
-        case SEC_EXPECT: sb_append(&t.expect, line); break;
-        case SEC_FAIL: sb_append(&t.fail, line); break;
-        case SEC_OPTIONS: sb_append(&t.options, line); break;
-        case SEC_ORBIT: sb_append(&t.orbit, line); break;
+        case SEC_QUERY: append(&t.query, line); break;
+        case SEC_FEN: append(&t.fen, line); break;
+        case SEC_PGN: append(&t.pgn, line); break;
+        case SEC_EXPECT: append(&t.expect, line); break;
+        case SEC_FAIL: append(&t.fail, line); break;
+        case SEC_OPTIONS: append(&t.options, line); break;
+        case SEC_ORBIT: append(&t.orbit, line); break;
         case SEC_NONE: break;
         }
     }
     fclose(fp);
-    test_reset(&t);
-    sb_free(&t.query);
-    sb_free(&t.fen);
-    sb_free(&t.pgn);
-    sb_free(&t.expect);
-    sb_free(&t.fail);
-    sb_free(&t.options);
-    sb_free(&t.orbit);
+    cql_text_free(&t.query);
+    cql_text_free(&t.fen);
+    cql_text_free(&t.pgn);
+    cql_text_free(&t.expect);
+    cql_text_free(&t.fail);
+    cql_text_free(&t.options);
+    cql_text_free(&t.orbit);
 }
 
 int main(int argc, char **argv)
 {
-    att_init();
     const char *filter = NULL;
     Totals tot = {0, 0, 0};
     for (int i = 1; i < argc; i++) {
