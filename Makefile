@@ -3,9 +3,11 @@
 #   make                   release build (-O2) into build/release/, copied to ./cql
 #   make MODE=debug        -O0 -g, asserts on, into build/debug/
 #   make MODE=asan         address + undefined sanitizers, into build/asan/
+#   make CC=clang test     the same with clang, into build/release-clang/
 #   make test              every test layer (installs cmocka if it is missing)
 #   make check-slow        deep perft and the other long checks
 #   make check-layers      the dependency rule between the areas of src/ (in make test)
+#   make check-symbols     libcql.a defines no global name but cql_* (in make test)
 #   make bench             benchmarks on a 100,000-game corpus built at bench time
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make V=1               show full command lines; WERROR=1 turns warnings into errors
@@ -17,10 +19,17 @@ CC      ?= cc
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-BUILD   := build/$(MODE)
-
 ifeq ($(origin CC),default)
 CC := cc
+endif
+
+# Each mode builds into its own directory; a compiler other than cc or gcc
+# too (make CC=clang test builds into build/release-clang/).
+CC_NAME := $(notdir $(firstword $(CC)))
+ifneq ($(filter cc gcc,$(CC_NAME)),)
+BUILD   := build/$(MODE)
+else
+BUILD   := build/$(MODE)-$(CC_NAME)
 endif
 
 WARN := -Wall -Wextra -Wshadow -Wundef -Wwrite-strings -Wstrict-prototypes \
@@ -56,6 +65,10 @@ LTO_CFLAGS := -flto=auto -ffat-lto-objects
 LTO_LINK   := -flto=auto
 endif
 endif
+ifneq ($(shell $(CC) --version 2>/dev/null | grep -c 'Free Software Foundation'),0)
+WHOLE_PROGRAM := -fwhole-program
+endif
+OBJCOPY ?= objcopy
 
 ifeq ($(V),1)
 Q :=
@@ -65,34 +78,42 @@ endif
 
 # ---- sources -----------------------------------------------------------------
 # One folder per area under src/ (docs/architecture.md); objects mirror it.
+# The library is every area but cli/; the program (src/cli/) uses it through
+# include/cql.h alone.
 SRCS      := $(wildcard src/*/*.c)
-MAIN_SRC  := src/cli/main.c
-LIB_SRCS  := $(filter-out $(MAIN_SRC),$(SRCS))
+CLI_SRCS  := $(wildcard src/cli/*.c)
+LIB_SRCS  := $(filter-out $(CLI_SRCS),$(SRCS))
 LIB_OBJS  := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
-MAIN_OBJ  := $(MAIN_SRC:src/%.c=$(BUILD)/obj/%.o)
+CLI_OBJS  := $(CLI_SRCS:src/%.c=$(BUILD)/obj/%.o)
+# libcql.a exports the cql_* names of include/cql.h and nothing else (see
+# $(LIB_OBJ) below). The unit tests test modules, so they link the modules'
+# own objects (libcql-internal.a).
 LIB       := $(BUILD)/libcql.a
+LIB_OBJ   := $(BUILD)/obj/libcql.o
+INTERNAL  := $(BUILD)/libcql-internal.a
 CQL       := $(BUILD)/cql
 
 # Unit tests: every tests/unit/test_*.c is one cmocka program.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # Test tools that are not cmocka programs: the query and PGN tools of
-# tests/tools/, and the perft runner (a chess-core test program, tests/unit/).
+# tests/tools/ (include/cql.h alone), and the perft runner (a chess-core test
+# program beside the unit tests, tests/unit/, on the internal modules).
 TOOL_SRCS := $(wildcard tests/tools/tool_*.c) tests/unit/tool_perft.c
 TOOL_BINS := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TOOL_SRCS))))
 
 CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-DEPS := $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) \
+DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(LIB_OBJ:.o=.d) \
         $(UNIT_BINS:%=%.d) $(TOOL_BINS:%=%.d)
 
 .PHONY: all test check check-slow bench install uninstall clean unity cmocka \
         test-unit test-tools test-perft test-cql test-cli test-oracle test-conformance \
-        check-layers
+        check-layers check-symbols
 
 all: $(CQL)
-ifeq ($(MODE),release)
+ifeq ($(BUILD),build/release)
 all: cql
 cql: $(CQL)
 	$(Q)cp $(CQL) cql
@@ -101,16 +122,36 @@ endif
 $(BUILD)/obj $(BUILD)/tests:
 	$(Q)mkdir -p $@
 
+$(LIB_OBJS): VISIBILITY := -fvisibility=hidden
+# the compile flags live here: a change to them rebuilds everything
+$(LIB_OBJS) $(CLI_OBJS): Makefile
 $(BUILD)/obj/%.o: src/%.c
 	@$(if $(Q),echo "  CC      $<")
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LTO_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(VISIBILITY) $(LTO_CFLAGS) -c $< -o $@
 
-$(LIB): $(LIB_OBJS)
+# The public library is one object: every library source compiled as one
+# translation unit with hidden visibility (gcc: as a whole program, so that
+# everything but the cql_* functions is internal and optimised as such, as
+# link-time optimisation did), then its hidden names made local.
+LIB_ALL := $(BUILD)/obj/libcql-all.c
+$(LIB_OBJ): $(LIB_SRCS) Makefile
+	@$(if $(Q),echo "  CC      $@ (the library as one unit)")
+	@mkdir -p $(@D)
+	$(Q)printf '#include "%s"\n' $(LIB_SRCS) > $(LIB_ALL)
+	$(Q)$(CC) $(CPPFLAGS) -I. -MF $(LIB_OBJ:.o=.d) -MT $@ $(CFLAGS) -fvisibility=hidden $(WHOLE_PROGRAM) \
+	   -c $(LIB_ALL) -o $@.tmp
+	$(Q)$(OBJCOPY) --localize-hidden $@.tmp $@ && rm -f $@.tmp
+
+$(LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(CQL): $(MAIN_OBJ) $(LIB)
+$(INTERNAL): $(LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(CQL): $(CLI_OBJS) $(LIB)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(CFLAGS) $(LTO_LINK) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -119,9 +160,9 @@ $(CQL): $(MAIN_OBJ) $(LIB)
 cmocka:
 	$(Q)sh tests/ensure-cmocka.sh
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB) | $(BUILD)/tests cmocka
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(INTERNAL) | $(BUILD)/tests cmocka
 	@$(if $(Q),echo "  TEST-CC $<")
-	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $(CMOCKA_CFLAGS) $< $(LIB) \
+	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $(CMOCKA_CFLAGS) $< $(INTERNAL) \
 	   $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS) -o $@
 
 # the benchmark's replay tool is built like cql itself
@@ -130,9 +171,9 @@ $(BUILD)/tests/tool_%: tests/tools/tool_%.c $(LIB) | $(BUILD)/tests
 	@$(if $(Q),echo "  TOOL-CC $<")
 	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $(LTO_TOOL) $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
 
-$(BUILD)/tests/tool_perft: tests/unit/tool_perft.c $(LIB) | $(BUILD)/tests
+$(BUILD)/tests/tool_perft: tests/unit/tool_perft.c $(INTERNAL) | $(BUILD)/tests
 	@$(if $(Q),echo "  TOOL-CC $<")
-	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $< $(INTERNAL) $(LDFLAGS) $(LDLIBS) -o $@
 
 # Dependency files made before the sources moved into folders may still name
 # tests/test_*.c or tests/tool_*.c: such a missing file is simply out of date.
@@ -168,8 +209,12 @@ test-conformance: test-tools
 check-layers:
 	$(Q)sh scripts/check-layers.sh
 
+# Only cql_* names leave the library.
+check-symbols: $(LIB)
+	$(Q)sh scripts/check-symbols.sh $(BUILD)
+
 test: cmocka check-layers
-	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) all test-tools
+	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) all test-tools check-symbols
 	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) test-unit test-perft test-cql test-cli test-oracle test-conformance
 	@echo "all tests passed ($(MODE))"
 
@@ -192,7 +237,8 @@ uninstall:
 
 # One translation unit of every source: catches clashes between static names.
 unity: | $(BUILD)/obj
-	$(Q)printf '#include "../../../%s"\n' $(SRCS) > $(BUILD)/obj/all.c
+	$(Q)(echo '#define _XOPEN_SOURCE 700   /* realpath, as src/cli/output_file.c asks */'; \
+	     printf '#include "../../../%s"\n' $(SRCS)) > $(BUILD)/obj/all.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(BUILD)/obj/all.c $(LDFLAGS) $(LDLIBS) -o $(BUILD)/cql-unity
 
 clean:

@@ -30,11 +30,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#if defined(__GNUC__)
+/* What the library exports: with gcc and clang, the only names of default
+ * visibility (it is built with -fvisibility=hidden), and with gcc the only
+ * ones left when the whole library is compiled as one program. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CQL_API __attribute__((visibility("default"), externally_visible))
+#elif defined(__GNUC__)
 #define CQL_API __attribute__((visibility("default")))
-#define CQL_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define CQL_API
+#endif
+#if defined(__GNUC__)
+#define CQL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
 #define CQL_PRINTF(f, a)
 #endif
 

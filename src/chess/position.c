@@ -19,7 +19,7 @@
 
 #include "chess/attacks.h"
 
-const char *const START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+const char *const POS_START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 /* Defined at the end of the file. */
 static const uint64_t ZOBRIST_PIECE_SQUARE[PIECE_NB][SQ_NB];
@@ -414,7 +414,7 @@ static pthread_once_t start_position_once = PTHREAD_ONCE_INIT;
 
 static void parse_start_position(void)
 {
-    int ok = pos_from_fen(&start_position, START_FEN, NULL);
+    int ok = pos_from_fen(&start_position, POS_START_FEN, NULL);
     assert(ok == 0);
     (void)ok;
 }

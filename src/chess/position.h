@@ -77,7 +77,7 @@ typedef struct FenError {
 
 #define FEN_MAX 100   /* enough bytes for any FEN this module writes */
 
-extern const char *const START_FEN;
+extern const char *const POS_START_FEN;
 
 void pos_start(Position *pos);
 /* 0 on success; otherwise fills *err (when non-NULL) and returns -1.

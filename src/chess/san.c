@@ -405,7 +405,7 @@ size_t san_write_marked(const Position *pos, Move m, char mark, char out[SAN_MAX
     return (size_t)(p - out);
 }
 
-size_t move_to_uci(Move m, char out[8])
+size_t san_move_uci(Move m, char out[8])
 {
     if (move_kind(m) == MK_NULL) {
         memcpy(out, "0000", 5);

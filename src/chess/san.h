@@ -52,6 +52,6 @@ size_t san_write_marked(const Position *pos, Move m, char mark, char out[SAN_MAX
 /* Writes m in UCI coordinates ("e2e4", "e7e8q", "0000"); returns its length.
  * Castling is the king's start and destination squares ("e1g1"), which
  * san_parse reads back whenever the king moves two files. */
-size_t move_to_uci(Move m, char out[8]);
+size_t san_move_uci(Move m, char out[8]);
 
 #endif

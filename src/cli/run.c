@@ -56,7 +56,7 @@ static const struct {
     {offsetof(CliOptions, shiftvertical), CQL_SHIFTVERTICAL},
 };
 
-static CqlRange range_of(Range r)
+static CqlRange option_range(Range r)
 {
     return (CqlRange){r.set, r.min, r.max};
 }
@@ -72,8 +72,8 @@ static CqlSettings settings_of(const CliOptions *o)
         .quiet = o->quiet,
         .alwayscomment = o->alwayscomment,
         .noheader = o->noheader,
-        .matchcount = range_of(o->matchcount),
-        .gamenumber = range_of(o->gamenumber),
+        .matchcount = option_range(o->matchcount),
+        .gamenumber = option_range(o->gamenumber),
         .result = o->result,
     };
     for (size_t i = 0; i < sizeof transform_options / sizeof transform_options[0]; i++)

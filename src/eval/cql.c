@@ -72,16 +72,16 @@ struct CqlSearcher {
 
 /* {==== setup, messages, text =============================================== */
 
-static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+static pthread_once_t library_once = PTHREAD_ONCE_INIT;
 
-static void fill_tables(void)
+static void fill_library_tables(void)
 {
     att_init();
 }
 
 static void library_init(void)
 {
-    pthread_once(&tables_once, fill_tables);
+    pthread_once(&library_once, fill_library_tables);
 }
 
 static void forward_message(void *ctx, DiagSeverity sev, const char *text)
@@ -194,7 +194,7 @@ static const char *kept(Query *q, const char *s)
 CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings, CqlCompileStage stage,
                       CqlMessages *m)
 {
-    static const CqlSettings defaults = {NULL};
+    static const CqlSettings defaults = {.name = NULL};
     library_init();
     const CqlSettings *cs = settings ? settings : &defaults;
     CompileOptions opt = {.body_only = cs->body_only, .preamble = cs->preamble, .expand = stage != CQL_COMPILE_PARSE};

@@ -260,7 +260,7 @@ void eval_dict_new_game(Evaluator *ev)
 static bool dict_key(Evaluator *ev, const Node *key_node, Value *key)
 {
     bool matched = eval_node(ev, key_node, key);
-    piece_to_set(ev, key);
+    eval_piece_to_set(ev, key);
     if (key->type == VT_SET) return true;
     return matched && (key->type == VT_STRING || key->type == VT_NUMBER || key->type == VT_POSITION);
 }
@@ -310,7 +310,7 @@ static bool eval_dict_assign(Evaluator *ev, const Node *n, Value *out)
     Value key, v;
     if (!dict_key(ev, n->kids[0], &key)) return false;
     bool matched = eval_node(ev, n->kids[1], &v);
-    piece_to_set(ev, &v);
+    eval_piece_to_set(ev, &v);
     Dictionary *d = &ev->dicts[n->slot];
     uint64_t hash = key_hash(&key);
     int32_t i = dict_find(d, &key, hash);
@@ -385,7 +385,7 @@ bool eval_dict_iterate(Evaluator *ev, const Node *n, Value *out)
 static void entry_text(const Evaluator *ev, const Value *v, StrBuf *sb)
 {
     if (v->type == VT_STRING) sb_printf(sb, "\"%s\"", v->str);
-    else value_to_text(ev, v, sb);
+    else eval_value_to_text(ev, v, sb);
 }
 
 /* {"a": 1, "b": 2}: the entries in key order, strings quoted (a format

@@ -41,7 +41,7 @@ bool eval_node(Evaluator *ev, const Node *n, Value *out)
 }
 
 /* The square of piece `id` at the current node, as a set (empty if captured). */
-Bitboard piece_square(const Evaluator *ev, uint8_t id)
+Bitboard eval_piece_square(const Evaluator *ev, uint8_t id)
 {
     const uint8_t *ids = ev->cur->piece_id;
     for (Square s = 0; s < SQ_NB; s++)
@@ -49,10 +49,10 @@ Bitboard piece_square(const Evaluator *ev, uint8_t id)
     return 0;
 }
 
-void piece_to_set(const Evaluator *ev, Value *v)
+void eval_piece_to_set(const Evaluator *ev, Value *v)
 {
     if (v->type == VT_PIECE) {
-        v->set = piece_square(ev, v->piece);
+        v->set = eval_piece_square(ev, v->piece);
         v->type = VT_SET;
     }
 }
@@ -64,7 +64,7 @@ bool eval_set(Evaluator *ev, const Node *n, Bitboard *out)
         *out = 0;
         return false;
     }
-    piece_to_set(ev, &v);
+    eval_piece_to_set(ev, &v);
     *out = v.type == VT_SET ? v.set : 0;
     return true;
 }
@@ -74,7 +74,7 @@ bool eval_number(Evaluator *ev, const Node *n, int64_t *out)
 {
     Value v;
     if (!eval_node(ev, n, &v)) return false;
-    piece_to_set(ev, &v);
+    eval_piece_to_set(ev, &v);
     if (v.type == VT_SET) *out = bb_popcount(v.set);
     else if (v.type == VT_NUMBER) *out = v.num;
     else return false;
@@ -95,14 +95,14 @@ static bool number_value(Value *out, int64_t x)
     return true;
 }
 
-bool string_value(Value *out, const char *s)
+bool eval_string_value(Value *out, const char *s)
 {
     out->type = VT_STRING;
     out->str = s;
     return s != NULL;
 }
 
-bool position_value(Value *out, const GameNode *n)
+bool eval_position_value(Value *out, const GameNode *n)
 {
     out->type = VT_POSITION;
     out->pos = n;
@@ -114,7 +114,7 @@ static const Position *cur_pos(const Evaluator *ev)
     return &ev->cur->pos;
 }
 
-NodeCache *node_cache(Evaluator *ev, const GameNode *n)
+NodeCache *eval_node_cache(Evaluator *ev, const GameNode *n)
 {
     /* made on first use: most queries never need it */
     if (!ev->cache) ev->cache = ARENA_ARRAY(ev->arena, NodeCache, ev->game->node_count);
@@ -123,7 +123,7 @@ NodeCache *node_cache(Evaluator *ev, const GameNode *n)
 
 static void ensure_legal_facts(Evaluator *ev, const GameNode *n)
 {
-    NodeCache *c = node_cache(ev, n);
+    NodeCache *c = eval_node_cache(ev, n);
     if (c->known & NC_LEGAL) return;
     /* in check, the node's check state already says whether there is a move */
     NodeCheck state = game_node_check(n);
@@ -133,7 +133,7 @@ static void ensure_legal_facts(Evaluator *ev, const GameNode *n)
 }
 
 /* Text of a value, for str, comments and messages. */
-void value_to_text(const Evaluator *ev, const Value *v, StrBuf *sb)
+void eval_value_to_text(const Evaluator *ev, const Value *v, StrBuf *sb)
 {
     switch (v->type) {
     case VT_NUMBER:
@@ -144,7 +144,7 @@ void value_to_text(const Evaluator *ev, const Value *v, StrBuf *sb)
         break;
     case VT_PIECE:
     case VT_SET: {
-        Bitboard b = v->type == VT_PIECE ? piece_square(ev, v->piece) : v->set;
+        Bitboard b = v->type == VT_PIECE ? eval_piece_square(ev, v->piece) : v->set;
         if (bb_popcount(b) != 1) sb_putc(sb, '[');
         bool first = true;
         for (; b; first = false) {
@@ -155,7 +155,7 @@ void value_to_text(const Evaluator *ev, const Value *v, StrBuf *sb)
             sq_name(s, name);
             sb_append(sb, name);
         }
-        if (bb_popcount(v->type == VT_PIECE ? piece_square(ev, v->piece) : v->set) != 1)
+        if (bb_popcount(v->type == VT_PIECE ? eval_piece_square(ev, v->piece) : v->set) != 1)
             sb_putc(sb, ']');
         break;
     }
@@ -212,7 +212,7 @@ static bool eval_int(Evaluator *ev, const Node *n, Value *out)
 static bool eval_string(Evaluator *ev, const Node *n, Value *out)
 {
     (void)ev;
-    return string_value(out, n->text);
+    return eval_string_value(out, n->text);
 }
 
 static bool eval_designator(Evaluator *ev, const Node *n, Value *out)
@@ -241,7 +241,7 @@ static bool eval_var(Evaluator *ev, const Node *n, Value *out)
     *out = ev->vars[n->slot];
     if (out->type == VT_SET || out->type == VT_PIECE) {
         /* a set variable matches when its set is not empty */
-        Bitboard b = out->type == VT_PIECE ? piece_square(ev, out->piece) : out->set;
+        Bitboard b = out->type == VT_PIECE ? eval_piece_square(ev, out->piece) : out->set;
         return b != 0;
     }
     return true;
@@ -255,14 +255,14 @@ static bool eval_assign(Evaluator *ev, const Node *n, Value *out)
     int32_t slot = n->slot;
     if (n->flags & NF_PIECE) {
         /* a piece variable holds the piece standing on the one square of F */
-        piece_to_set(ev, &v);
+        eval_piece_to_set(ev, &v);
         if (!matched || v.type != VT_SET || bb_popcount(v.set & pos_occupied(cur_pos(ev))) != 1)
             return false;
         Square s = bb_lsb(v.set & pos_occupied(cur_pos(ev)));
         v.type = VT_PIECE;
         v.piece = ev->cur->piece_id[s];
     } else if (v.type == VT_PIECE && ev->q->vars[slot].kind != VK_PIECE) {
-        piece_to_set(ev, &v);
+        eval_piece_to_set(ev, &v);
     }
     if (n->op == TK_ASSIGN) {
         /* a set assignment always matches; other values only when F matched */
@@ -285,7 +285,7 @@ static bool eval_assign(Evaluator *ev, const Node *n, Value *out)
     }
     if (var->type != VT_NUMBER) return false;
     int64_t rhs;
-    piece_to_set(ev, &v);
+    eval_piece_to_set(ev, &v);
     if (v.type == VT_SET) rhs = bb_popcount(v.set);
     else if (v.type == VT_NUMBER) rhs = v.num;
     else return false;
@@ -429,10 +429,10 @@ static bool eval_arith(Evaluator *ev, const Node *n, Value *out)
         char *s = arena_alloc(eval_strings(ev), la + lb + 1);
         memcpy(s, a.str, la);
         memcpy(s + la, b.str, lb + 1);
-        return string_value(out, s);
+        return eval_string_value(out, s);
     }
-    piece_to_set(ev, &a);
-    piece_to_set(ev, &b);
+    eval_piece_to_set(ev, &a);
+    eval_piece_to_set(ev, &b);
     int64_t x = a.type == VT_SET ? bb_popcount(a.set) : a.num;
     int64_t y = b.type == VT_SET ? bb_popcount(b.set) : b.num;
     if ((a.type != VT_SET && a.type != VT_NUMBER) || (b.type != VT_SET && b.type != VT_NUMBER))
@@ -467,8 +467,8 @@ static bool eval_relation(Evaluator *ev, const Node *n, Value *out)
     if (!eval_node(ev, n->kids[1], &b)) {
         if (!(b.type == VT_SET || b.type == VT_PIECE)) return false;
     }
-    piece_to_set(ev, &a);
-    piece_to_set(ev, &b);
+    eval_piece_to_set(ev, &a);
+    eval_piece_to_set(ev, &b);
     bool holds;
     if (a.type == VT_SET && b.type == VT_SET) {
         if (n->op == TK_EQ) holds = a.set == b.set;
@@ -499,7 +499,7 @@ static bool eval_count(Evaluator *ev, const Node *n, Value *out)
 {
     Value v;
     if (!eval_node(ev, n->kids[0], &v) && v.type != VT_SET && v.type != VT_PIECE) return false;
-    piece_to_set(ev, &v);
+    eval_piece_to_set(ev, &v);
     if (v.type == VT_SET) return number_value(out, bb_popcount(v.set));
     if (v.type == VT_STRING) return number_value(out, (int64_t)strlen(v.str));
     return false;
@@ -781,7 +781,7 @@ static bool eval_mate_stalemate(Evaluator *ev, const Node *n, Value *out)
     /* the cheap half first: stalemate needs no check */
     if (game_node_check(ev->cur) != NODE_NO_CHECK) return false;
     ensure_legal_facts(ev, ev->cur);
-    return !node_cache(ev, ev->cur)->has_legal_move;
+    return !eval_node_cache(ev, ev->cur)->has_legal_move;
 }
 
 static bool eval_side(Evaluator *ev, const Node *n, Value *out)
@@ -807,7 +807,7 @@ static bool eval_fen(Evaluator *ev, const Node *n, Value *out)
 {
     char fen[FEN_MAX];
     pos_to_fen(cur_pos(ev), fen);
-    if (!n->kids[0]) return string_value(out, arena_strdup(eval_strings(ev), fen));
+    if (!n->kids[0]) return eval_string_value(out, arena_strdup(eval_strings(ev), fen));
     /* fen "board": the piece placement must be the same */
     const char *want = n->kids[0]->text;
     size_t lw = strcspn(want, " "), lf = strcspn(fen, " ");
@@ -837,7 +837,7 @@ static bool eval_state_number(Evaluator *ev, const Node *n, Value *out)
  * in this game wins over the input's (chosen without a conformance vector). */
 static const char *current_tag(const Evaluator *ev, const char *name)
 {
-    const Tag *set = tag_find(ev->search->set_tags, ev->search->nset_tags, name);
+    const Tag *set = game_tag_find(ev->search->set_tags, ev->search->nset_tags, name);
     return set ? set->value : game_tag(ev->game, name);
 }
 
@@ -850,7 +850,7 @@ static bool tag_filter(Evaluator *ev, const Node *n, const char *value, Value *o
         if (!eval_node(ev, n->kids[0], &s) || s.type != VT_STRING) return false;
         if (!strstr(value, s.str)) return false;
     }
-    return string_value(out, value);
+    return eval_string_value(out, value);
 }
 
 /* settag(NAME VALUE): the tag is written with this value when the game is
@@ -862,7 +862,7 @@ static bool eval_settag(Evaluator *ev, const Node *n, Value *out)
     if (!eval_node(ev, n->kids[0], &name) || name.type != VT_STRING || !name.str[0]) return false;
     if (!eval_node(ev, n->kids[1], &value) || value.type != VT_STRING) return false;
     GameSearch *s = ev->search;
-    Tag *tag = tag_find(s->set_tags, s->nset_tags, name.str);
+    Tag *tag = game_tag_find(s->set_tags, s->nset_tags, name.str);
     if (!tag) {     /* a new name: the array grows by one, in the game's arena */
         Tag *grown = ARENA_ARRAY(ev->arena, Tag, (size_t)s->nset_tags + 1);
         if (s->nset_tags) memcpy(grown, s->set_tags, sizeof *grown * (size_t)s->nset_tags);
@@ -917,7 +917,7 @@ static bool eval_tag(Evaluator *ev, const Node *n, Value *out)
 {
     Value name;
     if (!eval_node(ev, n->kids[0], &name) || name.type != VT_STRING) return false;
-    return string_value(out, current_tag(ev, name.str));
+    return eval_string_value(out, current_tag(ev, name.str));
 }
 
 /* Leading digits of a tag as a number ("1997.??.??" -> 1997). */
@@ -963,7 +963,7 @@ static void args_to_text(Evaluator *ev, const Node *n, StrBuf *sb)
     for (uint32_t i = 0; i < n->nkids; i++) {
         Value v;
         if (!n->kids[i]) continue;
-        if (eval_node(ev, n->kids[i], &v) || v.type == VT_SET) value_to_text(ev, &v, sb);
+        if (eval_node(ev, n->kids[i], &v) || v.type == VT_SET) eval_value_to_text(ev, &v, sb);
     }
 }
 

@@ -115,20 +115,20 @@ extern const EvalEntry eval_dict_entries[];       /* dict.c */
 bool eval_node(Evaluator *ev, const Node *n, Value *out);
 bool eval_set(Evaluator *ev, const Node *n, Bitboard *out);
 bool eval_number(Evaluator *ev, const Node *n, int64_t *out);
-bool position_value(Value *out, const GameNode *n);
+bool eval_position_value(Value *out, const GameNode *n);
 /* A string value; false (no match) when s is NULL. */
-bool string_value(Value *out, const char *s);
+bool eval_string_value(Value *out, const char *s);
 /* x OP y for + - * / % (and += -= *= /= %=) in 64-bit integers: false
  * when there is no such number (a division by zero, a result out of
  * range), and the filter then does not match. */
 bool eval_arith_op(TokKind op, int64_t x, int64_t y, int64_t *out);
-Bitboard piece_square(const Evaluator *ev, uint8_t id);
+Bitboard eval_piece_square(const Evaluator *ev, uint8_t id);
 /* Turns a piece value into the set of its square; other values are left alone. */
-void piece_to_set(const Evaluator *ev, Value *v);
-NodeCache *node_cache(Evaluator *ev, const GameNode *n);
+void eval_piece_to_set(const Evaluator *ev, Value *v);
+NodeCache *eval_node_cache(Evaluator *ev, const GameNode *n);
 /* The node with position id `id` (0 <= id < node_count); nav.c. */
 const GameNode *eval_node_by_id(Evaluator *ev, int32_t id);
-void value_to_text(const Evaluator *ev, const Value *v, StrBuf *sb);
+void eval_value_to_text(const Evaluator *ev, const Value *v, StrBuf *sb);
 void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text);
 Arena *eval_strings(Evaluator *ev);
 

@@ -59,7 +59,7 @@ static Position with_inferred_castling(const Evaluator *ev, const GameNode *n)
 /* The legal (or pseudo-legal) moves of node n, generated on first use. */
 static const Move *generated_moves(Evaluator *ev, const GameNode *n, bool pseudo, int *count)
 {
-    NodeCache *c = node_cache(ev, n);
+    NodeCache *c = eval_node_cache(ev, n);
     unsigned bit = pseudo ? NC_PSEUDO_MOVES : NC_LEGAL_MOVES;
     if (!(c->known & bit)) {
         MoveList list;
@@ -230,7 +230,7 @@ static bool target_holds(Evaluator *ev, const Node *target, Move m, const GameNo
     ev->cur = after;
     bool matched = eval_node(ev, target, out);
     if (out->type == VT_PIECE) {   /* a piece's square is the one after the move */
-        out->set = piece_square(ev, out->piece);
+        out->set = eval_piece_square(ev, out->piece);
         out->type = VT_SET;
     }
     ev->cur = saved;

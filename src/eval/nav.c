@@ -67,7 +67,7 @@ static bool eval_colon(Evaluator *ev, const Node *n, Value *out)
     ev->cur = p.pos;
     bool matched = eval_node(ev, n->kids[1], out);
     if (out->type == VT_PIECE) {   /* a piece's square is the one at P */
-        Bitboard b = piece_square(ev, out->piece);
+        Bitboard b = eval_piece_square(ev, out->piece);
         out->type = VT_SET;
         out->set = b;
     }
@@ -101,15 +101,15 @@ static bool eval_position(Evaluator *ev, const Node *n, Value *out)
 {
     int64_t id;
     if (!eval_number(ev, n->kids[0], &id) || id < 0 || id >= ev->game->node_count) return false;
-    return position_value(out, eval_node_by_id(ev, (int32_t)id));
+    return eval_position_value(out, eval_node_by_id(ev, (int32_t)id));
 }
 
 static bool eval_named_position(Evaluator *ev, const Node *n, Value *out)
 {
     switch (n->kind) {
-    case ND_CURRENTPOSITION: return position_value(out, ev->cur);
-    case ND_INITIALPOSITION: return position_value(out, ev->game->root);
-    case ND_PARENT: return position_value(out, ev->cur->parent);
+    case ND_CURRENTPOSITION: return eval_position_value(out, ev->cur);
+    case ND_INITIALPOSITION: return eval_position_value(out, ev->game->root);
+    case ND_PARENT: return eval_position_value(out, ev->cur->parent);
     default: return false;
     }
 }
@@ -121,7 +121,7 @@ static bool eval_child(Evaluator *ev, const Node *n, Value *out)
     if (n->kids[0] && !eval_number(ev, n->kids[0], &k)) return false;
     const GameNode *c = ev->cur->child;
     for (; c && k > 0; k--) c = c->sibling;
-    return k == 0 && position_value(out, c);
+    return k == 0 && eval_position_value(out, c);
 }
 
 static bool two_positions(Evaluator *ev, const Node *n, const GameNode **a, const GameNode **b)
@@ -137,7 +137,7 @@ static bool two_positions(Evaluator *ev, const Node *n, const GameNode **a, cons
 static bool eval_lca(Evaluator *ev, const Node *n, Value *out)
 {
     const GameNode *a, *b;
-    return two_positions(ev, n, &a, &b) && position_value(out, eval_common_ancestor(a, b));
+    return two_positions(ev, n, &a, &b) && eval_position_value(out, eval_common_ancestor(a, b));
 }
 
 static bool eval_distance(Evaluator *ev, const Node *n, Value *out)

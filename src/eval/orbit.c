@@ -61,7 +61,7 @@ static void add_value(Evaluator *ev, Tally *t, Value *v)
     t->matched++;
     if (t->count) return;
     if (t->type == VT_SET) {
-        t->set |= v->type == VT_PIECE ? piece_square(ev, v->piece) : v->type == VT_SET ? v->set : 0;
+        t->set |= v->type == VT_PIECE ? eval_piece_square(ev, v->piece) : v->type == VT_SET ? v->set : 0;
     } else if (t->type == VT_NUMBER) {
         int64_t x = v->type == VT_NUMBER ? v->num : bb_popcount(v->type == VT_SET ? v->set : 0);
         if (t->matched == 1 || x > t->best) t->best = x;

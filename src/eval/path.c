@@ -162,7 +162,7 @@ static bool eval_find(Evaluator *ev, const Node *n, Value *out)
         return count > 0;
     }
     if (n->kids[1] && !in_range(ev, n->kids[1], n->kids[2], count)) return false;
-    return position_value(out, first);
+    return eval_position_value(out, first);
 }
 
 /* }==== */
@@ -371,7 +371,7 @@ static bool eval_line(Evaluator *ev, const Node *n, Value *out)
     }
     if (best < 0) return false;
     if (n->num >= 0 && (best < n->num || best > n->num2)) return false;
-    if (n->flags & NF_LASTPOSITION) return position_value(out, last);
+    if (n->flags & NF_LASTPOSITION) return eval_position_value(out, last);
     out->type = VT_NUMBER;
     out->num = best;
     return true;
@@ -445,8 +445,8 @@ static bool eval_path_status(Evaluator *ev, const Node *n, Value *out)
     if (n->kind == ND_PATHDEBUG) return true;
     if (!ev->path.start) return false;
     switch (n->kind) {
-    case ND_PATHSTART: return position_value(out, ev->path.start);
-    case ND_PATHLASTPOSITION: return position_value(out, ev->path.last);
+    case ND_PATHSTART: return eval_position_value(out, ev->path.start);
+    case ND_PATHLASTPOSITION: return eval_position_value(out, ev->path.last);
     case ND_PATHCOUNT:
         out->type = VT_NUMBER;
         out->num = ev->path.count;
@@ -576,8 +576,8 @@ static bool eval_echo(Evaluator *ev, const Node *n, Value *out)
     for (const GameNode *target = first; target && !matched;
          target = pc.same_board ? ev->same_board_next[target->id] : game_next(every_node, target)) {
         if (pc.same_board && !every_node && !node_is_mainline(target)) continue;
-        position_value(&ev->vars[s], source);
-        position_value(&ev->vars[t], target);
+        eval_position_value(&ev->vars[s], source);
+        eval_position_value(&ev->vars[t], target);
         ev->bound[s] = ev->bound[t] = true;
         ev->cur = target;
         Value v;

@@ -138,11 +138,11 @@ static bool eval_str(Evaluator *ev, const Node *n, Value *out)
             sb_free(&sb);
             return false;
         }
-        value_to_text(ev, &v, &sb);
+        eval_value_to_text(ev, &v, &sb);
     }
     const char *s = arena_strdup(eval_strings(ev), sb_str(&sb));
     sb_free(&sb);
-    return string_value(out, s);
+    return eval_string_value(out, s);
 }
 
 /* S[i]: the character at i (0 first; negative counts from the end, -1 the
@@ -160,12 +160,12 @@ static bool eval_index(Evaluator *ev, const Node *n, Value *out)
     if (i < 0) i += len;
     if (!(n->flags & NF_SLICE)) {
         if (i < 0 || i >= len) return false;
-        return string_value(out, arena_strndup(eval_strings(ev), s + i, 1));
+        return eval_string_value(out, arena_strndup(eval_strings(ev), s + i, 1));
     }
     if (j < 0) j += len;
     i = i < 0 ? 0 : i > len ? len : i;
     j = j < 0 ? 0 : j > len ? len : j;
-    return string_value(out, arena_strndup(eval_strings(ev), s + i, j > i ? (size_t)(j - i) : 0));
+    return eval_string_value(out, arena_strndup(eval_strings(ev), s + i, j > i ? (size_t)(j - i) : 0));
 }
 
 /* indexof(N H): where N first occurs in H (0 first), -1 when it does not
@@ -216,7 +216,7 @@ static bool eval_ascii(Evaluator *ev, const Node *n, Value *out)
     }
     if (v.type != VT_NUMBER || v.num < 1 || v.num > 127) return false;
     char c = (char)v.num;
-    return string_value(out, arena_strndup(eval_strings(ev), &c, 1));
+    return eval_string_value(out, arena_strndup(eval_strings(ev), &c, 1));
 }
 
 static bool eval_letter_case(Evaluator *ev, const Node *n, Value *out)
@@ -229,7 +229,7 @@ static bool eval_letter_case(Evaluator *ev, const Node *n, Value *out)
         if (lower && *p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
         if (!lower && *p >= 'a' && *p <= 'z') *p = (char)(*p - 'a' + 'A');
     }
-    return string_value(out, t);
+    return eval_string_value(out, t);
 }
 
 /* typename F: the name of F's static type ("set", "number", "string",
@@ -239,7 +239,7 @@ static bool eval_letter_case(Evaluator *ev, const Node *n, Value *out)
 static bool eval_typename(Evaluator *ev, const Node *n, Value *out)
 {
     (void)ev;
-    return string_value(out, ast_type_name(n->kids[0]->type));
+    return eval_string_value(out, ast_type_name(n->kids[0]->type));
 }
 
 const EvalEntry eval_string_entries[] = {

@@ -8,7 +8,7 @@
 
 #include "chess/movegen.h"
 
-Tag *tag_find(const Tag *tags, int count, const char *name)
+Tag *game_tag_find(const Tag *tags, int count, const char *name)
 {
     for (int i = 0; i < count; i++)
         if (strcmp(tags[i].name, name) == 0) return (Tag *)(uintptr_t)&tags[i];
@@ -17,7 +17,7 @@ Tag *tag_find(const Tag *tags, int count, const char *name)
 
 const char *game_tag(const Game *g, const char *name)
 {
-    const Tag *t = tag_find(g->tags, g->tag_count, name);
+    const Tag *t = game_tag_find(g->tags, g->tag_count, name);
     return t ? t->value : NULL;
 }
 

@@ -72,7 +72,7 @@ typedef struct Game {
 } Game;
 
 /* The first of tags[0..count) named `name` (case-sensitive), or NULL. */
-Tag *tag_find(const Tag *tags, int count, const char *name);
+Tag *game_tag_find(const Tag *tags, int count, const char *name);
 
 /* The value of tag `name` (case-sensitive), or NULL. */
 const char *game_tag(const Game *g, const char *name);

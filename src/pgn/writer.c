@@ -325,7 +325,7 @@ static const char *result_to_write(const Game *g)
 /* The driver's value for tag `name` (settag), or NULL. */
 static const char *tag_override(const PgnAnnotations *notes, const char *name)
 {
-    const Tag *t = notes ? tag_find(notes->tags, notes->ntags, name) : NULL;
+    const Tag *t = notes ? game_tag_find(notes->tags, notes->ntags, name) : NULL;
     return t ? t->value : NULL;
 }
 

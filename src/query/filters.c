@@ -48,7 +48,7 @@ static const unsigned char keyword_args[TK_COUNT_] = {
 static const struct {
     TokKind tok;
     NodeKind kind;
-} spellings[] = {
+} keyword_spellings[] = {
 #define SPELLING(token, ascii, unicode, kind, arg) {token, kind},
 #include "query/filters.def"
 };
@@ -71,9 +71,9 @@ unsigned filter_keyword_arg(TokKind t)
 size_t filter_keywords(NodeKind k, TokKind *out, size_t max)
 {
     size_t n = 0;
-    for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
-        if (spellings[i].kind != k) continue;
-        if (n < max) out[n] = spellings[i].tok;
+    for (size_t i = 0; i < sizeof keyword_spellings / sizeof keyword_spellings[0]; i++) {
+        if (keyword_spellings[i].kind != k) continue;
+        if (n < max) out[n] = keyword_spellings[i].tok;
         n++;
     }
     return n;

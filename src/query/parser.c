@@ -34,7 +34,7 @@ Span span_join(Span a, Span b)
     return (Span){a.start < b.start ? a.start : b.start, a.end > b.end ? a.end : b.end};
 }
 
-bool glued(const Token *t)
+bool parse_glued(const Token *t)
 {
     return !(t->flags & TF_SPACE_BEFORE);
 }
@@ -61,13 +61,13 @@ static void check_lex_error(Parser *p, const Token *t)
     parse_fail(p, tok_span(*t), "%s", lex_error_message((LexError)t->error));
 }
 
-const Token *peek(Parser *p, int n)
+const Token *parse_peek(Parser *p, int n)
 {
     while (p->nahead < n) p->ahead[p->nahead++] = lex_next(&p->lex);
     return &p->ahead[n - 1];
 }
 
-void advance(Parser *p)
+void parse_advance(Parser *p)
 {
     p->prev = p->tok;
     if (p->nahead > 0) {
@@ -89,14 +89,14 @@ static void reseek(Parser *p, uint32_t offset)
     check_lex_error(p, &p->tok);
 }
 
-bool accept(Parser *p, TokKind k)
+bool parse_accept(Parser *p, TokKind k)
 {
     if (p->tok.kind != k) return false;
-    advance(p);
+    parse_advance(p);
     return true;
 }
 
-char *tok_text(Parser *p, Token t)
+char *parse_token_text(Parser *p, Token t)
 {
     return arena_strndup(p->a, p->src->text + t.start, t.len);
 }
@@ -111,7 +111,7 @@ static const char *found_phrase(Parser *p, char *buf, size_t size)
     return buf;
 }
 
-noreturn void fail_expected(Parser *p, const char *fmt, ...)
+noreturn void parse_fail_expected(Parser *p, const char *fmt, ...)
 {
     char what[256], buf[64];
     va_list ap;
@@ -121,24 +121,24 @@ noreturn void fail_expected(Parser *p, const char *fmt, ...)
     parse_fail(p, tok_span(p->tok), "expected %s, found %s", what, found_phrase(p, buf, sizeof buf));
 }
 
-void expect_filter(Parser *p, TokKind after)
+void parse_expect_filter(Parser *p, TokKind after)
 {
-    if (!starts_filter(&p->tok)) fail_expected(p, "a filter after %s", tok_describe(after));
+    if (!parse_starts_filter(&p->tok)) parse_fail_expected(p, "a filter after %s", tok_describe(after));
 }
 
-Token expect(Parser *p, TokKind k, const char *what)
+Token parse_expect(Parser *p, TokKind k, const char *what)
 {
-    if (p->tok.kind != k) fail_expected(p, "%s", what ? what : tok_describe(k));
+    if (p->tok.kind != k) parse_fail_expected(p, "%s", what ? what : tok_describe(k));
     Token t = p->tok;
-    advance(p);
+    parse_advance(p);
     return t;
 }
 
 /* Lua's check_match: names the opening token when the closing one is missing. */
-void expect_closing(Parser *p, TokKind close, Token open)
+void parse_expect_closing(Parser *p, TokKind close, Token open)
 {
     if (p->tok.kind == close) {
-        advance(p);
+        parse_advance(p);
         return;
     }
     unsigned line, col;
@@ -148,18 +148,18 @@ void expect_closing(Parser *p, TokKind close, Token open)
                tok_describe(open.kind), line, col, found_phrase(p, buf, sizeof buf));
 }
 
-void enter_level(Parser *p, Span at)
+void parse_enter_level(Parser *p, Span at)
 {
     if (++p->depth > PARSE_DEPTH_LIMIT)
         parse_fail(p, at, "query nested too deeply (limit is %d)", PARSE_DEPTH_LIMIT);
 }
 
-void leave_level(Parser *p)
+void parse_leave_level(Parser *p)
 {
     p->depth--;
 }
 
-Nesting open_brackets(Parser *p)
+Nesting parse_open_brackets(Parser *p)
 {
     Nesting saved = {p->regex, p->in_index};
     p->regex = false;
@@ -167,7 +167,7 @@ Nesting open_brackets(Parser *p)
     return saved;
 }
 
-void close_brackets(Parser *p, Nesting saved)
+void parse_close_brackets(Parser *p, Nesting saved)
 {
     p->regex = saved.regex;
     p->in_index = saved.in_index;
@@ -185,29 +185,29 @@ static void count_expanded(Parser *p, uint64_t n)
         parse_fail(p, p->outer_call, "function calls expand to more than %d filters", CALL_MAX_FILTERS);
 }
 
-Node *new_node(Parser *p, NodeKind k, Span span, uint32_t nkids)
+Node *parse_node(Parser *p, NodeKind k, Span span, uint32_t nkids)
 {
     if (p->frame) count_expanded(p, 1);
     return ast_new(p->a, k, span, nkids);
 }
 
-Node *node1(Parser *p, NodeKind k, Span span, Node *kid)
+Node *parse_node1(Parser *p, NodeKind k, Span span, Node *kid)
 {
-    Node *n = new_node(p, k, span, 1);
+    Node *n = parse_node(p, k, span, 1);
     n->kids[0] = kid;
     return n;
 }
 
-Node *node2(Parser *p, NodeKind k, Node *a, Node *b)
+Node *parse_node2(Parser *p, NodeKind k, Node *a, Node *b)
 {
-    Node *n = new_node(p, k, span_join(a->span, b->span), 2);
+    Node *n = parse_node(p, k, span_join(a->span, b->span), 2);
     n->kids[0] = a;
     n->kids[1] = b;
     return n;
 }
 
 /* Can t begin a filter? (Decides whether `--` has a right-hand side.) */
-bool starts_filter(const Token *t)
+bool parse_starts_filter(const Token *t)
 {
     switch (t->kind) {
     case TK_INT: case TK_STRING: case TK_ESCAPE: case TK_DESIGNATOR: case TK_PIECEVAR:
@@ -252,16 +252,16 @@ static bool binary_operator(Parser *p, const Node *lhs, BinOp *op)
     case TK_IN:  *op = (BinOp){ND_IN, PREC_IN, false}; return true;
     case TK_DASH: case TK_TAKE:   /* F--G: the dash is written right after F */
         *op = (BinOp){ND_DASH, PREC_DASH, false};
-        return glued(t);
+        return parse_glued(t);
     case TK_PLUS:
         *op = (BinOp){ND_ARITH, PREC_ADD, false};
-        return lhs->kind != ND_PAREN && !is_repetition_token(p, lhs);
+        return lhs->kind != ND_PAREN && !parse_is_repetition(p, lhs);
     case TK_MINUS:
         *op = (BinOp){ND_ARITH, PREC_ADD, false};
         return sema_binary_minus_applies(lhs->type);
     case TK_STAR:   /* (F)+ and (F)* repeat a group, as in line: never arithmetic */
         *op = (BinOp){ND_ARITH, PREC_MUL, false};
-        return lhs->kind != ND_PAREN && !is_repetition_token(p, lhs);
+        return lhs->kind != ND_PAREN && !parse_is_repetition(p, lhs);
     case TK_SLASH: case TK_PERCENT:
         *op = (BinOp){ND_ARITH, PREC_MUL, false};
         return true;
@@ -276,7 +276,7 @@ static bool binary_operator(Parser *p, const Node *lhs, BinOp *op)
     case TK_REGEX: *op = (BinOp){ND_REGEX, PREC_POSTFIX, false}; return true;
     case TK_LBRACKET:
         *op = (BinOp){ND_INDEX, PREC_POSTFIX, false};
-        return glued(t);
+        return parse_glued(t);
     case TK_COLON:
         *op = (BinOp){ND_COLON, PREC_COLON, true};
         return !p->in_index;
@@ -328,7 +328,7 @@ static void type_binary(Parser *p, Node *n, Token op_tok)
  * for the right-associative relations and ':'. */
 Node *parse_expr(Parser *p, Prec min)
 {
-    enter_level(p, tok_span(p->tok));
+    parse_enter_level(p, tok_span(p->tok));
     Node *lhs = parse_unary(p);
     BinOp op;
     while (binary_operator(p, lhs, &op) && op.prec >= min) {
@@ -341,14 +341,14 @@ Node *parse_expr(Parser *p, Prec min)
             continue;
         }
         Token op_tok = p->tok;
-        advance(p);
+        parse_advance(p);
         Node *rhs = parse_expr(p, op.right ? op.prec : (Prec)(op.prec + 1));
-        Node *n = node2(p, op.kind, lhs, rhs);
+        Node *n = parse_node2(p, op.kind, lhs, rhs);
         if (op.kind == ND_RELATION || op.kind == ND_ARITH) n->op = op_tok.kind;
         type_binary(p, n, op_tok);
         lhs = n;
     }
-    leave_level(p);
+    parse_leave_level(p);
     return lhs;
 }
 
@@ -361,20 +361,20 @@ Node *parse_filter(Parser *p)
 static Node *parse_index(Parser *p, Node *lhs)
 {
     Token open = p->tok;
-    advance(p);
-    Nesting saved = open_brackets(p);
-    Node *n = new_node(p, ND_INDEX, lhs->span, 3);
+    parse_advance(p);
+    Nesting saved = parse_open_brackets(p);
+    Node *n = parse_node(p, ND_INDEX, lhs->span, 3);
     n->kids[0] = lhs;
     p->in_index = true;
     n->kids[1] = parse_filter(p);
     p->in_index = false;
-    if (accept(p, TK_COLON)) {
+    if (parse_accept(p, TK_COLON)) {
         n->flags |= NF_SLICE;
         n->kids[2] = parse_filter(p);
     }
     n->span = span_join(n->span, tok_span(p->tok));
-    expect_closing(p, TK_RBRACKET, open);
-    close_brackets(p, saved);
+    parse_expect_closing(p, TK_RBRACKET, open);
+    parse_close_brackets(p, saved);
     parse_check(p, lhs->span, sema_require(p->a, lhs, TM_STRING, "an indexed filter"));
     for (uint32_t i = 1; i < 3; i++)
         if (n->kids[i])
@@ -388,9 +388,9 @@ static Node *parse_index(Parser *p, Node *lhs)
 /* {==== prefix operators ===================================================== */
 
 /* Parses the operand of a prefix operator at `prec` and checks its type. */
-Node *prefix_operand(Parser *p, Prec prec, TypeMask allowed, Token kw)
+Node *parse_prefix_operand(Parser *p, Prec prec, TypeMask allowed, Token kw)
 {
-    expect_filter(p, kw.kind);
+    parse_expect_filter(p, kw.kind);
     Node *operand = parse_expr(p, prec);
     char role[64];
     snprintf(role, sizeof role, "the operand of %s", tok_describe(kw.kind));
@@ -426,16 +426,16 @@ static Node *parse_unary_operand(Parser *p)
     Token t = p->tok;
     for (size_t i = 0; i < sizeof prefix_ops / sizeof prefix_ops[0]; i++) {
         if (prefix_ops[i].tok != t.kind) continue;
-        advance(p);
-        Node *operand = prefix_operand(p, prefix_ops[i].prec, prefix_ops[i].operand, t);
-        Node *n = node1(p, prefix_ops[i].kind, span_join(tok_span(t), operand->span), operand);
+        parse_advance(p);
+        Node *operand = parse_prefix_operand(p, prefix_ops[i].prec, prefix_ops[i].operand, t);
+        Node *n = parse_node1(p, prefix_ops[i].kind, span_join(tok_span(t), operand->span), operand);
         n->type = prefix_ops[i].result;
         return n;
     }
     switch (t.kind) {
     case TK_DASH: case TK_TAKE:
         /* `and--`: a dash glued to an operator word would take it as its left side */
-        if (glued(&t) && (p->prev.kind == TK_AND || p->prev.kind == TK_OR || p->prev.kind == TK_IN ||
+        if (parse_glued(&t) && (p->prev.kind == TK_AND || p->prev.kind == TK_OR || p->prev.kind == TK_IN ||
                           p->prev.kind == TK_ATTACKS || p->prev.kind == TK_ATTACKEDBY))
             parse_fail(p, tok_span(t), "%s needs a space before it after %s", tok_describe(t.kind),
                        tok_describe(p->prev.kind));
@@ -452,8 +452,8 @@ static Node *parse_unary_operand(Parser *p)
 Node *parse_int(Parser *p)
 {
     Token t = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_INT, tok_span(t), 0);
+    parse_advance(p);
+    Node *n = parse_node(p, ND_INT, tok_span(t), 0);
     int64_t v = 0;
     for (uint32_t i = 0; i < t.len; i++) {
         int d = p->src->text[t.start + i] - '0';
@@ -467,7 +467,7 @@ Node *parse_int(Parser *p)
 
 /* The contents of a string token with \n \t \r \" \\ decoded (any other
  * escape is kept as written). */
-char *decode_string(Parser *p, Token t)
+char *parse_decode_string(Parser *p, Token t)
 {
     const char *s = p->src->text + t.start + 1;
     uint32_t n = t.len - 2;
@@ -492,9 +492,9 @@ char *decode_string(Parser *p, Token t)
 Node *parse_string(Parser *p)
 {
     Token t = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_STRING, tok_span(t), 0);
-    n->text = decode_string(p, t);
+    parse_advance(p);
+    Node *n = parse_node(p, ND_STRING, tok_span(t), 0);
+    n->text = parse_decode_string(p, t);
     n->type = VT_STRING;
     return n;
 }
@@ -503,9 +503,9 @@ Node *parse_string(Parser *p)
 static Node *parse_escape(Parser *p)
 {
     Token t = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_ESCAPE, tok_span(t), 0);
-    n->text = tok_text(p, t);
+    parse_advance(p);
+    Node *n = parse_node(p, ND_ESCAPE, tok_span(t), 0);
+    n->text = parse_token_text(p, t);
     const char *s = n->text + 1;
     bool negative = *s == '-';
     if (negative) s++;
@@ -526,7 +526,7 @@ static Bitboard part_squares(SquarePart part)
 static Node *parse_designator(Parser *p)
 {
     Token t = p->tok;
-    advance(p);
+    parse_advance(p);
     DesigScan scan;
     lex_scan_designator(p->src->text, t.start, t.start + t.len, &scan);
     Designator *d = ARENA_NEW(p->a, Designator);
@@ -539,7 +539,7 @@ static Node *parse_designator(Parser *p)
     memcpy(d->parts, scan.parts, scan.nparts * sizeof(SquarePart));
     d->squares = scan.has_square_part ? 0 : ALL_SQUARES_BB;
     for (uint8_t i = 0; i < scan.nparts; i++) d->squares |= part_squares(scan.parts[i]);
-    Node *n = new_node(p, ND_DESIGNATOR, tok_span(t), 0);
+    Node *n = parse_node(p, ND_DESIGNATOR, tok_span(t), 0);
     n->desig = d;
     n->type = VT_SET;
     return n;
@@ -562,16 +562,16 @@ static Node *parse_sequence_member(Parser *p, const Node *previous)
 
 Node *parse_braced_members(Parser *p, NodeKind kind, TokKind close, Token open)
 {
-    Nesting saved = open_brackets(p);
-    Node *n = new_node(p, kind, tok_span(open), 0);
+    Nesting saved = parse_open_brackets(p);
+    Node *n = parse_node(p, kind, tok_span(open), 0);
     while (p->tok.kind != close && p->tok.kind != TK_EOF)
         ast_push(p->a, n, parse_sequence_member(p, n->nkids ? n->kids[n->nkids - 1] : NULL));
     if (n->nkids == 0 && p->tok.kind == close)
         parse_fail(p, span_join(tok_span(open), tok_span(p->tok)), "empty %s%s: expected a filter inside",
                    tok_describe(open.kind), tok_describe(close));
     n->span = span_join(n->span, tok_span(p->tok));
-    expect_closing(p, close, open);
-    close_brackets(p, saved);
+    parse_expect_closing(p, close, open);
+    parse_close_brackets(p, saved);
     n->type = n->kids[n->nkids - 1]->type;
     return n;
 }
@@ -580,7 +580,7 @@ Node *parse_braced_members(Parser *p, NodeKind kind, TokKind close, Token open)
 static Node *parse_compound(Parser *p)
 {
     Token open = p->tok;
-    advance(p);
+    parse_advance(p);
     return parse_braced_members(p, ND_COMPOUND, TK_RBRACE, open);
 }
 
@@ -588,12 +588,12 @@ static Node *parse_compound(Parser *p)
 static Node *parse_paren(Parser *p)
 {
     Token open = p->tok;
-    advance(p);
-    Nesting saved = open_brackets(p);
+    parse_advance(p);
+    Nesting saved = parse_open_brackets(p);
     Node *inner = parse_filter(p);
-    Node *n = node1(p, ND_PAREN, span_join(tok_span(open), tok_span(p->tok)), inner);
-    expect_closing(p, TK_RPAREN, open);
-    close_brackets(p, saved);
+    Node *n = parse_node1(p, ND_PAREN, span_join(tok_span(open), tok_span(p->tok)), inner);
+    parse_expect_closing(p, TK_RPAREN, open);
+    parse_close_brackets(p, saved);
     n->type = inner->type;
     return n;
 }
@@ -603,15 +603,15 @@ Node *parse_argument_list(Parser *p, Node *parent, uint32_t min, uint32_t max, c
 {
     Token open = p->tok;
     if (open.kind != TK_LPAREN) {
-        fail_expected(p, "'(' after '%s'", who);
+        parse_fail_expected(p, "'(' after '%s'", who);
     }
-    advance(p);
-    Nesting saved = open_brackets(p);
+    parse_advance(p);
+    Nesting saved = parse_open_brackets(p);
     uint32_t before = parent->nkids;
     while (p->tok.kind != TK_RPAREN && p->tok.kind != TK_EOF) ast_push(p->a, parent, parse_filter(p));
     Span whole = span_join(tok_span(open), tok_span(p->tok));
-    expect_closing(p, TK_RPAREN, open);
-    close_brackets(p, saved);
+    parse_expect_closing(p, TK_RPAREN, open);
+    parse_close_brackets(p, saved);
     uint32_t got = parent->nkids - before;
     if (got < min || got > max) {
         if (min == max)
@@ -627,7 +627,7 @@ Node *parse_argument_list(Parser *p, Node *parent, uint32_t min, uint32_t max, c
 
 /* {==== names: variables, assignments, dictionaries, functions =============== */
 
-bool is_assign_op(TokKind k)
+bool parse_is_assign_op(TokKind k)
 {
     return k == TK_ASSIGN || k == TK_ASSIGN_IF || k == TK_PLUS_ASSIGN || k == TK_MINUS_ASSIGN ||
            k == TK_STAR_ASSIGN || k == TK_SLASH_ASSIGN || k == TK_PERCENT_ASSIGN;
@@ -689,13 +689,13 @@ static Node *param_argument(Parser *p, const char *name)
 Node *parse_assignment(Parser *p, const char *name, uint64_t flags, Span start)
 {
     Token op = p->tok;
-    advance(p);
-    expect_filter(p, op.kind);
+    parse_advance(p);
+    parse_expect_filter(p, op.kind);
     Node *value = parse_expr(p, PREC_RHS);
     Span whole = span_join(start, value->span);
     int32_t slot = -1;
     parse_check(p, whole, sema_assign(p->q, name, op.kind, flags, value, whole, &slot));
-    Node *n = node1(p, ND_ASSIGN, whole, value);
+    Node *n = parse_node1(p, ND_ASSIGN, whole, value);
     n->slot = slot;
     n->op = op.kind;
     n->flags = flags;
@@ -708,27 +708,27 @@ Node *parse_assignment(Parser *p, const char *name, uint64_t flags, Span start)
 static Node *parse_dict_entry(Parser *p, int32_t slot, Span start)
 {
     Token open = p->tok;
-    advance(p);
-    Nesting saved = open_brackets(p);
+    parse_advance(p);
+    Nesting saved = parse_open_brackets(p);
     Node *key = parse_filter(p);
     Span whole = span_join(start, tok_span(p->tok));
-    expect_closing(p, TK_RBRACKET, open);
-    close_brackets(p, saved);
+    parse_expect_closing(p, TK_RBRACKET, open);
+    parse_close_brackets(p, saved);
     TokKind op = p->tok.kind;
-    bool storing = is_assign_op(op) && op != TK_ASSIGN_IF;
+    bool storing = parse_is_assign_op(op) && op != TK_ASSIGN_IF;
     parse_check(p, key->span, sema_dict_key(p->q, slot, key, op == TK_ASSIGN));
     if (!storing) {
-        Node *n = node1(p, ND_DICT_INDEX, whole, key);
+        Node *n = parse_node1(p, ND_DICT_INDEX, whole, key);
         n->slot = slot;
         n->type = sema_var(p->q, slot)->value_type;
         return n;
     }
     Token op_tok = p->tok;
-    advance(p);
-    expect_filter(p, op);
+    parse_advance(p);
+    parse_expect_filter(p, op);
     Node *value = parse_expr(p, PREC_RHS);
     parse_check(p, span_join(tok_span(op_tok), value->span), sema_dict_store(p->q, slot, op, value));
-    Node *n = node2(p, ND_DICT_ASSIGN, key, value);
+    Node *n = parse_node2(p, ND_DICT_ASSIGN, key, value);
     n->span = span_join(start, value->span);
     n->slot = slot;
     n->op = op;
@@ -743,37 +743,37 @@ static Node *parse_call(Parser *p, int32_t index, Token name_tok)
 {
     const Function *fn = &p->q->funcs[index];
     if (p->calls_open++ == 0) p->outer_call = tok_span(name_tok);
-    Node *n = new_node(p, ND_CALL, tok_span(name_tok), 1);
+    Node *n = parse_node(p, ND_CALL, tok_span(name_tok), 1);
     n->slot = index;
     n->text = fn->name;
-    advance(p);
+    parse_advance(p);
     parse_argument_list(p, n, fn->nparams, fn->nparams, fn->name);
     for (FuncFrame *f = p->frame; f; f = f->up)
         if (f->index == index) parse_fail(p, n->span, "function '%s' calls itself", fn->name);
-    enter_level(p, n->span);
+    parse_enter_level(p, n->span);
 
     FuncFrame frame = {index, n->kids + 1, fn->nparams, p->frame};
     Lexer saved_lex = p->lex;
     Token saved_tok = p->tok, saved_prev = p->prev, saved_ahead[PARSE_LOOKAHEAD];
     int saved_nahead = p->nahead;
-    Nesting saved_nesting = open_brackets(p);
+    Nesting saved_nesting = parse_open_brackets(p);
     memcpy(saved_ahead, p->ahead, sizeof saved_ahead);
 
     p->frame = &frame;
     lex_init(&p->lex, p->src->text, fn->body.start, fn->body.end);
     p->nahead = 0;
-    advance(p);
+    parse_advance(p);
     Node *body = parse_compound(p);
-    if (p->tok.kind != TK_EOF) fail_expected(p, "the end of the function body");
+    if (p->tok.kind != TK_EOF) parse_fail_expected(p, "the end of the function body");
 
     p->frame = frame.up;
     p->lex = saved_lex;
     p->tok = saved_tok;
     p->prev = saved_prev;
     p->nahead = saved_nahead;
-    close_brackets(p, saved_nesting);
+    parse_close_brackets(p, saved_nesting);
     memcpy(p->ahead, saved_ahead, sizeof saved_ahead);
-    leave_level(p);
+    parse_leave_level(p);
 
     n->kids[0] = body;
     n->type = body->type;
@@ -786,21 +786,21 @@ static Node *parse_call(Parser *p, int32_t index, Token name_tok)
 Node *parse_function_def(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Token name = expect(p, TK_IDENT, "a function name after 'function'");
-    char *fname = tok_text(p, name);
+    parse_advance(p);
+    Token name = parse_expect(p, TK_IDENT, "a function name after 'function'");
+    char *fname = parse_token_text(p, name);
     if (sema_lookup_function(p->q, fname) >= 0 || sema_lookup_var(p->q, fname) >= 0)
         parse_fail(p, tok_span(name), "'%s' is already defined", fname);
-    Token open = expect(p, TK_LPAREN, "'(' after the function name");
+    Token open = parse_expect(p, TK_LPAREN, "'(' after the function name");
     const char **params = NULL;
     uint32_t nparams = 0;
     while (p->tok.kind == TK_IDENT) {
         params = arena_realloc(p->a, params, nparams * sizeof *params, (nparams + 1) * sizeof *params);
-        params[nparams++] = tok_text(p, p->tok);
-        advance(p);
+        params[nparams++] = parse_token_text(p, p->tok);
+        parse_advance(p);
     }
-    expect_closing(p, TK_RPAREN, open);
-    Token body_open = expect(p, TK_LBRACE, "'{' to begin the function body");
+    parse_expect_closing(p, TK_RPAREN, open);
+    Token body_open = parse_expect(p, TK_LBRACE, "'{' to begin the function body");
     int nesting = 1;
     Token last = body_open;
     while (nesting > 0) {
@@ -813,10 +813,10 @@ Node *parse_function_def(Parser *p)
         if (p->tok.kind == TK_LBRACE) nesting++;
         if (p->tok.kind == TK_RBRACE) nesting--;
         last = p->tok;
-        advance(p);
+        parse_advance(p);
     }
     Span body = {body_open.start, last.start + last.len};
-    Node *n = new_node(p, ND_FUNCTION_DEF, span_join(tok_span(kw), body), 0);
+    Node *n = parse_node(p, ND_FUNCTION_DEF, span_join(tok_span(kw), body), 0);
     n->text = fname;
     n->slot = sema_declare_function(p->q, fname, params, nparams, body, tok_span(name));
     n->type = VT_NONE;
@@ -826,9 +826,9 @@ Node *parse_function_def(Parser *p)
 /* The domain and body of an iteration, after its variable `name` (written
  * at `var`) and the word before the domain ('∊', '[element]' or 'in'). The
  * domain is a set, or a dictionary whose keys are iterated. */
-Node *finish_iteration(Parser *p, const char *name, Token var, uint64_t flags, Token start, Token before_domain)
+Node *parse_finish_iteration(Parser *p, const char *name, Token var, uint64_t flags, Token start, Token before_domain)
 {
-    if (!starts_filter(&p->tok)) fail_expected(p, "the set to iterate over after %s", tok_describe(before_domain.kind));
+    if (!parse_starts_filter(&p->tok)) parse_fail_expected(p, "the set to iterate over after %s", tok_describe(before_domain.kind));
     Node *domain = parse_expr(p, PREC_UNION);
     bool piece = flags & NF_PIECE;
     VarKind kind = piece ? VK_PIECE : VK_SET;
@@ -840,8 +840,8 @@ Node *finish_iteration(Parser *p, const char *name, Token var, uint64_t flags, T
     }
     int32_t slot;
     parse_check(p, tok_span(var), sema_bind(p->q, name, kind, tok_span(var), &slot));
-    Node *body = prefix_operand(p, PREC_LOWEST, TM_ANY, before_domain);
-    Node *n = node2(p, ND_SQUARE_ITER, domain, body);
+    Node *body = parse_prefix_operand(p, PREC_LOWEST, TM_ANY, before_domain);
+    Node *n = parse_node2(p, ND_SQUARE_ITER, domain, body);
     n->span = span_join(tok_span(start), body->span);
     n->slot = slot;
     n->text = name;
@@ -859,28 +859,28 @@ Node *parse_iteration(Parser *p, bool universal, Token start)
     bool piece = v.kind == TK_PIECEVAR;
     uint32_t name_at = piece ? lex_piecevar_name(p->src->text, v) : v.start;
     char *name = arena_strndup(p->a, p->src->text + name_at, v.start + v.len - name_at);
-    advance(p);
-    Token element = expect(p, TK_ELEMENT, "'[element]' (or '∊') after the iteration variable");
-    return finish_iteration(p, name, v, (universal ? NF_ALL : 0) | (piece ? NF_PIECE : 0), start, element);
+    parse_advance(p);
+    Token element = parse_expect(p, TK_ELEMENT, "'[element]' (or '∊') after the iteration variable");
+    return parse_finish_iteration(p, name, v, (universal ? NF_ALL : 0) | (piece ? NF_PIECE : 0), start, element);
 }
 
 /* name-filter := iteration | call | assignment | dict-entry | variable */
 static Node *parse_identifier(Parser *p)
 {
     Token t = p->tok;
-    const char *name = tok_text(p, t);
-    const Token *next = peek(p, 1);
+    const char *name = parse_token_text(p, t);
+    const Token *next = parse_peek(p, 1);
     if (next->kind == TK_ELEMENT) return parse_iteration(p, false, t);
 
     Node *arg = param_argument(p, name);
     if (arg && arg->kind == ND_VAR) {
         name = arg->text;   /* the parameter stands for the caller's variable */
     } else if (arg) {
-        if (is_assign_op(next->kind))
+        if (parse_is_assign_op(next->kind))
             parse_fail(p, tok_span(t), "cannot assign to parameter '%s': its argument is not a variable", name);
-        advance(p);
+        parse_advance(p);
         count_expanded(p, ast_count(arg, CALL_MAX_FILTERS));   /* before the copy is made */
-        Node *n = node1(p, ND_PARAM, tok_span(t), ast_clone(p->a, arg));
+        Node *n = parse_node1(p, ND_PARAM, tok_span(t), ast_clone(p->a, arg));
         n->text = name;
         n->type = arg->type;
         return n;
@@ -888,8 +888,8 @@ static Node *parse_identifier(Parser *p)
 
     int32_t fidx = sema_lookup_function(p->q, name);
     if (fidx >= 0 && next->kind == TK_LPAREN) return parse_call(p, fidx, t);
-    if (is_assign_op(next->kind)) {
-        advance(p);
+    if (parse_is_assign_op(next->kind)) {
+        parse_advance(p);
         return parse_assignment(p, name, 0, tok_span(t));
     }
     int32_t slot = sema_lookup_var(p->q, name);
@@ -897,11 +897,11 @@ static Node *parse_identifier(Parser *p)
         if (fidx >= 0) parse_fail(p, tok_span(t), "function '%s' must be called with '(' arguments ')'", name);
         fail_unknown(p, t);
     }
-    advance(p);
+    parse_advance(p);
     const Variable *v = sema_var(p->q, slot);
-    if (v->kind == VK_DICTIONARY && p->tok.kind == TK_LBRACKET && glued(&p->tok))
+    if (v->kind == VK_DICTIONARY && p->tok.kind == TK_LBRACKET && parse_glued(&p->tok))
         return parse_dict_entry(p, slot, tok_span(t));
-    Node *n = new_node(p, ND_VAR, tok_span(t), 0);
+    Node *n = parse_node(p, ND_VAR, tok_span(t), 0);
     n->slot = slot;
     n->text = v->name;
     n->type = sema_var_type(v);
@@ -911,20 +911,20 @@ static Node *parse_identifier(Parser *p)
 /* dictionary := ['local'] 'dictionary' name [dict-entry-rest] */
 static Node *parse_dictionary(Parser *p, bool local, Token start)
 {
-    Token kw = expect(p, TK_DICTIONARY, "'dictionary' after 'local'");
+    Token kw = parse_expect(p, TK_DICTIONARY, "'dictionary' after 'local'");
     (void)kw;
     Token name = p->tok;
-    if (name.kind != TK_IDENT) fail_expected(p, "a dictionary name");
-    char *dname = tok_text(p, name);
+    if (name.kind != TK_IDENT) parse_fail_expected(p, "a dictionary name");
+    char *dname = parse_token_text(p, name);
     int32_t slot = sema_lookup_var(p->q, dname);
     if (slot >= 0 && sema_var(p->q, slot)->kind != VK_DICTIONARY)
         parse_fail(p, tok_span(name), "'%s' is already a %s variable", dname,
                    sema_kind_phrase(sema_var(p->q, slot)->kind));
     if (slot < 0) slot = sema_declare_var(p->q, dname, VK_DICTIONARY, tok_span(name));
     sema_var(p->q, slot)->local = local;
-    advance(p);
-    if (p->tok.kind == TK_LBRACKET && glued(&p->tok)) return parse_dict_entry(p, slot, tok_span(start));
-    Node *n = new_node(p, ND_DICT_DECL, span_join(tok_span(start), tok_span(name)), 0);
+    parse_advance(p);
+    if (p->tok.kind == TK_LBRACKET && parse_glued(&p->tok)) return parse_dict_entry(p, slot, tok_span(start));
+    Node *n = parse_node(p, ND_DICT_DECL, span_join(tok_span(start), tok_span(name)), 0);
     n->slot = slot;
     n->text = dname;
     n->flags = local ? NF_LOCAL : 0;
@@ -936,7 +936,7 @@ Node *parse_dictionary_decl(Parser *p)
 {
     Token t = p->tok;
     if (t.kind != TK_LOCAL) return parse_dictionary(p, false, t);
-    advance(p);
+    parse_advance(p);
     return parse_dictionary(p, true, t);
 }
 
@@ -945,14 +945,14 @@ Node *parse_isbound(Parser *p)
 {
     Token kw = p->tok;
     NodeKind kind = filter_of_keyword(kw.kind);
-    advance(p);
+    parse_advance(p);
     Token name = p->tok;
-    if (name.kind != TK_IDENT) fail_expected(p, "a variable name");
-    advance(p);
-    if (p->tok.kind == TK_LBRACKET && glued(&p->tok))
+    if (name.kind != TK_IDENT) parse_fail_expected(p, "a variable name");
+    parse_advance(p);
+    if (p->tok.kind == TK_LBRACKET && parse_glued(&p->tok))
         parse_fail(p, tok_span(p->tok), "%s takes a variable name, not a dictionary entry", tok_describe(kw.kind));
-    Node *n = new_node(p, kind, span_join(tok_span(kw), tok_span(name)), 0);
-    n->text = tok_text(p, name);
+    Node *n = parse_node(p, kind, span_join(tok_span(kw), tok_span(name)), 0);
+    n->text = parse_token_text(p, name);
     n->slot = sema_lookup_var(p->q, n->text);
     n->type = VT_NONE;
     return n;
@@ -962,17 +962,17 @@ Node *parse_isbound(Parser *p)
 Node *parse_unbind(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    if (p->tok.kind != TK_IDENT) fail_expected(p, "a variable after 'unbind'");
+    parse_advance(p);
+    if (p->tok.kind != TK_IDENT) parse_fail_expected(p, "a variable after 'unbind'");
     Token name = p->tok;
-    int32_t slot = sema_lookup_var(p->q, tok_text(p, name));
+    int32_t slot = sema_lookup_var(p->q, parse_token_text(p, name));
     if (slot < 0) fail_unknown(p, name);
     Node *target = parse_identifier(p);
     if (target->kind != ND_VAR && target->kind != ND_DICT_INDEX)
         parse_fail(p, target->span, "'unbind' takes a variable or a dictionary entry");
     if (target->kind == ND_DICT_INDEX && sema_var(p->q, slot)->key_type == VT_NONE)
         parse_fail(p, target->span, "dictionary '%s' has no entries to unbind", sema_var(p->q, slot)->name);
-    Node *n = node1(p, ND_UNBIND, span_join(tok_span(kw), target->span), target);
+    Node *n = parse_node1(p, ND_UNBIND, span_join(tok_span(kw), target->span), target);
     n->type = VT_NONE;
     return n;
 }
@@ -982,16 +982,16 @@ Node *parse_unbind(Parser *p)
 Node *parse_qualified_assignment(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
+    parse_advance(p);
     uint64_t flags = kw.kind == TK_PERSISTENT ? NF_PERSISTENT : NF_ATOMIC;
-    if (kw.kind == TK_PERSISTENT && accept(p, TK_QUIET)) flags |= NF_QUIET;
+    if (kw.kind == TK_PERSISTENT && parse_accept(p, TK_QUIET)) flags |= NF_QUIET;
     Token name = p->tok;
-    if (name.kind != TK_IDENT) fail_expected(p, "a variable name");
-    advance(p);
-    if (!is_assign_op(p->tok.kind)) fail_expected(p, "'=' after the variable name");
+    if (name.kind != TK_IDENT) parse_fail_expected(p, "a variable name");
+    parse_advance(p);
+    if (!parse_is_assign_op(p->tok.kind)) parse_fail_expected(p, "'=' after the variable name");
     if (kw.kind == TK_ATOMIC && p->tok.kind != TK_ASSIGN)
         parse_fail(p, tok_span(p->tok), "'atomic' works with '=' only");
-    return parse_assignment(p, tok_text(p, name), flags, tok_span(kw));
+    return parse_assignment(p, parse_token_text(p, name), flags, tok_span(kw));
 }
 
 /* }==== */
@@ -1015,12 +1015,12 @@ static Node *parse_primary(Parser *p)
     case TK_LBRACE: return parse_compound(p);
     case TK_COMMENT_FILTER: return parse_comment_symbol(p);
     case TK_QUANT: case TK_QUESTION: case TK_PLUS: case TK_STAR:
-        if ((t.kind == TK_PLUS || t.kind == TK_STAR) && p->prev.kind != TK_RPAREN) fail_expected(p, "a filter");
+        if ((t.kind == TK_PLUS || t.kind == TK_STAR) && p->prev.kind != TK_RPAREN) parse_fail_expected(p, "a filter");
         parse_fail(p, tok_span(t), "repetition '%.*s' is allowed only in 'line' and 'path'", (int)t.len,
                    p->src->text + t.start);
     default:
         if (tok_class(t.kind) == TC_KEYWORD) return parse_keyword(p);
-        fail_expected(p, "a filter");
+        parse_fail_expected(p, "a filter");
     }
 }
 
@@ -1032,8 +1032,8 @@ static Node *parse_primary(Parser *p)
 static const char *parse_file_name(Parser *p, const char *param)
 {
     if (p->tok.kind == TK_STRING) {
-        const char *name = decode_string(p, p->tok);
-        advance(p);
+        const char *name = parse_decode_string(p, p->tok);
+        parse_advance(p);
         return name;
     }
     uint32_t start = p->tok.start, end = start;
@@ -1041,7 +1041,7 @@ static const char *parse_file_name(Parser *p, const char *param)
     while (end < p->lex.end && s[end] != ')' && s[end] != ' ' && s[end] != '\t' && s[end] != '\n' && s[end] != '\r')
         end++;
     if (end == start || p->tok.kind == TK_EOF) {
-        fail_expected(p, "a file name after '%s'", param);
+        parse_fail_expected(p, "a file name after '%s'", param);
     }
     const char *name = arena_strndup(p->a, s + start, end - start);
     reseek(p, end);
@@ -1069,10 +1069,10 @@ static bool header_word(Parser *p, const char *word)
 static void parse_header(Parser *p)
 {
     QueryHeader *h = &p->q->header;
-    if (!header_word(p, "cql")) fail_expected(p, "'cql(' at the start of the query");
+    if (!header_word(p, "cql")) parse_fail_expected(p, "'cql(' at the start of the query");
     Token start = p->tok;
-    advance(p);
-    Token open = expect(p, TK_LPAREN, "'(' after 'cql'");
+    parse_advance(p);
+    Token open = parse_expect(p, TK_LPAREN, "'(' after 'cql'");
     while (p->tok.kind != TK_RPAREN) {
         Token t = p->tok;
         unsigned flag;
@@ -1080,44 +1080,44 @@ static void parse_header(Parser *p)
             bool input = header_word(p, "input");
             flag = input ? QH_INPUT : QH_OUTPUT;
             if (h->present & flag) parse_fail(p, tok_span(t), "'%s' given twice in the header", input ? "input" : "output");
-            advance(p);
+            parse_advance(p);
             *(input ? &h->input : &h->output) = parse_file_name(p, input ? "input" : "output");
-        } else if (header_word(p, "matchcount") || (t.kind == TK_SORT && peek(p, 1)->kind == TK_IDENT)) {
+        } else if (header_word(p, "matchcount") || (t.kind == TK_SORT && parse_peek(p, 1)->kind == TK_IDENT)) {
             flag = t.kind == TK_SORT ? QH_SORT_MATCHCOUNT : QH_MATCHCOUNT;
             if (h->present & (QH_MATCHCOUNT | QH_SORT_MATCHCOUNT))
                 parse_fail(p, tok_span(t), "'matchcount' given twice in the header");
             if (t.kind == TK_SORT) {
-                advance(p);
-                if (!header_word(p, "matchcount")) fail_expected(p, "'matchcount' after 'sort'");
+                parse_advance(p);
+                if (!header_word(p, "matchcount")) parse_fail_expected(p, "'matchcount' after 'sort'");
             }
-            advance(p);
+            parse_advance(p);
             parse_header_range(p, &h->matchcount_min, &h->matchcount_max, "matchcount");
         } else if (t.kind == TK_GAMENUMBER) {
             flag = QH_GAMENUMBER;
             if (h->present & flag) parse_fail(p, tok_span(t), "'gamenumber' given twice in the header");
-            advance(p);
+            parse_advance(p);
             parse_header_range(p, &h->gamenumber_min, &h->gamenumber_max, "gamenumber");
         } else if (t.kind == TK_RESULT) {
             flag = QH_RESULT;
-            advance(p);
+            parse_advance(p);
             h->result = parse_result_text(p, t);
         } else if (header_word(p, "matchstring")) {
             flag = QH_MATCHSTRING;
-            advance(p);
-            if (p->tok.kind != TK_STRING) fail_expected(p, "a string after 'matchstring'");
-            h->matchstring = decode_string(p, p->tok);
-            advance(p);
+            parse_advance(p);
+            if (p->tok.kind != TK_STRING) parse_fail_expected(p, "a string after 'matchstring'");
+            h->matchstring = parse_decode_string(p, p->tok);
+            parse_advance(p);
         } else if (header_word(p, "silent")) {
             flag = QH_SILENT;
-            advance(p);
+            parse_advance(p);
         } else if (t.kind == TK_QUIET) {
             flag = QH_QUIET;
-            advance(p);
+            parse_advance(p);
         } else if (header_word(p, "variations")) {
             flag = QH_VARIATIONS;
-            advance(p);
+            parse_advance(p);
         } else if (t.kind == TK_EOF) {
-            expect_closing(p, TK_RPAREN, open);
+            parse_expect_closing(p, TK_RPAREN, open);
             return;
         } else {
             parse_fail(p, tok_span(t), "unknown parameter '%.*s' in the cql header", (int)t.len, p->src->text + t.start);
@@ -1125,13 +1125,13 @@ static void parse_header(Parser *p)
         h->present |= flag;
     }
     h->span = span_join(tok_span(start), tok_span(p->tok));
-    advance(p);
+    parse_advance(p);
 }
 
 /* body := {F} — the filters of the query, all of which must match */
 static Node *parse_body(Parser *p, bool body_only)
 {
-    Node *body = new_node(p, ND_COMPOUND, tok_span(p->tok), 0);
+    Node *body = parse_node(p, ND_COMPOUND, tok_span(p->tok), 0);
     body->flags |= NF_IMPLICIT;
     while (p->tok.kind != TK_EOF)
         ast_push(p->a, body, parse_sequence_member(p, body->nkids ? body->kids[body->nkids - 1] : NULL));
@@ -1163,7 +1163,7 @@ bool parse_query(Query *q, bool body_only, DiagSink *diag)
     volatile bool ok = false;
     if (setjmp(p->fail) == 0) {
         lex_init(&p->lex, q->src.text, 0, (uint32_t)q->src.len);
-        advance(p);
+        parse_advance(p);
         if (!body_only) parse_header(p);
         q->body = parse_body(p, body_only);
         resolve_late_names(q, q->body);

@@ -48,14 +48,14 @@ static const ParseRule rules[ND_COUNT_] = {
 static Node *parse_keyword_filter(Parser *p, NodeKind kind, const ParseRule *r)
 {
     Token kw = p->tok;
-    advance(p);
+    parse_advance(p);
     if (r->shape == SH_KW0) {
-        Node *n = new_node(p, kind, tok_span(kw), 0);
+        Node *n = parse_node(p, kind, tok_span(kw), 0);
         n->type = (ValueType)r->result;
         return n;
     }
-    Node *operand = prefix_operand(p, r->prec, r->operand, kw);
-    Node *n = node1(p, kind, span_join(tok_span(kw), operand->span), operand);
+    Node *operand = parse_prefix_operand(p, r->prec, r->operand, kw);
+    Node *n = parse_node1(p, kind, span_join(tok_span(kw), operand->span), operand);
     n->type = r->result == VT_SAME ? operand->type : (ValueType)r->result;
     if (type_is_set(n->type)) n->type = VT_SET;
     return n;
@@ -65,9 +65,9 @@ static Node *parse_keyword_filter(Parser *p, NodeKind kind, const ParseRule *r)
 Node *parse_ascii(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *operand = prefix_operand(p, PREC_SETFN, TM_NUMBER | TM_STRING, kw);
-    Node *n = node1(p, ND_ASCII, span_join(tok_span(kw), operand->span), operand);
+    parse_advance(p);
+    Node *operand = parse_prefix_operand(p, PREC_SETFN, TM_NUMBER | TM_STRING, kw);
+    Node *n = parse_node1(p, ND_ASCII, span_join(tok_span(kw), operand->span), operand);
     n->type = operand->type == VT_NUMBER ? VT_STRING : VT_NUMBER;
     return n;
 }
@@ -85,16 +85,16 @@ static ValueType value_type(ValueType t)
 Node *parse_if(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_IF, tok_span(kw), 3);
-    n->kids[0] = prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
-    accept(p, TK_THEN);
-    n->kids[1] = prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
+    parse_advance(p);
+    Node *n = parse_node(p, ND_IF, tok_span(kw), 3);
+    n->kids[0] = parse_prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
+    parse_accept(p, TK_THEN);
+    n->kids[1] = parse_prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
     n->span = span_join(n->span, n->kids[1]->span);
     if (p->tok.kind == TK_ELSE) {
         Token e = p->tok;
-        advance(p);
-        n->kids[2] = prefix_operand(p, PREC_LOWEST, TM_ANY, e);
+        parse_advance(p);
+        n->kids[2] = parse_prefix_operand(p, PREC_LOWEST, TM_ANY, e);
         n->span = span_join(n->span, n->kids[2]->span);
     }
     ValueType t = value_type(n->kids[1]->type);
@@ -107,12 +107,12 @@ Node *parse_if(Parser *p)
 Node *parse_while(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Token open = expect(p, TK_LPAREN, "'(' after 'while'");
-    Node *n = new_node(p, ND_WHILE, tok_span(kw), 2);
-    n->kids[0] = prefix_operand(p, PREC_LOWEST, TM_ANY, open);
-    expect_closing(p, TK_RPAREN, open);
-    n->kids[1] = prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
+    parse_advance(p);
+    Token open = parse_expect(p, TK_LPAREN, "'(' after 'while'");
+    Node *n = parse_node(p, ND_WHILE, tok_span(kw), 2);
+    n->kids[0] = parse_prefix_operand(p, PREC_LOWEST, TM_ANY, open);
+    parse_expect_closing(p, TK_RPAREN, open);
+    n->kids[1] = parse_prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
     n->span = span_join(n->span, n->kids[1]->span);
     n->type = VT_NONE;
     return n;
@@ -137,21 +137,21 @@ static bool find_partial_designator(const Node *n, void *ctx)
 Node *parse_transform(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
+    parse_advance(p);
     bool count = false;
     if (p->tok.kind == TK_COUNT) {
         if (kw.kind == TK_REVERSECOLOR) parse_fail(p, tok_span(p->tok), "'reversecolor' does not take 'count'");
         count = true;
-        advance(p);
+        parse_advance(p);
     }
-    Node *body = prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
+    Node *body = parse_prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
     if (kw.kind == TK_ROTATE45) {
         Rotate45Check c = {NULL};
         ast_walk(body, find_partial_designator, &c);
         if (c.bad)
             parse_fail(p, c.bad->span, "'rotate45' needs square designators that cover the whole board");
     }
-    Node *n = node1(p, ND_TRANSFORM, span_join(tok_span(kw), body->span), body);
+    Node *n = parse_node1(p, ND_TRANSFORM, span_join(tok_span(kw), body->span), body);
     n->op = kw.kind;
     if (count) n->flags |= NF_COUNT;
     n->type = count ? VT_NUMBER : value_type(body->type) == VT_DICTIONARY ? VT_NONE : value_type(body->type);
@@ -163,25 +163,25 @@ Node *parse_transform(Parser *p)
 Node *parse_square_or_piece(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    bool all = accept(p, TK_ALL);
+    parse_advance(p);
+    bool all = parse_accept(p, TK_ALL);
     Token var = p->tok;
-    if (var.kind != TK_IDENT) fail_expected(p, "a variable name");
-    char *name = tok_text(p, var);
-    advance(p);
-    if (kw.kind == TK_PIECE && !all && is_assign_op(p->tok.kind))
+    if (var.kind != TK_IDENT) parse_fail_expected(p, "a variable name");
+    char *name = parse_token_text(p, var);
+    parse_advance(p);
+    if (kw.kind == TK_PIECE && !all && parse_is_assign_op(p->tok.kind))
         return parse_assignment(p, name, NF_PIECE, tok_span(kw));
-    Token in = expect(p, TK_IN, "'in' after the variable name");
-    return finish_iteration(p, name, var, (all ? NF_ALL : 0) | (kw.kind == TK_PIECE ? NF_PIECE : 0), kw, in);
+    Token in = parse_expect(p, TK_IN, "'in' after the variable name");
+    return parse_finish_iteration(p, name, var, (all ? NF_ALL : 0) | (kw.kind == TK_PIECE ? NF_PIECE : 0), kw, in);
 }
 
 /* universal := '∀' (name | '◭'name) '∊' S F     ([forall] in ASCII) */
 Node *parse_forall(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    if ((p->tok.kind != TK_IDENT && p->tok.kind != TK_PIECEVAR) || peek(p, 1)->kind != TK_ELEMENT)
-        fail_expected(p, "a variable and '[element]' (or '∊') after '[forall]'");
+    parse_advance(p);
+    if ((p->tok.kind != TK_IDENT && p->tok.kind != TK_PIECEVAR) || parse_peek(p, 1)->kind != TK_ELEMENT)
+        parse_fail_expected(p, "a variable and '[element]' (or '∊') after '[forall]'");
     return parse_iteration(p, true, kw);
 }
 
@@ -189,16 +189,16 @@ Node *parse_forall(Parser *p)
 Node *parse_piece_variable(Parser *p)
 {
     Token t = p->tok;
-    const Token *next = peek(p, 1);
+    const Token *next = parse_peek(p, 1);
     if (next->kind == TK_ELEMENT) return parse_iteration(p, false, t);
     if (next->kind == TK_ASSIGN || next->kind == TK_ASSIGN_IF) {
         uint32_t name_at = lex_piecevar_name(p->src->text, t);
         char *name = arena_strndup(p->a, p->src->text + name_at, t.start + t.len - name_at);
-        advance(p);
+        parse_advance(p);
         return parse_assignment(p, name, NF_PIECE, tok_span(t));
     }
-    advance(p);
-    fail_expected(p, "'[element]' (or '∊') after the piece variable");
+    parse_advance(p);
+    parse_fail_expected(p, "'[element]' (or '∊') after the piece variable");
 }
 
 /* A range bound of find / consecutivemoves: an integer or a numeric variable. */
@@ -206,13 +206,13 @@ static Node *parse_range_bound(Parser *p)
 {
     if (p->tok.kind == TK_INT) return parse_int(p);
     if (p->tok.kind != TK_IDENT) return NULL;
-    int32_t slot = sema_lookup_var(p->q, tok_text(p, p->tok));
+    int32_t slot = sema_lookup_var(p->q, parse_token_text(p, p->tok));
     if (slot < 0 || sema_var(p->q, slot)->kind != VK_NUMBER) return NULL;
-    Node *n = new_node(p, ND_VAR, tok_span(p->tok), 0);
+    Node *n = parse_node(p, ND_VAR, tok_span(p->tok), 0);
     n->slot = slot;
     n->text = sema_var(p->q, slot)->name;
     n->type = VT_NUMBER;
-    advance(p);
+    parse_advance(p);
     return n;
 }
 
@@ -221,15 +221,15 @@ static Node *parse_range_bound(Parser *p)
 Node *parse_find(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_FIND, tok_span(kw), 3);
+    parse_advance(p);
+    Node *n = parse_node(p, ND_FIND, tok_span(kw), 3);
     for (;;) {
         Token t = p->tok;
         uint64_t flag = t.kind == TK_ALL ? NF_ALL : t.kind == TK_QUIET ? NF_QUIET : t.kind == TK_LINE_BACK ? NF_BACKWARD : 0;
         if (flag) {
             if (n->flags & flag) parse_fail(p, tok_span(t), "%s given twice in 'find'", tok_describe(t.kind));
             n->flags |= flag;
-            advance(p);
+            parse_advance(p);
         } else if (!n->kids[1] && (n->kids[1] = parse_range_bound(p)) != NULL) {
             n->kids[2] = parse_range_bound(p);
         } else {
@@ -238,7 +238,7 @@ Node *parse_find(Parser *p)
         if ((n->flags & NF_ALL) && n->kids[1])
             parse_fail(p, tok_span(t), "'find all' counts every position: it takes no range");
     }
-    n->kids[0] = prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
+    n->kids[0] = parse_prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
     n->span = span_join(n->span, n->kids[0]->span);
     n->type = n->flags & NF_ALL ? VT_NUMBER : VT_POSITION;
     return n;
@@ -247,9 +247,9 @@ Node *parse_find(Parser *p)
 /* A position variable named in echo / consecutivemoves. */
 static Token expect_name(Parser *p, const char *what)
 {
-    if (p->tok.kind != TK_IDENT) fail_expected(p, "%s", what);
+    if (p->tok.kind != TK_IDENT) parse_fail_expected(p, "%s", what);
     Token t = p->tok;
-    advance(p);
+    parse_advance(p);
     return t;
 }
 
@@ -257,24 +257,24 @@ static Token expect_name(Parser *p, const char *what)
 Node *parse_echo(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_ECHO, tok_span(kw), 1);
-    if (accept(p, TK_QUIET)) n->flags |= NF_QUIET;
-    Token open = expect(p, TK_LPAREN, "'(' and two position variables after 'echo'");
+    parse_advance(p);
+    Node *n = parse_node(p, ND_ECHO, tok_span(kw), 1);
+    if (parse_accept(p, TK_QUIET)) n->flags |= NF_QUIET;
+    Token open = parse_expect(p, TK_LPAREN, "'(' and two position variables after 'echo'");
     Token source = expect_name(p, "a name for the source position");
     Token target = expect_name(p, "a name for the target position");
-    expect_closing(p, TK_RPAREN, open);
+    parse_expect_closing(p, TK_RPAREN, open);
     int32_t s, t;
-    parse_check(p, tok_span(source), sema_bind(p->q, tok_text(p, source), VK_POSITION, tok_span(source), &s));
-    parse_check(p, tok_span(target), sema_bind(p->q, tok_text(p, target), VK_POSITION, tok_span(target), &t));
+    parse_check(p, tok_span(source), sema_bind(p->q, parse_token_text(p, source), VK_POSITION, tok_span(source), &s));
+    parse_check(p, tok_span(target), sema_bind(p->q, parse_token_text(p, target), VK_POSITION, tok_span(target), &t));
     n->slot = s;
     n->num = t;
-    if (p->tok.kind == TK_IN && peek(p, 1)->kind == TK_ALL) {
-        advance(p);
-        advance(p);
+    if (p->tok.kind == TK_IN && parse_peek(p, 1)->kind == TK_ALL) {
+        parse_advance(p);
+        parse_advance(p);
         n->flags |= NF_IN_ALL;
     }
-    n->kids[0] = prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
+    n->kids[0] = parse_prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
     n->span = span_join(n->span, n->kids[0]->span);
     n->type = VT_NONE;
     return n;
@@ -284,33 +284,33 @@ Node *parse_echo(Parser *p)
 Node *parse_consecutivemoves(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_CONSECUTIVEMOVES, tok_span(kw), 4);
+    parse_advance(p);
+    Node *n = parse_node(p, ND_CONSECUTIVEMOVES, tok_span(kw), 4);
     for (;;) {
         if (p->tok.kind == TK_QUIET && !(n->flags & NF_QUIET)) {
             n->flags |= NF_QUIET;
-            advance(p);
+            parse_advance(p);
         } else if (!n->kids[2] && (n->kids[2] = parse_range_bound(p)) != NULL) {
             n->kids[3] = parse_range_bound(p);
         } else {
             break;
         }
     }
-    Token open = expect(p, TK_LPAREN, "'(' and two position variables");
+    Token open = parse_expect(p, TK_LPAREN, "'(' and two position variables");
     for (int i = 0; i < 2; i++) {
         Token v = expect_name(p, "a position variable");
-        int32_t slot = sema_lookup_var(p->q, tok_text(p, v));
+        int32_t slot = sema_lookup_var(p->q, parse_token_text(p, v));
         if (slot < 0 || sema_var(p->q, slot)->kind != VK_POSITION)
             parse_fail(p, tok_span(v), "'consecutivemoves' needs position variables, and '%.*s' is not one",
                        (int)v.len, p->src->text + v.start);
-        Node *var = new_node(p, ND_VAR, tok_span(v), 0);
+        Node *var = parse_node(p, ND_VAR, tok_span(v), 0);
         var->slot = slot;
         var->text = sema_var(p->q, slot)->name;
         var->type = VT_POSITION;
         n->kids[i] = var;
     }
     n->span = span_join(n->span, tok_span(p->tok));
-    expect_closing(p, TK_RPAREN, open);
+    parse_expect_closing(p, TK_RPAREN, open);
     n->type = VT_NUMBER;
     return n;
 }
@@ -319,17 +319,17 @@ Node *parse_consecutivemoves(Parser *p)
 Node *parse_sort(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_SORT, tok_span(kw), 1);
-    if (accept(p, TK_MIN)) {
+    parse_advance(p);
+    Node *n = parse_node(p, ND_SORT, tok_span(kw), 1);
+    if (parse_accept(p, TK_MIN)) {
         n->flags |= NF_MIN;
-        if (p->tok.kind != TK_STRING) fail_expected(p, "a documentation string after 'sort min'");
+        if (p->tok.kind != TK_STRING) parse_fail_expected(p, "a documentation string after 'sort min'");
     }
     if (p->tok.kind == TK_STRING) {
-        n->text = decode_string(p, p->tok);
-        advance(p);
+        n->text = parse_decode_string(p, p->tok);
+        parse_advance(p);
     }
-    Node *value = prefix_operand(p, PREC_LOWEST, TM_NUMBER | TM_STRING, kw);
+    Node *value = parse_prefix_operand(p, PREC_LOWEST, TM_NUMBER | TM_STRING, kw);
     if (value->kind == ND_INT) parse_fail(p, value->span, "'sort' needs a filter to sort by, not a constant");
     n->kids[0] = value;
     n->span = span_join(n->span, value->span);
@@ -352,8 +352,8 @@ static uint8_t direction_mask(TokKind k)
 Node *parse_direction(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_DIRECTION, tok_span(kw), 1);
+    parse_advance(p);
+    Node *n = parse_node(p, ND_DIRECTION, tok_span(kw), 1);
     n->op = kw.kind;
     n->dirs = direction_mask(kw.kind);
     n->num = 1;
@@ -363,7 +363,7 @@ Node *parse_direction(Parser *p)
         if (p->tok.kind == TK_INT) n->num2 = parse_count_literal(p, tok_ascii(kw.kind));
         if (n->num2 < n->num) parse_fail(p, n->span, "the range of '%s' is empty", tok_ascii(kw.kind));
     }
-    n->kids[0] = prefix_operand(p, PREC_DIR, TM_SET, kw);
+    n->kids[0] = parse_prefix_operand(p, PREC_DIR, TM_SET, kw);
     n->span = span_join(n->span, n->kids[0]->span);
     n->type = VT_SET;
     return n;
@@ -373,7 +373,7 @@ int64_t parse_count_literal(Parser *p, const char *who)
 {
     Token t = p->tok;
     if (t.kind != TK_INT) {
-        fail_expected(p, "a number after '%s'", who);
+        parse_fail_expected(p, "a number after '%s'", who);
     }
     return parse_int(p)->num;
 }
@@ -389,15 +389,15 @@ static void require_kids(Parser *p, Node *n, TypeMask allowed, const char *role)
 Node *parse_ray(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, kw.kind == TK_RAY ? ND_RAY : ND_XRAY, tok_span(kw), 0);
+    parse_advance(p);
+    Node *n = parse_node(p, kw.kind == TK_RAY ? ND_RAY : ND_XRAY, tok_span(kw), 0);
     while (kw.kind == TK_RAY && direction_mask(p->tok.kind)) {
         uint8_t m = direction_mask(p->tok.kind);
         if (n->dirs & m)
             parse_fail(p, tok_span(p->tok), "direction %s repeats a direction already given to 'ray'",
                        tok_describe(p->tok.kind));
         n->dirs |= m;
-        advance(p);
+        parse_advance(p);
     }
     if (kw.kind == TK_RAY && n->dirs == 0) n->dirs = 0xFF;
     parse_argument_list(p, n, 2, UINT32_MAX, tok_ascii(kw.kind));
@@ -411,16 +411,16 @@ Node *parse_ray(Parser *p)
 Node *parse_pin(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_PIN, tok_span(kw), 3);
+    parse_advance(p);
+    Node *n = parse_node(p, ND_PIN, tok_span(kw), 3);
     for (;;) {
         Token t = p->tok;
         int which = t.kind == TK_FROM ? 0 : t.kind == TK_THROUGH ? 1 : t.kind == TK_TO ? 2 : -1;
         if (which < 0) break;
         if (n->kids[which]) parse_fail(p, tok_span(t), "%s given twice in 'pin'", tok_describe(t.kind));
-        advance(p);
+        parse_advance(p);
         if (n->op == TK_EOF) n->op = t.kind;
-        Node *arg = prefix_operand(p, PREC_DIR, TM_SET, t);
+        Node *arg = parse_prefix_operand(p, PREC_DIR, TM_SET, t);
         n->kids[which] = arg;
         n->span = span_join(n->span, arg->span);
     }
@@ -436,14 +436,14 @@ Node *parse_pin(Parser *p)
 Node *parse_makesquare(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_MAKESQUARE, tok_span(kw), 0);
+    parse_advance(p);
+    Node *n = parse_node(p, ND_MAKESQUARE, tok_span(kw), 0);
     if (p->tok.kind == TK_LPAREN) {
         parse_argument_list(p, n, 1, 2, "makesquare");
         require_kids(p, n, n->nkids == 2 ? TM_NUMBER : TM_STRING,
                      n->nkids == 2 ? "a file or rank number of 'makesquare'" : "the square name of 'makesquare'");
     } else {
-        ast_push(p->a, n, prefix_operand(p, PREC_RHS, TM_STRING, kw));
+        ast_push(p->a, n, parse_prefix_operand(p, PREC_RHS, TM_STRING, kw));
         n->span = span_join(n->span, n->kids[0]->span);
     }
     n->type = VT_SET;
@@ -455,8 +455,8 @@ Node *parse_makesquare(Parser *p)
 static Node *parse_fixed_arguments(Parser *p, NodeKind kind, const ParseRule *r)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, kind, tok_span(kw), 0);
+    parse_advance(p);
+    Node *n = parse_node(p, kind, tok_span(kw), 0);
     parse_argument_list(p, n, r->min, r->max, tok_ascii(kw.kind));
     char role[64];
     snprintf(role, sizeof role, "an argument of '%s'", tok_ascii(kw.kind));
@@ -482,7 +482,7 @@ Node *parse_message_args(Parser *p, Node *n)
 {
     if (p->tok.kind == TK_LPAREN) return parse_argument_list(p, n, 1, UINT32_MAX, ast_kind_name(n->kind));
     Token kw = p->prev;
-    Node *arg = prefix_operand(p, PREC_NOT, TM_ANY, kw);
+    Node *arg = parse_prefix_operand(p, PREC_NOT, TM_ANY, kw);
     ast_push(p->a, n, arg);
     n->span = span_join(n->span, arg->span);
     return n;
@@ -494,10 +494,10 @@ Node *parse_message_args(Parser *p, Node *n)
 Node *parse_comment_like(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
+    parse_advance(p);
     NodeKind kind = kw.kind == TK_COMMENT ? ND_COMMENT : kw.kind == TK_MESSAGE ? ND_MESSAGE : ND_STR;
-    Node *n = new_node(p, kind, tok_span(kw), 0);
-    if (kind == ND_MESSAGE && accept(p, TK_QUIET)) n->flags |= NF_QUIET;
+    Node *n = parse_node(p, kind, tok_span(kw), 0);
+    if (kind == ND_MESSAGE && parse_accept(p, TK_QUIET)) n->flags |= NF_QUIET;
     parse_message_args(p, n);
     n->type = kind == ND_STR ? VT_STRING : VT_NONE;
     return n;
@@ -507,17 +507,17 @@ Node *parse_comment_like(Parser *p)
 Node *parse_comment_symbol(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_COMMENT, tok_span(kw), 0);
+    parse_advance(p);
+    Node *n = parse_node(p, ND_COMMENT, tok_span(kw), 0);
     n->flags |= NF_SYMBOL;
     for (;;) {
         bool same_line = memchr(p->src->text + kw.start, '\n', p->tok.start - kw.start) == NULL;
-        if (!same_line || !starts_filter(&p->tok)) break;
+        if (!same_line || !parse_starts_filter(&p->tok)) break;
         Node *arg = parse_expr(p, PREC_NOT);
         ast_push(p->a, n, arg);
         n->span = span_join(n->span, arg->span);
     }
-    if (n->nkids == 0) fail_expected(p, "something to comment after '///' on the same line");
+    if (n->nkids == 0) parse_fail_expected(p, "something to comment after '///' on the same line");
     n->type = VT_NONE;
     return n;
 }
@@ -554,11 +554,11 @@ static const char *check_fen_board(const char *fen)
 static Node *parse_game_text(Parser *p, NodeKind kind, bool sides)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, kind, tok_span(kw), 1);
+    parse_advance(p);
+    Node *n = parse_node(p, kind, tok_span(kw), 1);
     if (sides) {
-        if (accept(p, TK_WHITE)) n->flags |= NF_WHITE;
-        else if (accept(p, TK_BLACK)) n->flags |= NF_BLACK;
+        if (parse_accept(p, TK_WHITE)) n->flags |= NF_WHITE;
+        else if (parse_accept(p, TK_BLACK)) n->flags |= NF_BLACK;
     }
     n->type = VT_STRING;
     if (p->tok.kind == TK_STRING) {
@@ -590,10 +590,10 @@ Node *parse_fen(Parser *p)
 Node *parse_elo(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_ELO, tok_span(kw), 0);
-    if (accept(p, TK_WHITE)) n->flags |= NF_WHITE;
-    else if (accept(p, TK_BLACK)) n->flags |= NF_BLACK;
+    parse_advance(p);
+    Node *n = parse_node(p, ND_ELO, tok_span(kw), 0);
+    if (parse_accept(p, TK_WHITE)) n->flags |= NF_WHITE;
+    else if (parse_accept(p, TK_BLACK)) n->flags |= NF_BLACK;
     n->type = VT_NUMBER;
     return n;
 }
@@ -605,16 +605,16 @@ const char *parse_result_text(Parser *p, Token kw)
     Span span = tok_span(p->tok);
     const char *text;
     if (p->tok.kind == TK_STRING) {
-        text = decode_string(p, p->tok);
-        advance(p);
+        text = parse_decode_string(p, p->tok);
+        parse_advance(p);
     } else {
         if (p->tok.kind != TK_INT && p->tok.kind != TK_STAR) {
-            fail_expected(p, "a result (1-0, 0-1 or 1/2-1/2) after %s", tok_describe(kw.kind));
+            parse_fail_expected(p, "a result (1-0, 0-1 or 1/2-1/2) after %s", tok_describe(kw.kind));
         }
-        advance(p);
-        while ((p->tok.kind == TK_INT || p->tok.kind == TK_MINUS || p->tok.kind == TK_SLASH) && glued(&p->tok)) {
+        parse_advance(p);
+        while ((p->tok.kind == TK_INT || p->tok.kind == TK_MINUS || p->tok.kind == TK_SLASH) && parse_glued(&p->tok)) {
             span.end = p->tok.start + p->tok.len;
-            advance(p);
+            parse_advance(p);
         }
         text = arena_strndup(p->a, p->src->text + span.start, span.end - span.start);
     }
@@ -627,10 +627,10 @@ const char *parse_result_text(Parser *p, Token kw)
 Node *parse_result(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
+    parse_advance(p);
     Span start = tok_span(kw);
     const char *text = parse_result_text(p, kw);
-    Node *n = new_node(p, ND_RESULT, span_join(start, tok_span(p->prev)), 0);
+    Node *n = parse_node(p, ND_RESULT, span_join(start, tok_span(p->prev)), 0);
     n->text = text;
     n->type = VT_NONE;
     return n;
@@ -640,20 +640,20 @@ Node *parse_result(Parser *p)
 Node *parse_position_or_child(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
+    parse_advance(p);
     if (kw.kind == TK_POSITION) {
-        Node *id = prefix_operand(p, PREC_PRIMARY, TM_NUMBER, kw);
-        Node *n = node1(p, ND_POSITION, span_join(tok_span(kw), id->span), id);
+        Node *id = parse_prefix_operand(p, PREC_PRIMARY, TM_NUMBER, kw);
+        Node *n = parse_node1(p, ND_POSITION, span_join(tok_span(kw), id->span), id);
         n->type = VT_POSITION;
         return n;
     }
-    Node *n = new_node(p, ND_CHILD, tok_span(kw), 1);
-    if (p->tok.kind == TK_LPAREN && glued(&p->tok)) {
+    Node *n = parse_node(p, ND_CHILD, tok_span(kw), 1);
+    if (p->tok.kind == TK_LPAREN && parse_glued(&p->tok)) {
         Token open = p->tok;
-        advance(p);
-        n->kids[0] = prefix_operand(p, PREC_LOWEST, TM_NUMBER, open);
+        parse_advance(p);
+        n->kids[0] = parse_prefix_operand(p, PREC_LOWEST, TM_NUMBER, open);
         n->span = span_join(n->span, tok_span(p->tok));
-        expect_closing(p, TK_RPAREN, open);
+        parse_expect_closing(p, TK_RPAREN, open);
     }
     n->type = VT_POSITION;
     return n;
@@ -663,9 +663,9 @@ Node *parse_position_or_child(Parser *p)
 Node *parse_try(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_TRY, tok_span(kw), 1);
-    if (starts_filter(&p->tok)) {
+    parse_advance(p);
+    Node *n = parse_node(p, ND_TRY, tok_span(kw), 1);
+    if (parse_starts_filter(&p->tok)) {
         n->kids[0] = parse_filter(p);
         n->span = span_join(n->span, n->kids[0]->span);
     }
@@ -677,14 +677,14 @@ Node *parse_try(Parser *p)
 Node *parse_hhdb(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_HHDB, tok_span(kw), 0);
-    if (p->tok.kind != TK_IDENT && tok_class(p->tok.kind) != TC_KEYWORD) fail_expected(p, "a field after 'hhdb'");
-    Node *field = new_node(p, ND_STRING, tok_span(p->tok), 0);
-    field->text = tok_text(p, p->tok);
+    parse_advance(p);
+    Node *n = parse_node(p, ND_HHDB, tok_span(kw), 0);
+    if (p->tok.kind != TK_IDENT && tok_class(p->tok.kind) != TC_KEYWORD) parse_fail_expected(p, "a field after 'hhdb'");
+    Node *field = parse_node(p, ND_STRING, tok_span(p->tok), 0);
+    field->text = parse_token_text(p, p->tok);
     field->type = VT_STRING;
     ast_push(p->a, n, field);
-    advance(p);
+    parse_advance(p);
     if (p->tok.kind == TK_STRING) ast_push(p->a, n, parse_string(p));
     n->span = span_join(n->span, tok_span(p->prev));
     n->type = VT_NONE;

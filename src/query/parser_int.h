@@ -91,49 +91,49 @@ void parse_check(Parser *p, Span span, const char *error);   /* fails when error
 
 Span tok_span(Token t);
 Span span_join(Span a, Span b);
-const Token *peek(Parser *p, int n);        /* n = 1: the token after the current one */
-void advance(Parser *p);
-bool accept(Parser *p, TokKind k);
-Token expect(Parser *p, TokKind k, const char *what);
-void expect_closing(Parser *p, TokKind close, Token open);
-noreturn void fail_expected(Parser *p, const char *fmt, ...)   /* "expected <fmt>, found ..." */
+const Token *parse_peek(Parser *p, int n);        /* n = 1: the token after the current one */
+void parse_advance(Parser *p);
+bool parse_accept(Parser *p, TokKind k);
+Token parse_expect(Parser *p, TokKind k, const char *what);
+void parse_expect_closing(Parser *p, TokKind close, Token open);
+noreturn void parse_fail_expected(Parser *p, const char *fmt, ...)   /* "expected <fmt>, found ..." */
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-void expect_filter(Parser *p, TokKind after);   /* fails unless a filter can begin here */
-char *tok_text(Parser *p, Token t);         /* a copy of the token's text */
-bool glued(const Token *t);                 /* no white space before t */
+void parse_expect_filter(Parser *p, TokKind after);   /* fails unless a filter can begin here */
+char *parse_token_text(Parser *p, Token t);         /* a copy of the token's text */
+bool parse_glued(const Token *t);                 /* no white space before t */
 
-void enter_level(Parser *p, Span at);
-void leave_level(Parser *p);
+void parse_enter_level(Parser *p, Span at);
+void parse_leave_level(Parser *p);
 
 /* Inside ( ) { } [ ] and function bodies the context flags (regex,
  * in_index) do not apply; close_brackets restores them. */
 typedef struct Nesting {
     bool regex, in_index;
 } Nesting;
-Nesting open_brackets(Parser *p);
-void close_brackets(Parser *p, Nesting saved);
+Nesting parse_open_brackets(Parser *p);
+void parse_close_brackets(Parser *p, Nesting saved);
 
-Node *new_node(Parser *p, NodeKind k, Span span, uint32_t nkids);
-Node *node1(Parser *p, NodeKind k, Span span, Node *kid);
-Node *node2(Parser *p, NodeKind k, Node *a, Node *b);
+Node *parse_node(Parser *p, NodeKind k, Span span, uint32_t nkids);
+Node *parse_node1(Parser *p, NodeKind k, Span span, Node *kid);
+Node *parse_node2(Parser *p, NodeKind k, Node *a, Node *b);
 /* Parses the operand of a prefix keyword kw at prec and checks its type. */
-Node *prefix_operand(Parser *p, Prec prec, TypeMask allowed, Token kw);
+Node *parse_prefix_operand(Parser *p, Prec prec, TypeMask allowed, Token kw);
 Node *parse_int(Parser *p);
 Node *parse_string(Parser *p);
-char *decode_string(Parser *p, Token t);
-bool is_assign_op(TokKind k);
+char *parse_decode_string(Parser *p, Token t);
+bool parse_is_assign_op(TokKind k);
 /* name op F; the current token is the operator */
 Node *parse_assignment(Parser *p, const char *name, uint64_t flags, Span start);
 /* name ∊ S F; the current token is the name, `start` the first token */
 Node *parse_iteration(Parser *p, bool universal, Token start);
 /* the domain and body of an iteration (NF_ALL, NF_PIECE in flags) */
-Node *finish_iteration(Parser *p, const char *name, Token var, uint64_t flags, Token start, Token before_domain);
+Node *parse_finish_iteration(Parser *p, const char *name, Token var, uint64_t flags, Token start, Token before_domain);
 Node *parse_expr(Parser *p, Prec min);
 Node *parse_filter(Parser *p);              /* parse_expr(PREC_LOWEST) */
-bool starts_filter(const Token *t);
+bool parse_starts_filter(const Token *t);
 Node *parse_braced_members(Parser *p, NodeKind kind, TokKind close, Token open);
 Node *parse_argument_list(Parser *p, Node *parent, uint32_t min, uint32_t max, const char *who);
 Node *parse_message_args(Parser *p, Node *n);
@@ -148,7 +148,7 @@ const char *parse_result_text(Parser *p, Token kw);
 
 /* parser_move.c */
 Node *parse_dash(Parser *p, Node *from);
-bool is_repetition_token(Parser *p, const Node *lhs);
+bool parse_is_repetition(Parser *p, const Node *lhs);
 
 /* The parse functions of the filters whose shape is WITH(fn) in
  * filters.def: each begins at the filter's keyword (the current token). */

@@ -39,7 +39,7 @@ static bool accept_flag(Parser *p, Node *n, const FlagParam *params, size_t coun
             parse_fail(p, tok_span(p->tok), "%s given twice in '%s'", tok_describe(p->tok.kind), owner);
         n->flags |= params[i].flag;
         n->span = span_join(n->span, tok_span(p->tok));
-        advance(p);
+        parse_advance(p);
         return true;
     }
     return false;
@@ -61,8 +61,8 @@ static void check_promotion(Parser *p, const Node *promo)
 Node *parse_dash(Parser *p, Node *from)
 {
     Token d = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_DASH, from ? span_join(from->span, tok_span(d)) : tok_span(d), 4);
+    parse_advance(p);
+    Node *n = parse_node(p, ND_DASH, from ? span_join(from->span, tok_span(d)) : tok_span(d), 4);
     n->op = d.kind;
     if (from) {
         if (from->kind == ND_DASH)
@@ -70,7 +70,7 @@ Node *parse_dash(Parser *p, Node *from)
         parse_check(p, from->span, sema_require(p->a, from, TM_SET, "the squares a move starts from"));
         n->kids[0] = from;
     }
-    if (glued(&p->tok) && starts_filter(&p->tok) && p->tok.kind != TK_LPAREN) {
+    if (parse_glued(&p->tok) && parse_starts_filter(&p->tok) && p->tok.kind != TK_LPAREN) {
         Node *to = parse_expr(p, PREC_ADD);
         parse_check(p, to->span, sema_require(p->a, to, TM_SET, "the squares a move goes to"));
         n->kids[1] = to;
@@ -78,8 +78,8 @@ Node *parse_dash(Parser *p, Node *from)
     }
     if (p->tok.kind == TK_ASSIGN) {
         Token eq = p->tok;
-        advance(p);
-        if (!starts_filter(&p->tok)) fail_expected(p, "a promotion piece after '='");
+        parse_advance(p);
+        if (!parse_starts_filter(&p->tok)) parse_fail_expected(p, "a promotion piece after '='");
         Node *promo = parse_expr(p, PREC_LOWEST);
         check_promotion(p, promo);
         n->kids[2] = promo;
@@ -87,8 +87,8 @@ Node *parse_dash(Parser *p, Node *from)
     }
     if (p->tok.kind == TK_LPAREN) {
         Token open = p->tok;
-        if (glued(&open)) {
-            advance(p);
+        if (parse_glued(&open)) {
+            parse_advance(p);
             Node *target = parse_braced_members(p, ND_COMPOUND, TK_RPAREN, open);
             n->kids[3] = target;
             n->span = span_join(n->span, target->span);
@@ -107,9 +107,9 @@ static Node *parse_dash_pattern(Parser *p, Token kw)
 {
     Node *from = NULL;
     if (!is_dash(p->tok.kind)) {
-        if (starts_filter(&p->tok)) from = parse_expr(p, PREC_ADD);
-        if (!from || !is_dash(p->tok.kind) || !glued(&p->tok))
-            fail_expected(p, "a move pattern such as '--' after %s", tok_describe(kw.kind));
+        if (parse_starts_filter(&p->tok)) from = parse_expr(p, PREC_ADD);
+        if (!from || !is_dash(p->tok.kind) || !parse_glued(&p->tok))
+            parse_fail_expected(p, "a move pattern such as '--' after %s", tok_describe(kw.kind));
     }
     return parse_dash(p, from);
 }
@@ -132,7 +132,7 @@ static void check_generated(Parser *p, const Node *dash, Token kw)
 Node *parse_generated_moves(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
+    parse_advance(p);
     Node *dash = parse_dash_pattern(p, kw);
     check_generated(p, dash, kw);
     dash->flags |= kw.kind == TK_LEGAL ? NF_LEGAL : NF_PSEUDOLEGAL;
@@ -145,15 +145,15 @@ Node *parse_generated_moves(Parser *p)
 Node *parse_countmoves(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
+    parse_advance(p);
     uint64_t flags = 0;
     Token gen = p->tok;
-    if (accept(p, TK_LEGAL)) flags = NF_LEGAL;
-    else if (accept(p, TK_PSEUDOLEGAL)) flags = NF_PSEUDOLEGAL;
+    if (parse_accept(p, TK_LEGAL)) flags = NF_LEGAL;
+    else if (parse_accept(p, TK_PSEUDOLEGAL)) flags = NF_PSEUDOLEGAL;
     Node *dash = parse_dash_pattern(p, flags ? gen : kw);
     if (flags) check_generated(p, dash, gen);
     dash->flags |= flags;
-    Node *n = new_node(p, ND_COUNTMOVES, span_join(tok_span(kw), dash->span), 1);
+    Node *n = parse_node(p, ND_COUNTMOVES, span_join(tok_span(kw), dash->span), 1);
     n->kids[0] = dash;
     n->type = VT_NUMBER;
     return n;
@@ -163,9 +163,9 @@ Node *parse_countmoves(Parser *p)
 Node *parse_currentmove(Parser *p)
 {
     Token kw = p->tok;
-    advance(p);
+    parse_advance(p);
     Node *dash = parse_dash_pattern(p, kw);
-    Node *n = new_node(p, ND_CURRENTMOVE, span_join(tok_span(kw), dash->span), 1);
+    Node *n = parse_node(p, ND_CURRENTMOVE, span_join(tok_span(kw), dash->span), 1);
     n->kids[0] = dash;
     n->type = VT_NONE;
     return n;
@@ -189,8 +189,8 @@ Node *parse_move(Parser *p)
     };
     static const TokKind with_argument[] = {TK_FROM, TK_TO, TK_CAPTURE, TK_PROMOTE, TK_ENPASSANTSQUARE};
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_MOVE, tok_span(kw), 6);
+    parse_advance(p);
+    Node *n = parse_node(p, ND_MOVE, tok_span(kw), 6);
     for (;;) {
         Token t = p->tok;
         int arg = -1;
@@ -199,8 +199,8 @@ Node *parse_move(Parser *p)
         if (accept_flag(p, n, switches, sizeof switches / sizeof switches[0], "move")) continue;
         if (arg >= 0) {
             if (n->kids[arg]) parse_fail(p, tok_span(t), "%s given twice in 'move'", tok_describe(t.kind));
-            advance(p);
-            expect_filter(p, t.kind);
+            parse_advance(p);
+            parse_expect_filter(p, t.kind);
             Node *value = parse_expr(p, PREC_DIR);
             TypeMask allowed = t.kind == TK_PROMOTE ? (TM_SET | TM_STRING) : TM_SET;
             char role[64];
@@ -210,8 +210,8 @@ Node *parse_move(Parser *p)
             if (n->op == TK_EOF && arg < 3) n->op = t.kind;
         } else if (t.kind == TK_COMMENT) {
             if (n->kids[5]) parse_fail(p, tok_span(t), "'comment' given twice in 'move'");
-            advance(p);
-            n->kids[5] = new_node(p, ND_COMMENT, tok_span(t), 0);
+            parse_advance(p);
+            n->kids[5] = parse_node(p, ND_COMMENT, tok_span(t), 0);
             parse_message_args(p, n->kids[5]);
             n->kids[5]->type = VT_NONE;
         } else {
@@ -238,13 +238,13 @@ Node *parse_move(Parser *p)
 /* In a line or path constituent, is the current '+' or '*' a repetition
  * rather than an arithmetic operator after `lhs`? It is when `lhs` cannot
  * take part in arithmetic, or when nothing that could be an operand follows. */
-bool is_repetition_token(Parser *p, const Node *lhs)
+bool parse_is_repetition(Parser *p, const Node *lhs)
 {
     if (!p->regex) return false;
     bool arithmetic = p->tok.kind == TK_PLUS ? (lhs->type == VT_NUMBER || lhs->type == VT_STRING)
                                              : lhs->type == VT_NUMBER;
     if (!arithmetic) return true;
-    switch (peek(p, 1)->kind) {
+    switch (parse_peek(p, 1)->kind) {
     case TK_LINE_FWD: case TK_LINE_BACK: case TK_RPAREN: case TK_RBRACE: case TK_EOF:
     case TK_QUANT: case TK_PLUS: case TK_STAR: case TK_QUESTION:
         return true;
@@ -292,7 +292,7 @@ static Node *parse_repetitions(Parser *p, Node *atom)
             parse_fail(p, tok_span(t), "repetition '%.*s' cannot follow '%.*s'", (int)t.len, p->src->text + t.start,
                        (int)p->prev.len, p->src->text + p->prev.start);
         last = order;
-        Node *r = new_node(p, ND_REPEAT, span_join(atom->span, tok_span(t)), 1);
+        Node *r = parse_node(p, ND_REPEAT, span_join(atom->span, tok_span(t)), 1);
         r->kids[0] = atom;
         bool forced = false;
         if (order == 0) decode_quantifier(p, t, &r->num, &r->num2, &forced);
@@ -301,7 +301,7 @@ static Node *parse_repetitions(Parser *p, Node *atom)
         else r->num = 0, r->num2 = 1;
         if (forced) r->flags |= NF_FORCED;
         r->type = atom->type;
-        advance(p);
+        parse_advance(p);
         atom = r;
     }
 }
@@ -309,8 +309,8 @@ static Node *parse_repetitions(Parser *p, Node *atom)
 /* A filter inside line or path, parsed with + * ? recognized as repetitions. */
 static Node *parse_regex_filter(Parser *p, const char *after)
 {
-    if (!starts_filter(&p->tok)) {
-        fail_expected(p, "a filter after %s", after);
+    if (!parse_starts_filter(&p->tok)) {
+        parse_fail_expected(p, "a filter after %s", after);
     }
     bool saved = p->regex;
     p->regex = true;
@@ -332,7 +332,7 @@ static void parse_line_sequence(Parser *p, Node *parent, TokKind dir)
     for (;;) {
         ast_push(p->a, parent, parse_line_constituent(p, dir));
         if (p->tok.kind == dir) {
-            advance(p);
+            parse_advance(p);
             continue;
         }
         if (p->tok.kind == TK_LINE_FWD || p->tok.kind == TK_LINE_BACK)
@@ -347,11 +347,11 @@ static Node *parse_line_constituent(Parser *p, TokKind dir)
     Node *atom;
     if (p->tok.kind == TK_LPAREN) {
         Token open = p->tok;
-        advance(p);
-        atom = new_node(p, ND_GROUP, tok_span(open), 0);
+        parse_advance(p);
+        atom = parse_node(p, ND_GROUP, tok_span(open), 0);
         parse_line_sequence(p, atom, dir);
         atom->span = span_join(atom->span, tok_span(p->tok));
-        expect_closing(p, TK_RPAREN, open);
+        parse_expect_closing(p, TK_RPAREN, open);
         atom->type = VT_NONE;
     } else {
         atom = parse_regex_filter(p, tok_describe(dir));
@@ -372,8 +372,8 @@ Node *parse_line(Parser *p)
         {TK_NESTBAN, NF_NESTBAN},
     };
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_LINE, tok_span(kw), 0);
+    parse_advance(p);
+    Node *n = parse_node(p, ND_LINE, tok_span(kw), 0);
     n->num = n->num2 = -1;
     for (;;) {
         Token t = p->tok;
@@ -388,12 +388,12 @@ Node *parse_line(Parser *p)
         }
     }
     TokKind dir = p->tok.kind;
-    if (dir != TK_LINE_FWD && dir != TK_LINE_BACK) fail_expected(p, "'-->' or '<--' after 'line'");
+    if (dir != TK_LINE_FWD && dir != TK_LINE_BACK) parse_fail_expected(p, "'-->' or '<--' after 'line'");
     if (dir == TK_LINE_BACK) n->flags |= NF_BACKWARD;
-    advance(p);
+    parse_advance(p);
     parse_line_sequence(p, n, dir);
     if (!closes_sequence(p->tok.kind)) {
-        fail_expected(p, "%s or the end of 'line'", tok_describe(dir));
+        parse_fail_expected(p, "%s or the end of 'line'", tok_describe(dir));
     }
     n->span = span_join(n->span, tok_span(p->prev));
     /* lastposition: the value is the line's last position, not its length */
@@ -422,7 +422,7 @@ static void parse_path_sequence(Parser *p, Node *parent)
         if (repeated && !is_step(atom)) {
             if (last_step < 0)
                 parse_fail(p, tok_span(p->tok), "nothing to repeat: in a path, a repetition follows a move");
-            Node *group = new_node(p, ND_GROUP, span_join(parent->kids[last_step]->span, atom->span), 0);
+            Node *group = parse_node(p, ND_GROUP, span_join(parent->kids[last_step]->span, atom->span), 0);
             group->flags |= NF_IMPLICIT;
             for (uint32_t i = (uint32_t)last_step; i < parent->nkids; i++) ast_push(p->a, group, parent->kids[i]);
             ast_push(p->a, group, atom);
@@ -440,11 +440,11 @@ static Node *parse_path_atom(Parser *p)
 {
     if (p->tok.kind == TK_LPAREN) {
         Token open = p->tok;
-        advance(p);
-        Node *group = new_node(p, ND_GROUP, tok_span(open), 0);
+        parse_advance(p);
+        Node *group = parse_node(p, ND_GROUP, tok_span(open), 0);
         parse_path_sequence(p, group);
         group->span = span_join(group->span, tok_span(p->tok));
-        expect_closing(p, TK_RPAREN, open);
+        parse_expect_closing(p, TK_RPAREN, open);
         group->type = VT_NONE;
         return group;
     }
@@ -468,20 +468,20 @@ Node *parse_path(Parser *p)
         {TK_VERBOSE, NF_VERBOSE},
     };
     Token kw = p->tok;
-    advance(p);
-    Node *n = new_node(p, ND_PATH, tok_span(kw), 0);
+    parse_advance(p);
+    Node *n = parse_node(p, ND_PATH, tok_span(kw), 0);
     for (;;) {
         Token t = p->tok;
         if (accept_flag(p, n, params, sizeof params / sizeof params[0], "path")) continue;
         if (t.kind == TK_TITLE) {
-            advance(p);
-            Token title = expect(p, TK_STRING, "a string after 'title'");
-            n->text = decode_string(p, title);
+            parse_advance(p);
+            Token title = parse_expect(p, TK_STRING, "a string after 'title'");
+            n->text = parse_decode_string(p, title);
         } else if (t.kind == TK_FOCUS) {
-            advance(p);
-            Node *focus = new_node(p, ND_PATH_FOCUS, tok_span(t), 1);
-            if (accept(p, TK_CAPTURE)) focus->flags |= NF_CAPTURE;
-            expect_filter(p, t.kind);
+            parse_advance(p);
+            Node *focus = parse_node(p, ND_PATH_FOCUS, tok_span(t), 1);
+            if (parse_accept(p, TK_CAPTURE)) focus->flags |= NF_CAPTURE;
+            parse_expect_filter(p, t.kind);
             focus->kids[0] = parse_expr(p, PREC_DIR);
             parse_check(p, focus->kids[0]->span, sema_require(p->a, focus->kids[0], TM_SET, "the focus of 'path'"));
             focus->span = span_join(focus->span, focus->kids[0]->span);
@@ -490,7 +490,7 @@ Node *parse_path(Parser *p)
             break;
         }
     }
-    if (closes_sequence(p->tok.kind)) fail_expected(p, "a move or filter after 'path'");
+    if (closes_sequence(p->tok.kind)) parse_fail_expected(p, "a move or filter after 'path'");
     parse_path_sequence(p, n);
     n->span = span_join(n->span, tok_span(p->prev));
     n->type = VT_NUMBER;

@@ -62,7 +62,7 @@ static void test_start_position(void **state)
     (void)state;
     Position pos;
     pos_start(&pos);
-    assert_fen(&pos, START_FEN);
+    assert_fen(&pos, POS_START_FEN);
     assert_int_equal(pos.side, WHITE);
     assert_int_equal(pos.castle_rook[WHITE][CASTLE_SHORT], SQ_H1);
     assert_int_equal(pos.castle_rook[WHITE][CASTLE_LONG], SQ_A1);
@@ -317,8 +317,8 @@ static void test_en_passant(void **state)
 {
     (void)state;
     /* The ep square is recorded after every double push. */
-    assert_after(START_FEN, "e4", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
-    assert_after(START_FEN, "e4 Nf6", "rnbqkb1r/pppppppp/5n2/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 1 2");
+    assert_after(POS_START_FEN, "e4", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
+    assert_after(POS_START_FEN, "e4 Nf6", "rnbqkb1r/pppppppp/5n2/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 1 2");
     /* White and black captures remove the pawn behind the target. */
     assert_after("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2", "exd6",
                  "4k3/8/3P4/8/8/8/8/4K3 b - - 0 2");

@@ -53,7 +53,7 @@ static int check_round_trips(const Position *pos)
             print_error("%s: '%s' resolved with status %d\n", fen, san, (int)status);
             fail();
         }
-        n = move_to_uci(m, uci);
+        n = san_move_uci(m, uci);
         assert_int_equal(n, strlen(uci));
         int king_step = move_to(m) - move_from(m);
         if (move_is_castle(m) && king_step != 2 && king_step != -2) continue;
@@ -134,7 +134,7 @@ static void test_round_trip_chess960(void **state)
 typedef struct SanCase {
     const char *fen;
     const char *text;
-    const char *uci;      /* the move expected, as move_to_uci writes it */
+    const char *uci;      /* the move expected, as san_move_uci writes it */
 } SanCase;
 
 static void test_dirty_san(void **state)
@@ -190,7 +190,7 @@ static void test_dirty_san(void **state)
         Move m;
         char uci[8] = "";
         SanStatus status = san_parse(&pos, CASES[i].text, strlen(CASES[i].text), &m);
-        if (status == SAN_OK) move_to_uci(m, uci);
+        if (status == SAN_OK) san_move_uci(m, uci);
         if (status != SAN_OK || strcmp(uci, CASES[i].uci) != 0) {
             print_error("'%s' in %s: expected %s, got status %d move %s\n", CASES[i].text,
                         CASES[i].fen, CASES[i].uci, (int)status, uci);
@@ -349,15 +349,15 @@ static void test_move_to_uci(void **state)
 {
     (void)state;
     char uci[8];
-    assert_int_equal(move_to_uci(move_make(SQ_E7, SQ_E8, QUEEN, MK_PROMOTION), uci), 5);
+    assert_int_equal(san_move_uci(move_make(SQ_E7, SQ_E8, QUEEN, MK_PROMOTION), uci), 5);
     assert_string_equal(uci, "e7e8q");
-    assert_int_equal(move_to_uci(move_make(SQ_B2, SQ_A1, KNIGHT, MK_PROMOTION), uci), 5);
+    assert_int_equal(san_move_uci(move_make(SQ_B2, SQ_A1, KNIGHT, MK_PROMOTION), uci), 5);
     assert_string_equal(uci, "b2a1n");
-    assert_int_equal(move_to_uci(MOVE_NULL, uci), 4);
+    assert_int_equal(san_move_uci(MOVE_NULL, uci), 4);
     assert_string_equal(uci, "0000");
-    assert_int_equal(move_to_uci(move_make(SQ_E1, SQ_G1, NO_PIECE_TYPE, MK_CASTLE_SHORT), uci), 4);
+    assert_int_equal(san_move_uci(move_make(SQ_E1, SQ_G1, NO_PIECE_TYPE, MK_CASTLE_SHORT), uci), 4);
     assert_string_equal(uci, "e1g1");
-    move_to_uci(move_make(SQ_G1, SQ_F3, NO_PIECE_TYPE, MK_NORMAL), uci);
+    san_move_uci(move_make(SQ_G1, SQ_F3, NO_PIECE_TYPE, MK_NORMAL), uci);
     assert_string_equal(uci, "g1f3");
 }
 

@@ -217,7 +217,7 @@ static int divide(int depth, const char *fen)
         char uci[8];
         pos_make_move(&child, list.moves[i]);
         uint64_t n = depth > 1 ? mg_perft(&child, depth - 1) : 1;
-        move_to_uci(list.moves[i], uci);
+        san_move_uci(list.moves[i], uci);
         printf("%s: %" PRIu64 "\n", uci, n);
         total += n;
     }
@@ -305,7 +305,7 @@ int main(int argc, char **argv)
 {
     att_init();
     if (argc == 2 && strcmp(argv[1], "--bench") == 0) {
-        bench_perft("start", START_FEN, 6);
+        bench_perft("start", POS_START_FEN, 6);
         bench_perft("kiwipete",
                     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 5);
         bench_san();
