@@ -61,6 +61,11 @@ typedef struct CqlMessages {
     unsigned errors, warnings;
 } CqlMessages;
 
+/* Passes a finished message (as a sink received it) on to m: for a caller
+ * that collects messages where they happen (a worker thread) and delivers
+ * them later, in order. */
+CQL_API void cql_deliver(CqlMessages *m, CqlSeverity severity, const char *text);
+
 /* "cql: SEVERITY: MESSAGE", the form of usage and file messages. */
 CQL_API void cql_report(CqlMessages *m, CqlSeverity severity, const char *fmt, ...) CQL_PRINTF(3, 4);
 

@@ -34,16 +34,21 @@ void diag_sink_init(DiagSink *d, DiagSinkFn fn, void *ctx)
     d->warnings = 0;
 }
 
-static void deliver(DiagSink *d, DiagSeverity sev, StrBuf *msg)
+void diag_deliver(DiagSink *d, DiagSeverity sev, const char *text)
 {
     if (sev == DIAG_ERROR) d->errors++;
     else if (sev == DIAG_WARNING) d->warnings++;
     if (d->fn) {
-        d->fn(d->ctx, sev, sb_str(msg));
+        d->fn(d->ctx, sev, text);
     } else {
-        fputs(sb_str(msg), stderr);
+        fputs(text, stderr);
         fflush(stderr);
     }
+}
+
+static void deliver(DiagSink *d, DiagSeverity sev, StrBuf *msg)
+{
+    diag_deliver(d, sev, sb_str(msg));
     sb_free(msg);
 }
 

@@ -61,6 +61,10 @@ void diag_game(DiagSink *d, const char *file, unsigned line, unsigned col,
 void diag_file(DiagSink *d, const char *file, unsigned line, unsigned col,
                DiagSeverity sev, const char *fmt, ...) DIAG_PRINTF(6, 7);
 
+/* Delivers a finished message (as a sink received it) to d: for messages
+ * collected where they happened and passed on later, in order. */
+void diag_deliver(DiagSink *d, DiagSeverity sev, const char *text);
+
 /* cql: SEVERITY: MESSAGE */
 void diag_plain(DiagSink *d, DiagSeverity sev, const char *fmt, ...) DIAG_PRINTF(3, 4);
 

@@ -20,7 +20,7 @@ typedef enum SlotState { SLOT_EMPTY, SLOT_READY, SLOT_BUSY, SLOT_DONE } SlotStat
 typedef struct GameJob {
     CqlGameText *text;
     CqlText out;         /* PGN of the game when it matched */
-    CqlText messages;    /* diagnostics about the game, in order */
+    CqlText messages;    /* diagnostics about the game, in order (collect_message) */
     CqlText printed;     /* what `message` filters printed */
     bool matched;
     bool pgn_error;
@@ -36,10 +36,24 @@ typedef struct Worker {
     const char *input_name;
 } Worker;
 
-static void capture_message(void *ctx, CqlSeverity sev, const char *text)
+/* Keeps a message about a job's game for later: its severity as one digit,
+ * then its text with the terminating NUL, record after record. */
+static void collect_message(void *ctx, CqlSeverity sev, const char *text)
 {
-    (void)sev;
-    cql_text_append(ctx, text, strlen(text));
+    char severity = (char)('0' + sev);
+    cql_text_append(ctx, &severity, 1);
+    cql_text_append(ctx, text, strlen(text) + 1);
+}
+
+/* Passes the messages kept by collect_message on to m, in order. */
+static void deliver_messages(CqlText *kept, CqlMessages *m)
+{
+    for (size_t at = 0; at < kept->len;) {
+        const char *text = kept->data + at + 1;
+        cql_deliver(m, (CqlSeverity)(kept->data[at] - '0'), text);
+        at += strlen(text) + 2;
+    }
+    cql_text_clear(kept);
 }
 
 static void worker_init(Worker *w, const PipelineSetup *p)
@@ -71,7 +85,7 @@ static void job_free(GameJob *job)
 
 static void search_game(Worker *w, GameJob *job)
 {
-    CqlMessages messages = {capture_message, &job->messages, 0, 0};
+    CqlMessages messages = {collect_message, &job->messages, 0, 0};
     CqlGameStatus st = cql_game_parse(w->game, job->text, w->input_name, &messages);
     job->pgn_error = st != CQL_GAME_OK;
     if (st == CQL_GAME_UNUSABLE) return;
@@ -118,7 +132,7 @@ static void print_text(CqlText *t, FILE *fp)
 
 static void emit(Emitter *e, GameJob *job)
 {
-    print_text(&job->messages, stderr);
+    deliver_messages(&job->messages, e->setup->messages);
     print_text(&job->printed, e->setup->notes);
     if (job->pgn_error) e->totals.pgn_errors++;
     if (job->matched && !emit_failed(e)) {
@@ -173,9 +187,9 @@ static bool read_job(Emitter *e, GameJob *job)
     CqlReader *r = e->setup->reader;
     if (wanted.set && cql_reader_games(r) >= wanted.max) return false;
     if (job->out.cap > JOB_KEEP_CAPACITY) cql_text_free(&job->out);   /* left by a big game */
-    CqlMessages messages = {capture_message, &job->messages, 0, 0};
+    CqlMessages messages = {collect_message, &job->messages, 0, 0};
     if (!cql_reader_next(r, job->text, &messages)) {
-        print_text(&job->messages, stderr);
+        deliver_messages(&job->messages, e->setup->messages);
         return false;
     }
     e->totals.games++;

@@ -24,6 +24,7 @@ typedef struct PipelineSetup {
     const CqlQuery *query;
     CqlReader *reader;
     OutputFile *out;         /* matching games go here; the first failed write stops the loop */
+    CqlMessages *messages;   /* where messages about the games go, in input order */
     FILE *notes;             /* where -showmatches and `message` print */
     bool showmatches;        /* print <N> for each matching game */
     long threads;            /* 1: everything on the calling thread */
@@ -38,8 +39,9 @@ typedef struct PipelineTotals {
 
 /* Reads every game (up to the query's game-number range), searches it and
  * writes the matches, sorted at the end when the query sorts. Messages about
- * the games go to standard error, in input order. With one thread, the
- * persistent variables are appended to *persistent at the end. */
+ * the games go to p->messages in input order, whichever thread read the
+ * game. With one thread, the persistent variables are appended to
+ * *persistent at the end. */
 void pipeline_run(const PipelineSetup *p, PipelineTotals *totals, CqlText *persistent);
 
 #endif

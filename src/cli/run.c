@@ -224,6 +224,7 @@ static ExitCode search_games(Run *r)
         .query = r->query,
         .reader = r->reader,
         .out = &r->out,
+        .messages = r->m,
         .notes = games_on_stdout ? stderr : stdout,
         .showmatches = o->showmatches,
         .threads = threads,

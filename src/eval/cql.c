@@ -105,6 +105,13 @@ static void count_messages(CqlMessages *m, const DiagSink *d)
     m->warnings += d->warnings;
 }
 
+void cql_deliver(CqlMessages *m, CqlSeverity severity, const char *text)
+{
+    DiagSink d = sink_for(m);
+    diag_deliver(&d, (DiagSeverity)severity, text);
+    count_messages(m, &d);
+}
+
 void cql_report(CqlMessages *m, CqlSeverity severity, const char *fmt, ...)
 {
     StrBuf text = SB_INIT;
