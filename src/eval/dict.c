@@ -225,12 +225,12 @@ static bool is_dictionary(const Evaluator *ev, int32_t slot)
     return slot >= 0 && ev->q->vars[slot].kind == VK_DICTIONARY;
 }
 
-void eval_dict_init(Evaluator *ev)
+static void eval_dict_init(Evaluator *ev)
 {
     ev->dicts = xcalloc(ev->q->nvars ? ev->q->nvars : 1, sizeof *ev->dicts);
 }
 
-void eval_dict_free(Evaluator *ev)
+static void eval_dict_free(Evaluator *ev)
 {
     if (!ev->dicts) return;
     for (uint32_t i = 0; i < ev->q->nvars; i++) {
@@ -246,7 +246,7 @@ void eval_dict_free(Evaluator *ev)
 
 /* Local dictionaries start each game empty (chosen without a conformance
  * vector: CQL 6.2 documents local dictionaries as not kept across games). */
-void eval_dict_new_game(Evaluator *ev)
+static void eval_dict_new_game(Evaluator *ev)
 {
     for (uint32_t i = 0; i < ev->q->nvars; i++)
         if (is_dictionary(ev, (int32_t)i) && ev->q->vars[i].local) dict_clear(&ev->dicts[i]);
@@ -406,8 +406,10 @@ void eval_dict_to_text(const Evaluator *ev, int32_t slot, StrBuf *sb)
 
 /* }==== */
 
-const EvalEntry eval_dict_entries[] = {
+static const EvalEntry dict_entries[] = {
     {ND_DICT_INDEX, eval_dict_index},
     {ND_DICT_ASSIGN, eval_dict_assign},
     {ND_COUNT_, NULL},
 };
+
+const EvalFamily eval_dict_family = {dict_entries, eval_dict_init, eval_dict_new_game, eval_dict_free};

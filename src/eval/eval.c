@@ -2,9 +2,9 @@
  * src/eval/eval.c — evaluates a query at the positions of a game.
  *
  * Every node kind has one evaluation function in `eval_table` (a data table
- * indexed by NodeKind, filled from each family's list of entries: this
- * file's core filters, nav.c, text.c, moves.c, path.c,
- * orbit.c); a kind without an entry is not supported yet, and
+ * indexed by NodeKind, filled from the entries of each family's descriptor:
+ * this file's core filters, nav.c, text.c, moves.c, path.c, orbit.c,
+ * dict.c); a kind without an entry is not supported yet, and
  * eval_check_supported reports it before any game is read. An evaluation
  * function returns whether the filter matches and, when it does, stores the
  * filter's value in *out (a set, a number, a position, a string, a piece).
@@ -1115,17 +1115,23 @@ static const EvalEntry core_entries[] = {
     {ND_COUNT_, NULL},
 };
 
+const EvalFamily eval_core_family = {core_entries, NULL, NULL, NULL};
+
+/* The families of evaluation functions: each registers its descriptor here. */
+static const EvalFamily *const eval_families[] = {
+    &eval_core_family, &eval_nav_family, &eval_text_family, &eval_moves_family,
+    &eval_path_family, &eval_orbit_family, &eval_dict_family,
+};
+
+#define FAMILIES (sizeof eval_families / sizeof eval_families[0])
+
 /* The dispatch table (declared above): every family's entries, filled once. */
 static pthread_once_t eval_table_once = PTHREAD_ONCE_INIT;
 
 static void fill_eval_table(void)
 {
-    const EvalEntry *const families[] = {
-        core_entries, eval_nav_entries, eval_string_entries, eval_move_entries,
-        eval_path_entries, eval_transform_entries, eval_dict_entries,
-    };
-    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
-        for (const EvalEntry *e = families[f]; e->fn; e++) eval_table[e->kind] = e->fn;
+    for (size_t f = 0; f < FAMILIES; f++)
+        for (const EvalEntry *e = eval_families[f]->entries; e->fn; e++) eval_table[e->kind] = e->fn;
 }
 
 static void init_eval_table(void)
@@ -1229,7 +1235,8 @@ Evaluator *eval_new(const Query *q, const EvalSettings *s)
     ev->vars = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->vars);
     ev->bound = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->bound);
     arena_init(&ev->persistent_strings, 4096);
-    eval_dict_init(ev);
+    for (size_t f = 0; f < FAMILIES; f++)
+        if (eval_families[f]->init) eval_families[f]->init(ev);
     return ev;
 }
 
@@ -1239,8 +1246,8 @@ void eval_free(Evaluator *ev)
     free(ev->vars);
     free(ev->bound);
     free(ev->pending);
-    eval_free_regexes(ev);
-    eval_dict_free(ev);
+    for (size_t f = 0; f < FAMILIES; f++)
+        if (eval_families[f]->free) eval_families[f]->free(ev);
     arena_free(&ev->persistent_strings);
     free(ev);
 }
@@ -1284,8 +1291,8 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
     ev->messages = messages;
     ev->cache = NULL;
     ev->nodes_by_id = NULL;
-    eval_path_new_game(ev);
-    eval_dict_new_game(ev);
+    for (size_t f = 0; f < FAMILIES; f++)
+        if (eval_families[f]->new_game) eval_families[f]->new_game(ev);
     for (uint32_t i = 0; i < ev->q->nvars; i++) {
         if (ev->q->vars[i].persistent) continue;
         ev->bound[i] = false;

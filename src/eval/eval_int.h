@@ -105,12 +105,23 @@ typedef struct EvalEntry {
     EvalFn fn;
 } EvalEntry;
 
-extern const EvalEntry eval_nav_entries[];        /* nav.c */
-extern const EvalEntry eval_string_entries[];     /* text.c */
-extern const EvalEntry eval_move_entries[];       /* moves.c */
-extern const EvalEntry eval_path_entries[];       /* path.c */
-extern const EvalEntry eval_transform_entries[];  /* orbit.c */
-extern const EvalEntry eval_dict_entries[];       /* dict.c */
+/* A family of evaluation functions registers itself with this descriptor:
+ * its entries, and what it does when an evaluator is made, when a game
+ * begins and when the evaluator is freed (NULL: nothing). */
+typedef struct EvalFamily {
+    const EvalEntry *entries;
+    void (*init)(Evaluator *ev);
+    void (*new_game)(Evaluator *ev);
+    void (*free)(Evaluator *ev);
+} EvalFamily;
+
+extern const EvalFamily eval_core_family;        /* eval.c */
+extern const EvalFamily eval_nav_family;         /* nav.c */
+extern const EvalFamily eval_text_family;        /* text.c */
+extern const EvalFamily eval_moves_family;       /* moves.c */
+extern const EvalFamily eval_path_family;        /* path.c */
+extern const EvalFamily eval_orbit_family;       /* orbit.c */
+extern const EvalFamily eval_dict_family;        /* dict.c */
 
 bool eval_node(Evaluator *ev, const Node *n, Value *out);
 bool eval_set(Evaluator *ev, const Node *n, Bitboard *out);
@@ -132,14 +143,8 @@ void eval_value_to_text(const Evaluator *ev, const Value *v, StrBuf *sb);
 void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text);
 Arena *eval_strings(Evaluator *ev);
 
-/* text.c */
-void eval_free_regexes(Evaluator *ev);
-
 /* dict.c: the dictionaries' storage for a run, and the places where the
  * core filters (variables, isbound, unbind, iteration, text) meet dictionaries */
-void eval_dict_init(Evaluator *ev);
-void eval_dict_free(Evaluator *ev);
-void eval_dict_new_game(Evaluator *ev);
 bool eval_dict_has_entries(const Evaluator *ev, int32_t slot);
 void eval_dict_unbind(Evaluator *ev, const Node *target);
 bool eval_dict_iterate(Evaluator *ev, const Node *iteration, Value *out);
@@ -152,8 +157,6 @@ const GameNode *eval_next_move(const Evaluator *ev, const GameNode *child);
 /* moves.c: the move that led to `after` fits the dash pattern (its sets
  * evaluated where the move was played from, its target at `after`) */
 bool eval_move_fits_dash(Evaluator *ev, const Node *dash, const GameNode *after);
-/* path.c: forgets the searches' per-game state (called by eval_game) */
-void eval_path_new_game(Evaluator *ev);
 
 /* nav.c: the lowest common ancestor of two nodes */
 const GameNode *eval_common_ancestor(const GameNode *a, const GameNode *b);

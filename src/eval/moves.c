@@ -431,7 +431,7 @@ static bool eval_move_square(Evaluator *ev, const Node *n, Value *out)
     return true;
 }
 
-const EvalEntry eval_move_entries[] = {
+static const EvalEntry moves_entries[] = {
     {ND_DASH, eval_dash},
     {ND_COUNTMOVES, eval_countmoves},
     {ND_CURRENTMOVE, eval_currentmove},
@@ -445,5 +445,7 @@ const EvalEntry eval_move_entries[] = {
     {ND_TO, eval_move_square},
     {ND_COUNT_, NULL},
 };
+
+const EvalFamily eval_moves_family = {moves_entries, NULL, NULL, NULL};
 
 /* }==== */

@@ -187,7 +187,7 @@ static bool eval_ancestry(Evaluator *ev, const Node *n, Value *out)
     return n->kind == ND_ANCESTOR ? is_ancestor_or_self(a, b) : is_ancestor_or_self(b, a);
 }
 
-const EvalEntry eval_nav_entries[] = {
+static const EvalEntry nav_entries[] = {
     {ND_COLON, eval_colon},
     {ND_POSITION, eval_position},
     {ND_CURRENTPOSITION, eval_named_position},
@@ -203,3 +203,5 @@ const EvalEntry eval_nav_entries[] = {
     {ND_VIRTUALMAINLINE, eval_virtualmainline},
     {ND_COUNT_, NULL},
 };
+
+const EvalFamily eval_nav_family = {nav_entries, NULL, NULL, NULL};

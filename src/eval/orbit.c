@@ -125,10 +125,12 @@ static bool eval_notransform(Evaluator *ev, const Node *n, Value *out)
     return eval_node(ev, n->kids[0], out);
 }
 
-const EvalEntry eval_transform_entries[] = {
+static const EvalEntry orbit_entries[] = {
     {ND_ORBIT, eval_orbit},
     {ND_ORBIT_MEMBER, eval_member},
     {ND_ORBIT_GROUP, eval_group},
     {ND_NOTRANSFORM, eval_notransform},
     {ND_COUNT_, NULL},
 };
+
+const EvalFamily eval_orbit_family = {orbit_entries, NULL, NULL, NULL};

@@ -20,7 +20,7 @@
 
 /* {==== per-game state =========================================================== */
 
-void eval_path_new_game(Evaluator *ev)
+static void eval_path_new_game(Evaluator *ev)
 {
     ev->memos = NULL;
     ev->nmemos = ev->memos_cap = 0;
@@ -684,7 +684,7 @@ static bool eval_sequence_part(Evaluator *ev, const Node *n, Value *out)
     return false;
 }
 
-const EvalEntry eval_path_entries[] = {
+static const EvalEntry path_entries[] = {
     {ND_FIND, eval_find},
     {ND_LINE, eval_line},
     {ND_PATH, eval_path},
@@ -702,3 +702,5 @@ const EvalEntry eval_path_entries[] = {
     {ND_PATH_FOCUS, eval_sequence_part},
     {ND_COUNT_, NULL},
 };
+
+const EvalFamily eval_path_family = {path_entries, NULL, eval_path_new_game, NULL};

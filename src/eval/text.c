@@ -63,7 +63,7 @@ static regex_t *compiled_regex(Evaluator *ev, const char *pattern)
     return re;
 }
 
-void eval_free_regexes(Evaluator *ev)
+static void eval_free_regexes(Evaluator *ev)
 {
     for (int i = 0; i < ev->nregexes; i++) {
         if (ev->regexes[i].compiled) regfree(ev->regexes[i].compiled);
@@ -242,7 +242,7 @@ static bool eval_typename(Evaluator *ev, const Node *n, Value *out)
     return eval_string_value(out, ast_type_name(n->kids[0]->type));
 }
 
-const EvalEntry eval_string_entries[] = {
+static const EvalEntry text_entries[] = {
     {ND_REGEX, eval_regex},
     {ND_ESCAPE, eval_escape},
     {ND_STR, eval_str},
@@ -255,3 +255,5 @@ const EvalEntry eval_string_entries[] = {
     {ND_TYPENAME, eval_typename},
     {ND_COUNT_, NULL},
 };
+
+const EvalFamily eval_text_family = {text_entries, NULL, NULL, eval_free_regexes};
