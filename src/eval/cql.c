@@ -458,7 +458,7 @@ void cql_game_position(CqlGame *g, int id, int *ply, bool *mainline)
 {
     if (!g->by_id) {
         const GameNode **by_id = ARENA_ARRAY(&g->arena, const GameNode *, g->game.node_count);
-        for (const GameNode *n = g->game.root; n; n = game_next_node(n, true)) by_id[n->id] = n;
+        for (const GameNode *n = g->game.root; n; n = game_walk_next(NULL, n, true)) by_id[n->id] = n;
         g->by_id = by_id;
     }
     const GameNode *n = g->by_id[id];

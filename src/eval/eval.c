@@ -1257,15 +1257,6 @@ Arena *eval_strings(Evaluator *ev)
     return ev->arena;
 }
 
-/* The next position a search visits: the main line, or every node. */
-static const GameNode *next_position(const Evaluator *ev, const GameNode *n)
-{
-    if (!ev->settings.variations) return n->child;
-    if (n->child) return n->child;
-    while (n && !n->sibling) n = n->parent;
-    return n ? n->sibling : NULL;
-}
-
 /* Appends text to the note of node id, space-separated. */
 static void add_note(Evaluator *ev, const char **notes, int32_t id, const char *text)
 {
@@ -1303,7 +1294,7 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
     /* a body of one filter is that filter (a compound's value is its last member's) */
     const Node *body = ev->q->body;
     if (body->kind == ND_COMPOUND && body->nkids == 1) body = body->kids[0];
-    for (const GameNode *n = g->root; n; n = next_position(ev, n)) {
+    for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, ev->settings.variations)) {
         ev->cur = ev->origin = n;
         ev->npending = 0;
         Value v;

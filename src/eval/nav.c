@@ -79,16 +79,7 @@ static void index_nodes(Evaluator *ev)
 {
     const Game *g = ev->game;
     ev->nodes_by_id = ARENA_ARRAY(ev->arena, const GameNode *, g->node_count);
-    const GameNode *n = g->root;
-    while (n) {               /* preorder walk, as game_number_nodes numbers */
-        ev->nodes_by_id[n->id] = n;
-        if (n->child) {
-            n = n->child;
-            continue;
-        }
-        while (n && !n->sibling) n = n->parent;
-        if (n) n = n->sibling;
-    }
+    for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, true)) ev->nodes_by_id[n->id] = n;
 }
 
 const GameNode *eval_node_by_id(Evaluator *ev, int32_t id)

@@ -66,25 +66,6 @@ static bool body_holds_at(Evaluator *ev, SearchMemo *memo, const Node *body, con
 /* }==== */
 /* {==== walking the tree ========================================================= */
 
-/* The next node of the subtree of `root` in preorder (main line first),
- * restricted to main continuations unless `variations`. */
-static const GameNode *subtree_next(const Evaluator *ev, const GameNode *root, const GameNode *n)
-{
-    if (!ev->settings.variations) return n->child;
-    if (n->child) return n->child;
-    while (n != root && !n->sibling) n = n->parent;
-    return n == root ? NULL : n->sibling;
-}
-
-/* The next position of the whole game: the main line, or every node. */
-static const GameNode *game_next(bool every_node, const GameNode *n)
-{
-    if (!every_node) return n->child;
-    if (n->child) return n->child;
-    while (n && !n->sibling) n = n->parent;
-    return n ? n->sibling : NULL;
-}
-
 /* Is `after` a move a line or path may take, given primary/secondary? */
 static bool move_allowed(uint64_t flags, const GameNode *after)
 {
@@ -147,7 +128,7 @@ static bool eval_find(Evaluator *ev, const Node *n, Value *out)
     if (!counting && !backward && memo->next_match && !ev->settings.variations) {
         first = find_forward_memo(ev, memo, body, here);
     } else {
-        for (const GameNode *p = here; p; p = backward ? p->parent : subtree_next(ev, here, p)) {
+        for (const GameNode *p = here; p; p = backward ? p->parent : game_walk_next(here, p, ev->settings.variations)) {
             if (!body_holds_at(ev, memo, body, p)) continue;
             if (!first) first = p;
             count++;
@@ -540,7 +521,7 @@ static void index_boards(Evaluator *ev)
     size_t cap = 16;
     while (cap < 2 * (size_t)count) cap *= 2;
     const GameNode **last = ARENA_ARRAY(ev->arena, const GameNode *, cap);   /* open addressing */
-    for (const GameNode *n = ev->game->root; n; n = game_next(true, n)) {
+    for (const GameNode *n = ev->game->root; n; n = game_walk_next(NULL, n, true)) {
         size_t i = board_hash(&n->pos) & (cap - 1);
         while (last[i] && !same_board(&last[i]->pos, &n->pos)) i = (i + 1) & (cap - 1);
         if (last[i]) {
@@ -574,7 +555,7 @@ static bool eval_echo(Evaluator *ev, const Node *n, Value *out)
      * same (preorder) order the whole walk would meet them */
     const GameNode *first = pc.same_board ? ev->same_board_first[source->id] : ev->game->root;
     for (const GameNode *target = first; target && !matched;
-         target = pc.same_board ? ev->same_board_next[target->id] : game_next(every_node, target)) {
+         target = pc.same_board ? ev->same_board_next[target->id] : game_walk_next(NULL, target, every_node)) {
         if (pc.same_board && !every_node && !node_is_mainline(target)) continue;
         eval_position_value(&ev->vars[s], source);
         eval_position_value(&ev->vars[t], target);

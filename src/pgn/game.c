@@ -138,16 +138,9 @@ void game_number_nodes(Game *g)
 {
     if (!g->has_variations) return;   /* creation order is already preorder */
     int32_t next = 0;
-    GameNode *n = g->root;
-    while (n) {
-        n->id = next++;
-        if (n->child) {
-            n = n->child;
-            continue;
-        }
-        while (n && !n->sibling) n = n->parent;
-        if (n) n = n->sibling;
-    }
+    /* nodes are never const objects, only const views: writing the id
+     * through the walk's pointer is well defined */
+    for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, true)) ((GameNode *)(uintptr_t)n)->id = next++;
     g->node_count = next;
 }
 

@@ -107,14 +107,20 @@ NodeCheck game_node_check(const GameNode *n);
 
 static inline bool node_is_mainline(const GameNode *n) { return n->depth == 0; }
 
-/* The game-tree walk: the position after n in preorder, the main line first
- * (ids are numbered in this order). With `variations`, every node of the
- * tree; without, the main continuation only (n->child). NULL after the last. */
-static inline const GameNode *game_next_node(const GameNode *n, bool variations)
+/* The game-tree walk, the one way every part of cql goes over a tree: the
+ * node after n in preorder, the main line first (position ids are numbered
+ * in this order), within the subtree of `root` (NULL: the whole tree). With
+ * `variations`, every node; without, the main continuation only (n->child).
+ * NULL after the last. A loop, not a recursion: a variation can be
+ * thousands of moves deep.
+ *
+ *     for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, true)) ...
+ */
+static inline const GameNode *game_walk_next(const GameNode *root, const GameNode *n, bool variations)
 {
     if (!variations || n->child) return n->child;
-    while (n && !n->sibling) n = n->parent;
-    return n ? n->sibling : NULL;
+    while (n != root && !n->sibling) n = n->parent;
+    return n == root ? NULL : n->sibling;
 }
 
 #endif
