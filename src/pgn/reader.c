@@ -890,173 +890,254 @@ static const char *san_problem(SanStatus st)
 
 #define MAX_VARIATION_DEPTH 1024
 
-/* Replays the movetext from p->i into the tree under g->root. */
+/* {---- the movetext token reader ---- */
+
+typedef enum MovetextKind {
+    MT_END,          /* no more text */
+    MT_COMMENT,      /* {...} (text: inside the braces; closed: the '}' was there) */
+    MT_LINE_COMMENT, /* ; to the end of the line */
+    MT_OPEN,         /* ( */
+    MT_CLOSE,        /* ) */
+    MT_STRAY,        /* [ ] or } where no comment or tag is open */
+    MT_WORD          /* anything else, up to a delimiter: a move, a number, a NAG, a result */
+} MovetextKind;
+
+typedef struct MovetextToken {
+    MovetextKind kind;
+    size_t start;            /* offset of its first byte in the game's text */
+    size_t text, text_end;   /* comments: the text inside; words: the word */
+    bool closed;             /* MT_COMMENT: the closing '}' was found */
+} MovetextToken;
+
+/* The next token of the movetext from p->i (blanks and %-lines skipped); p->i
+ * moves past it. */
+static inline MovetextToken next_movetext_token(GameParser *p)
+{
+    skip_blanks(p);
+    MovetextToken t = {MT_END, p->i, p->i, p->i, false};
+    if (p->i >= p->n) return t;
+    size_t start = p->i;
+    switch (p->s[start]) {
+    case '{': {
+        const char *close = memchr(p->s + start + 1, '}', p->n - start - 1);
+        size_t end = close ? (size_t)(close - p->s) : p->n;
+        t = (MovetextToken){MT_COMMENT, start, start + 1, end, close != NULL};
+        p->i = close ? end + 1 : end;
+        return t;
+    }
+    case ';': {
+        size_t end = start;
+        while (end < p->n && p->s[end] != '\n') end++;
+        t = (MovetextToken){MT_LINE_COMMENT, start, start + 1, end, false};
+        p->i = end;
+        return t;
+    }
+    case '(': t.kind = MT_OPEN; p->i++; return t;
+    case ')': t.kind = MT_CLOSE; p->i++; return t;
+    case '[': case ']': case '}': t.kind = MT_STRAY; p->i++; return t;
+    default: {
+        size_t end = start;
+        while (end < p->n && !is_class(p->s[end], PC_DELIM)) end++;
+        t = (MovetextToken){MT_WORD, start, start, end, false};
+        p->i = end;
+        return t;
+    }
+    }
+}
+
+/* }---- */
+
+/* {---- the movetext handlers ---- */
+
+/* Where the replay of the movetext stands. */
+typedef struct Movetext {
+    GameParser *p;
+    Game *game;
+    GameNode *cur;               /* the position the next move is played from */
+    GameNode *stack[MAX_VARIATION_DEPTH];   /* where each open variation goes back to */
+    size_t open_at[MAX_VARIATION_DEPTH];    /* and where its '(' is */
+    int depth;
+    Comment *pending;            /* comments before a variation's first move */
+    bool at_variation_start;
+    bool done;                   /* the result, or a bad move, ends the movetext */
+} Movetext;
+
+static void on_comment(Movetext *mt, const MovetextToken *t)
+{
+    GameParser *p = mt->p;
+    Comment *cm = new_comment(p, p->s + t->text, t->text_end - t->text);
+    if (t->kind == MT_COMMENT && !t->closed) problem_at(p, t->start, "comment is not closed by '}'");
+    if (mt->at_variation_start) append_comment(&mt->pending, cm);
+    else append_comment(&mt->cur->comments, cm);
+}
+
+static void on_open_variation(Movetext *mt, size_t at)
+{
+    GameParser *p = mt->p;
+    if (mt->depth == MAX_VARIATION_DEPTH || mt->cur == mt->game->root) {
+        if (mt->depth == MAX_VARIATION_DEPTH)
+            problem_at(p, at, "variations nested too deeply (limit is %d)", MAX_VARIATION_DEPTH);
+        else
+            problem_at(p, at, "variation before the first move");
+        skip_rest_of_variation(p);
+        return;
+    }
+    mt->stack[mt->depth] = mt->cur;
+    mt->open_at[mt->depth] = at;
+    mt->depth++;
+    mt->cur = mt->cur->parent;
+    mt->at_variation_start = true;
+    mt->pending = NULL;
+}
+
+static void on_close_variation(Movetext *mt, size_t at)
+{
+    if (mt->depth == 0) {
+        problem_at(mt->p, at, "')' closes no variation");
+        return;
+    }
+    mt->cur = mt->stack[--mt->depth];
+    mt->at_variation_start = false;
+    mt->pending = NULL;
+}
+
+/* $N */
+static void on_nag(Movetext *mt, size_t start, const char *tok, size_t len)
+{
+    unsigned nag = 0;
+    size_t k = 1;
+    while (k < len && is_class(tok[k], PC_DIGIT) && nag < 1000) nag = nag * 10 + (unsigned)(tok[k++] - '0');
+    if (k == 1 || k < len || nag > 255) problem_at(mt->p, start, "bad NAG '%.*s'", (int)len, tok);
+    else if (mt->cur != mt->game->root) add_nag(mt->p, mt->cur, nag);
+}
+
+/* 1-0 0-1 1/2-1/2 *: the end of the game, unless inside a variation */
+static void on_result(Movetext *mt, size_t start, const char *tok, size_t len)
+{
+    if (mt->depth > 0) {
+        problem_at(mt->p, start, "game result '%.*s' inside a variation", (int)len, tok);
+        return;
+    }
+    mt->game->result = len == 3 && tok[1] == '/' ? "1/2-1/2" : arena_strndup(mt->p->arena, tok, len);
+    mt->done = true;
+}
+
+/* A word that is not a move: a glyph ("!", "+-"), an en-passant remark, or
+ * text that is no move at all. False when it looked like a move. */
+static bool on_other_word(Movetext *mt, size_t start, const char *tok, size_t len)
+{
+    unsigned glyph = glyph_nag(tok, len);
+    if (glyph) {      /* "!", "+-", "=" ... written as their own token */
+        if (mt->cur != mt->game->root) add_nag(mt->p, mt->cur, glyph);
+        return true;
+    }
+    if ((len == 4 && memcmp(tok, "e.p.", 4) == 0) || (len == 2 && memcmp(tok, "ep", 2) == 0))
+        return true;   /* en-passant remark written as its own token */
+    if (!is_move_attempt(tok[0])) {
+        problem_at(mt->p, start, "unexpected text '%.*s' in the movetext (skipped)", (int)len, tok);
+        return true;
+    }
+    return false;
+}
+
+/* A move that cannot be played: reported, and the game ends there. */
+static void on_bad_move(Movetext *mt, size_t start, const char *tok, size_t len, SanStatus st)
+{
+    GameParser *p = mt->p;
+    problem_at(p, start, "%s '%.*s' at move %u (%s to play)", san_problem(st), (int)len, tok, mt->cur->pos.fullmove,
+               mt->cur->pos.side == WHITE ? "white" : "black");
+    /* CQL 6.2 reads a game no further than its first bad move, in a
+     * variation too (conformance: the-fork.pgn games 17 and 18) */
+    mt->game->truncated = true;
+    mt->game->unread_text = arena_strndup(p->arena, p->s + start, p->n - start);
+    p->i = p->n;
+    mt->depth = 0;
+    mt->done = true;
+}
+
+/* A word: a NAG, a result, or a move (after its move number, with glyphs
+ * glued to it). */
+static void on_word(Movetext *mt, const MovetextToken *t)
+{
+    GameParser *p = mt->p;
+    size_t start = t->text;
+    const char *tok = p->s + start;
+    size_t len = t->text_end - start;
+    if (tok[0] == '$') {
+        on_nag(mt, start, tok, len);
+        return;
+    }
+    if (is_result(tok, len)) {
+        on_result(mt, start, tok, len);
+        return;
+    }
+    /* move number: digits then dots ("12.", "12...", or bare "12"),
+     * possibly glued to the move ("12.e4"); "0-0" is not one */
+    if (is_class(tok[0], PC_DIGIT)) {
+        size_t k = 1;
+        while (k < len && is_class(tok[k], PC_DIGIT)) k++;
+        size_t digits = k;
+        while (k < len && tok[k] == '.') k++;
+        if (k == len || k > digits) {
+            tok += k;
+            len -= k;
+            start += k;
+            if (len == 0) return;
+        }
+    }
+    /* trailing !? glyphs glued to the move */
+    size_t move_len = len;
+    while (move_len > 0 && (tok[move_len - 1] == '!' || tok[move_len - 1] == '?')) move_len--;
+
+    Move m;
+    SanStatus st = move_len ? san_parse(&mt->cur->pos, tok, move_len, &m) : SAN_SYNTAX;
+    if (st != SAN_OK) {
+        if (!on_other_word(mt, start, tok, len)) on_bad_move(mt, start, tok, len, st);
+        return;
+    }
+    GameNode *node = game_add_move(mt->game, p->arena, mt->cur, m);
+    if (mt->pending) {
+        node->pre_comments = mt->pending;
+        mt->pending = NULL;
+    }
+    mt->at_variation_start = false;
+    mt->cur = node;
+    if (move_len < len) {
+        unsigned nag = glyph_nag(tok + move_len, len - move_len);
+        if (nag) add_nag(p, node, nag);
+    }
+}
+
+/* }---- */
+
+/* Replays the movetext from p->i into the tree under g->root: the token
+ * reader's tokens, each to its handler, until the text or the game ends. */
 static void parse_movetext(GameParser *p)
 {
-    Game *g = p->game;
-    GameNode *cur = g->root;
-    GameNode *stack[MAX_VARIATION_DEPTH];
-    size_t open_at[MAX_VARIATION_DEPTH];
-    int depth = 0;
-    Comment *pending = NULL;     /* comments before a variation's first move */
-    bool at_variation_start = false;
+    Movetext mt;
+    mt.p = p;
+    mt.game = p->game;
+    mt.cur = p->game->root;
+    mt.depth = 0;
+    mt.pending = NULL;
+    mt.at_variation_start = false;
+    mt.done = false;
     skip_blanks(p);
     size_t movetext_start = p->i;   /* == p->n: a tag section without movetext */
 
-    for (;;) {
-        skip_blanks(p);
-        if (p->i >= p->n) break;
-        size_t start = p->i;
-        char c = p->s[start];
-
-        if (c == '{') {
-            const char *close = memchr(p->s + start + 1, '}', p->n - start - 1);
-            size_t end = close ? (size_t)(close - p->s) : p->n;
-            Comment *cm = new_comment(p, p->s + start + 1, end - start - 1);
-            if (!close) problem_at(p, start, "comment is not closed by '}'");
-            if (at_variation_start) append_comment(&pending, cm);
-            else append_comment(&cur->comments, cm);
-            p->i = close ? end + 1 : end;
-            continue;
+    while (!mt.done) {
+        MovetextToken t = next_movetext_token(p);
+        switch (t.kind) {
+        case MT_END: mt.done = true; break;
+        case MT_COMMENT: case MT_LINE_COMMENT: on_comment(&mt, &t); break;
+        case MT_OPEN: on_open_variation(&mt, t.start); break;
+        case MT_CLOSE: on_close_variation(&mt, t.start); break;
+        case MT_STRAY: problem_at(p, t.start, "unexpected '%c' in movetext", p->s[t.start]); break;
+        case MT_WORD: on_word(&mt, &t); break;
         }
-        if (c == ';') {
-            size_t end = start;
-            while (end < p->n && p->s[end] != '\n') end++;
-            Comment *cm = new_comment(p, p->s + start + 1, end - start - 1);
-            if (at_variation_start) append_comment(&pending, cm);
-            else append_comment(&cur->comments, cm);
-            p->i = end;
-            continue;
-        }
-        if (c == '(') {
-            if (depth == MAX_VARIATION_DEPTH) {
-                problem_at(p, start, "variations nested too deeply (limit is %d)",
-                           MAX_VARIATION_DEPTH);
-                p->i++;
-                skip_rest_of_variation(p);
-                continue;
-            }
-            if (cur == g->root) {
-                problem_at(p, start, "variation before the first move");
-                p->i++;
-                skip_rest_of_variation(p);
-                continue;
-            }
-            stack[depth] = cur;
-            open_at[depth] = start;
-            depth++;
-            cur = cur->parent;
-            at_variation_start = true;
-            pending = NULL;
-            p->i++;
-            continue;
-        }
-        if (c == ')') {
-            if (depth == 0) {
-                problem_at(p, start, "')' closes no variation");
-            } else {
-                cur = stack[--depth];
-                at_variation_start = false;
-                pending = NULL;
-            }
-            p->i++;
-            continue;
-        }
-        if (c == '[' || c == ']' || c == '}') {
-            problem_at(p, start, "unexpected '%c' in movetext", c);
-            p->i++;
-            continue;
-        }
-
-        size_t end = start;
-        while (end < p->n && !is_class(p->s[end], PC_DELIM)) end++;
-        const char *tok = p->s + start;
-        size_t len = end - start;
-
-        if (c == '$') {
-            unsigned nag = 0;
-            size_t k = 1;
-            while (k < len && is_class(tok[k], PC_DIGIT) && nag < 1000) nag = nag * 10 + (unsigned)(tok[k++] - '0');
-            if (k == 1 || k < len || nag > 255) problem_at(p, start, "bad NAG '%.*s'", (int)len, tok);
-            else if (cur != g->root) add_nag(p, cur, nag);
-            p->i = end;
-            continue;
-        }
-        if (is_result(tok, len)) {
-            p->i = end;
-            if (depth == 0) {
-                g->result = len == 3 && tok[1] == '/' ? "1/2-1/2" : arena_strndup(p->arena, tok, len);
-                break;
-            }
-            problem_at(p, start, "game result '%.*s' inside a variation", (int)len, tok);
-            continue;
-        }
-        /* move number: digits then dots ("12.", "12...", or bare "12"),
-         * possibly glued to the move ("12.e4"); "0-0" is not one */
-        if (is_class(c, PC_DIGIT)) {
-            size_t k = 1;
-            while (k < len && is_class(tok[k], PC_DIGIT)) k++;
-            size_t digits = k;
-            while (k < len && tok[k] == '.') k++;
-            if (k == len || k > digits) {
-                tok += k;
-                len -= k;
-                start += k;
-                if (len == 0) {
-                    p->i = end;
-                    continue;
-                }
-            }
-        }
-        /* trailing !? glyphs glued to the move */
-        size_t move_len = len;
-        while (move_len > 0 && (tok[move_len - 1] == '!' || tok[move_len - 1] == '?')) move_len--;
-
-        Move m;
-        SanStatus st = move_len ? san_parse(&cur->pos, tok, move_len, &m) : SAN_SYNTAX;
-        if (st != SAN_OK) {
-            unsigned glyph = glyph_nag(tok, len);
-            if (glyph) {      /* "!", "+-", "=" ... written as their own token */
-                if (cur != g->root) add_nag(p, cur, glyph);
-                p->i = end;
-                continue;
-            }
-            if ((len == 4 && memcmp(tok, "e.p.", 4) == 0) || (len == 2 && memcmp(tok, "ep", 2) == 0)) {
-                p->i = end;   /* en-passant remark written as its own token */
-                continue;
-            }
-            if (!is_move_attempt(tok[0])) {
-                problem_at(p, start, "unexpected text '%.*s' in the movetext (skipped)", (int)len,
-                           tok);
-                p->i = end;
-                continue;
-            }
-        }
-        if (st != SAN_OK) {
-            problem_at(p, start, "%s '%.*s' at move %u (%s to play)", san_problem(st), (int)len,
-                       tok, cur->pos.fullmove, cur->pos.side == WHITE ? "white" : "black");
-            /* CQL 6.2 reads a game no further than its first bad move, in a
-             * variation too (conformance: the-fork.pgn games 17 and 18) */
-            g->truncated = true;
-            g->unread_text = arena_strndup(p->arena, p->s + start, p->n - start);
-            p->i = p->n;
-            depth = 0;
-            break;
-        }
-        GameNode *node = game_add_move(g, p->arena, cur, m);
-        if (pending) {
-            node->pre_comments = pending;
-            pending = NULL;
-        }
-        at_variation_start = false;
-        cur = node;
-        if (move_len < len) {
-            unsigned nag = glyph_nag(tok + move_len, len - move_len);
-            if (nag) add_nag(p, cur, nag);
-        }
-        p->i = end;
     }
-    if (depth > 0) problem_at(p, open_at[depth - 1], "variation is not closed by ')'");
+    Game *g = p->game;
+    if (mt.depth > 0) problem_at(p, mt.open_at[mt.depth - 1], "variation is not closed by ')'");
     if (!g->result && !g->truncated && !p->reported && movetext_start < p->n)
         problem_at(p, p->i > 0 ? p->i - 1 : 0, "game has no result (1-0, 0-1, 1/2-1/2 or *): truncated?");
 }
