@@ -21,11 +21,6 @@
 
 static const char *const severity_names[] = {"error", "warning", "note"};
 
-const char *diag_severity_name(DiagSeverity sev)
-{
-    return severity_names[sev];
-}
-
 void diag_sink_init(DiagSink *d, DiagSinkFn fn, void *ctx)
 {
     d->fn = fn;

@@ -89,6 +89,4 @@ void diag_index_init(DiagLineIndex *ix, const SourceText *src);
 void diag_index_free(DiagLineIndex *ix);
 void diag_index_line_col(const DiagLineIndex *ix, uint32_t off, unsigned *line, unsigned *col);
 
-const char *diag_severity_name(DiagSeverity sev);
-
 #endif

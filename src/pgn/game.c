@@ -118,7 +118,6 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
     n->check_state = 0;
     n->ply = parent->ply + 1;
     n->id = g->node_count;      /* creation order; game_number_nodes fixes variations */
-    n->cache = NULL;
     if (!parent->child) {
         parent->child = n;
         n->depth = parent->depth;
@@ -142,13 +141,6 @@ void game_number_nodes(Game *g)
      * through the walk's pointer is well defined */
     for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, true)) ((GameNode *)(uintptr_t)n)->id = next++;
     g->node_count = next;
-}
-
-GameNode *game_mainline_at(const Game *g, int ply)
-{
-    GameNode *n = g->root;
-    while (n && n->ply < ply) n = n->child;
-    return n && n->ply == ply ? n : NULL;
 }
 
 NodeCheck game_node_check(const GameNode *n)

@@ -50,7 +50,6 @@ struct GameNode {
     uint16_t depth;            /* variation nesting depth, 0 on the mainline */
     int32_t ply;               /* plies from the root */
     int32_t id;                /* position id: preorder index, root = 0 */
-    void *cache;               /* evaluator's per-node cache (owned by its arena) */
 };
 
 typedef struct Tag {
@@ -95,9 +94,6 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m);
 
 /* Numbers the nodes in preorder (main line first) and fills node_count. */
 void game_number_nodes(Game *g);
-
-/* The node of the main line at ply `ply`, or NULL. */
-GameNode *game_mainline_at(const Game *g, int ply);
 
 /* Whether the side to move at a node is mated, in check, or neither. Worked
  * out on first use and kept in the node, because the evaluator (check, mate)

@@ -447,7 +447,6 @@ static void junk_add(JunkBlock *j, unsigned line, const char *s, size_t n)
 static void junk_end(PgnReader *r, JunkBlock *j)
 {
     if (!j->lines) return;
-    r->junk_blocks++;
     diag_file(r->diag, r->name, j->first_line, 0, DIAG_WARNING,
               "skipped %u line%s of text that is not PGN%s", j->lines, j->lines == 1 ? "" : "s",
               j->has_nul ? " (it holds NUL bytes)" : "");

@@ -55,7 +55,6 @@ typedef struct PgnReader {
     unsigned line;           /* line number of buf[pos] */
     size_t line_offset;      /* bytes of that line consumed before buf[pos] */
     long games;              /* games returned so far */
-    long junk_blocks;        /* blocks of non-PGN text skipped */
     bool io_error;
 } PgnReader;
 
