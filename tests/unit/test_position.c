@@ -425,6 +425,18 @@ static void test_keys_and_transpositions(void **state)
     assert_false(a.key == b.key);
 }
 
+/* The keys are made at start-up from a fixed seed (splitmix64): the same in
+ * every run, on every machine. Two keys pinned, made by the table the keys
+ * were once written out as. */
+static void test_keys_are_fixed(void **state)
+{
+    (void)state;
+    Position pos = position_from(POS_START_FEN);
+    assert_true(pos.key == 0xB74B2194169BEE30ULL);
+    pos = position_from("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1");   /* en passant and kings */
+    assert_true(pos.key == 0x7E136CBD021F5A0BULL);
+}
+
 static void test_checkers_and_attackers(void **state)
 {
     (void)state;
@@ -514,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_chess960_castling),
         cmocka_unit_test(test_null_move),
         cmocka_unit_test(test_keys_and_transpositions),
+        cmocka_unit_test(test_keys_are_fixed),
         cmocka_unit_test(test_checkers_and_attackers),
         cmocka_unit_test(test_is_ok_catches_broken_invariants),
         cmocka_unit_test(test_incremental_key_on_random_games),
