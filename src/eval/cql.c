@@ -30,6 +30,7 @@
 #include "pgn/reader.h"
 #include "pgn/writer.h"
 #include "query/compile.h"
+#include "query/print.h"
 #include "query/transform.h"
 
 _Static_assert(CQL_QUERY_MAX_BYTES == QUERY_MAX_BYTES, "cql.h and compile.h disagree on the longest query");
@@ -299,9 +300,9 @@ void cql_query_print(const CqlQuery *q, CqlPrint what, CqlText *out)
 {
     StrBuf sb = text_in(out);
     switch (what) {
-    case CQL_PRINT_TREE: ast_dump(q->query, &sb); break;
-    case CQL_PRINT_ASCII: ast_write_source(q->query, false, &sb); break;
-    case CQL_PRINT_UNICODE: ast_write_source(q->query, true, &sb); break;
+    case CQL_PRINT_TREE: print_tree(q->query, &sb); break;
+    case CQL_PRINT_ASCII: print_source(q->query, false, &sb); break;
+    case CQL_PRINT_UNICODE: print_source(q->query, true, &sb); break;
     case CQL_PRINT_ORBITS: xf_write_orbits(q->query, &sb); break;
     }
     text_out(out, &sb);

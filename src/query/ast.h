@@ -53,7 +53,7 @@ typedef enum ValueType {
 } ValueType;
 
 /* Node flags (Node.flags). Which kinds use which flag is documented in
- * query/filters.def; the names are what ast_dump prints. */
+ * query/filters.def; the names are what print_tree prints. */
 #define CQL_NODE_FLAGS(X)                                                     \
     X(NF_IMPLICIT, "implicit")  X(NF_COUNT, "count")        X(NF_ALL, "all")  \
     X(NF_PIECE, "piece")        X(NF_QUIET, "quiet")        X(NF_BACKWARD, "backward") \
@@ -200,17 +200,6 @@ const char *ast_flag_name(unsigned bit);
 Node *ast_new(Arena *a, NodeKind k, Span span, uint32_t nkids);
 /* Appends a child, growing kids (for variadic kinds). */
 void ast_push(Arena *a, Node *parent, Node *child);
-
-/* `cql -parse`: one node per line, indented two spaces a level:
- *   KIND type=TYPE LINE:COL-LINE:COL payload... flags...
- * then the header and the variable table. */
-void ast_dump(const Query *q, StrBuf *out);
-void ast_dump_node(const Query *q, const Node *n, int depth, StrBuf *out);
-
-/* `cql -a` (unicode false) / `cql -u` (true): the whole query, header
- * included, with every token in the chosen spelling. Layout, comments and
- * function bodies are kept, so the text re-parses to an equal AST. */
-void ast_write_source(const Query *q, bool unicode, StrBuf *out);
 
 /* A deep copy of n in a: nodes, kids and designators are new; the text
  * (immutable once parsed) is shared with n, so it must live as long as the

@@ -17,6 +17,7 @@
 
 #include "chess/attacks.h"
 #include "query/compile.h"
+#include "query/print.h"
 #include "query/sema.h"
 
 static void silent(void *ctx, DiagSeverity sev, const char *text)
@@ -342,7 +343,7 @@ static void test_dump(void **state)
     (void)state;
     Query *q = body("x = {check 5}\nx == 5");
     StrBuf out = SB_INIT;
-    ast_dump(q, &out);
+    print_tree(q, &out);
     assert_string_equal(sb_str(&out),
                         "compound type=number 1:1-2:7 implicit\n"
                         "  assign type=none 1:1-1:14 op== var=x\n"
@@ -365,13 +366,13 @@ static void test_write_source(void **state)
     q = compile_as("cql(input a.pgn)\n// keep\nflipcolor {Ka1 r[x]a8 A->k} [forall]x[element]_ x<-a\n", false);
     assert_non_null(q);
     StrBuf u = SB_INIT, a = SB_INIT;
-    ast_write_source(q, true, &u);
+    print_source(q, true, &u);
     assert_string_equal(sb_str(&u), "cql(input a.pgn)\n// keep\n\xE2\xAC\x93 {\xE2\x99\x94""a1 \xE2\x99\x9C\xC3\x97""a8 "
                                      "\xE2\x96\xB3\xE2\x86\x92\xE2\x99\x9A} \xE2\x88\x80x\xE2\x88\x8A\xE2\x96\xA1 "
                                      "x\xE2\x86\x90\xE2\x96\xB2\n");
     Query *qu = compile_as(sb_str(&u), false);
     assert_non_null(qu);
-    ast_write_source(qu, false, &a);
+    print_source(qu, false, &a);
     assert_string_equal(sb_str(&a), "cql(input a.pgn)\n// keep\nflipcolor {Ka1 r[x]a8 A->k} [forall]x[element]_ x<-a\n");
     assert_true(ast_equal(q->body, qu->body));
     sb_free(&u);
