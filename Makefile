@@ -55,10 +55,10 @@ else
 $(error MODE must be release, debug or asan, not '$(MODE)')
 endif
 
-# Release builds with gcc are link-time optimised: cql and the benchmark tool
-# link with -flto (about 5% faster). The objects are "fat" (they also hold
-# ordinary code), so the test programs link them the ordinary, quicker way,
-# and an `ar` without the LTO plugin still makes a usable library.
+# Release builds with gcc: the library is compiled as one whole program (see
+# $(LIB_OBJ)), and the program and the benchmark tool link with -flto. The
+# modules' objects are "fat" (they also hold ordinary code), so the test
+# programs link them the ordinary, quicker way.
 ifeq ($(MODE),release)
 ifneq ($(shell $(CC) --version 2>/dev/null | grep -c 'Free Software Foundation'),0)
 LTO_CFLAGS := -flto=auto -ffat-lto-objects
