@@ -56,15 +56,7 @@ $(error MODE must be release, debug or asan, not '$(MODE)')
 endif
 
 # Release builds with gcc: the library is compiled as one whole program (see
-# $(LIB_OBJ)), and the program and the benchmark tool link with -flto. The
-# modules' objects are "fat" (they also hold ordinary code), so the test
-# programs link them the ordinary, quicker way.
-ifeq ($(MODE),release)
-ifneq ($(shell $(CC) --version 2>/dev/null | grep -c 'Free Software Foundation'),0)
-LTO_CFLAGS := -flto=auto -ffat-lto-objects
-LTO_LINK   := -flto=auto
-endif
-endif
+# $(LIB_OBJ)), which makes link-time optimisation unneeded.
 ifneq ($(shell $(CC) --version 2>/dev/null | grep -c 'Free Software Foundation'),0)
 WHOLE_PROGRAM := -fwhole-program
 endif
@@ -128,7 +120,7 @@ $(LIB_OBJS) $(CLI_OBJS): Makefile
 $(BUILD)/obj/%.o: src/%.c
 	@$(if $(Q),echo "  CC      $<")
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(VISIBILITY) $(LTO_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(VISIBILITY) -c $< -o $@
 
 # The public library is one object: every library source compiled as one
 # translation unit with hidden visibility (gcc: as a whole program, so that
@@ -153,7 +145,7 @@ $(INTERNAL): $(LIB_OBJS)
 
 $(CQL): $(CLI_OBJS) $(LIB)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(CFLAGS) $(LTO_LINK) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # ---- tests ---------------------------------------------------------------------
 # `make test` first makes sure cmocka is there (installing libcmocka-dev when it can).
@@ -165,11 +157,9 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(INTERNAL) | $(BUILD)/tests cmocka
 	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $(CMOCKA_CFLAGS) $< $(INTERNAL) \
 	   $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS) -o $@
 
-# the benchmark's replay tool is built like cql itself
-$(BUILD)/tests/tool_replay: LTO_TOOL := $(LTO_LINK)
 $(BUILD)/tests/tool_%: tests/tools/tool_%.c $(LIB) | $(BUILD)/tests
 	@$(if $(Q),echo "  TOOL-CC $<")
-	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $(LTO_TOOL) $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
 
 $(BUILD)/tests/tool_perft: tests/unit/tool_perft.c $(INTERNAL) | $(BUILD)/tests
 	@$(if $(Q),echo "  TOOL-CC $<")
