@@ -9,7 +9,7 @@
 #   make check-layers      the dependency rule between the areas of src/ (in make test)
 #   make check-symbols     libcql.a defines no global name but cql_* (in make test)
 #   make bench             benchmarks on a 100,000-game corpus built at bench time
-#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make install PREFIX=/usr/local [DESTDIR=...]   (cql, its man page, cql.h, libcql.a)
 #   make V=1               show full command lines; WERROR=1 turns warnings into errors
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -217,13 +217,17 @@ bench: $(CQL) test-tools
 	$(Q)sh scripts/bench.sh $(BUILD)
 
 # ---- install -------------------------------------------------------------------
-install: $(CQL)
+install: $(CQL) $(LIB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(CQL) $(DESTDIR)$(PREFIX)/bin/cql
 	install -m 644 docs/cql.1 $(DESTDIR)$(PREFIX)/share/man/man1/cql.1
+	install -m 644 include/cql.h $(DESTDIR)$(PREFIX)/include/cql.h
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libcql.a
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/cql $(DESTDIR)$(PREFIX)/share/man/man1/cql.1
+	rm -f $(DESTDIR)$(PREFIX)/include/cql.h $(DESTDIR)$(PREFIX)/lib/libcql.a
 
 # One translation unit of every source: catches clashes between static names.
 unity: | $(BUILD)/obj
