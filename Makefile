@@ -3,12 +3,15 @@
 #   make                   release build (-O2) into build/release/, copied to ./cql
 #   make MODE=debug        -O0 -g, asserts on, into build/debug/
 #   make MODE=asan         address + undefined sanitizers, into build/asan/
+#   make CC=clang test     the same with clang, into build/release-clang/
 #   make test              every test layer (installs cmocka if it is missing)
 #   make check-slow        deep perft and the other long checks
+#   make check-layers      the dependency rule between the areas of src/ (in make test)
+#   make check-symbols     libcql.a defines no global name but cql_* (in make test)
 #   make bench             benchmarks on a 100,000-game corpus built at bench time
 #   make fuzz              builds the libFuzzer harnesses with clang into build/fuzz/
 #                          and runs each for FUZZ_SECONDS (default 60); fails on any finding
-#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make install PREFIX=/usr/local [DESTDIR=...]   (cql, its man page, cql.h, libcql.a)
 #   make V=1               show full command lines; WERROR=1 turns warnings into errors
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -18,10 +21,17 @@ CC      ?= cc
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-BUILD   := build/$(MODE)
-
 ifeq ($(origin CC),default)
 CC := cc
+endif
+
+# Each mode builds into its own directory; a compiler other than cc or gcc
+# too (make CC=clang test builds into build/release-clang/).
+CC_NAME := $(notdir $(firstword $(CC)))
+ifneq ($(filter cc gcc,$(CC_NAME)),)
+BUILD   := build/$(MODE)
+else
+BUILD   := build/$(MODE)-$(CC_NAME)
 endif
 
 WARN := -Wall -Wextra -Wshadow -Wundef -Wwrite-strings -Wstrict-prototypes \
@@ -31,7 +41,7 @@ ifeq ($(WERROR),1)
 WARN += -Werror
 endif
 
-CPPFLAGS += -Iinclude -MMD -MP -D_POSIX_C_SOURCE=200809L
+CPPFLAGS += -Isrc -Iinclude -MMD -MP -D_POSIX_C_SOURCE=200809L
 CFLAGS   += -std=c11 -pedantic $(WARN)
 LDLIBS   += -lpthread -lm
 
@@ -47,16 +57,12 @@ else
 $(error MODE must be release, debug or asan, not '$(MODE)')
 endif
 
-# Release builds with gcc are link-time optimised: cql and the benchmark tool
-# link with -flto (about 5% faster). The objects are "fat" (they also hold
-# ordinary code), so the test programs link them the ordinary, quicker way,
-# and an `ar` without the LTO plugin still makes a usable library.
-ifeq ($(MODE),release)
+# Release builds with gcc: the library is compiled as one whole program (see
+# $(LIB_OBJ)), which makes link-time optimisation unneeded.
 ifneq ($(shell $(CC) --version 2>/dev/null | grep -c 'Free Software Foundation'),0)
-LTO_CFLAGS := -flto=auto -ffat-lto-objects
-LTO_LINK   := -flto=auto
+WHOLE_PROGRAM := -fwhole-program
 endif
-endif
+OBJCOPY ?= objcopy
 
 ifeq ($(V),1)
 Q :=
@@ -65,38 +71,51 @@ Q := @
 endif
 
 # ---- sources -----------------------------------------------------------------
-LIB_SRCS  := $(filter-out src/main.c,$(wildcard src/*.c))
+# One folder per area under src/ (docs/architecture.md); objects mirror it.
+# The library is every area but cli/; the program (src/cli/) uses it through
+# include/cql.h alone.
+SRCS      := $(wildcard src/*/*.c)
+CLI_SRCS  := $(wildcard src/cli/*.c)
+LIB_SRCS  := $(filter-out $(CLI_SRCS),$(SRCS))
 LIB_OBJS  := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
-MAIN_OBJ  := $(BUILD)/obj/main.o
+CLI_OBJS  := $(CLI_SRCS:src/%.c=$(BUILD)/obj/%.o)
+# libcql.a exports the cql_* names of include/cql.h and nothing else (see
+# $(LIB_OBJ) below). The unit tests test modules, so they link the modules'
+# own objects (libcql-internal.a).
 LIB       := $(BUILD)/libcql.a
+LIB_OBJ   := $(BUILD)/obj/libcql.o
+INTERNAL  := $(BUILD)/libcql-internal.a
 CQL       := $(BUILD)/cql
 
-# Unit tests: every tests/test_*.c is one cmocka program.
-UNIT_SRCS := $(wildcard tests/test_*.c)
-UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(BUILD)/tests/%)
-# Test tools that are not cmocka programs (perft runner, .test runner, ...).
-TOOL_SRCS := $(wildcard tests/tool_*.c)
-TOOL_BINS := $(TOOL_SRCS:tests/%.c=$(BUILD)/tests/%)
+# Unit tests: every tests/unit/test_*.c is one cmocka program.
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# Test tools that are not cmocka programs: the query and PGN tools of
+# tests/tools/ (include/cql.h alone), and the perft runner (a chess-core test
+# program beside the unit tests, tests/unit/, on the internal modules).
+TOOL_SRCS := $(wildcard tests/tools/tool_*.c) tests/unit/tool_perft.c
+TOOL_BINS := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TOOL_SRCS))))
 
 CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # Fuzz harnesses (tests/fuzz/fuzz_NAME.c): `make test` links each with a
-# plain main() that replays the seed corpus and the regression files.
+# plain main() that replays the seed corpus and the regression files. Like
+# the unit tests, they test modules, so they link the modules' own objects.
 FUZZ_NAMES   := pgn fen_san query pipeline
 REPLAY_BINS  := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_replay_%)
 REPLAY_OBJS  := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%.o) \
                 $(BUILD)/tests/fuzz/fuzz_support.o $(BUILD)/tests/fuzz/replay_main.o
 
-DEPS := $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) \
+DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(LIB_OBJ:.o=.d) \
         $(UNIT_BINS:%=%.d) $(TOOL_BINS:%=%.d) $(REPLAY_OBJS:.o=.d)
 
 .PHONY: all test check check-slow bench install uninstall clean unity cmocka \
         test-unit test-tools test-perft test-cql test-cli test-oracle test-conformance \
-        test-fuzz-replay fuzz fuzz-build
+        check-layers check-symbols test-fuzz-replay fuzz fuzz-build
 
 all: $(CQL)
-ifeq ($(MODE),release)
+ifeq ($(BUILD),build/release)
 all: cql
 cql: $(CQL)
 	$(Q)cp $(CQL) cql
@@ -105,40 +124,69 @@ endif
 $(BUILD)/obj $(BUILD)/tests $(BUILD)/tests/fuzz:
 	$(Q)mkdir -p $@
 
-$(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
+$(LIB_OBJS): VISIBILITY := -fvisibility=hidden
+# the compile flags live here: a change to them rebuilds everything
+$(LIB_OBJS) $(CLI_OBJS): Makefile
+$(BUILD)/obj/%.o: src/%.c
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LTO_CFLAGS) -c $< -o $@
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(VISIBILITY) -c $< -o $@
 
-$(LIB): $(LIB_OBJS)
+# The public library is one object: every library source compiled as one
+# translation unit with hidden visibility (gcc: as a whole program, so that
+# everything but the cql_* functions is internal and optimised as such, as
+# link-time optimisation did), then its hidden names made local.
+LIB_ALL := $(BUILD)/obj/libcql-all.c
+$(LIB_OBJ): $(LIB_SRCS) Makefile
+	@$(if $(Q),echo "  CC      $@ (the library as one unit)")
+	@mkdir -p $(@D)
+	$(Q)printf '#include "%s"\n' $(LIB_SRCS) > $(LIB_ALL)
+	$(Q)$(CC) $(CPPFLAGS) -I. -MF $(LIB_OBJ:.o=.d) -MT $@ $(CFLAGS) -fvisibility=hidden $(WHOLE_PROGRAM) \
+	   -c $(LIB_ALL) -o $@.tmp
+	$(Q)$(OBJCOPY) --localize-hidden $@.tmp $@ && rm -f $@.tmp
+
+$(LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(CQL): $(MAIN_OBJ) $(LIB)
+$(INTERNAL): $(LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(CQL): $(CLI_OBJS) $(LIB)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(CFLAGS) $(LTO_LINK) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # ---- tests ---------------------------------------------------------------------
 # `make test` first makes sure cmocka is there (installing libcmocka-dev when it can).
 cmocka:
 	$(Q)sh tests/ensure-cmocka.sh
 
-$(BUILD)/tests/test_%: tests/test_%.c $(LIB) | $(BUILD)/tests cmocka
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(INTERNAL) | $(BUILD)/tests cmocka
 	@$(if $(Q),echo "  TEST-CC $<")
-	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $(CMOCKA_CFLAGS) $< $(LIB) \
+	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $(CMOCKA_CFLAGS) $< $(INTERNAL) \
 	   $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS) -o $@
 
-# the benchmark's replay tool is built like cql itself
-$(BUILD)/tests/tool_replay: LTO_TOOL := $(LTO_LINK)
-$(BUILD)/tests/tool_%: tests/tool_%.c $(LIB) | $(BUILD)/tests
+$(BUILD)/tests/tool_%: tests/tools/tool_%.c $(LIB) | $(BUILD)/tests
 	@$(if $(Q),echo "  TOOL-CC $<")
-	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $(LTO_TOOL) $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+
+$(BUILD)/tests/tool_perft: tests/unit/tool_perft.c $(INTERNAL) | $(BUILD)/tests
+	@$(if $(Q),echo "  TOOL-CC $<")
+	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $< $(INTERNAL) $(LDFLAGS) $(LDLIBS) -o $@
+
+# Dependency files made before the sources moved into folders may still name
+# tests/test_*.c or tests/tool_*.c: such a missing file is simply out of date.
+OLD_TEST_SRCS := $(patsubst tests/unit/%,tests/%,$(patsubst tests/tools/%,tests/%,$(UNIT_SRCS) $(TOOL_SRCS)))
+$(OLD_TEST_SRCS):
+	@:
 
 $(BUILD)/tests/fuzz/%.o: tests/fuzz/%.c | $(BUILD)/tests/fuzz
 	@$(if $(Q),echo "  FUZZ-CC $<")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/tests/fuzz_replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/fuzz_support.o \
-                              $(BUILD)/tests/fuzz/replay_main.o $(LIB)
+                              $(BUILD)/tests/fuzz/replay_main.o $(INTERNAL)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -156,7 +204,8 @@ test-cql: test-tools
 	$(Q)if [ -x tests/run-cql.sh ] || [ -f tests/run-cql.sh ]; then sh tests/run-cql.sh $(BUILD); fi
 
 test-cli: test-tools
-	$(Q)if [ -f tests/run-cli.sh ]; then sh tests/run-cli.sh $(BUILD); fi
+	$(Q)sh tests/run-cli.sh $(BUILD)
+	$(Q)sh tests/run-output.sh $(BUILD)
 
 test-oracle: test-tools
 	$(Q)if [ -f tests/run-oracle.sh ]; then sh tests/run-oracle.sh $(BUILD); fi
@@ -169,8 +218,17 @@ test-conformance: test-tools
 test-fuzz-replay: $(REPLAY_BINS)
 	$(Q)sh tests/run-fuzz-replay.sh $(BUILD) $(FUZZ_NAMES)
 
-test: cmocka
-	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) all test-tools $(REPLAY_BINS)
+# The dependency rule between the areas of src/ (docs/architecture.md), read
+# from the #include lines.
+check-layers:
+	$(Q)sh scripts/check-layers.sh
+
+# Only cql_* names leave the library.
+check-symbols: $(LIB)
+	$(Q)sh scripts/check-symbols.sh $(BUILD)
+
+test: cmocka check-layers
+	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) all test-tools check-symbols $(REPLAY_BINS)
 	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) test-unit test-perft test-cql test-cli test-oracle test-conformance test-fuzz-replay
 	@echo "all tests passed ($(MODE))"
 
@@ -191,12 +249,6 @@ FUZZ_SECONDS ?= 60
 FUZZ_DIR     := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS  := -std=c11 -pedantic $(WARN) -O1 -g -DCQL_DEBUG $(FUZZ_SAN)
-# FUZZ_SKIP_KNOWN=1: step around the known problems of tests/fuzz/known/ (a
-# separate build, build/fuzz-skip-known/), to look for new ones meanwhile
-ifeq ($(FUZZ_SKIP_KNOWN),1)
-FUZZ_DIR     := build/fuzz-skip-known
-FUZZ_CFLAGS  += -DFUZZ_SKIP_KNOWN -fno-sanitize=nonnull-attribute
-endif
 FUZZ_LIB     := $(LIB_SRCS:src/%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_BINS    := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_DICTS   := $(FUZZ_NAMES:%=$(FUZZ_DIR)/%.dict)
@@ -206,6 +258,7 @@ $(FUZZ_DIR)/obj:
 
 $(FUZZ_DIR)/obj/%.o: src/%.c | $(FUZZ_DIR)/obj
 	@$(if $(Q),echo "  FUZZ-CC $<")
+	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(FUZZ_DIR)/obj/%.o: tests/fuzz/%.c | $(FUZZ_DIR)/obj
@@ -218,9 +271,10 @@ $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/fuzz_%.o $(FUZZ_DIR)/obj/fuzz_support.o $(FU
 
 # Dictionaries: the query's from the token list, so that a new keyword is
 # fuzzed without anyone remembering to add it.
-$(FUZZ_DIR)/tokens.dict: include/cql_tokens.def | $(FUZZ_DIR)/obj
-	$(Q)sed -n -E '/TC_(PUNCT|KEYWORD)\)/s/^TOK\([A-Z_0-9]+, *("([^"\\]|\\.)*"), *(NULL|"([^"\\]|\\.)*"),.*/\1\n\3/p' $< \
-	   | grep -v '^NULL$$' | sed 's/^/kw=/' > $@
+$(FUZZ_DIR)/tokens.dict: src/query/tokens.def src/query/filters.def | $(FUZZ_DIR)/obj
+	$(Q)sed -n -E -e '/TC_(PUNCT|KEYWORD)\)/s/^TOK\([A-Z_0-9]+, *("([^"\\]|\\.)*"), *(NULL|"([^"\\]|\\.)*"),.*/\1\n\3/p' \
+	   -e 's/^(SPELLING|PARAM)\([A-Z_0-9]+, *("([^"\\]|\\.)*"), *(NULL|"([^"\\]|\\.)*")[,)].*/\2\n\4/p' $^ \
+	   | grep -v '^NULL$$' | sort -u | sed 's/^/kw=/' > $@
 $(FUZZ_DIR)/query.dict: $(FUZZ_DIR)/tokens.dict tests/fuzz/query.dict
 	$(Q)cat tests/fuzz/query.dict $(FUZZ_DIR)/tokens.dict > $@
 $(FUZZ_DIR)/pgn.dict: tests/fuzz/pgn.dict | $(FUZZ_DIR)/obj
@@ -241,17 +295,22 @@ fuzz:
 	$(Q)sh tests/run-fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
 # ---- install -------------------------------------------------------------------
-install: $(CQL)
+install: $(CQL) $(LIB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(CQL) $(DESTDIR)$(PREFIX)/bin/cql
 	install -m 644 docs/cql.1 $(DESTDIR)$(PREFIX)/share/man/man1/cql.1
+	install -m 644 include/cql.h $(DESTDIR)$(PREFIX)/include/cql.h
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libcql.a
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/cql $(DESTDIR)$(PREFIX)/share/man/man1/cql.1
+	rm -f $(DESTDIR)$(PREFIX)/include/cql.h $(DESTDIR)$(PREFIX)/lib/libcql.a
 
 # One translation unit of every source: catches clashes between static names.
 unity: | $(BUILD)/obj
-	$(Q)printf '#include "../../../src/%s"\n' $(notdir $(LIB_SRCS)) main.c > $(BUILD)/obj/all.c
+	$(Q)(echo '#define _XOPEN_SOURCE 700   /* realpath, as src/cli/output_file.c asks */'; \
+	     printf '#include "../../../%s"\n' $(SRCS)) > $(BUILD)/obj/all.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(BUILD)/obj/all.c $(LDFLAGS) $(LDLIBS) -o $(BUILD)/cql-unity
 
 clean:

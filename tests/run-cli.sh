@@ -122,6 +122,58 @@ expect_grep "damaged input message" "$T/err" "bad-san-mid-file.pgn:15:4: game 2:
 expect_grep "damaged input: all games kept" "$T/out" '^3 matches of 3 games'
 expect_rc "strict" 3 "$CQL" -strict -i "$DATA/chessalyzer/bad-san-mid-file.pgn" -o "$T/b.pgn" "$T/true.cql"
 
+# ---- bytes real files contain: CR-only line ends, a byte-order mark mid-file
+M=$DATA/made
+expect_rc "CR-only line ends" 0 "$CQL" -i "$M/cr-line-ends.pgn" -o "$T/cr.pgn" "$T/true.cql"
+expect_eq "CR-only line ends: every game" "$(grep -c '^\[Round ' "$T/cr.pgn")" 3
+expect_rc "mid-file byte-order mark" 0 "$CQL" -i "$M/concatenated-with-bom.pgn" -o "$T/bom.pgn" "$T/true.cql"
+expect_eq "mid-file byte-order mark: every tag kept" "$(grep -c '^\[Event "Concatenated files"\]' "$T/bom.pgn")" 4
+if [ -s "$T/err" ]; then bad "mid-file byte-order mark: messages"; cat "$T/err" >&2; else ok; fi
+
+# ---- a game longer than -maxgamesize is skipped and reported, and the run goes on
+{
+    printf '[Event "a"]\n\n1. e4 e5 *\n\n[Event "big"]\n\n1. e4 {'
+    i=0
+    while [ $i -lt 400 ]; do printf 'word '; i=$((i + 1)); done
+    printf '\n} e5 *\n\n[Event "c"]\n\n1. d4 d5 *\n'
+} >"$T/big.pgn"
+expect_rc "maxgamesize" 0 "$CQL" -maxgamesize 1K -i "$T/big.pgn" -o "$T/big-out.pgn" "$T/true.cql"
+expect_grep "maxgamesize message" "$T/err" "big.pgn:5:1: game 2: game text is longer than the limit (-maxgamesize 1K); skipped it, up to line 8$"
+expect_grep "maxgamesize counts an error" "$T/err" "1 of 3 games had PGN errors"
+expect_grep "maxgamesize: the other games" "$T/out" '^2 matches of 3 games'
+expect_rc "maxgamesize strict" 3 "$CQL" -strict -maxgamesize 1K -i "$T/big.pgn" -o "$T/big-out.pgn" "$T/true.cql"
+expect_rc "maxgamesize default" 0 "$CQL" -i "$T/big.pgn" -o "$T/big-out.pgn" "$T/true.cql"
+expect_grep "maxgamesize default: all games" "$T/out" '^3 matches of 3 games'
+expect_rc "maxgamesize 0" 2 "$CQL" -maxgamesize 0 -i "$T/big.pgn" -o "$T/big-out.pgn" "$T/true.cql"
+expect_rc "maxgamesize bad suffix" 2 "$CQL" -maxgamesize 10X -i "$T/big.pgn" -o "$T/big-out.pgn" "$T/true.cql"
+expect_grep "maxgamesize bad suffix message" "$T/err" "option '-maxgamesize' needs a size in bytes such as 1000, 512K, 64M or 2G, not '10X'"
+
+# ---- 300 MB of NUL bytes: scanned in bounded memory (not buffered), one warning.
+# Under `ulimit -v` (150 MB of address space) a reader that kept the text
+# would fail; the sanitizer build reserves terabytes of address space, so
+# there the maximum resident size is measured instead, when GNU time is there.
+nul_run() {
+    head -c 300000000 /dev/zero | "$CQL" -threads 2 -i - -o - "$T/true.cql" >"$T/out" 2>"$T/err"
+}
+case $BUILD in
+*asan*)
+    if [ -x /usr/bin/time ] && /usr/bin/time -f %M true >/dev/null 2>&1; then
+        /usr/bin/time -f %M -o "$T/rss" sh -c "head -c 300000000 /dev/zero | '$CQL' -threads 2 -i - -o - '$T/true.cql' >'$T/out' 2>'$T/err'"
+        rc=$?
+        rss=$(tail -1 "$T/rss")
+        if [ "$rss" -lt 200000 ]; then ok; else bad "300 MB of NULs: $rss KB resident"; fi
+    else
+        nul_run
+        rc=$?
+    fi ;;
+*)
+    (ulimit -v 150000 && nul_run)
+    rc=$? ;;
+esac
+expect_eq "300 MB of NULs: exit status" "$rc" 0
+expect_grep "300 MB of NULs: one warning" "$T/err" '^<stdin>:1: warning: skipped 1 line of text that is not PGN (it holds NUL bytes)$'
+expect_grep "300 MB of NULs: summary" "$T/err" '^0 matches of 0 games'
+
 # ---- sort with no game matching: nothing written, nothing to sort
 expect_rc "sort, no match" 0 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn" -o "$T/s.pgn" -cql 'sort ply false'
 expect_grep "sort, no match summary" "$T/out" '^0 matches of 1 game'
@@ -130,6 +182,52 @@ expect_grep "sort, no match summary" "$T/out" '^0 matches of 1 game'
 expect_rc "unwritable output" 2 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn" -o "$T/no/such/dir/out.pgn" "$T/true.cql"
 expect_grep "unwritable output message" "$T/err" "cannot write output file"
 if ls -a "$T" | grep -q '^\.out\.pgn\.'; then bad "temporary output left behind"; else ok; fi
+
+# ---- hostile queries: memory stays bounded (under ulimit -v, except with
+# ASan, whose shadow memory needs terabytes of address space); one thread,
+# so that the limit does not depend on the number of cores
+case $BUILD in *asan*) VLIMIT= ;; *) VLIMIT=400000 ;; esac
+limited() { ( if [ -n "$VLIMIT" ]; then ulimit -v "$VLIMIT"; fi; exec "$@" ) }
+MOLINARI=$DATA/python-chess/molinari-bordais-1979.pgn
+# nested transforms multiply (16 million members): refused at the outermost
+expect_rc "nested transforms refused" 1 limited "$CQL" -s -i "$MOLINARI" -o - -cql 'shift {flip {shift {flip {shift Ka1}}}}'
+expect_grep "nested transforms message" "$T/err" '^-cql:1:1: error: transforms expand to more than [0-9]* filters$'
+printf 'cql()\nflip {shift {flip {shift {flip Ka1}}}}\n' >"$T/nested.cql"
+expect_rc "nested transforms with -shift refused" 1 limited "$CQL" -s -shift -i "$MOLINARI" -o - "$T/nested.cql"
+expect_grep "nested transforms with -shift message" "$T/err" 'nested.cql:2:1: error: transforms expand to more than'
+# nested function calls multiply too (3^16 nodes): refused at the outermost call
+expect_rc "nested calls refused" 1 limited "$CQL" -s -i "$MOLINARI" -o - -cql 'function F(x) {x or x}' -cql 'F(F(F(F(F(F(F(F(F(F(F(F(F(F(F(F(Ka1))))))))))))))))'
+expect_grep "nested calls message" "$T/err" '^-cql:2:1: error: function calls expand to more than [0-9]* filters$'
+# a query file that never ends is read no further than the limit
+expect_rc "endless query file" 1 limited "$CQL" -s -i "$MOLINARI" -o - /dev/zero
+expect_grep "endless query file message" "$T/err" "^cql: error: the query '/dev/zero' is longer than [0-9]* MB$"
+# a 10 MB string: no copy of it for each image of a transform
+{ printf 'cql() shift {"'; head -c 10000000 /dev/zero | tr '\0' a; printf '" Ka1}\n'; } >"$T/long.cql"
+expect_rc "10 MB string under -flip" 0 limited "$CQL" -s -flip -i "$MOLINARI" -o "$T/long-out.pgn" "$T/long.cql"
+expect_grep "10 MB string summary" "$T/out" '^[01] match.* of 1 game'
+expect_rc "10 MB string -a" 0 limited "$CQL" -a "$T/long.cql"
+if cmp -s "$T/out" "$T/long.cql"; then ok; else bad "10 MB string: -a changed the query"; fi
+{ printf 'cql() x = "'; head -c 10000000 /dev/zero | tr '\0' a; printf '" x\n'; } >"$T/long-var.cql"
+expect_rc "10 MB string -parse" 0 limited "$CQL" -parse "$T/long-var.cql"
+# 100,000 filters in one compound: memory and time linear in the query
+awk 'BEGIN { printf "cql()"; for (i = 0; i < 100000; i++) printf " Ka1"; print "" }' >"$T/many.cql"
+expect_rc "100,000 filters run" 0 limited "$CQL" -s -i "$MOLINARI" -o - "$T/many.cql"
+expect_rc "100,000 filters -parse" 0 limited "$CQL" -parse "$T/many.cql"
+expect_eq "100,000 filters -parse lines" "$(grep -c '^  designator ' "$T/out")" 100000
+# a message about a long line shows the part around the caret
+{ printf 'cql() "'; head -c 10000000 /dev/zero | tr '\0' a; printf '" atacks x\n'; } >"$T/long-error.cql"
+expect_rc "long line error" 1 limited "$CQL" "$T/long-error.cql"
+expect_grep "long line error message" "$T/err" "long-error.cql:1:10000010: error: unknown filter 'atacks'"
+expect_grep "long line cut" "$T/err" '^\.\.\.a*" atacks x$'
+expect_eq "long line error: short lines" "$(awk 'length > 300' "$T/err" | wc -l)" 0
+# a NUL byte in a string is refused where it stands; in a comment it is kept
+printf 'cql() "ab\000cd" check\n' >"$T/nul.cql"
+expect_rc "NUL in a string" 1 "$CQL" -a "$T/nul.cql"
+expect_grep "NUL in a string message" "$T/err" 'nul.cql:1:10: error: a NUL byte'
+expect_grep "NUL in a string shown as ?" "$T/err" '^cql() "ab?cd" check$'
+printf 'cql() check // a\000b\n' >"$T/nul-comment.cql"
+expect_rc "NUL in a comment" 0 "$CQL" -a "$T/nul-comment.cql"
+if cmp -s "$T/out" "$T/nul-comment.cql"; then ok; else bad "-a lost what follows a NUL in a comment"; fi
 
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -23,9 +23,9 @@
 #include <string.h>
 
 #include "fuzz_support.h"
-#include "movegen.h"
-#include "position.h"
-#include "san.h"
+#include "chess/movegen.h"
+#include "chess/position.h"
+#include "chess/san.h"
 
 const char *const fuzz_harness_name = "fuzz_fen_san";
 
@@ -132,7 +132,7 @@ static void check_moves(const Position *pos, MoveList *legal)
          * only when the king moves two files (see san.h) */
         int king_files = (int)(move_to(m) & 7) - (int)(move_from(m) & 7);
         if (move_is_castle(m) && king_files != 2 && king_files != -2) continue;
-        n = move_to_uci(m, uci);
+        n = san_move_uci(m, uci);
         st = san_parse(pos, uci, n, &back);
         if (st != SAN_OK || back != m) {
             describe(pos, fen);

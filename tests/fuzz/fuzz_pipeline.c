@@ -25,14 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast.h"
-#include "cli.h"
-#include "eval.h"
+#include "query/ast.h"
+#include "eval/eval.h"
 #include "fuzz_support.h"
-#include "pgn_reader.h"
-#include "run.h"
-#include "sema.h"
-#include "transform.h"
+#include "pgn/reader.h"
+#include "eval/search.h"
+#include "query/compile.h"
+#include "query/transform.h"
 
 const char *const fuzz_harness_name = "fuzz_pipeline";
 
@@ -106,9 +105,9 @@ static Query *load_query(const char *text, size_t len)
     fuzz_quiet_sink(&diag);
     bool body_only = !is_query_file(text, len);
     SourceText src = {body_only ? "-cql" : "fuzz.cql", text, len};
-    CompileOptions opt = {body_only};
+    CompileOptions opt = {.body_only = body_only};
     Query *q = query_compile(&src, &opt, &diag);
-    if (q && !has_loop(q) && !fuzz_skip_large_orbits(q, 20000) && xf_expand_query(q, &diag) &&
+    if (q && !has_loop(q) && xf_expand_query(q, &diag) &&
         eval_check_supported(q, &diag) && query_cost(q->body) < 1e7)
         return q;
     query_free(q);
@@ -177,14 +176,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pgn_len = size - i - sep_len;
             break;
         }
-    if (fuzz_skip_lone_cr(pgn, pgn_len)) return 0;
     Query *q = load_query(text, query_len);
     if (!q) return 0;
-    CliOptions options;
+    SearchSettings options;
     memset(&options, 0, sizeof options);
     Search s;
     search_init(&s, &options, q);
-    s.input_name = "fuzz.pgn";
     search_games(&s, pgn, pgn_len);
     query_free(q);
     return 0;

@@ -20,11 +20,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
-#include "diag.h"
-#include "game.h"
-#include "pgn_writer.h"
-#include "strbuf.h"
+#include "base/arena.h"
+#include "base/diag.h"
+#include "pgn/game.h"
+#include "pgn/writer.h"
+#include "base/strbuf.h"
 
 /* libFuzzer's entry points (declared here for -Wmissing-prototypes). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -56,25 +56,6 @@ void fuzz_init_library(void);
  * read back gives the same text again. Calls fuzz_fail on any difference.
  * Appends the text written to *written when it is not NULL. */
 void fuzz_check_pgn_round_trip(const Game *g, const PgnAnnotations *notes, StrBuf *written);
-
-/* Known problems whose fixes are on their way (tests/fuzz/known/README.md).
- * Built with -DFUZZ_SKIP_KNOWN (`make fuzz FUZZ_SKIP_KNOWN=1`), the
- * harnesses step around them so that a run can look for new ones; by
- * default every check is strict. */
-#ifdef FUZZ_SKIP_KNOWN
-#define FUZZ_SKIPPING_KNOWN 1
-#else
-#define FUZZ_SKIPPING_KNOWN 0
-#endif
-
-/* With FUZZ_SKIP_KNOWN: true when expanding q's transforms could make more
- * than `limit` orbit members (the transform pass has no budget yet). */
-struct Query;
-bool fuzz_skip_large_orbits(const struct Query *q, double limit);
-
-/* With FUZZ_SKIP_KNOWN: true when the PGN text holds a CR that does not end
- * a line (the reader keeps it inside tag values; the writer drops it). */
-bool fuzz_skip_lone_cr(const char *text, size_t len);
 
 /* The text [data, data + size) as a NUL-terminated heap string. */
 char *fuzz_strndup(const uint8_t *data, size_t size);

@@ -1,0 +1,266 @@
+/*
+ * include/cql.h — the library face of cql, an open implementation of the
+ * Chess Query Language (CQL 6.2): compile a query, read games, search a
+ * game, write a matching game, free.
+ *
+ *     CqlQuery *q = cql_compile(text, len, &settings, CQL_COMPILE_RUN, NULL);
+ *     CqlReader *r = cql_reader_open("games.pgn", NULL);
+ *     CqlGameText *t = cql_game_text_new();
+ *     CqlGame *g = cql_game_new();
+ *     CqlSearcher *s = cql_searcher_new(q);          (one per thread)
+ *     while (cql_reader_next(r, t, NULL))
+ *         if (cql_game_parse(g, t, cql_reader_name(r), NULL) != CQL_GAME_UNUSABLE
+ *             && cql_search(s, g, &found, NULL))
+ *             cql_write_match(s, g, &out);
+ *
+ * A compiled query is read-only: any number of threads may search with it,
+ * each with its own CqlSearcher and CqlGame. Every message (a query error
+ * with its caret line, a damaged game, an unreadable file) goes to a
+ * CqlMessages sink, or to standard error when the sink is NULL; the library
+ * never exits and never writes to standard output. Only cql_* names leave
+ * the library.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_H
+#define CQL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* What the library exports: with gcc and clang, the only names of default
+ * visibility (it is built with -fvisibility=hidden), and with gcc the only
+ * ones left when the whole library is compiled as one program. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CQL_API __attribute__((visibility("default"), externally_visible))
+#elif defined(__GNUC__)
+#define CQL_API __attribute__((visibility("default")))
+#else
+#define CQL_API
+#endif
+#if defined(__GNUC__)
+#define CQL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CQL_PRINTF(f, a)
+#endif
+
+/* {==== messages and text ===================================================== */
+
+typedef enum CqlSeverity { CQL_ERROR, CQL_WARNING, CQL_NOTE } CqlSeverity;
+
+/* Receives one complete message, with its trailing newline. */
+typedef void (*CqlMessageFn)(void *ctx, CqlSeverity severity, const char *text);
+
+/* Where messages go. Zero-initialised (or a NULL CqlMessages *): standard
+ * error. The counts grow as messages are sent. */
+typedef struct CqlMessages {
+    CqlMessageFn fn;
+    void *ctx;
+    unsigned errors, warnings;
+} CqlMessages;
+
+/* Passes a finished message (as a sink received it) on to m: for a caller
+ * that collects messages where they happen (a worker thread) and delivers
+ * them later, in order. */
+CQL_API void cql_deliver(CqlMessages *m, CqlSeverity severity, const char *text);
+
+/* "cql: SEVERITY: MESSAGE", the form of usage and file messages. */
+CQL_API void cql_report(CqlMessages *m, CqlSeverity severity, const char *fmt, ...) CQL_PRINTF(3, 4);
+
+/* A growable string, NUL-terminated once anything is appended. Zero it to
+ * start; it owns data until cql_text_free. */
+typedef struct CqlText {
+    char *data;
+    size_t len, cap;
+} CqlText;
+
+CQL_API void cql_text_append(CqlText *t, const char *s, size_t n);
+CQL_API void cql_text_printf(CqlText *t, const char *fmt, ...) CQL_PRINTF(2, 3);
+CQL_API void cql_text_clear(CqlText *t);   /* length 0, keeps the buffer */
+CQL_API void cql_text_free(CqlText *t);
+
+/* }==== */
+
+/* {==== queries =============================================================== */
+
+typedef struct CqlQuery CqlQuery;
+
+/* An inclusive range of numbers, when set. */
+typedef struct CqlRange {
+    bool set;
+    long min, max;
+} CqlRange;
+
+/* Transforms applied to the whole query (CqlSettings.transforms), from the
+ * inside out in this order. */
+enum {
+    CQL_FLIP = 1 << 0,
+    CQL_FLIPCOLOR = 1 << 1,
+    CQL_SHIFT = 1 << 2,
+    CQL_REVERSECOLOR = 1 << 3,
+    CQL_FLIPHORIZONTAL = 1 << 4,
+    CQL_FLIPVERTICAL = 1 << 5,
+    CQL_ROTATE90 = 1 << 6,
+    CQL_ROTATE45 = 1 << 7,
+    CQL_SHIFTHORIZONTAL = 1 << 8,
+    CQL_SHIFTVERTICAL = 1 << 9
+};
+
+/* How a query is compiled and searched. Zero-initialised: CQL's defaults and
+ * what the query's cql(...) header says; a field set here overrides the
+ * header, as the command line does. */
+typedef struct CqlSettings {
+    const char *name;          /* the query's name in messages (NULL: "query.cql") */
+    bool body_only;            /* the text is a query body, without a cql(...) header */
+    const char *preamble;      /* filters placed before the body, after the header */
+    unsigned transforms;       /* CQL_FLIP ...: transforms around the whole body */
+    const char *matchstring;   /* comment at matched positions (NULL: the header's, or "CQL") */
+    bool variations;           /* search variations too */
+    bool mainline;             /* the main line only, whatever the header says */
+    bool silent;               /* add no comment */
+    bool quiet;                /* add only the game-number comment */
+    bool alwayscomment;        /* keep comments made at positions that do not match */
+    bool noheader;             /* no {Game number N} comment */
+    CqlRange matchcount;       /* matched positions a game needs (default: at least 1) */
+    CqlRange gamenumber;       /* games to examine (default: all) */
+    const char *result;        /* only games with this result ("1-0", "0-1", "1/2-1/2") */
+} CqlSettings;
+
+/* How far cql_compile goes. */
+typedef enum CqlCompileStage {
+    CQL_COMPILE_RUN,       /* ready to search: transforms expanded, every filter supported */
+    CQL_COMPILE_EXPAND,    /* transforms expanded; unsupported filters allowed (printing) */
+    CQL_COMPILE_PARSE      /* parsed and typed; transform filters left as written (orbits) */
+} CqlCompileStage;
+
+/* The longest query text cql_compile accepts (64 MB). */
+#define CQL_QUERY_MAX_BYTES (64u * 1024 * 1024)
+
+/* Compiles a query. On an error, reports it (FILE:LINE:COL, the source line
+ * and a caret) and returns NULL. The text is copied. settings may be NULL. */
+CQL_API CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings, CqlCompileStage stage,
+                              CqlMessages *m);
+CQL_API void cql_query_free(CqlQuery *q);
+
+/* Reads a query file ("-": standard input), no further than just past
+ * CQL_QUERY_MAX_BYTES. Returns the text (free() it) and its length in *len,
+ * or NULL after reporting. */
+CQL_API char *cql_read_query_file(const char *path, size_t *len, CqlMessages *m);
+
+/* What the query's header says, merged with the settings. */
+CQL_API const char *cql_query_input(const CqlQuery *q);    /* cql(input F), or NULL */
+CQL_API const char *cql_query_output(const CqlQuery *q);   /* cql(output F), or NULL */
+CQL_API CqlRange cql_query_gamenumber(const CqlQuery *q);  /* the games to examine */
+/* True when games must be searched one after the other, in input order, by
+ * one searcher (persistent variables, dictionaries that are not local). */
+CQL_API bool cql_query_in_order(const CqlQuery *q);
+/* True when matching games are to be kept and written sorted at the end, by
+ * CqlGameResult.sort_value, largest first. */
+CQL_API bool cql_query_sorts(const CqlQuery *q);
+
+typedef enum CqlPrint {
+    CQL_PRINT_TREE,      /* the syntax tree, one node per line (cql -parse) */
+    CQL_PRINT_ASCII,     /* the query in ASCII spelling (cql -a) */
+    CQL_PRINT_UNICODE,   /* the query in Unicode spelling (cql -u) */
+    CQL_PRINT_ORBITS     /* each transform's orbit (cql --dump-orbit; CQL_COMPILE_PARSE) */
+} CqlPrint;
+
+/* Appends the query as asked to out (the text may hold a NUL byte: use out->len). */
+CQL_API void cql_query_print(const CqlQuery *q, CqlPrint what, CqlText *out);
+/* True when the two queries have the same syntax tree (where written aside). */
+CQL_API bool cql_query_equal(const CqlQuery *a, const CqlQuery *b);
+
+/* }==== */
+
+/* {==== games ================================================================= */
+
+typedef struct CqlReader CqlReader;
+typedef struct CqlGameText CqlGameText;
+typedef struct CqlGame CqlGame;
+
+/* A reader splits a PGN input into the texts of its games, one at a time,
+ * skipping (and reporting) text that is not PGN and never losing a game. */
+CQL_API CqlReader *cql_reader_open(const char *path, CqlMessages *m);   /* "-": standard input */
+CQL_API CqlReader *cql_reader_open_stream(FILE *fp, const char *name, CqlMessages *m);   /* fp stays open */
+CQL_API void cql_reader_set_max_game_size(CqlReader *r, size_t bytes);   /* a longer game is skipped */
+/* The next game's text into t; false at the end of the input (or after a
+ * reported read error). Messages about the text before it go to m. */
+CQL_API bool cql_reader_next(CqlReader *r, CqlGameText *t, CqlMessages *m);
+CQL_API const char *cql_reader_name(const CqlReader *r);   /* as shown in messages */
+CQL_API long cql_reader_games(const CqlReader *r);         /* game texts returned so far */
+CQL_API bool cql_reader_failed(const CqlReader *r);        /* a read error happened */
+CQL_API void cql_reader_close(CqlReader *r);
+
+CQL_API CqlGameText *cql_game_text_new(void);
+CQL_API void cql_game_text_free(CqlGameText *t);
+/* Makes t the game text `text` with game number `number` (line 1). */
+CQL_API void cql_game_text_set(CqlGameText *t, const char *text, size_t len, long number);
+CQL_API long cql_game_text_number(const CqlGameText *t);   /* 1-based, in the input */
+CQL_API size_t cql_game_text_size(const CqlGameText *t);   /* bytes */
+
+typedef enum CqlGameStatus {
+    CQL_GAME_OK,        /* read completely */
+    CQL_GAME_DAMAGED,   /* read with a problem (reported); what could be read is there */
+    CQL_GAME_UNUSABLE   /* nothing to search (reported) */
+} CqlGameStatus;
+
+/* A game: its tags and its whole move tree, every move replayed. A CqlGame
+ * is reused from game to game; its memory is kept for the next. */
+CQL_API CqlGame *cql_game_new(void);
+CQL_API void cql_game_free(CqlGame *g);
+/* Reads t into g (`file` names the input in messages). Problems are
+ * reported once per game as FILE:LINE:COL: game N: MESSAGE. The text's
+ * buffer may be released afterwards (a reused CqlGameText keeps no huge one). */
+CQL_API CqlGameStatus cql_game_parse(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m);
+CQL_API long cql_game_number(const CqlGame *g);
+/* The positions of the game, the start position and every move of every
+ * variation: ids 0 .. count - 1 in preorder, the main line first. */
+CQL_API int cql_game_positions(const CqlGame *g);
+/* The ply of position id (0 at the start) and whether it is on the main line. */
+CQL_API void cql_game_position(CqlGame *g, int id, int *ply, bool *mainline);
+/* Appends g in PGN export format, as read (no annotations). */
+CQL_API void cql_game_write(const CqlGame *g, CqlText *out);
+/* True when b has a's moves, glyphs and comments everywhere, and a's tags
+ * with the same values (what writing and reading a game back must keep). */
+CQL_API bool cql_game_same(const CqlGame *a, const CqlGame *b);
+
+/* Checks a position in FEN. True when it is valid; otherwise *field (1-6),
+ * *column and message (size bytes) say why. */
+CQL_API bool cql_fen_check(const char *fen, int *field, int *column, char *message, size_t size);
+
+/* }==== */
+
+/* {==== searching ============================================================= */
+
+typedef struct CqlSearcher CqlSearcher;
+
+/* What searching one game found. */
+typedef struct CqlGameResult {
+    bool matched;             /* the game matches: write it (cql_write_match) */
+    long matched_positions;   /* positions where the query matched */
+    int64_t sort_value;       /* its place in sorted output (cql_query_sorts) */
+} CqlGameResult;
+
+/* A searcher holds what one thread needs to search games with q: variable
+ * values, caches, the notes of the last game searched. q must outlive it. */
+CQL_API CqlSearcher *cql_searcher_new(const CqlQuery *q);
+CQL_API void cql_searcher_free(CqlSearcher *s);
+/* Searches g; returns found->matched. What the query's `message` filters
+ * print is appended to printed (NULL: dropped). The notes stay in s until
+ * the next search. */
+CQL_API bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText *printed);
+/* After a search of g: whether position id matched. */
+CQL_API bool cql_position_matched(const CqlSearcher *s, int id);
+/* After a search of g that matched: appends g as cql writes a match, with
+ * "Game number N", the match string at matched positions, the query's
+ * comments and tags. */
+CQL_API void cql_write_match(CqlSearcher *s, const CqlGame *g, CqlText *out);
+/* At the end of a run: `name: value` for every persistent variable and every
+ * dictionary that is not local. */
+CQL_API void cql_searcher_print_persistent(const CqlSearcher *s, CqlText *out);
+
+/* }==== */
+
+#endif

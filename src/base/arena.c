@@ -1,0 +1,173 @@
+/*
+ * src/base/arena.c — bump allocator in chunks (see src/base/arena.h).
+ *
+ * Invariant: the head chunk's fill state lives in the Arena (base, size,
+ * used <= size, last); blocks are aligned to ARENA_ALIGN. Only the head
+ * chunk is ever allocated from. A reset keeps the largest chunk and frees
+ * the others.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "base/arena.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ArenaChunk {
+    ArenaChunk *next;
+    size_t size;      /* usable bytes in data[] */
+    _Alignas(ARENA_ALIGN) unsigned char data[];
+};
+
+static void out_of_memory(size_t size)
+{
+    fprintf(stderr, "cql: out of memory (asked for %zu bytes)\n", size);
+    abort();
+}
+
+void *xmalloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (!p) out_of_memory(size);
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) out_of_memory(n * size);
+    return p;
+}
+
+void *xrealloc(void *p, size_t size)
+{
+    void *q = realloc(p, size ? size : 1);
+    if (!q) out_of_memory(size);
+    return q;
+}
+
+char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(xmalloc(n), s, n);
+}
+
+/* The head chunk becomes c, empty. */
+static void make_head(Arena *a, ArenaChunk *c)
+{
+    a->head = c;
+    a->base = c ? c->data : NULL;
+    a->size = c ? c->size : 0;
+    a->used = a->last = 0;
+}
+
+void arena_init(Arena *a, size_t chunk_size)
+{
+    make_head(a, NULL);
+    a->chunk_size = chunk_size ? chunk_size : 64 * 1024;
+    a->chunk_max = a->chunk_size;
+    a->bytes_used = 0;
+}
+
+void arena_init_growing(Arena *a, size_t first, size_t max)
+{
+    arena_init(a, first);
+    a->chunk_max = max > a->chunk_size ? max : a->chunk_size;
+}
+
+static ArenaChunk *new_chunk(size_t size)
+{
+    ArenaChunk *c = xmalloc(sizeof(ArenaChunk) + size);
+    c->next = NULL;
+    c->size = size;
+    return c;
+}
+
+void *arena_alloc_grow(Arena *a, size_t need)
+{
+    assert(need == arena_align_up(need) && need > a->size - a->used);
+    if (need > a->chunk_size / 4 && a->head && a->size - a->used >= a->chunk_size / 8) {
+        /* a big block: give it a chunk of its own behind the head, so the
+         * head's free space is not wasted */
+        ArenaChunk *big = new_chunk(need);
+        big->next = a->head->next;
+        a->head->next = big;
+        a->bytes_used += need;
+        return big->data;
+    }
+    ArenaChunk *c = new_chunk(need > a->chunk_size ? need : a->chunk_size);
+    c->next = a->head;
+    make_head(a, c);
+    if (a->chunk_size < a->chunk_max)
+        a->chunk_size = a->chunk_max / 2 < a->chunk_size ? a->chunk_max : 2 * a->chunk_size;
+    a->used = need;
+    a->bytes_used += need;
+    return a->base;
+}
+
+void *arena_zalloc(Arena *a, size_t size)
+{
+    void *p = arena_alloc(a, size);
+    memset(p, 0, size);
+    return p;
+}
+
+void *arena_realloc(Arena *a, void *p, size_t old_size, size_t new_size)
+{
+    if (!p) return arena_alloc(a, new_size);
+    if (a->head && (unsigned char *)p == a->base + a->last) {
+        size_t need = arena_align_up(new_size ? new_size : 1);
+        if (a->last + need <= a->size) {
+            a->bytes_used += need - (a->used - a->last);
+            a->used = a->last + need;
+            return p;
+        }
+    }
+    if (new_size <= old_size) return p;
+    void *q = arena_alloc(a, new_size);
+    memcpy(q, p, old_size);
+    return q;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n)
+{
+    char *p = arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *arena_strdup(Arena *a, const char *s)
+{
+    return arena_strndup(a, s, strlen(s));
+}
+
+void arena_reset(Arena *a)
+{
+    ArenaChunk *keep = NULL;
+    for (ArenaChunk *c = a->head, *next; c; c = next) {
+        next = c->next;
+        if (!keep || c->size > keep->size) {
+            if (keep) free(keep);
+            keep = c;
+        } else {
+            free(c);
+        }
+    }
+    if (keep) keep->next = NULL;
+    make_head(a, keep);
+    a->bytes_used = 0;
+}
+
+void arena_free(Arena *a)
+{
+    for (ArenaChunk *c = a->head, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    make_head(a, NULL);
+    a->bytes_used = 0;
+}

@@ -1,0 +1,78 @@
+/*
+ * src/base/arena.h — bump allocation in chunks.
+ *
+ * An Arena owns every allocation made from it; nothing is freed one by one.
+ * The query owns one arena (AST, interned names, transform clones) freed when
+ * the run ends; each worker owns one per game, reset between games, so memory
+ * stays bounded by the largest game. Allocation failure aborts the process
+ * with a message (there is no sensible recovery from out-of-memory here).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_ARENA_H
+#define CQL_ARENA_H
+
+#include <stddef.h>
+
+typedef struct ArenaChunk ArenaChunk;
+
+/* The head chunk's fill state is kept here rather than in the chunk, so
+ * that arena_alloc's common case (room left in the head chunk) is inline. */
+typedef struct Arena {
+    ArenaChunk *head;      /* chunk being filled; older chunks follow ->next */
+    unsigned char *base;   /* the head chunk's data (NULL before the first chunk) */
+    size_t size;           /* usable bytes at base (0 before the first chunk) */
+    size_t used;           /* bytes at base handed out */
+    size_t last;           /* offset from base of the most recent block, for arena_realloc */
+    size_t chunk_size;     /* default size of a new chunk */
+    size_t chunk_max;      /* chunk_size doubles with each new chunk up to this */
+    size_t bytes_used;     /* total bytes handed out since init or reset */
+} Arena;
+
+#define ARENA_ALIGN 16     /* every block is aligned to this (enough for any type here) */
+
+void  arena_init(Arena *a, size_t chunk_size);
+/* An arena whose chunks start at `first` bytes and double with each new
+ * chunk up to `max`: small for a small game, and (since arena_reset keeps
+ * the largest chunk) no allocation per game once reused for a while. */
+void  arena_init_growing(Arena *a, size_t first, size_t max);
+/* arena_alloc's slow path: a new head chunk, or a chunk of its own for a
+ * big block. `need` is already rounded up to ARENA_ALIGN. */
+void *arena_alloc_grow(Arena *a, size_t need);
+
+static inline size_t arena_align_up(size_t n)
+{
+    return (n + (ARENA_ALIGN - 1)) & ~(size_t)(ARENA_ALIGN - 1);
+}
+
+/* Aligned for any type, uninitialised. */
+static inline void *arena_alloc(Arena *a, size_t size)
+{
+    size_t need = arena_align_up(size ? size : 1);
+    if (a->size - a->used < need) return arena_alloc_grow(a, need);
+    void *p = a->base + a->used;
+    a->last = a->used;
+    a->used += need;
+    a->bytes_used += need;
+    return p;
+}
+
+void *arena_zalloc(Arena *a, size_t size);         /* zero-filled */
+char *arena_strdup(Arena *a, const char *s);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+/* Grows the most recent allocation `p` of `old_size` bytes to `new_size` in place
+ * when it is the last block of the head chunk, else copies. */
+void *arena_realloc(Arena *a, void *p, size_t old_size, size_t new_size);
+void  arena_reset(Arena *a);   /* forget every allocation, keep one chunk for reuse */
+void  arena_free(Arena *a);    /* release all memory */
+
+#define ARENA_NEW(a, T)        ((T *)arena_zalloc((a), sizeof(T)))
+#define ARENA_ARRAY(a, T, n)   ((T *)arena_zalloc((a), sizeof(T) * (size_t)(n)))
+
+/* Process-wide allocation helpers that abort on failure (used outside arenas). */
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+
+#endif

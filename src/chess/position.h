@@ -1,0 +1,123 @@
+/*
+ * src/chess/position.h — a chess position: FEN in and out, make move, checks.
+ *
+ * A Position is a plain value (160 bytes): copy it with `=`. Game-tree
+ * nodes store one each, so making a move is copy-then-pos_make_move.
+ * Castling is stored as the square of the rook each side may still castle
+ * with (SQ_NONE when the right is gone), which covers Chess960 as well as
+ * standard chess. `ep` is the en-passant target square recorded after every
+ * double pawn push (as FEN writes it), SQ_NONE otherwise.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_POSITION_H
+#define CQL_POSITION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chess/bitboard.h"
+
+/*
+ * Move encoding (a uint32_t):
+ *
+ *   bits  0-5   from square
+ *   bits  6-11  to square (for castling: the king's destination, g- or c-file)
+ *   bits 12-14  promotion PieceType (0 when none)
+ *   bits 15-17  MoveKind
+ *
+ * MOVE_NONE (0) is never a legal move.
+ */
+typedef uint32_t Move;
+
+typedef enum MoveKind {
+    MK_NORMAL, MK_PROMOTION, MK_EN_PASSANT, MK_CASTLE_SHORT, MK_CASTLE_LONG, MK_NULL
+} MoveKind;
+
+#define MOVE_NONE ((Move)0)
+
+static inline Move move_make(Square from, Square to, PieceType promo, MoveKind kind)
+{
+    return (Move)from | ((Move)to << 6) | ((Move)promo << 12) | ((Move)kind << 15);
+}
+static inline Square move_from(Move m) { return (Square)(m & 63); }
+static inline Square move_to(Move m) { return (Square)((m >> 6) & 63); }
+static inline PieceType move_promo(Move m) { return (PieceType)((m >> 12) & 7); }
+static inline MoveKind move_kind(Move m) { return (MoveKind)((m >> 15) & 7); }
+static inline bool move_is_castle(Move m)
+{
+    return move_kind(m) == MK_CASTLE_SHORT || move_kind(m) == MK_CASTLE_LONG;
+}
+#define MOVE_NULL move_make(0, 0, NO_PIECE_TYPE, MK_NULL)
+
+enum { CASTLE_SHORT = 0, CASTLE_LONG = 1 };
+
+typedef struct Position {
+    Bitboard by_type[PIECE_TYPE_NB];  /* [0] is every occupied square */
+    Bitboard by_color[COLOR_NB];
+    uint64_t key;                     /* Zobrist hash of board, side, castling, ep */
+    uint8_t board[SQ_NB];             /* Piece on each square */
+    uint8_t castle_rook[COLOR_NB][2]; /* [color][CASTLE_SHORT/LONG]: rook square or SQ_NONE */
+    uint8_t ep;                       /* en-passant target square or SQ_NONE */
+    uint8_t side;                     /* Color to move */
+    uint8_t chess960;                 /* king or castling rook off the standard squares,
+                                         or rights given as rook files (HAha) */
+    uint16_t halfmove;                /* plies since the last capture or pawn move */
+    uint16_t fullmove;                /* starts at 1, grows after Black moves */
+} Position;
+
+/* Why a FEN was refused: the field (1..6), the 1-based column in the FEN
+ * text, and a message such as "bad piece letter 'x'". */
+typedef struct FenError {
+    int field;
+    int column;
+    char message[120];
+} FenError;
+
+#define FEN_MAX 100   /* enough bytes for any FEN this module writes */
+
+extern const char *const POS_START_FEN;
+
+void pos_start(Position *pos);
+/* 0 on success; otherwise fills *err (when non-NULL) and returns -1.
+ * Accepts 4 fields (EPD, counters default to 0 1) to 6. Castling may be KQkq,
+ * X-FEN (KQkq meaning the outermost rook) or Shredder files (HAha).
+ * A fullmove number of 0 (common in the wild) is read as 1. On failure
+ * *pos is left untouched. */
+int pos_from_fen(Position *pos, const char *fen, FenError *err);
+/* Writes the FEN (6 fields) into out; returns its length. Castling is
+ * X-FEN: KQkq for the outermost rooks (so standard chess is plain KQkq),
+ * a rook's file letter for an inner castling rook. */
+size_t pos_to_fen(const Position *pos, char out[FEN_MAX]);
+
+static inline Piece pos_piece_on(const Position *pos, Square s) { return (Piece)pos->board[s]; }
+static inline Bitboard pos_occupied(const Position *pos) { return pos->by_type[0]; }
+static inline Bitboard pos_pieces(const Position *pos, Color c, PieceType t)
+{
+    return pos->by_type[t] & pos->by_color[c];
+}
+static inline Square pos_king(const Position *pos, Color c)
+{
+    return bb_lsb(pos->by_type[KING] & pos->by_color[c]);
+}
+
+/* Plays a move that is legal (or at least pseudo-legal) in pos, in place:
+ * board, castling rights, ep square, counters, side and key are all updated.
+ * MOVE_NULL passes the turn. */
+void pos_make_move(Position *pos, Move m);
+
+/* Every piece of either colour attacking square s, given occupancy occ. */
+Bitboard pos_attackers_to(const Position *pos, Square s, Bitboard occ);
+/* Pieces of the side not to move that give check to the side to move. */
+Bitboard pos_checkers(const Position *pos);
+bool pos_in_check(const Position *pos);
+
+/* The structural invariants hold (one king each, bitboards agree with the
+ * board array, key matches); used after every move in debug builds. */
+bool pos_is_ok(const Position *pos);
+
+/* Compares boards, side, castling and ep: the same position for repetition. */
+bool pos_same(const Position *a, const Position *b);
+
+#endif

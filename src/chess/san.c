@@ -1,0 +1,420 @@
+/*
+ * src/chess/san.c — Standard Algebraic Notation in and out (see src/chess/san.h).
+ *
+ * san_read is a pure text scanner: it strips annotation suffixes and splits
+ * the move into piece, optional origin file/rank, destination and promotion
+ * (the common shapes in one pass, everything else by the general reader).
+ * san_resolve is on the PGN reader's hot path, so it never builds a move
+ * list: it takes the few pieces of the right type that reach the target
+ * square (from the attack tables, or the one or two pawn origins), filters
+ * them by the written disambiguation, and tests king safety for each.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "chess/san.h"
+
+#include <string.h>
+
+#include "chess/attacks.h"
+#include "chess/movegen.h"
+
+/* ====================================================================
+ * Reading
+ * ==================================================================== */
+
+static bool is_file_letter(char c) { return c >= 'a' && c <= 'h'; }
+static bool is_rank_digit(char c) { return c >= '1' && c <= '8'; }
+
+/* Length of text without trailing annotations: ! ? + # and e.p. / ep. */
+static size_t strip_suffixes(const char *text, size_t len)
+{
+    while (len) {
+        char last = text[len - 1];
+        if (last == '!' || last == '?' || last == '+' || last == '#' || last == ' ') {
+            len--;
+        } else if (len > 4 && last == '.' && memcmp(text + len - 4, "e.p.", 4) == 0) {
+            len -= 4;
+        } else if (len > 2 && last == 'p' && text[len - 2] == 'e') {
+            len -= 2;
+        } else {
+            break;
+        }
+    }
+    return len;
+}
+
+/* O-O, 0-0, o-o (hyphens optional): 1 short, 2 long, 0 not castling. */
+static int read_castling(const char *text, size_t len)
+{
+    int letters = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == 'O' || c == '0' || c == 'o') letters++;
+        else if (c != '-' || i == 0 || text[i - 1] == '-') return 0;
+    }
+    if (text[len - 1] == '-') return 0;
+    return letters == 2 ? 1 : letters == 3 ? 2 : 0;
+}
+
+static PieceType piece_type_from_letter(char c)
+{
+    switch (c) {
+    case 'P': return PAWN;
+    case 'N': return KNIGHT;
+    case 'B': return BISHOP;
+    case 'R': return ROOK;
+    case 'Q': return QUEEN;
+    case 'K': return KING;
+    default:  return NO_PIECE_TYPE;
+    }
+}
+
+/* A promotion letter, either case; NO_PIECE_TYPE otherwise. */
+static PieceType promotion_from_letter(char c)
+{
+    PieceType t = piece_type_from_letter(c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c);
+    return t >= KNIGHT && t <= QUEEN ? t : NO_PIECE_TYPE;
+}
+
+/* The general reader: every shape and every kind of dirt san.h lists. */
+static SanStatus read_general(const char *text, size_t len, SanMove *out)
+{
+    *out = (SanMove){PAWN, -1, -1, SQ_NONE, NO_PIECE_TYPE, false, 0, false};
+    len = strip_suffixes(text, len);
+    if (len == 0) return SAN_SYNTAX;
+
+    if ((len == 2 && (memcmp(text, "--", 2) == 0 || memcmp(text, "Z0", 2) == 0))
+        || (len == 4 && memcmp(text, "0000", 4) == 0)) {
+        out->piece = NO_PIECE_TYPE;
+        out->null_move = true;
+        return SAN_OK;
+    }
+    int castle = read_castling(text, len);
+    if (castle) {
+        out->piece = NO_PIECE_TYPE;
+        out->castle = castle;
+        return SAN_OK;
+    }
+
+    size_t i = 0;
+    if (piece_type_from_letter(text[0]) != NO_PIECE_TYPE) out->piece = piece_type_from_letter(text[i++]);
+
+    /* Promotion at the end: "=Q", "=q", or a letter right after the rank. */
+    if (len - i >= 3 && promotion_from_letter(text[len - 1]) != NO_PIECE_TYPE
+        && (text[len - 2] == '=' || is_rank_digit(text[len - 2]))) {
+        out->promo = promotion_from_letter(text[len - 1]);
+        len -= text[len - 2] == '=' ? 2 : 1;
+        if (out->piece != PAWN) return SAN_SYNTAX;
+    }
+
+    /* What is left is [file][rank][file][rank] with optional x : - between. */
+    char squares[4];
+    int n = 0;
+    for (; i < len; i++) {
+        char c = text[i];
+        if (c == 'x' || c == ':') out->capture = true;
+        else if (c == '-') continue;
+        else if ((is_file_letter(c) || is_rank_digit(c)) && n < 4) squares[n++] = c;
+        else return SAN_SYNTAX;
+    }
+    if (n < 2 || !is_file_letter(squares[n - 2]) || !is_rank_digit(squares[n - 1])) return SAN_SYNTAX;
+    out->to = make_square(squares[n - 2] - 'a', squares[n - 1] - '1');
+    if (n == 4) {
+        if (!is_file_letter(squares[0]) || !is_rank_digit(squares[1])) return SAN_SYNTAX;
+        out->from_file = squares[0] - 'a';
+        out->from_rank = squares[1] - '1';
+    } else if (n == 3) {
+        if (is_file_letter(squares[0])) out->from_file = squares[0] - 'a';
+        else out->from_rank = squares[0] - '1';
+    }
+    return SAN_OK;
+}
+
+/* The shapes that make up nearly all real movetext, read in one pass: an
+ * optional piece letter N B R Q K, an optional origin file or rank, an
+ * optional 'x', the destination square, then any run of + and # (e4, exd5,
+ * Nf3, Nbd7, R1e2, Qxe7+). Returns false for everything else (castling,
+ * promotions, long algebraic, 'P', ':', other suffixes, null moves), which
+ * goes to read_general. A token accepted here ends in a rank digit once
+ * + and # are gone, so read_general would strip the same suffixes, see no
+ * null move, castling or promotion, and split the rest the same way;
+ * debug builds check that on every token. */
+static inline bool read_common(const char *text, size_t len, SanMove *out)
+{
+    while (len && (text[len - 1] == '+' || text[len - 1] == '#')) len--;
+    if (len < 2 || len > 5 || !is_file_letter(text[len - 2]) || !is_rank_digit(text[len - 1]))
+        return false;
+    const char *p = text, *dest = text + len - 2;
+    PieceType piece = piece_type_from_letter(*p);
+    if (piece >= KNIGHT) p++;
+    else piece = PAWN;
+    int from_file = -1, from_rank = -1;
+    if (p < dest && is_file_letter(*p)) from_file = *p++ - 'a';
+    else if (p < dest && is_rank_digit(*p)) from_rank = *p++ - '1';
+    bool capture = p < dest && *p == 'x';
+    if (capture) p++;
+    if (p != dest) return false;
+    *out = (SanMove){piece, from_file, from_rank, make_square(dest[0] - 'a', dest[1] - '1'),
+                     NO_PIECE_TYPE, capture, 0, false};
+    return true;
+}
+
+#ifdef CQL_DEBUG
+static bool same_san_move(const SanMove *a, const SanMove *b)
+{
+    return a->piece == b->piece && a->from_file == b->from_file && a->from_rank == b->from_rank
+        && a->to == b->to && a->promo == b->promo && a->capture == b->capture
+        && a->castle == b->castle && a->null_move == b->null_move;
+}
+#endif
+
+/* san_read's body, inline in san_parse too (saving a call per move). */
+static inline SanStatus read_move(const char *text, size_t len, SanMove *out)
+{
+    if (read_common(text, len, out)) {
+#ifdef CQL_DEBUG
+        SanMove general;
+        assert(read_general(text, len, &general) == SAN_OK && same_san_move(out, &general));
+#endif
+        return SAN_OK;
+    }
+    return read_general(text, len, out);
+}
+
+SanStatus san_read(const char *text, size_t len, SanMove *out)
+{
+    return read_move(text, len, out);
+}
+
+/* ====================================================================
+ * Resolving against a position
+ * ==================================================================== */
+
+/* A king move written as "king to own castling rook" (Chess960 UCI, e1h1)
+ * or as the two-square king step (e1g1) denotes castling; returns that
+ * castling move, or MOVE_NONE when the SanMove is an ordinary king move. */
+static Move king_move_as_castling(const Position *pos, const SanMove *sm)
+{
+    Color us = (Color)pos->side;
+    Square king = pos_king(pos, us);
+    if ((sm->from_file >= 0 && sm->from_file != file_of(king))
+        || (sm->from_rank >= 0 && sm->from_rank != rank_of(king)))
+        return MOVE_NONE;
+    for (int wing = CASTLE_SHORT; wing <= CASTLE_LONG; wing++) {
+        Square rook = pos->castle_rook[us][wing];
+        if (rook == SQ_NONE) continue;
+        Square king_to = make_square(wing == CASTLE_SHORT ? 6 : 2, rank_of(king));
+        bool two_step = sm->to == king_to && (king_to - king == 2 || king - king_to == 2);
+        if (sm->to == rook || two_step) return move_make(king, king_to, NO_PIECE_TYPE,
+                                                         wing == CASTLE_SHORT ? MK_CASTLE_SHORT
+                                                                              : MK_CASTLE_LONG);
+    }
+    return MOVE_NONE;
+}
+
+/* Origins of own pawns that can reach `to`, and the kind of that move. */
+static Bitboard pawn_origins(const Position *pos, const SanMove *sm, MoveKind *kind)
+{
+    Color us = (Color)pos->side;
+    Square to = sm->to;
+    int forward = us == WHITE ? 8 : -8;
+    Piece pawn = make_piece(us, PAWN);
+    bool capture = sm->from_file >= 0 ? sm->from_file != file_of(to) : sm->capture;
+
+    *kind = MK_NORMAL;
+    if (capture) {
+        Bitboard origins = att_pawn(other_color(us), to) & pos_pieces(pos, us, PAWN);
+        if (to == pos->ep) *kind = MK_EN_PASSANT;
+        else if (!(pos->by_color[other_color(us)] & sq_bb(to))) return 0;
+        return origins;
+    }
+    if (pos->board[to] != NO_PIECE) return 0;
+    Square one_back = to - forward;
+    if (one_back < 0 || one_back >= SQ_NB) return 0;
+    if (pos->board[one_back] == pawn) return sq_bb(one_back);
+    int double_push_rank = us == WHITE ? 3 : 4;
+    if (pos->board[one_back] == NO_PIECE && rank_of(to) == double_push_rank
+        && pos->board[one_back - forward] == pawn)
+        return sq_bb(one_back - forward);
+    return 0;
+}
+
+/* Own pieces of a type other than pawn that attack `to`. */
+static Bitboard piece_origins(const Position *pos, PieceType type, Square to)
+{
+    Bitboard pieces = pos_pieces(pos, (Color)pos->side, type);
+    switch (type) {
+    case KNIGHT: return att_knight(to) & pieces;
+    case BISHOP: return att_bishop(to, pos_occupied(pos)) & pieces;
+    case ROOK:   return att_rook(to, pos_occupied(pos)) & pieces;
+    case QUEEN:  return att_queen(to, pos_occupied(pos)) & pieces;
+    case KING:   return att_king(to) & pieces;
+    default:     assert(!"piece_origins: not a piece type"); return 0;
+    }
+}
+
+static SanStatus resolve_null_or_castling(const Position *pos, const SanMove *sm, Move *out)
+{
+    if (sm->null_move) {
+        if (pos_in_check(pos)) return SAN_ILLEGAL;
+        *out = MOVE_NULL;
+        return SAN_OK;
+    }
+    *out = mg_castle_move(pos, sm->castle == 1 ? CASTLE_SHORT : CASTLE_LONG);
+    return *out == MOVE_NONE ? SAN_ILLEGAL : SAN_OK;
+}
+
+SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
+{
+    Color us = (Color)pos->side;
+    *out = MOVE_NONE;
+    if (sm->null_move || sm->castle) return resolve_null_or_castling(pos, sm, out);
+    assert(sm->to >= 0 && sm->to < SQ_NB);
+
+    /* Coordinates without a piece letter (e2e4, g1f3, e1g1) move whatever
+     * own piece stands on the origin square. */
+    SanMove coordinates;
+    if (sm->piece == PAWN && sm->from_file >= 0 && sm->from_rank >= 0) {
+        Piece on_origin = pos_piece_on(pos, make_square(sm->from_file, sm->from_rank));
+        if (on_origin != NO_PIECE && color_of(on_origin) == us && type_of(on_origin) != PAWN) {
+            coordinates = *sm;
+            coordinates.piece = type_of(on_origin);
+            sm = &coordinates;
+        }
+    }
+    if (sm->piece == KING) {
+        Move castle = king_move_as_castling(pos, sm);
+        if (castle != MOVE_NONE) {
+            *out = castle;
+            return mg_is_legal(pos, castle) ? SAN_OK : SAN_ILLEGAL;
+        }
+    }
+    if (pos->by_color[us] & sq_bb(sm->to)) return SAN_ILLEGAL;
+
+    MoveKind kind = MK_NORMAL;
+    Bitboard origins;
+    if (sm->piece == PAWN) {
+        origins = pawn_origins(pos, sm, &kind);
+        bool promotes = rank_of(sm->to) == (us == WHITE ? 7 : 0);
+        if (promotes != (sm->promo != NO_PIECE_TYPE)) return SAN_ILLEGAL;
+        if (promotes) kind = MK_PROMOTION;
+    } else {
+        if (sm->promo != NO_PIECE_TYPE) return SAN_ILLEGAL;
+        origins = piece_origins(pos, sm->piece, sm->to);
+    }
+    if (sm->from_file >= 0) origins &= file_bb(sm->from_file);
+    if (sm->from_rank >= 0) origins &= rank_bb(sm->from_rank);
+
+    int legal = 0;
+    while (origins) {
+        Square from = bb_pop_lsb(&origins);
+        Move m = move_make(from, sm->to, sm->promo, kind);
+        if (kind == MK_EN_PASSANT ? mg_is_legal(pos, m) : mg_normal_move_is_legal(pos, from, sm->to)) {
+            if (legal++) return SAN_AMBIGUOUS;
+            *out = m;
+        }
+    }
+    return legal ? SAN_OK : SAN_ILLEGAL;
+}
+
+SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out)
+{
+    SanMove sm;
+    SanStatus status = read_move(text, len, &sm);
+    if (status != SAN_OK) {
+        *out = MOVE_NONE;
+        return status;
+    }
+    return san_resolve(pos, &sm, out);
+}
+
+/* ====================================================================
+ * Writing
+ * ==================================================================== */
+
+/* File, rank or both of `from`, as little as tells it apart from the other
+ * pieces of its kind that can legally move to the same square. */
+static char *write_disambiguation(const Position *pos, Move m, char *p)
+{
+    Square from = move_from(m), to = move_to(m);
+    Piece piece = pos_piece_on(pos, from);
+    Bitboard rivals = att_piece(piece, to, pos_occupied(pos))
+                    & pos_pieces(pos, color_of(piece), type_of(piece)) & ~sq_bb(from);
+    Bitboard legal_rivals = 0;
+    while (rivals) {
+        Square s = bb_pop_lsb(&rivals);
+        if (mg_is_legal(pos, move_make(s, to, NO_PIECE_TYPE, MK_NORMAL))) legal_rivals |= sq_bb(s);
+    }
+    if (!legal_rivals) return p;
+    bool file_shared = (legal_rivals & file_bb(file_of(from))) != 0;
+    bool rank_shared = (legal_rivals & rank_bb(rank_of(from))) != 0;
+    if (!file_shared) {
+        *p++ = (char)('a' + file_of(from));
+    } else if (!rank_shared) {
+        *p++ = (char)('1' + rank_of(from));
+    } else {
+        sq_name(from, p);
+        p += 2;
+    }
+    return p;
+}
+
+size_t san_write(const Position *pos, Move m, char out[SAN_MAX])
+{
+    Position after = *pos;
+    pos_make_move(&after, m);
+    char mark = !pos_in_check(&after) ? '\0' : mg_has_legal_move(&after) ? '+' : '#';
+    return san_write_marked(pos, m, mark, out);
+}
+
+size_t san_write_marked(const Position *pos, Move m, char mark, char out[SAN_MAX])
+{
+    char *p = out;
+    Square from = move_from(m), to = move_to(m);
+    MoveKind kind = move_kind(m);
+
+    if (kind == MK_NULL) {
+        memcpy(out, "--", 3);
+        return 2;
+    }
+    if (kind == MK_CASTLE_SHORT || kind == MK_CASTLE_LONG) {
+        const char *text = kind == MK_CASTLE_SHORT ? "O-O" : "O-O-O";
+        memcpy(p, text, strlen(text));
+        p += strlen(text);
+    } else {
+        Piece piece = pos_piece_on(pos, from);
+        assert(piece != NO_PIECE);
+        bool capture = pos_piece_on(pos, to) != NO_PIECE || kind == MK_EN_PASSANT;
+        if (type_of(piece) == PAWN) {
+            if (capture) *p++ = (char)('a' + file_of(from));
+        } else {
+            *p++ = piece_type_char(type_of(piece));
+            if (type_of(piece) != KING) p = write_disambiguation(pos, m, p);
+        }
+        if (capture) *p++ = 'x';
+        sq_name(to, p);
+        p += 2;
+        if (kind == MK_PROMOTION) {
+            *p++ = '=';
+            *p++ = piece_type_char(move_promo(m));
+        }
+    }
+    if (mark) *p++ = mark;
+    *p = '\0';
+    assert(p - out < SAN_MAX);
+    return (size_t)(p - out);
+}
+
+size_t san_move_uci(Move m, char out[8])
+{
+    if (move_kind(m) == MK_NULL) {
+        memcpy(out, "0000", 5);
+        return 4;
+    }
+    sq_name(move_from(m), out);
+    sq_name(move_to(m), out + 2);
+    if (move_kind(m) != MK_PROMOTION) return 4;
+    out[4] = (char)(piece_type_char(move_promo(m)) - 'A' + 'a');
+    out[5] = '\0';
+    return 5;
+}

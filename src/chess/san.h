@@ -1,0 +1,57 @@
+/*
+ * src/chess/san.h — Standard Algebraic Notation in and out.
+ *
+ * Parsing has two stages: san_read turns text into a SanMove with no board
+ * involved (tolerating real-world dirt: 0-0, O-O+, e.p., !? suffixes, a
+ * missing 'x', long algebraic e2e4 / e2-e4 / Ng1-f3, lower-case promotion
+ * e8q / e8=q, -- and Z0 null moves); san_resolve matches it against the
+ * legal moves of a position: no match is SAN_ILLEGAL, several SAN_AMBIGUOUS.
+ * Coordinates without a piece letter (g1f3) move whatever own piece is on
+ * the origin; a king move onto its own castling rook (e1h1, Chess960 UCI)
+ * or two files sideways (e1g1) is castling. A missing promotion piece is
+ * SAN_ILLEGAL, as is a null move while in check. Result tokens (1-0, 0-1,
+ * 1/2-1/2, *) are SAN_SYNTAX.
+ * san_write produces canonical SAN with minimal disambiguation and +/#.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_SAN_H
+#define CQL_SAN_H
+
+#include <stddef.h>
+
+#include "chess/position.h"
+
+#define SAN_MAX 16   /* bytes, NUL included, of the longest SAN written */
+
+typedef enum SanStatus { SAN_OK, SAN_SYNTAX, SAN_ILLEGAL, SAN_AMBIGUOUS } SanStatus;
+
+typedef struct SanMove {
+    PieceType piece;     /* moving piece (PAWN when no letter); NO_PIECE_TYPE for castling/null */
+    int from_file;       /* 0..7, or -1 when not given */
+    int from_rank;       /* 0..7, or -1 when not given */
+    Square to;           /* SQ_NONE for castling and null moves */
+    PieceType promo;     /* NO_PIECE_TYPE when none */
+    bool capture;        /* an 'x' or ':' was written (not required to match) */
+    int castle;          /* 0 none, 1 short (O-O), 2 long (O-O-O) */
+    bool null_move;      /* "--" or "Z0" */
+} SanMove;
+
+/* Reads one move token text[0..len) (suffixes such as + # ! ? allowed). */
+SanStatus san_read(const char *text, size_t len, SanMove *out);
+/* Finds the one legal move in pos that the SanMove denotes. */
+SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out);
+/* Both stages at once. */
+SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out);
+
+/* Writes the SAN of the legal move m in pos (with + or #); returns its length. */
+size_t san_write(const Position *pos, Move m, char out[SAN_MAX]);
+/* The same with the check mark already known (a game-tree node keeps it):
+ * `mark` is '+', '#' or '\0' for none. */
+size_t san_write_marked(const Position *pos, Move m, char mark, char out[SAN_MAX]);
+/* Writes m in UCI coordinates ("e2e4", "e7e8q", "0000"); returns its length.
+ * Castling is the king's start and destination squares ("e1g1"), which
+ * san_parse reads back whenever the king moves two files. */
+size_t san_move_uci(Move m, char out[8]);
+
+#endif

@@ -1,0 +1,18 @@
+/*
+ * src/cli/memory.h — allocation for the program's own buffers: on failure it
+ * says so on standard error and aborts (as the library does), since a run
+ * cannot go on without memory.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_CLI_MEMORY_H
+#define CQL_CLI_MEMORY_H
+
+#include <stddef.h>
+
+void *cli_malloc(size_t size);
+void *cli_calloc(size_t n, size_t size);
+void *cli_realloc(void *p, size_t size);
+char *cli_strdup(const char *s);
+
+#endif

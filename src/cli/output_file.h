@@ -1,0 +1,61 @@
+/*
+ * src/cli/output_file.h — where cql's matching games go, written so that
+ * nothing the user owns is ever destroyed.
+ *
+ * What the output name is decides how it is written:
+ *   - "-" is standard output, written as it is;
+ *   - a device, a FIFO, a socket or a pipe (/dev/null, /dev/stdout,
+ *     `>(gzip > x.gz)`) is opened and written in place, never replaced;
+ *   - a regular file (or a new name) is written to a temporary file in the
+ *     same directory and renamed over the real name when the run succeeds,
+ *     so that a crash or an interrupt never leaves a half-written file under
+ *     it. The new file keeps the old one's mode (and owner where possible);
+ *     a new file gets 0666 & ~umask. Through a symlink, the link stays and
+ *     its target is replaced; a file with several hard links is written in
+ *     place, since renaming over it would cut the links.
+ * An output that is the input (by any name: a link, standard input) is
+ * refused. SIGINT, SIGTERM and SIGHUP remove the temporary file before the
+ * process dies of the signal. Writes are unbuffered by stdio: the first
+ * failed write is remembered with its errno, and the caller stops the run.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_OUTPUT_FILE_H
+#define CQL_OUTPUT_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cql.h"
+
+typedef struct OutputFile {
+    const char *name;       /* as given ("-" = standard output) */
+    int fd;
+    char *tmp_name;         /* the temporary file renamed at the end, or NULL (in place) */
+    char *final_name;       /* what tmp_name is renamed to (a symlink's target), or NULL */
+    char *buffer;
+    size_t used;
+    int error;              /* errno of the first failed write, 0 while all is well */
+} OutputFile;
+
+/* Opens the output `name` for a run reading `input` ("-" = standard input;
+ * NULL when the input is not a file). Returns 0, or -1 after reporting. */
+int output_open(OutputFile *o, const char *name, const char *input, CqlMessages *m);
+
+/* Appends bytes to the output. False once a write has failed (o->error). */
+bool output_write(OutputFile *o, const void *data, size_t len);
+
+/* Flushes and closes the output. When ok, a temporary file is renamed into
+ * place; otherwise it is removed and the old file stays as it was. Reports
+ * a failed write (naming the file and the error). Returns 0 when the output
+ * is complete, -1 otherwise. */
+int output_close(OutputFile *o, bool ok, CqlMessages *m);
+
+/* True when the games go to standard output ("-", /dev/stdout, or a name
+ * for the same file or pipe): the summary and notes then go to stderr. */
+bool output_is_standard_output(const OutputFile *o);
+
+/* "standard output" or the file name, for messages. */
+const char *output_display_name(const OutputFile *o);
+
+#endif

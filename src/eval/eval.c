@@ -1,0 +1,1355 @@
+/*
+ * src/eval/eval.c — evaluates a query at the positions of a game.
+ *
+ * Every node kind has one evaluation function in `eval_table` (a data table
+ * indexed by NodeKind, filled from the entries of each family's descriptor:
+ * this file's core filters, nav.c, text.c, moves.c, path.c, orbit.c,
+ * dict.c); a kind without an entry is not supported yet, and
+ * eval_check_supported reports it before any game is read. An evaluation
+ * function returns whether the filter matches and, when it does, stores the
+ * filter's value in *out (a set, a number, a position, a string, a piece).
+ *
+ * State: the current game and node, variable values (reset per game except
+ * persistent ones), a per-node cache of facts that cost a move generation
+ * (check, mate, stalemate), and the comments made while evaluating the body
+ * at the current position (kept only if that position matches).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "eval/eval.h"
+
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chess/board_query.h"
+#include "chess/movegen.h"
+#include "eval/eval_int.h"
+#include "query/sema.h"
+
+/* {==== values and helpers ==================================================== */
+
+static EvalFn eval_table[ND_COUNT_];
+
+bool eval_node(Evaluator *ev, const Node *n, Value *out)
+{
+    out->type = VT_NONE;
+    return eval_table[n->kind](ev, n, out);
+}
+
+/* The square of piece `id` at the current node, as a set (empty if captured). */
+Bitboard eval_piece_square(const Evaluator *ev, uint8_t id)
+{
+    const uint8_t *ids = ev->cur->piece_id;
+    for (Square s = 0; s < SQ_NB; s++)
+        if (ids[s] == id) return sq_bb(s);
+    return 0;
+}
+
+void eval_piece_to_set(const Evaluator *ev, Value *v)
+{
+    if (v->type == VT_PIECE) {
+        v->set = eval_piece_square(ev, v->piece);
+        v->type = VT_SET;
+    }
+}
+
+bool eval_set(Evaluator *ev, const Node *n, Bitboard *out)
+{
+    Value v;
+    if (!eval_node(ev, n, &v)) {
+        *out = 0;
+        return false;
+    }
+    eval_piece_to_set(ev, &v);
+    *out = v.type == VT_SET ? v.set : 0;
+    return true;
+}
+
+/* A number, or the size of a set (sets stand for their cardinality). */
+bool eval_number(Evaluator *ev, const Node *n, int64_t *out)
+{
+    Value v;
+    if (!eval_node(ev, n, &v)) return false;
+    eval_piece_to_set(ev, &v);
+    if (v.type == VT_SET) *out = bb_popcount(v.set);
+    else if (v.type == VT_NUMBER) *out = v.num;
+    else return false;
+    return true;
+}
+
+static bool set_value(Value *out, Bitboard b)
+{
+    out->type = VT_SET;
+    out->set = b;
+    return b != 0;
+}
+
+static bool number_value(Value *out, int64_t x)
+{
+    out->type = VT_NUMBER;
+    out->num = x;
+    return true;
+}
+
+bool eval_string_value(Value *out, const char *s)
+{
+    out->type = VT_STRING;
+    out->str = s;
+    return s != NULL;
+}
+
+bool eval_position_value(Value *out, const GameNode *n)
+{
+    out->type = VT_POSITION;
+    out->pos = n;
+    return n != NULL;
+}
+
+static const Position *cur_pos(const Evaluator *ev)
+{
+    return &ev->cur->pos;
+}
+
+NodeCache *eval_node_cache(Evaluator *ev, const GameNode *n)
+{
+    /* made on first use: most queries never need it */
+    if (!ev->cache) ev->cache = ARENA_ARRAY(ev->arena, NodeCache, ev->game->node_count);
+    return &ev->cache[n->id];
+}
+
+static void ensure_legal_facts(Evaluator *ev, const GameNode *n)
+{
+    NodeCache *c = eval_node_cache(ev, n);
+    if (c->known & NC_LEGAL) return;
+    /* in check, the node's check state already says whether there is a move */
+    NodeCheck state = game_node_check(n);
+    c->in_check = state != NODE_NO_CHECK;
+    c->has_legal_move = state == NODE_IN_CHECK || (state == NODE_NO_CHECK && mg_has_legal_move(&n->pos));
+    c->known |= NC_LEGAL;
+}
+
+/* Text of a value, for str, comments and messages. */
+void eval_value_to_text(const Evaluator *ev, const Value *v, StrBuf *sb)
+{
+    switch (v->type) {
+    case VT_NUMBER:
+        sb_printf(sb, "%lld", (long long)v->num);
+        break;
+    case VT_STRING:
+        sb_append(sb, v->str);
+        break;
+    case VT_PIECE:
+    case VT_SET: {
+        Bitboard b = v->type == VT_PIECE ? eval_piece_square(ev, v->piece) : v->set;
+        if (bb_popcount(b) != 1) sb_putc(sb, '[');
+        bool first = true;
+        for (; b; first = false) {
+            char name[3];
+            Square s = bb_pop_lsb(&b);
+            if (!first) sb_putc(sb, ',');
+            if (v->type == VT_PIECE) sb_putc(sb, piece_char(pos_piece_on(cur_pos(ev), s)));
+            sq_name(s, name);
+            sb_append(sb, name);
+        }
+        if (bb_popcount(v->type == VT_PIECE ? eval_piece_square(ev, v->piece) : v->set) != 1)
+            sb_putc(sb, ']');
+        break;
+    }
+    case VT_POSITION: {
+        const GameNode *p = v->pos;
+        sb_printf(sb, "move %u(%s)", p->pos.fullmove, p->pos.side == WHITE ? "wtm" : "btm");
+        break;
+    }
+    case VT_DICTIONARY:
+        eval_dict_to_text(ev, v->dict_slot, sb);
+        break;
+    default:
+        break;
+    }
+}
+
+/* }==== */
+/* {==== structure, constants, variables ======================================== */
+
+static bool eval_compound(Evaluator *ev, const Node *n, Value *out)
+{
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (!eval_node(ev, n->kids[i], out)) return false;
+    return true;
+}
+
+static bool eval_first_kid(Evaluator *ev, const Node *n, Value *out)
+{
+    return eval_node(ev, n->kids[0], out);
+}
+
+static bool eval_always(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)ev;
+    (void)n;
+    (void)out;
+    return true;
+}
+
+static bool eval_never(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)ev;
+    (void)n;
+    (void)out;
+    return false;
+}
+
+static bool eval_int(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)ev;
+    return number_value(out, n->num);
+}
+
+static bool eval_string(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)ev;
+    return eval_string_value(out, n->text);
+}
+
+static bool eval_designator(Evaluator *ev, const Node *n, Value *out)
+{
+    const Position *pos = cur_pos(ev);
+    const Designator *d = n->desig;
+    Bitboard b = 0;
+    Bitboard mask = d->pieces;
+    if (mask & 1u) b |= ~pos_occupied(pos);
+    for (mask &= ~(Bitboard)1; mask;) {
+        Piece p = (Piece)bb_pop_lsb(&mask);
+        b |= pos_pieces(pos, color_of(p), type_of(p));
+    }
+    return set_value(out, b & d->squares);
+}
+
+static bool eval_var(Evaluator *ev, const Node *n, Value *out)
+{
+    if (ev->q->vars[n->slot].kind == VK_DICTIONARY) {
+        /* a dictionary as a whole (an iteration domain, text): always there */
+        out->type = VT_DICTIONARY;
+        out->dict_slot = n->slot;
+        return true;
+    }
+    if (!ev->bound[n->slot]) return false;
+    *out = ev->vars[n->slot];
+    if (out->type == VT_SET || out->type == VT_PIECE) {
+        /* a set variable matches when its set is not empty */
+        Bitboard b = out->type == VT_PIECE ? eval_piece_square(ev, out->piece) : out->set;
+        return b != 0;
+    }
+    return true;
+}
+
+/* x = F, piece x = F, x += F ... */
+static bool eval_assign(Evaluator *ev, const Node *n, Value *out)
+{
+    Value v;
+    bool matched = eval_node(ev, n->kids[0], &v);
+    int32_t slot = n->slot;
+    if (n->flags & NF_PIECE) {
+        /* a piece variable holds the piece standing on the one square of F */
+        eval_piece_to_set(ev, &v);
+        if (!matched || v.type != VT_SET || bb_popcount(v.set & pos_occupied(cur_pos(ev))) != 1)
+            return false;
+        Square s = bb_lsb(v.set & pos_occupied(cur_pos(ev)));
+        v.type = VT_PIECE;
+        v.piece = ev->cur->piece_id[s];
+    } else if (v.type == VT_PIECE && ev->q->vars[slot].kind != VK_PIECE) {
+        eval_piece_to_set(ev, &v);
+    }
+    if (n->op == TK_ASSIGN) {
+        /* a set assignment always matches; other values only when F matched */
+        if (!matched && !(v.type == VT_SET && type_is_set(n->kids[0]->type))) return false;
+        ev->vars[slot] = v;
+        ev->bound[slot] = true;
+        *out = v;
+        return true;
+    }
+    if (!matched || !ev->bound[slot]) return false;
+    Value *var = &ev->vars[slot];
+    if (var->type == VT_STRING && n->op == TK_PLUS_ASSIGN && v.type == VT_STRING) {
+        StrBuf sb = SB_INIT;
+        sb_append(&sb, var->str);
+        sb_append(&sb, v.str);
+        var->str = arena_strdup(eval_strings(ev), sb_str(&sb));
+        sb_free(&sb);
+        *out = *var;
+        return true;
+    }
+    if (var->type != VT_NUMBER) return false;
+    int64_t rhs;
+    eval_piece_to_set(ev, &v);
+    if (v.type == VT_SET) rhs = bb_popcount(v.set);
+    else if (v.type == VT_NUMBER) rhs = v.num;
+    else return false;
+    if (!eval_arith_op(n->op, var->num, rhs, &var->num)) return false;
+    *out = *var;
+    return true;
+}
+
+static bool eval_isbound(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    bool bound;
+    if (n->slot >= 0 && ev->q->vars[n->slot].kind == VK_DICTIONARY)
+        /* isbound D: D has an entry (chosen without a conformance vector) */
+        bound = eval_dict_has_entries(ev, n->slot);
+    else
+        bound = n->slot >= 0 && ev->bound[n->slot];
+    return n->kind == ND_ISBOUND ? bound : !bound;
+}
+
+static bool eval_unbind(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    const Node *v = n->kids[0];
+    if (v->kind == ND_DICT_INDEX || ev->q->vars[v->slot].kind == VK_DICTIONARY) eval_dict_unbind(ev, v);
+    else if (v->kind == ND_VAR) ev->bound[v->slot] = false;
+    return true;
+}
+
+/* }==== */
+/* {==== logic ================================================================ */
+
+static bool eval_and(Evaluator *ev, const Node *n, Value *out)
+{
+    Value v;
+    (void)out;
+    return eval_node(ev, n->kids[0], &v) && eval_node(ev, n->kids[1], &v);
+}
+
+static bool eval_or(Evaluator *ev, const Node *n, Value *out)
+{
+    Value v;
+    (void)out;
+    return eval_node(ev, n->kids[0], &v) || eval_node(ev, n->kids[1], &v);
+}
+
+static bool eval_not(Evaluator *ev, const Node *n, Value *out)
+{
+    Value v;
+    (void)out;
+    /* comments made inside a `not` never reach the output */
+    int saved = ev->npending;
+    bool matched = eval_node(ev, n->kids[0], &v);
+    ev->npending = saved;
+    return !matched;
+}
+
+static bool eval_if(Evaluator *ev, const Node *n, Value *out)
+{
+    Value test;
+    if (eval_node(ev, n->kids[0], &test)) return eval_node(ev, n->kids[1], out);
+    if (n->kids[2]) return eval_node(ev, n->kids[2], out);
+    return false;
+}
+
+/* loop F: evaluates F again and again until it does not match. The loop
+ * itself always matches and has no value (CQL 6.1). A body that changes no
+ * variable is refused before the run (eval_check_supported); one that does
+ * and still always matches never ends: there is no cap, which would stop
+ * with a wrong answer instead. */
+static bool eval_loop(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    Value v;
+    while (eval_node(ev, n->kids[0], &v)) {
+    }
+    return true;
+}
+
+/* while (T) F: evaluates F as long as T matches, stopping early when F does
+ * not match; always matches, no value (stopping on a failing body was chosen
+ * without a conformance vector). */
+static bool eval_while(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    Value v;
+    while (eval_node(ev, n->kids[0], &v) && eval_node(ev, n->kids[1], &v)) {
+    }
+    return true;
+}
+
+/* }==== */
+/* {==== numbers and relations ================================================== */
+
+bool eval_arith_op(TokKind op, int64_t x, int64_t y, int64_t *out)
+{
+    switch (op) {
+    case TK_PLUS: case TK_PLUS_ASSIGN:
+        if (y > 0 ? x > INT64_MAX - y : x < INT64_MIN - y) return false;
+        *out = x + y;
+        return true;
+    case TK_MINUS: case TK_MINUS_ASSIGN:
+        if (y < 0 ? x > INT64_MAX + y : x < INT64_MIN + y) return false;
+        *out = x - y;
+        return true;
+    case TK_STAR: case TK_STAR_ASSIGN:
+        if (x != 0 && y != 0) {
+            bool positive = (x > 0) == (y > 0);
+            /* |x * y| <= the limit of the result's sign, without overflow */
+            if (positive ? (x > 0 ? x > INT64_MAX / y : x < INT64_MAX / y)
+                         : (x > 0 ? y < INT64_MIN / x : x < INT64_MIN / y))
+                return false;
+        }
+        *out = x * y;
+        return true;
+    case TK_SLASH: case TK_SLASH_ASSIGN:
+        if (y == 0 || (x == INT64_MIN && y == -1)) return false;
+        *out = x / y;
+        return true;
+    case TK_PERCENT: case TK_PERCENT_ASSIGN:
+        if (y == 0) return false;
+        *out = y == -1 ? 0 : x % y;   /* INT64_MIN % -1 is 0, though C leaves it undefined */
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool eval_negate(Evaluator *ev, const Node *n, Value *out)
+{
+    int64_t x;
+    return eval_number(ev, n->kids[0], &x) && x != INT64_MIN && number_value(out, -x);
+}
+
+static bool eval_arith(Evaluator *ev, const Node *n, Value *out)
+{
+    Value a, b;
+    if (!eval_node(ev, n->kids[0], &a) || !eval_node(ev, n->kids[1], &b)) return false;
+    if (n->op == TK_PLUS && a.type == VT_STRING && b.type == VT_STRING) {
+        size_t la = strlen(a.str), lb = strlen(b.str);
+        char *s = arena_alloc(eval_strings(ev), la + lb + 1);
+        memcpy(s, a.str, la);
+        memcpy(s + la, b.str, lb + 1);
+        return eval_string_value(out, s);
+    }
+    eval_piece_to_set(ev, &a);
+    eval_piece_to_set(ev, &b);
+    int64_t x = a.type == VT_SET ? bb_popcount(a.set) : a.num;
+    int64_t y = b.type == VT_SET ? bb_popcount(b.set) : b.num;
+    if ((a.type != VT_SET && a.type != VT_NUMBER) || (b.type != VT_SET && b.type != VT_NUMBER))
+        return false;
+    int64_t r;
+    return eval_arith_op(n->op, x, y, &r) && number_value(out, r);
+}
+
+static bool compare_numbers(TokKind op, int64_t x, int64_t y)
+{
+    switch (op) {
+    case TK_EQ: return x == y;
+    case TK_NE: return x != y;
+    case TK_LT: return x < y;
+    case TK_LE: return x <= y;
+    case TK_GT: return x > y;
+    case TK_GE: return x >= y;
+    default: return false;
+    }
+}
+
+/* a OP b: numbers, strings, sets (== and != compare the sets themselves;
+ * beside a number a set stands for its size), positions. Chains group to
+ * the right, so the value of a matching relation is its left operand's. */
+static bool eval_relation(Evaluator *ev, const Node *n, Value *out)
+{
+    Value a, b;
+    if (!eval_node(ev, n->kids[0], &a)) {
+        /* an empty set still has a size (0) and a set to compare */
+        if (!(a.type == VT_SET || a.type == VT_PIECE)) return false;
+    }
+    if (!eval_node(ev, n->kids[1], &b)) {
+        if (!(b.type == VT_SET || b.type == VT_PIECE)) return false;
+    }
+    eval_piece_to_set(ev, &a);
+    eval_piece_to_set(ev, &b);
+    bool holds;
+    if (a.type == VT_SET && b.type == VT_SET) {
+        if (n->op == TK_EQ) holds = a.set == b.set;
+        else if (n->op == TK_NE) holds = a.set != b.set;
+        else holds = compare_numbers(n->op, bb_popcount(a.set), bb_popcount(b.set));
+    } else if (a.type == VT_STRING && b.type == VT_STRING) {
+        holds = compare_numbers(n->op, strcmp(a.str, b.str), 0);
+    } else if (a.type == VT_POSITION && b.type == VT_POSITION) {
+        holds = eval_compare_positions(n->op, a.pos, b.pos);
+    } else if ((a.type == VT_SET || a.type == VT_NUMBER) && (b.type == VT_SET || b.type == VT_NUMBER)) {
+        int64_t x = a.type == VT_SET ? bb_popcount(a.set) : a.num;
+        int64_t y = b.type == VT_SET ? bb_popcount(b.set) : b.num;
+        holds = compare_numbers(n->op, x, y);
+        if (holds && a.type == VT_SET && b.type == VT_NUMBER) {
+            /* `Q >= 2` is `#Q >= 2`: its value is the number */
+            a.type = VT_NUMBER;
+            a.num = x;
+        }
+    } else {
+        return false;
+    }
+    if (!holds) return false;
+    *out = a;
+    return true;
+}
+
+static bool eval_count(Evaluator *ev, const Node *n, Value *out)
+{
+    Value v;
+    if (!eval_node(ev, n->kids[0], &v) && v.type != VT_SET && v.type != VT_PIECE) return false;
+    eval_piece_to_set(ev, &v);
+    if (v.type == VT_SET) return number_value(out, bb_popcount(v.set));
+    if (v.type == VT_STRING) return number_value(out, (int64_t)strlen(v.str));
+    return false;
+}
+
+static bool eval_minmax(Evaluator *ev, const Node *n, Value *out)
+{
+    int64_t best = 0;
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        int64_t x;
+        if (!eval_number(ev, n->kids[i], &x)) return false;
+        if (i == 0 || (n->op == TK_MAX ? x > best : x < best)) best = x;
+    }
+    return number_value(out, best);
+}
+
+static bool eval_abs(Evaluator *ev, const Node *n, Value *out)
+{
+    int64_t x;
+    return eval_number(ev, n->kids[0], &x) && x != INT64_MIN && number_value(out, x < 0 ? -x : x);
+}
+
+static bool eval_sqrt(Evaluator *ev, const Node *n, Value *out)
+{
+    int64_t x;
+    if (!eval_number(ev, n->kids[0], &x) || x < 0) return false;
+    int64_t r = (int64_t)sqrt((double)x);
+    while (r > 0 && r > x / r) r--;            /* r * r > x, without overflow */
+    while (r + 1 <= x / (r + 1)) r++;         /* (r + 1)^2 <= x */
+    return number_value(out, r);
+}
+
+/* }==== */
+/* {==== sets and geometry ======================================================= */
+
+static bool eval_union(Evaluator *ev, const Node *n, Value *out)
+{
+    Bitboard a, b;
+    eval_set(ev, n->kids[0], &a);
+    eval_set(ev, n->kids[1], &b);
+    return set_value(out, a | b);
+}
+
+static bool eval_intersect(Evaluator *ev, const Node *n, Value *out)
+{
+    if (n->kids[0]->type == VT_POSITION) return eval_position_intersect(ev, n, out);
+    Bitboard a, b;
+    eval_set(ev, n->kids[0], &a);
+    if (!a) return set_value(out, 0);
+    eval_set(ev, n->kids[1], &b);
+    return set_value(out, a & b);
+}
+
+static bool eval_complement(Evaluator *ev, const Node *n, Value *out)
+{
+    Bitboard a;
+    eval_set(ev, n->kids[0], &a);
+    return set_value(out, ~a);
+}
+
+/* X in Y: X is a subset of Y; for strings, a substring. */
+static bool eval_in(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    if (type_is_set(n->kids[0]->type)) {
+        Bitboard a, b;
+        eval_set(ev, n->kids[0], &a);
+        eval_set(ev, n->kids[1], &b);
+        return (a & ~b) == 0;
+    }
+    Value a, b;
+    if (!eval_node(ev, n->kids[0], &a) || !eval_node(ev, n->kids[1], &b)) return false;
+    return a.type == VT_STRING && b.type == VT_STRING && strstr(b.str, a.str) != NULL;
+}
+
+/* A → B → C written without parentheses is a chain: A x-rays through B to C
+ * (conformance: `3 <= x∊▲ △→x→♚` finds three black pieces pinned to the
+ * king, on engine-games-2000 games 886 and 1494, as the seed documents). */
+static bool eval_arrow_chain(Evaluator *ev, const Node *n, Value *out)
+{
+    const Node *inner = n->kids[0];
+    Bitboard a, b, c;
+    eval_set(ev, inner->kids[0], &a);
+    eval_set(ev, inner->kids[1], &b);
+    eval_set(ev, n->kids[1], &c);
+    const Position *pos = cur_pos(ev);
+    if (n->kind == ND_ATTACKS) return set_value(out, bq_xray_attackers(pos, a, b, c));
+    return set_value(out, bq_xray_attacked(pos, a, b, c));
+}
+
+static bool eval_attacks(Evaluator *ev, const Node *n, Value *out)
+{
+    if (n->kids[0]->kind == ND_ATTACKS) return eval_arrow_chain(ev, n, out);
+    Bitboard x, y;
+    eval_set(ev, n->kids[0], &x);
+    if (!x) return set_value(out, 0);
+    eval_set(ev, n->kids[1], &y);
+    return set_value(out, bq_attackers(cur_pos(ev), x, y));
+}
+
+static bool eval_attackedby(Evaluator *ev, const Node *n, Value *out)
+{
+    if (n->kids[0]->kind == ND_ATTACKEDBY) return eval_arrow_chain(ev, n, out);
+    Bitboard y, x;
+    eval_set(ev, n->kids[0], &y);
+    if (!y) return set_value(out, 0);
+    eval_set(ev, n->kids[1], &x);
+    return set_value(out, bq_attacked(cur_pos(ev), y, x));
+}
+
+static bool eval_between(Evaluator *ev, const Node *n, Value *out)
+{
+    Bitboard x, y;
+    eval_set(ev, n->kids[0], &x);
+    eval_set(ev, n->kids[1], &y);
+    return set_value(out, bq_between(x, y));
+}
+
+static bool eval_direction(Evaluator *ev, const Node *n, Value *out)
+{
+    Bitboard x;
+    eval_set(ev, n->kids[0], &x);
+    int lo = n->num > 0 ? (int)n->num : 1;
+    int hi = n->num2 > 0 ? (int)n->num2 : 7;
+    return set_value(out, bq_direction(x, n->dirs, lo, hi));
+}
+
+#define RAY_MAX_ARGS 32
+
+static bool eval_ray(Evaluator *ev, const Node *n, Value *out)
+{
+    Bitboard sets[RAY_MAX_ARGS];
+    uint32_t k = n->nkids < RAY_MAX_ARGS ? n->nkids : RAY_MAX_ARGS;
+    for (uint32_t i = 0; i < k; i++) {
+        eval_set(ev, n->kids[i], &sets[i]);
+        if (!sets[i]) return set_value(out, 0);
+    }
+    if (n->kind == ND_XRAY) return set_value(out, bq_xray(cur_pos(ev), sets, (int)k));
+    return set_value(out, bq_ray(cur_pos(ev), n->dirs ? n->dirs : DIRS_ALL, sets, (int)k));
+}
+
+static bool eval_pin(Evaluator *ev, const Node *n, Value *out)
+{
+    const Position *pos = cur_pos(ev);
+    Bitboard from = pos_occupied(pos), through = from, to = pos->by_type[KING];
+    if (n->kids[0]) eval_set(ev, n->kids[0], &from);
+    if (n->kids[1]) eval_set(ev, n->kids[1], &through);
+    if (n->kids[2]) eval_set(ev, n->kids[2], &to);
+    PinValue which = n->op == TK_FROM ? PIN_PINNING : n->op == TK_TO ? PIN_PINNED_TO : PIN_PINNED;
+    return set_value(out, bq_pin(pos, from, through, to, which));
+}
+
+static bool eval_light_dark(Evaluator *ev, const Node *n, Value *out)
+{
+    Bitboard x;
+    eval_set(ev, n->kids[0], &x);
+    return set_value(out, x & (n->kind == ND_LIGHT ? LIGHT_SQUARES_BB : DARK_SQUARES_BB));
+}
+
+static bool eval_makesquare(Evaluator *ev, const Node *n, Value *out)
+{
+    if (n->nkids == 1 || !n->kids[1]) {
+        Value v;
+        if (!eval_node(ev, n->kids[0], &v) || v.type != VT_STRING) return false;
+        Square s = sq_parse(v.str);
+        return s != SQ_NONE && v.str[2] == '\0' && set_value(out, sq_bb(s));
+    }
+    int64_t f, r;
+    if (!eval_number(ev, n->kids[0], &f) || !eval_number(ev, n->kids[1], &r)) return false;
+    if (f < 1 || f > 8 || r < 1 || r > 8) return false;
+    return set_value(out, sq_bb(make_square((int)f - 1, (int)r - 1)));
+}
+
+/* The one square of a set filter, for rank, file, type ... */
+static bool single_square(Evaluator *ev, const Node *n, Square *s)
+{
+    Bitboard x;
+    eval_set(ev, n, &x);
+    if (!x || bb_more_than_one(x)) return false;
+    *s = bb_lsb(x);
+    return true;
+}
+
+static bool eval_rank_file(Evaluator *ev, const Node *n, Value *out)
+{
+    Square s;
+    if (!single_square(ev, n->kids[0], &s)) return false;
+    return number_value(out, 1 + (n->kind == ND_RANK ? rank_of(s) : file_of(s)));
+}
+
+static bool eval_type(Evaluator *ev, const Node *n, Value *out)
+{
+    Square s;
+    if (!single_square(ev, n->kids[0], &s)) return false;
+    Piece p = pos_piece_on(cur_pos(ev), s);
+    if (p == NO_PIECE) return false;
+    int t = (int)type_of(p);
+    return number_value(out, n->kind == ND_COLORTYPE && color_of(p) == BLACK ? -t : t);
+}
+
+static bool eval_power(Evaluator *ev, const Node *n, Value *out)
+{
+    Bitboard x;
+    eval_set(ev, n->kids[0], &x);
+    return number_value(out, bq_power(cur_pos(ev), x));
+}
+
+static bool eval_enpassantsquare(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)n;
+    Square ep = cur_pos(ev)->ep;
+    return set_value(out, ep == SQ_NONE ? 0 : sq_bb(ep));
+}
+
+static bool eval_pawns(Evaluator *ev, const Node *n, Value *out)
+{
+    const Position *pos = cur_pos(ev);
+    switch (n->kind) {
+    case ND_DOUBLEDPAWNS: return set_value(out, bq_doubled_pawns(pos));
+    case ND_ISOLATEDPAWNS: return set_value(out, bq_isolated_pawns(pos));
+    case ND_PASSEDPAWNS: return set_value(out, bq_passed_pawns(pos));
+    default: return set_value(out, bq_connected_pawns(pos));
+    }
+}
+
+/* square [all] x in Z F, piece [all] x in Z F, x∊Z F, ∀x∊Z F, ◭x∊Z F */
+static bool eval_square_iter(Evaluator *ev, const Node *n, Value *out)
+{
+    if (n->kids[0]->type == VT_DICTIONARY) return eval_dict_iterate(ev, n, out);
+    Bitboard domain;
+    eval_set(ev, n->kids[0], &domain);
+    bool pieces = (n->flags & NF_PIECE) != 0;
+    if (pieces) domain &= pos_occupied(cur_pos(ev));
+    bool all = (n->flags & NF_ALL) != 0;
+    int32_t slot = n->slot;
+    Value saved = ev->vars[slot];
+    bool saved_bound = ev->bound[slot];
+    Bitboard hits = 0;
+    bool every = true;
+    for (Bitboard b = domain; b;) {
+        Square s = bb_pop_lsb(&b);
+        Value *var = &ev->vars[slot];
+        if (pieces) {
+            var->type = VT_PIECE;
+            var->piece = ev->cur->piece_id[s];
+        } else {
+            var->type = VT_SET;
+            var->set = sq_bb(s);
+        }
+        ev->bound[slot] = true;
+        Value body;
+        if (eval_node(ev, n->kids[1], &body)) {
+            hits |= sq_bb(s);
+        } else {
+            every = false;
+            if (all) break;
+        }
+    }
+    ev->vars[slot] = saved;
+    ev->bound[slot] = saved_bound;
+    if (all) return every;
+    return set_value(out, hits);
+}
+
+/* }==== */
+/* {==== position state ========================================================= */
+
+static bool eval_check(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)n;
+    (void)out;
+    return game_node_check(ev->cur) != NODE_NO_CHECK;
+}
+
+static bool eval_mate_stalemate(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    if (n->kind == ND_MATE) return game_node_check(ev->cur) == NODE_MATED;
+    /* the cheap half first: stalemate needs no check */
+    if (game_node_check(ev->cur) != NODE_NO_CHECK) return false;
+    ensure_legal_facts(ev, ev->cur);
+    return !eval_node_cache(ev, ev->cur)->has_legal_move;
+}
+
+static bool eval_side(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    return cur_pos(ev)->side == (n->kind == ND_WTM ? WHITE : BLACK);
+}
+
+static bool eval_tree_place(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    const GameNode *c = ev->cur;
+    switch (n->kind) {
+    case ND_INITIAL: return c->parent == NULL;
+    case ND_TERMINAL: return c->child == NULL;
+    case ND_MAINLINE: return c->depth == 0;
+    case ND_VARIATION: return c->depth > 0;
+    default: return false;
+    }
+}
+
+static bool eval_fen(Evaluator *ev, const Node *n, Value *out)
+{
+    char fen[FEN_MAX];
+    pos_to_fen(cur_pos(ev), fen);
+    if (!n->kids[0]) return eval_string_value(out, arena_strdup(eval_strings(ev), fen));
+    /* fen "board": the piece placement must be the same */
+    const char *want = n->kids[0]->text;
+    size_t lw = strcspn(want, " "), lf = strcspn(fen, " ");
+    return lw == lf && memcmp(want, fen, lw) == 0;
+}
+
+static bool eval_state_number(Evaluator *ev, const Node *n, Value *out)
+{
+    const GameNode *c = ev->cur;
+    switch (n->kind) {
+    case ND_PLY: return number_value(out, c->ply);
+    case ND_MOVENUMBER: return number_value(out, c->pos.fullmove);
+    case ND_DEPTH: return number_value(out, c->depth);
+    case ND_POSITIONID: return number_value(out, c->id);
+    case ND_GAMENUMBER: return number_value(out, ev->game->number);
+    case ND_WHITE: return number_value(out, 1);
+    case ND_BLACK: return number_value(out, -1);
+    case ND_SIDETOMOVE: return number_value(out, c->pos.side == WHITE ? 1 : -1);
+    default: return false;
+    }
+}
+
+/* }==== */
+/* {==== game facts ============================================================= */
+
+/* A tag of the game as the query sees it: a value given by `settag` earlier
+ * in this game wins over the input's (chosen without a conformance vector). */
+static const char *current_tag(const Evaluator *ev, const char *name)
+{
+    const Tag *set = game_tag_find(ev->search->set_tags, ev->search->nset_tags, name);
+    return set ? set->value : game_tag(ev->game, name);
+}
+
+/* The tag's value; with a search string, a case-sensitive substring test. */
+static bool tag_filter(Evaluator *ev, const Node *n, const char *value, Value *out)
+{
+    if (!value) return false;
+    if (n->nkids > 0 && n->kids[0]) {
+        Value s;
+        if (!eval_node(ev, n->kids[0], &s) || s.type != VT_STRING) return false;
+        if (!strstr(value, s.str)) return false;
+    }
+    return eval_string_value(out, value);
+}
+
+/* A tag PGN can hold: a name of letters, digits and '_' (what a reader
+ * takes for one), a value on one line. */
+static bool pgn_can_hold_tag(const char *name, const char *value)
+{
+    if (!name[0]) return false;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+              *c == '_'))
+            return false;
+    return !strpbrk(value, "\r\n");
+}
+
+/* settag(NAME VALUE): the tag is written with this value when the game is
+ * output (added after the others when the input has no such tag). A tag
+ * that PGN cannot hold (an empty or odd name, a value with a line break)
+ * is not set, and the filter does not match: written, it would not read
+ * back as itself. */
+static bool eval_settag(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    Value name, value;
+    if (!eval_node(ev, n->kids[0], &name) || name.type != VT_STRING) return false;
+    if (!eval_node(ev, n->kids[1], &value) || value.type != VT_STRING) return false;
+    if (!pgn_can_hold_tag(name.str, value.str)) return false;
+    GameSearch *s = ev->search;
+    Tag *tag = game_tag_find(s->set_tags, s->nset_tags, name.str);
+    if (!tag) {     /* a new name: the array grows by one, in the game's arena */
+        Tag *grown = ARENA_ARRAY(ev->arena, Tag, (size_t)s->nset_tags + 1);
+        if (s->nset_tags) memcpy(grown, s->set_tags, sizeof *grown * (size_t)s->nset_tags);
+        s->set_tags = grown;
+        tag = &grown[s->nset_tags++];
+        tag->name = arena_strdup(ev->arena, name.str);
+    }
+    tag->value = arena_strdup(ev->arena, value.str);
+    return true;
+}
+
+/* The input's comments after the move that led to the current position (at
+ * the start: before the first move), joined by a space; NULL when none. */
+static const char *original_comment(Evaluator *ev)
+{
+    const Comment *c = ev->cur->comments;
+    if (!c) return NULL;
+    if (!c->next) return c->text;
+    StrBuf sb = SB_INIT;
+    for (; c; c = c->next) {
+        if (sb.len) sb_putc(&sb, ' ');
+        sb_append(&sb, c->text);
+    }
+    const char *text = arena_strdup(ev->arena, sb_str(&sb));
+    sb_free(&sb);
+    return text;
+}
+
+/* originalcomment ["text"], hascomment ["text"]: the comment as a string;
+ * with a search string, a case-sensitive substring test, like `event`. */
+static bool eval_original_comment(Evaluator *ev, const Node *n, Value *out)
+{
+    return tag_filter(ev, n, original_comment(ev), out);
+}
+
+static bool eval_player(Evaluator *ev, const Node *n, Value *out)
+{
+    const char *w = current_tag(ev, "White"), *b = current_tag(ev, "Black");
+    if (n->flags & NF_WHITE) return tag_filter(ev, n, w, out);
+    if (n->flags & NF_BLACK) return tag_filter(ev, n, b, out);
+    if (tag_filter(ev, n, w, out)) return true;
+    return tag_filter(ev, n, b, out);
+}
+
+/* event, site, date, eventdate, eco: the PGN tag of their row in filters.def */
+static bool eval_tag_kind(Evaluator *ev, const Node *n, Value *out)
+{
+    return tag_filter(ev, n, current_tag(ev, filter_info(n->kind)->tag), out);
+}
+
+static bool eval_tag(Evaluator *ev, const Node *n, Value *out)
+{
+    Value name;
+    if (!eval_node(ev, n->kids[0], &name) || name.type != VT_STRING) return false;
+    return eval_string_value(out, current_tag(ev, name.str));
+}
+
+/* Leading digits of a tag as a number ("1997.??.??" -> 1997). */
+static bool tag_number(const char *v, int64_t *out)
+{
+    if (!v || v[0] < '0' || v[0] > '9') return false;
+    int64_t x = 0;
+    for (; *v >= '0' && *v <= '9' && x < 100000000; v++) x = x * 10 + (*v - '0');
+    *out = x;
+    return true;
+}
+
+static bool eval_year(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)n;
+    int64_t y;
+    return tag_number(current_tag(ev, "Date"), &y) && number_value(out, y);
+}
+
+static bool eval_elo(Evaluator *ev, const Node *n, Value *out)
+{
+    int64_t w = 0, b = 0;
+    bool has_w = tag_number(current_tag(ev, "WhiteElo"), &w);
+    bool has_b = tag_number(current_tag(ev, "BlackElo"), &b);
+    if (n->flags & NF_WHITE) return has_w && number_value(out, w);
+    if (n->flags & NF_BLACK) return has_b && number_value(out, b);
+    /* elo alone: the rating of the side to move */
+    return cur_pos(ev)->side == WHITE ? has_w && number_value(out, w) : has_b && number_value(out, b);
+}
+
+static bool eval_result(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    const char *r = game_result(ev->game);
+    return r && strcmp(r, n->text) == 0;
+}
+
+/* }==== */
+/* {==== comments and messages =================================================== */
+
+static void args_to_text(Evaluator *ev, const Node *n, StrBuf *sb)
+{
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        Value v;
+        if (!n->kids[i]) continue;
+        if (eval_node(ev, n->kids[i], &v) || v.type == VT_SET) eval_value_to_text(ev, &v, sb);
+    }
+}
+
+/* comment (...) / ///: a comment at the current position, kept if the
+ * position the body is evaluated for matches. */
+static bool eval_comment(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    StrBuf sb = SB_INIT;
+    args_to_text(ev, n, &sb);
+    eval_add_comment(ev, ev->cur, sb_str(&sb));
+    sb_free(&sb);
+    return true;
+}
+
+static bool eval_message(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)out;
+    if (!ev->messages) return true;
+    StrBuf sb = SB_INIT;
+    args_to_text(ev, n, &sb);
+    const GameNode *c = ev->cur;
+    if (n->flags & NF_QUIET)
+        sb_printf(ev->messages, "%s\n", sb_str(&sb));
+    else
+        sb_printf(ev->messages, "Game: %ld move %u(%s): %s\n", ev->game->number, c->pos.fullmove,
+                  c->pos.side == WHITE ? "wtm" : "btm", sb_str(&sb));
+    sb_free(&sb);
+    return true;
+}
+
+void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text)
+{
+    if (ev->npending == ev->pending_cap) {
+        ev->pending_cap = ev->pending_cap ? ev->pending_cap * 2 : 16;
+        ev->pending = xrealloc(ev->pending, sizeof *ev->pending * (size_t)ev->pending_cap);
+    }
+    ev->pending[ev->npending].node_id = at->id;
+    ev->pending[ev->npending].text = arena_strdup(eval_strings(ev), text);
+    ev->npending++;
+}
+
+static bool eval_sort(Evaluator *ev, const Node *n, Value *out)
+{
+    int64_t x;
+    if (!eval_number(ev, n->kids[0], &x)) return false;
+    bool min = (n->flags & NF_MIN) != 0;
+    if (!ev->search->has_sort_value || (min ? x < ev->search->sort_value : x > ev->search->sort_value)) {
+        ev->search->has_sort_value = true;
+        ev->search->sort_value = x;
+        ev->search->sort_doc = n->text;
+    }
+    return number_value(out, x);
+}
+
+/* }==== */
+/* {==== the table ============================================================== */
+
+/* The filters of this file; the other families list theirs in their files. */
+static const EvalEntry core_entries[] = {
+    {ND_COMPOUND, eval_compound},
+    {ND_PAREN, eval_first_kid},
+    {ND_CALL, eval_first_kid},
+    {ND_PARAM, eval_first_kid},
+    {ND_FUNCTION_DEF, eval_always},
+    {ND_INT, eval_int},
+    {ND_STRING, eval_string},
+    {ND_DESIGNATOR, eval_designator},
+    {ND_VAR, eval_var},
+    {ND_ASSIGN, eval_assign},
+    {ND_ISBOUND, eval_isbound},
+    {ND_ISUNBOUND, eval_isbound},
+    {ND_UNBIND, eval_unbind},
+    {ND_AND, eval_and},
+    {ND_OR, eval_or},
+    {ND_NOT, eval_not},
+    {ND_IF, eval_if},
+    {ND_LOOP, eval_loop},
+    {ND_WHILE, eval_while},
+    {ND_TRUE, eval_always},
+    {ND_DICT_DECL, eval_always},   /* the declaration itself always matches */
+    {ND_FALSE, eval_never},
+    {ND_NEGATE, eval_negate},
+    {ND_ARITH, eval_arith},
+    {ND_RELATION, eval_relation},
+    {ND_COUNT, eval_count},
+    {ND_MINMAX, eval_minmax},
+    {ND_ABS, eval_abs},
+    {ND_SQRT, eval_sqrt},
+    {ND_UNION, eval_union},
+    {ND_INTERSECT, eval_intersect},
+    {ND_COMPLEMENT, eval_complement},
+    {ND_IN, eval_in},
+    {ND_ATTACKS, eval_attacks},
+    {ND_ATTACKEDBY, eval_attackedby},
+    {ND_BETWEEN, eval_between},
+    {ND_DIRECTION, eval_direction},
+    {ND_RAY, eval_ray},
+    {ND_XRAY, eval_ray},
+    {ND_PIN, eval_pin},
+    {ND_LIGHT, eval_light_dark},
+    {ND_DARK, eval_light_dark},
+    {ND_MAKESQUARE, eval_makesquare},
+    {ND_RANK, eval_rank_file},
+    {ND_FILE, eval_rank_file},
+    {ND_TYPE, eval_type},
+    {ND_COLORTYPE, eval_type},
+    {ND_POWER, eval_power},
+    {ND_ENPASSANTSQUARE, eval_enpassantsquare},
+    {ND_DOUBLEDPAWNS, eval_pawns},
+    {ND_ISOLATEDPAWNS, eval_pawns},
+    {ND_PASSEDPAWNS, eval_pawns},
+    {ND_CONNECTEDPAWNS, eval_pawns},
+    {ND_SQUARE_ITER, eval_square_iter},
+    {ND_CHECK, eval_check},
+    {ND_MATE, eval_mate_stalemate},
+    {ND_STALEMATE, eval_mate_stalemate},
+    {ND_WTM, eval_side},
+    {ND_BTM, eval_side},
+    {ND_INITIAL, eval_tree_place},
+    {ND_TERMINAL, eval_tree_place},
+    {ND_MAINLINE, eval_tree_place},
+    {ND_VARIATION, eval_tree_place},
+    {ND_FEN, eval_fen},
+    {ND_PLY, eval_state_number},
+    {ND_MOVENUMBER, eval_state_number},
+    {ND_DEPTH, eval_state_number},
+    {ND_POSITIONID, eval_state_number},
+    {ND_GAMENUMBER, eval_state_number},
+    {ND_WHITE, eval_state_number},
+    {ND_BLACK, eval_state_number},
+    {ND_SIDETOMOVE, eval_state_number},
+    {ND_PLAYER, eval_player},
+    {ND_EVENT, eval_tag_kind},
+    {ND_SITE, eval_tag_kind},
+    {ND_DATE, eval_tag_kind},
+    {ND_EVENTDATE, eval_tag_kind},
+    {ND_ECO, eval_tag_kind},
+    {ND_TAG, eval_tag},
+    {ND_SETTAG, eval_settag},
+    {ND_ORIGINALCOMMENT, eval_original_comment},
+    {ND_HASCOMMENT, eval_original_comment},
+    {ND_YEAR, eval_year},
+    {ND_ELO, eval_elo},
+    {ND_RESULT, eval_result},
+    {ND_COMMENT, eval_comment},
+    {ND_MESSAGE, eval_message},
+    {ND_SORT, eval_sort},
+    {ND_COUNT_, NULL},
+};
+
+const EvalFamily eval_core_family = {core_entries, NULL, NULL, NULL};
+
+/* The families of evaluation functions: each registers its descriptor here. */
+static const EvalFamily *const eval_families[] = {
+    &eval_core_family, &eval_nav_family, &eval_text_family, &eval_moves_family,
+    &eval_path_family, &eval_orbit_family, &eval_dict_family,
+};
+
+#define FAMILIES (sizeof eval_families / sizeof eval_families[0])
+
+/* The dispatch table (declared above): every family's entries, filled once. */
+static pthread_once_t eval_table_once = PTHREAD_ONCE_INIT;
+
+static void fill_eval_table(void)
+{
+    for (size_t f = 0; f < FAMILIES; f++)
+        for (const EvalEntry *e = eval_families[f]->entries; e->fn; e++) eval_table[e->kind] = e->fn;
+}
+
+static void init_eval_table(void)
+{
+    pthread_once(&eval_table_once, fill_eval_table);
+}
+
+/* }==== */
+/* {==== the search ============================================================= */
+
+typedef struct SupportCheck {
+    const Query *q;
+    DiagSink *diag;
+    bool ok;
+} SupportCheck;
+
+/* Parameters that parse but whose effect is not built yet: refused rather
+ * than silently ignored. */
+static const struct {
+    NodeKind kind;
+    uint64_t flag;
+    const char *parameter;
+} unsupported_parameters[] = {
+    {ND_PATH, NF_MAX, "max"},
+    {ND_PATH, NF_KEEPALLBEST, "keepallbest"},
+    {ND_PATH, NF_PIECEPATH, "piecepath"},
+    {ND_PATH, NF_VERBOSE, "verbose"},
+    {ND_PATH, NF_NESTBAN, "nestban"},
+    {ND_PATH, NF_LASTPOSITION, "lastposition"},
+    {ND_LINE, NF_NESTBAN, "nestban"},
+    {ND_REPEAT, NF_FORCED, "{+} or {*}"},
+    {ND_PATH_FOCUS, NF_CAPTURE, "capture"},
+};
+
+static bool check_node(const Node *n, void *ctx)
+{
+    SupportCheck *c = ctx;
+    if (!c->ok) return false;
+    /* evaluation is deterministic: a loop that changes nothing and matches
+     * once matches again, for ever */
+    if ((n->kind == ND_LOOP && !filter_tree_writes(n->kids[0]))
+        || (n->kind == ND_WHILE && !filter_tree_writes(n->kids[0]) && !filter_tree_writes(n->kids[1]))) {
+        diag_at(c->diag, &c->q->src, n->span, DIAG_ERROR,
+                "'%s' would repeat for ever once its body matches: nothing in it changes a variable",
+                ast_kind_name(n->kind));
+        c->ok = false;
+        return false;
+    }
+    if (!eval_table[n->kind] || (n->kind == ND_ASSIGN && n->op == TK_ASSIGN_IF)) {
+        const char *name = n->kind == ND_ASSIGN ? "=?" : ast_kind_name(n->kind);
+        diag_at(c->diag, &c->q->src, n->span, DIAG_ERROR, "filter '%s' is not supported yet", name);
+        c->ok = false;
+        return false;
+    }
+    for (size_t i = 0; i < sizeof unsupported_parameters / sizeof unsupported_parameters[0]; i++) {
+        if (n->kind != unsupported_parameters[i].kind || !(n->flags & unsupported_parameters[i].flag))
+            continue;
+        diag_at(c->diag, &c->q->src, n->span, DIAG_ERROR, "'%s' in '%s' is not supported yet",
+                unsupported_parameters[i].parameter, ast_kind_name(n->kind));
+        c->ok = false;
+        return false;
+    }
+    /* a call's arguments are evaluated inside its expanded body */
+    if (n->kind == ND_CALL) {
+        ast_walk(n->kids[0], check_node, ctx);
+        return false;
+    }
+    return true;
+}
+
+bool eval_can_evaluate(NodeKind k)
+{
+    init_eval_table();
+    return eval_table[k] != NULL;
+}
+
+bool eval_check_supported(const Query *q, DiagSink *diag)
+{
+    init_eval_table();
+    SupportCheck c = {q, diag, true};
+    ast_walk(q->body, check_node, &c);
+    return c.ok;
+}
+
+bool eval_needs_order(const Query *q)
+{
+    for (uint32_t i = 0; i < q->nvars; i++) {
+        if (q->vars[i].persistent) return true;
+        /* a dictionary keeps its entries from game to game unless local */
+        if (q->vars[i].kind == VK_DICTIONARY && !q->vars[i].local) return true;
+    }
+    return false;
+}
+
+Evaluator *eval_new(const Query *q, const EvalSettings *s)
+{
+    init_eval_table();
+    Evaluator *ev = xcalloc(1, sizeof *ev);
+    ev->q = q;
+    ev->settings = *s;
+    ev->vars = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->vars);
+    ev->bound = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->bound);
+    arena_init(&ev->persistent_strings, 4096);
+    for (size_t f = 0; f < FAMILIES; f++)
+        if (eval_families[f]->init) eval_families[f]->init(ev);
+    return ev;
+}
+
+void eval_free(Evaluator *ev)
+{
+    if (!ev) return;
+    free(ev->vars);
+    free(ev->bound);
+    free(ev->pending);
+    for (size_t f = 0; f < FAMILIES; f++)
+        if (eval_families[f]->free) eval_families[f]->free(ev);
+    arena_free(&ev->persistent_strings);
+    free(ev);
+}
+
+Arena *eval_strings(Evaluator *ev)
+{
+    return ev->arena;
+}
+
+/* Appends text to the note of node id, space-separated. */
+static void add_note(Evaluator *ev, const char **notes, int32_t id, const char *text)
+{
+    if (!text[0]) return;
+    if (!notes[id]) {
+        notes[id] = text;
+        return;
+    }
+    size_t a = strlen(notes[id]), b = strlen(text);
+    char *s = arena_alloc(ev->arena, a + b + 2);
+    memcpy(s, notes[id], a);
+    s[a] = ' ';
+    memcpy(s + a + 1, text, b + 1);
+    notes[id] = s;
+}
+
+void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrBuf *messages)
+{
+    memset(out, 0, sizeof *out);
+    ev->game = g;
+    ev->arena = arena;
+    ev->search = out;
+    ev->messages = messages;
+    ev->cache = NULL;
+    ev->nodes_by_id = NULL;
+    for (size_t f = 0; f < FAMILIES; f++)
+        if (eval_families[f]->new_game) eval_families[f]->new_game(ev);
+    for (uint32_t i = 0; i < ev->q->nvars; i++) {
+        if (ev->q->vars[i].persistent) continue;
+        ev->bound[i] = false;
+    }
+    out->notes = ARENA_ARRAY(arena, const char *, g->node_count);
+    out->matched = ARENA_ARRAY(arena, bool, g->node_count);
+    bool annotate = !ev->settings.silent;
+    /* a body of one filter is that filter (a compound's value is its last member's) */
+    const Node *body = ev->q->body;
+    if (body->kind == ND_COMPOUND && body->nkids == 1) body = body->kids[0];
+    for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, ev->settings.variations)) {
+        ev->cur = ev->origin = n;
+        ev->npending = 0;
+        Value v;
+        bool matched = eval_node(ev, body, &v);
+        if (matched) {
+            out->matched_positions++;
+            out->matched[n->id] = true;
+        }
+        if (annotate && (matched || ev->settings.alwayscomment))
+            for (int i = 0; i < ev->npending; i++)
+                add_note(ev, out->notes, ev->pending[i].node_id, ev->pending[i].text);
+        if (annotate && matched) add_note(ev, out->notes, n->id, ev->settings.matchstring);
+    }
+    ev->cur = ev->origin = NULL;
+    /* persistent strings must outlive the game's arena */
+    for (uint32_t i = 0; i < ev->q->nvars; i++)
+        if (ev->q->vars[i].persistent && ev->bound[i] && ev->vars[i].type == VT_STRING)
+            ev->vars[i].str = arena_strdup(&ev->persistent_strings, ev->vars[i].str);
+}
+
+void eval_print_persistent(const Evaluator *ev, StrBuf *out)
+{
+    for (uint32_t i = 0; i < ev->q->nvars; i++) {
+        const Variable *v = &ev->q->vars[i];
+        if (v->kind == VK_DICTIONARY && !v->local) {
+            /* dictionaries that live for the run are printed like persistent variables */
+            sb_printf(out, "%s: ", v->name);
+            eval_dict_to_text(ev, (int32_t)i, out);
+            sb_putc(out, '\n');
+            continue;
+        }
+        if (!v->persistent || v->quiet) continue;
+        sb_printf(out, "%s: ", v->name);
+        if (!ev->bound[i]) sb_append(out, "<unbound>");
+        else if (ev->vars[i].type == VT_NUMBER) sb_printf(out, "%lld", (long long)ev->vars[i].num);
+        else if (ev->vars[i].type == VT_STRING) sb_append(out, ev->vars[i].str);
+        else if (ev->vars[i].type == VT_SET) sb_printf(out, "%d squares", bb_popcount(ev->vars[i].set));
+        sb_putc(out, '\n');
+    }
+}
+
+/* }==== */

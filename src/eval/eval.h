@@ -1,0 +1,71 @@
+/*
+ * src/eval/eval.h — evaluating a compiled query at the positions of a game.
+ *
+ * An Evaluator holds the per-thread state of one query: variable values,
+ * per-node caches and the comments a game collects. eval_game visits the
+ * positions of a game (the main line, or every node with `variations`),
+ * evaluates the query body at each, and reports which positions matched
+ * and which comments to write. Comments made while evaluating the body at a
+ * position that does not match in the end are dropped (CQL's "smart
+ * comments"), unless `alwayscomment` is set.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_EVAL_H
+#define CQL_EVAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "base/diag.h"
+#include "base/strbuf.h"
+#include "pgn/game.h"
+#include "query/ast.h"
+
+typedef struct EvalSettings {
+    bool variations;          /* search variation positions too */
+    bool alwayscomment;       /* keep comments made at unmatched positions */
+    bool silent;              /* add no comment at all */
+    const char *matchstring;  /* comment at matched positions ("" for none) */
+} EvalSettings;
+
+/* What the search of one game found. Strings live in the game's arena. */
+typedef struct GameSearch {
+    long matched_positions;
+    bool *matched;            /* per node id: the body matched there */
+    const char **notes;       /* per node id: comment text to add, or NULL */
+    bool has_sort_value;
+    int64_t sort_value;       /* the game's `sort` value (max, or min with `sort min`) */
+    const char *sort_doc;     /* the sort's documentation string, or NULL */
+    Tag *set_tags;            /* tags given by `settag`, in the order first set */
+    int nset_tags;
+} GameSearch;
+
+typedef struct Evaluator Evaluator;
+
+/* True when the evaluator has a function for filters of kind k (filters.def
+ * says which should). */
+bool eval_can_evaluate(NodeKind k);
+
+/* True when every filter in q can be evaluated; otherwise reports
+ * "filter 'X' is not supported yet" at the first that cannot. */
+bool eval_check_supported(const Query *q, DiagSink *diag);
+
+/* True when evaluating q must see the games in input order on one thread
+ * (persistent variables and dictionaries that are not local, which carry
+ * values from game to game). */
+bool eval_needs_order(const Query *q);
+
+Evaluator *eval_new(const Query *q, const EvalSettings *s);
+void eval_free(Evaluator *ev);
+
+/* Searches game g. `arena` is the game's arena (for caches and notes).
+ * Text printed by `message` is appended to *messages. */
+void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrBuf *messages);
+
+/* Writes `name: value` for every persistent variable and every dictionary
+ * that is not local (`D: {"a": 1, "b": 2}`), at the end of a run. */
+void eval_print_persistent(const Evaluator *ev, StrBuf *out);
+
+#endif

@@ -1,0 +1,168 @@
+/*
+ * src/eval/eval_int.h — private to the evaluator (eval.c, nav.c, ...): the
+ * Evaluator state, values, the per-node cache and the dispatch table.
+ * This file is private: only the evaluator's own .c files include it.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_EVAL_INT_H
+#define CQL_EVAL_INT_H
+
+#include "eval/eval.h"
+#include "query/filters.h"
+
+/* A filter's value. `type` says which member is meaningful. */
+typedef struct Value {
+    ValueType type;
+    union {
+        Bitboard set;             /* VT_SET */
+        int64_t num;              /* VT_NUMBER */
+        const GameNode *pos;      /* VT_POSITION */
+        const char *str;          /* VT_STRING (in the game arena or the query) */
+        uint8_t piece;            /* VT_PIECE: a piece identity (GameNode.piece_id) */
+        int32_t dict_slot;        /* VT_DICTIONARY: the dictionary's variable slot */
+    };
+} Value;
+
+/* Facts about a node that cost a move generation, computed on first use. */
+enum { NC_LEGAL = 1, NC_LEGAL_MOVES = 2, NC_PSEUDO_MOVES = 4 };
+typedef struct NodeCache {
+    uint8_t known;                /* NC_* bits of the facts below that are filled */
+    bool in_check;
+    bool has_legal_move;
+    uint16_t nlegal, npseudo;     /* generated moves (moves.c), in the game arena */
+    Move *legal, *pseudo;
+} NodeCache;
+
+/* One search filter's per-game memo (path.c): for a `find` whose body
+ * depends on the position alone, what the body gave at each node. */
+typedef struct SearchMemo {
+    const Node *filter;
+    int8_t *matched;              /* by node id: 0 unknown, 1 matched, -1 did not */
+    int32_t *next_match;          /* by node id: 1 + the id of the first node at or after it (by
+                                     main continuations) where the body holds; 0 unknown, -1 none */
+} SearchMemo;
+
+/* The last `path` that matched in this game, for pathstart, pathcount ... */
+typedef struct PathState {
+    const GameNode *start, *last;
+    int64_t count, count_unfocused;
+} PathState;
+
+/* A compiled `~~` pattern, reused for the whole run. */
+typedef struct CachedRegex {
+    char *pattern;
+    void *compiled;               /* regex_t, or NULL when the pattern is bad */
+} CachedRegex;
+
+#define REGEX_CAPTURES 10
+
+/* A dictionary's entries (dict.c). */
+typedef struct Dictionary Dictionary;
+
+typedef struct PendingComment {
+    int32_t node_id;
+    const char *text;
+} PendingComment;
+
+struct Evaluator {
+    const Query *q;
+    EvalSettings settings;
+    Value *vars;                  /* by variable slot */
+    bool *bound;
+    Arena persistent_strings;     /* strings held by persistent variables */
+    /* the game being searched */
+    const Game *game;
+    Arena *arena;                 /* the game's arena: caches, notes, strings */
+    GameSearch *search;
+    StrBuf *messages;
+    NodeCache *cache;             /* by node id */
+    const GameNode **nodes_by_id; /* built on first `position N` */
+    const GameNode *cur;          /* where filters are evaluated */
+    PendingComment *pending;      /* comments made at the current position */
+    int npending, pending_cap;
+    CachedRegex *regexes;
+    int nregexes;
+    char *captures[REGEX_CAPTURES];   /* \1 ... of the last successful ~~ (heap) */
+    /* moves and searches (moves.c, path.c), reset by eval_game */
+    const GameNode *origin;       /* the position the body is being evaluated for */
+    SearchMemo *memos;            /* in the game arena */
+    int nmemos, memos_cap;
+    PathState path;
+    /* echo's index of the game's positions by board (path.c), in the
+     * game arena, by node id: the first node (preorder) whose pieces stand
+     * as they do here, and the next such node after this one */
+    const GameNode **same_board_first, **same_board_next;
+    /* dictionaries (dict.c), by variable slot; local ones are emptied by
+     * eval_game, the others live for the whole run */
+    Dictionary *dicts;
+};
+
+typedef bool (*EvalFn)(Evaluator *ev, const Node *n, Value *out);
+
+/* One family's filters: {kind, function} pairs ended by {ND_COUNT_, NULL}. */
+typedef struct EvalEntry {
+    NodeKind kind;
+    EvalFn fn;
+} EvalEntry;
+
+/* A family of evaluation functions registers itself with this descriptor:
+ * its entries, and what it does when an evaluator is made, when a game
+ * begins and when the evaluator is freed (NULL: nothing). */
+typedef struct EvalFamily {
+    const EvalEntry *entries;
+    void (*init)(Evaluator *ev);
+    void (*new_game)(Evaluator *ev);
+    void (*free)(Evaluator *ev);
+} EvalFamily;
+
+extern const EvalFamily eval_core_family;        /* eval.c */
+extern const EvalFamily eval_nav_family;         /* nav.c */
+extern const EvalFamily eval_text_family;        /* text.c */
+extern const EvalFamily eval_moves_family;       /* moves.c */
+extern const EvalFamily eval_path_family;        /* path.c */
+extern const EvalFamily eval_orbit_family;       /* orbit.c */
+extern const EvalFamily eval_dict_family;        /* dict.c */
+
+bool eval_node(Evaluator *ev, const Node *n, Value *out);
+bool eval_set(Evaluator *ev, const Node *n, Bitboard *out);
+bool eval_number(Evaluator *ev, const Node *n, int64_t *out);
+bool eval_position_value(Value *out, const GameNode *n);
+/* A string value; false (no match) when s is NULL. */
+bool eval_string_value(Value *out, const char *s);
+/* x OP y for + - * / % (and += -= *= /= %=) in 64-bit integers: false
+ * when there is no such number (a division by zero, a result out of
+ * range), and the filter then does not match. */
+bool eval_arith_op(TokKind op, int64_t x, int64_t y, int64_t *out);
+Bitboard eval_piece_square(const Evaluator *ev, uint8_t id);
+/* Turns a piece value into the set of its square; other values are left alone. */
+void eval_piece_to_set(const Evaluator *ev, Value *v);
+NodeCache *eval_node_cache(Evaluator *ev, const GameNode *n);
+/* The node with position id `id` (0 <= id < node_count); nav.c. */
+const GameNode *eval_node_by_id(Evaluator *ev, int32_t id);
+void eval_value_to_text(const Evaluator *ev, const Value *v, StrBuf *sb);
+void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text);
+Arena *eval_strings(Evaluator *ev);
+
+/* dict.c: the dictionaries' storage for a run, and the places where the
+ * core filters (variables, isbound, unbind, iteration, text) meet dictionaries */
+bool eval_dict_has_entries(const Evaluator *ev, int32_t slot);
+void eval_dict_unbind(Evaluator *ev, const Node *target);
+bool eval_dict_iterate(Evaluator *ev, const Node *iteration, Value *out);
+void eval_dict_to_text(const Evaluator *ev, int32_t slot, StrBuf *sb);
+
+/* moves.c, path.c: the game moves a filter looks at from node n
+ * (the main continuation, or every child with `variations`) */
+const GameNode *eval_first_move(const Evaluator *ev, const GameNode *n);
+const GameNode *eval_next_move(const Evaluator *ev, const GameNode *child);
+/* moves.c: the move that led to `after` fits the dash pattern (its sets
+ * evaluated where the move was played from, its target at `after`) */
+bool eval_move_fits_dash(Evaluator *ev, const Node *dash, const GameNode *after);
+
+/* nav.c: the lowest common ancestor of two nodes */
+const GameNode *eval_common_ancestor(const GameNode *a, const GameNode *b);
+
+/* nav.c, used by relations and & in eval.c */
+bool eval_compare_positions(TokKind op, const GameNode *a, const GameNode *b);
+bool eval_position_intersect(Evaluator *ev, const Node *n, Value *out);
+
+#endif

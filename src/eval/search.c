@@ -1,0 +1,102 @@
+/*
+ * src/eval/search.c — the search of one game (see search.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "eval/search.h"
+
+#include <limits.h>
+#include <string.h>
+
+#include "pgn/writer.h"
+
+static bool result_matches(const Search *s, const Game *g)
+{
+    if (!s->result) return true;
+    const char *r = game_result(g);
+    return r && strcmp(r, s->result) == 0;
+}
+
+bool search_matches(const Search *s, Evaluator *ev, const Game *g, Arena *a, GameSearch *found,
+                    StrBuf *printed)
+{
+    memset(found, 0, sizeof *found);
+    if (s->gamenumber.set && (g->number < s->gamenumber.min || g->number > s->gamenumber.max))
+        return false;
+    if (!result_matches(s, g)) return false;
+    eval_game(ev, g, a, found, printed);
+    return found->matched_positions >= s->matchcount_min &&
+           found->matched_positions <= s->matchcount_max;
+}
+
+int64_t search_sort_value(const Search *s, const GameSearch *found)
+{
+    return s->sort_by_matchcount ? found->matched_positions : found->sort_value;
+}
+
+/* The comment written before the first move of a matching game: "Game
+ * number N", the sort value, then the initial position's own note. */
+static const char *search_header_note(const Search *s, const Game *g, const GameSearch *found,
+                                      const char *root_note, Arena *a)
+{
+    if (s->eval.silent) return NULL;
+    StrBuf head = SB_INIT;
+    if (!s->noheader) sb_printf(&head, "Game number %ld", g->number);
+    if (s->sort_by_matchcount)
+        sb_printf(&head, "%smatchcount: %ld", head.len ? "  " : "", found->matched_positions);
+    else if (found->has_sort_value)
+        sb_printf(&head, "%s%s: %lld", head.len ? "  " : "", found->sort_doc ? found->sort_doc : "sort",
+                  (long long)found->sort_value);
+    if (root_note) sb_printf(&head, "%s%s", head.len ? " " : "", root_note);
+    const char *text = head.len ? arena_strdup(a, sb_str(&head)) : NULL;
+    sb_free(&head);
+    return text;
+}
+
+void search_write_game(const Search *s, const Game *g, GameSearch *found, Arena *a, StrBuf *out)
+{
+    found->notes[0] = search_header_note(s, g, found, found->notes[0], a);
+    PgnAnnotations ann = {found->notes, found->set_tags, found->nset_tags};
+    pgn_write_game(g, &ann, out);
+}
+
+static bool has_sort(const Node *n, void *ctx)
+{
+    if (n->kind == ND_SORT) *(bool *)ctx = true;
+    return true;
+}
+
+void search_init(Search *s, const SearchSettings *o, const Query *q)
+{
+    const QueryHeader *h = &q->header;
+    memset(s, 0, sizeof *s);
+    s->query = q;
+    s->eval.matchstring = o->matchstring ? o->matchstring
+                          : (h->present & QH_MATCHSTRING) ? h->matchstring : "CQL";
+    s->eval.variations = !o->mainline && (o->variations || (h->present & QH_VARIATIONS));
+    s->eval.silent = o->silent || (h->present & QH_SILENT);
+    s->eval.alwayscomment = o->alwayscomment;
+    if (o->quiet || (h->present & QH_QUIET)) s->eval.matchstring = "";
+    s->noheader = o->noheader;
+    s->matchcount_min = 1;
+    s->matchcount_max = INT64_MAX;
+    if (o->matchcount.set) {
+        s->matchcount_min = o->matchcount.min;
+        s->matchcount_max = o->matchcount.max;
+    } else if (h->present & (QH_MATCHCOUNT | QH_SORT_MATCHCOUNT)) {
+        s->matchcount_min = h->matchcount_min;
+        s->matchcount_max = h->matchcount_max;
+    }
+    s->sort_by_matchcount = (h->present & QH_SORT_MATCHCOUNT) != 0;
+    if (o->gamenumber.set) {
+        s->gamenumber = o->gamenumber;
+    } else if (h->present & QH_GAMENUMBER) {
+        s->gamenumber.set = true;
+        s->gamenumber.min = (long)h->gamenumber_min;
+        s->gamenumber.max = h->gamenumber_max > LONG_MAX ? LONG_MAX : (long)h->gamenumber_max;
+    }
+    s->result = o->result ? o->result : (h->present & QH_RESULT) ? h->result : NULL;
+    bool sorted = false;
+    ast_walk(q->body, has_sort, &sorted);
+    s->sorting = sorted || s->sort_by_matchcount;
+}

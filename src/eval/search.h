@@ -1,0 +1,67 @@
+/*
+ * src/eval/search.h — what a run looks for, and the search of one game: the
+ * query's header merged with the caller's settings, which games are
+ * examined and which match, and a matching game written as cql writes it.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_SEARCH_H
+#define CQL_SEARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "base/strbuf.h"
+#include "eval/eval.h"
+#include "pgn/game.h"
+#include "query/ast.h"
+
+/* An inclusive range of numbers, when set. */
+typedef struct SearchRange {
+    bool set;
+    long min, max;
+} SearchRange;
+
+/* What the caller (the command line) says; each field set overrides the
+ * query's cql(...) header, and a zero field leaves it to the header. */
+typedef struct SearchSettings {
+    const char *matchstring;    /* comment at matched positions; NULL: the header's or "CQL" */
+    bool variations, mainline, silent, quiet, alwayscomment, noheader;
+    SearchRange matchcount;     /* matched positions a game needs */
+    SearchRange gamenumber;     /* games to examine */
+    const char *result;         /* only games with this result */
+} SearchSettings;
+
+/* What a run looks for: the query and the settings that decide which games
+ * match, from the query header overridden by the caller. */
+typedef struct Search {
+    const Query *query;
+    EvalSettings eval;          /* variations, matchstring, silent ... */
+    bool noheader;              /* no {Game number N} */
+    int64_t matchcount_min;     /* matched positions a game needs */
+    int64_t matchcount_max;
+    SearchRange gamenumber;     /* games to examine (default all) */
+    const char *result;         /* only games with this result, or NULL */
+    bool sorting;               /* keep matches and sort them at the end */
+    bool sort_by_matchcount;
+} Search;
+
+void search_init(Search *s, const SearchSettings *o, const Query *q);
+
+/* Searches game g with ev (a GameSearch tells the matched positions and the
+ * notes to write); true when the game matches: its number is in range, its
+ * result is the one asked for and its number of matched positions is inside
+ * matchcount. What `message` prints is appended to *printed. */
+bool search_matches(const Search *s, Evaluator *ev, const Game *g, Arena *a, GameSearch *found,
+                    StrBuf *printed);
+
+/* The value a matching game is sorted by (when s->sorting). */
+int64_t search_sort_value(const Search *s, const GameSearch *found);
+
+/* Appends a matching game to out as cql writes it: "Game number N" (and the
+ * sort value) joined to the initial position's note, the notes the search
+ * made, and the tags the query set. */
+void search_write_game(const Search *s, const Game *g, GameSearch *found, Arena *a, StrBuf *out);
+
+#endif

@@ -1,0 +1,259 @@
+/*
+ * src/eval/text.c — string filters: `S ~~ PATTERN` and the captures
+ * \1 ... \9 of the last successful match; str(...), indexing S[i] and
+ * slices S[i:j], indexof, int, ascii, lowercase, uppercase, typename.
+ * (Joining with + and # of a string are in eval.c with the numbers.)
+ *
+ * Strings are bytes: an index counts bytes, and lowercase/uppercase change
+ * ASCII letters only. New strings are made in the game's arena.
+ *
+ * Patterns are POSIX extended regular expressions (regex.h, in libc), with
+ * the common ECMAScript shorthands CQL users write (\d \w \s \D \W \S)
+ * translated first. A pattern is compiled once and kept for the run.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <regex.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/eval_int.h"
+
+/* The ERE spelling of a pattern written with ECMAScript shorthands. */
+static char *to_ere(const char *pat)
+{
+    static const struct { char c; const char *ere; } shorthands[] = {
+        {'d', "[0-9]"}, {'D', "[^0-9]"}, {'w', "[A-Za-z0-9_]"}, {'W', "[^A-Za-z0-9_]"},
+        {'s', "[[:space:]]"}, {'S', "[^[:space:]]"},
+    };
+    StrBuf sb = SB_INIT;
+    for (const char *p = pat; *p; p++) {
+        if (*p == '\\' && p[1]) {
+            const char *ere = NULL;
+            for (size_t i = 0; i < sizeof shorthands / sizeof shorthands[0]; i++)
+                if (shorthands[i].c == p[1]) ere = shorthands[i].ere;
+            if (ere) {
+                sb_append(&sb, ere);
+                p++;
+                continue;
+            }
+            sb_putc(&sb, *p++);
+        }
+        sb_putc(&sb, *p);
+    }
+    return sb_take(&sb);
+}
+
+static regex_t *compiled_regex(Evaluator *ev, const char *pattern)
+{
+    for (int i = 0; i < ev->nregexes; i++)
+        if (strcmp(ev->regexes[i].pattern, pattern) == 0) return ev->regexes[i].compiled;
+    ev->regexes = xrealloc(ev->regexes, sizeof *ev->regexes * (size_t)(ev->nregexes + 1));
+    CachedRegex *c = &ev->regexes[ev->nregexes++];
+    c->pattern = xstrdup(pattern);
+    char *ere = to_ere(pattern);
+    regex_t *re = xmalloc(sizeof *re);
+    if (regcomp(re, ere, REG_EXTENDED) != 0) {
+        free(re);
+        re = NULL;
+    }
+    free(ere);
+    c->compiled = re;
+    return re;
+}
+
+static void eval_free_regexes(Evaluator *ev)
+{
+    for (int i = 0; i < ev->nregexes; i++) {
+        if (ev->regexes[i].compiled) regfree(ev->regexes[i].compiled);
+        free(ev->regexes[i].compiled);
+        free(ev->regexes[i].pattern);
+    }
+    free(ev->regexes);
+    for (int i = 0; i < REGEX_CAPTURES; i++) free(ev->captures[i]);
+}
+
+/* S ~~ P: matches when P matches somewhere in S; the value is the matched text. */
+static bool eval_regex(Evaluator *ev, const Node *n, Value *out)
+{
+    Value s, p;
+    if (!eval_node(ev, n->kids[0], &s) || s.type != VT_STRING) return false;
+    if (!eval_node(ev, n->kids[1], &p) || p.type != VT_STRING) return false;
+    regex_t *re = compiled_regex(ev, p.str);
+    regmatch_t m[REGEX_CAPTURES];
+    if (!re || regexec(re, s.str, REGEX_CAPTURES, m, 0) != 0) return false;
+    for (int i = 0; i < REGEX_CAPTURES; i++) {
+        free(ev->captures[i]);
+        ev->captures[i] = NULL;
+        if (m[i].rm_so >= 0)
+            ev->captures[i] = strndup(s.str + m[i].rm_so, (size_t)(m[i].rm_eo - m[i].rm_so));
+    }
+    out->type = VT_STRING;
+    out->str = arena_strdup(eval_strings(ev), ev->captures[0]);
+    return true;
+}
+
+/* \N after a ~~: the N-th group of the last match; \n \t \" \\ are those characters. */
+static bool eval_escape(Evaluator *ev, const Node *n, Value *out)
+{
+    if (n->num == 0 && n->text && n->text[0] == '\\') {
+        static const char from[] = "nt\"\\", to[] = "\n\t\"\\";
+        const char *hit = strchr(from, n->text[1]);
+        if (!hit || !n->text[1]) return false;
+        char *c = arena_alloc(eval_strings(ev), 2);
+        c[0] = to[hit - from];
+        c[1] = '\0';
+        out->type = VT_STRING;
+        out->str = c;
+        return true;
+    }
+    if (n->num <= 0 || n->num >= REGEX_CAPTURES || !ev->captures[n->num]) return false;
+    out->type = VT_STRING;
+    out->str = arena_strdup(eval_strings(ev), ev->captures[n->num]);
+    return true;
+}
+
+/* The string value of filter n, if it matches. */
+static bool eval_text(Evaluator *ev, const Node *n, const char **s)
+{
+    Value v;
+    if (!eval_node(ev, n, &v) || v.type != VT_STRING) return false;
+    *s = v.str;
+    return true;
+}
+
+/* str(F ...): the text of each argument, joined: a string as it is, a number
+ * in decimal, a set as its square ("e4") or its squares ("[a1,h8]", "[]"
+ * when empty), a piece as its letter and square, a position as "move
+ * N(wtm)", a dictionary as {key: value, ...}; a filter without a value adds
+ * nothing. As in comments. str does not match when an argument other than a
+ * set does not match (chosen without a conformance vector). */
+static bool eval_str(Evaluator *ev, const Node *n, Value *out)
+{
+    StrBuf sb = SB_INIT;
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        Value v;
+        if (!eval_node(ev, n->kids[i], &v) && v.type != VT_SET && v.type != VT_PIECE) {
+            sb_free(&sb);
+            return false;
+        }
+        eval_value_to_text(ev, &v, &sb);
+    }
+    const char *s = arena_strdup(eval_strings(ev), sb_str(&sb));
+    sb_free(&sb);
+    return eval_string_value(out, s);
+}
+
+/* S[i]: the character at i (0 first; negative counts from the end, -1 the
+ * last), no match outside the string. S[i:j]: the characters from i up to
+ * but not including j, negative indices counting from the end and both
+ * clipped to the string, as in Python (the clipping was chosen without a
+ * conformance vector); empty when j <= i. */
+static bool eval_index(Evaluator *ev, const Node *n, Value *out)
+{
+    const char *s;
+    int64_t i, j = 0;
+    if (!eval_text(ev, n->kids[0], &s) || !eval_number(ev, n->kids[1], &i)) return false;
+    if ((n->flags & NF_SLICE) && !eval_number(ev, n->kids[2], &j)) return false;
+    int64_t len = (int64_t)strlen(s);
+    if (i < 0) i += len;
+    if (!(n->flags & NF_SLICE)) {
+        if (i < 0 || i >= len) return false;
+        return eval_string_value(out, arena_strndup(eval_strings(ev), s + i, 1));
+    }
+    if (j < 0) j += len;
+    i = i < 0 ? 0 : i > len ? len : i;
+    j = j < 0 ? 0 : j > len ? len : j;
+    return eval_string_value(out, arena_strndup(eval_strings(ev), s + i, j > i ? (size_t)(j - i) : 0));
+}
+
+/* indexof(N H): where N first occurs in H (0 first), -1 when it does not
+ * (the -1 was chosen without a conformance vector). */
+static bool eval_indexof(Evaluator *ev, const Node *n, Value *out)
+{
+    const char *needle, *haystack;
+    if (!eval_text(ev, n->kids[0], &needle) || !eval_text(ev, n->kids[1], &haystack)) return false;
+    const char *hit = strstr(haystack, needle);
+    out->type = VT_NUMBER;
+    out->num = hit ? (int64_t)(hit - haystack) : -1;
+    return true;
+}
+
+/* int S: the number written in S (decimal digits, optionally after a '-');
+ * no match when S is anything else or too large. */
+static bool eval_int_of(Evaluator *ev, const Node *n, Value *out)
+{
+    const char *s;
+    if (!eval_text(ev, n->kids[0], &s)) return false;
+    bool negative = *s == '-';
+    const char *p = s + negative;
+    if (!*p) return false;
+    uint64_t x = 0;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9') return false;
+        uint64_t digit = (uint64_t)(*p - '0');
+        if (x > ((uint64_t)INT64_MAX - digit) / 10) return false;   /* checked before it could wrap */
+        x = x * 10 + digit;
+    }
+    out->type = VT_NUMBER;
+    out->num = negative ? -(int64_t)x : (int64_t)x;
+    return true;
+}
+
+/* ascii S: the code of the one character of S; ascii N: the one-character
+ * string of code N, 1 to 127 (the range was chosen without a conformance
+ * vector). No match otherwise. */
+static bool eval_ascii(Evaluator *ev, const Node *n, Value *out)
+{
+    Value v;
+    if (!eval_node(ev, n->kids[0], &v)) return false;
+    if (v.type == VT_STRING) {
+        if (v.str[0] == '\0' || v.str[1] != '\0') return false;
+        out->type = VT_NUMBER;
+        out->num = (unsigned char)v.str[0];
+        return true;
+    }
+    if (v.type != VT_NUMBER || v.num < 1 || v.num > 127) return false;
+    char c = (char)v.num;
+    return eval_string_value(out, arena_strndup(eval_strings(ev), &c, 1));
+}
+
+static bool eval_letter_case(Evaluator *ev, const Node *n, Value *out)
+{
+    const char *s;
+    if (!eval_text(ev, n->kids[0], &s)) return false;
+    char *t = arena_strdup(eval_strings(ev), s);
+    bool lower = n->kind == ND_LOWERCASE;
+    for (char *p = t; *p; p++) {
+        if (lower && *p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+        if (!lower && *p >= 'a' && *p <= 'z') *p = (char)(*p - 'a' + 'A');
+    }
+    return eval_string_value(out, t);
+}
+
+/* typename F: the name of F's static type ("set", "number", "string",
+ * "position", "piece", "dictionary", "none"); F is not evaluated, so
+ * typename always matches (names and both choices made without a
+ * conformance vector). */
+static bool eval_typename(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)ev;
+    return eval_string_value(out, ast_type_name(n->kids[0]->type));
+}
+
+static const EvalEntry text_entries[] = {
+    {ND_REGEX, eval_regex},
+    {ND_ESCAPE, eval_escape},
+    {ND_STR, eval_str},
+    {ND_INDEX, eval_index},
+    {ND_INDEXOF, eval_indexof},
+    {ND_INT_OF, eval_int_of},
+    {ND_ASCII, eval_ascii},
+    {ND_LOWERCASE, eval_letter_case},
+    {ND_UPPERCASE, eval_letter_case},
+    {ND_TYPENAME, eval_typename},
+    {ND_COUNT_, NULL},
+};
+
+const EvalFamily eval_text_family = {text_entries, NULL, NULL, eval_free_regexes};

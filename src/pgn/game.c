@@ -1,0 +1,159 @@
+/*
+ * src/pgn/game.c — the game tree: roots, moves with piece identities, numbering.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "pgn/game.h"
+
+#include <string.h>
+
+#include "chess/movegen.h"
+
+Tag *game_tag_find(const Tag *tags, int count, const char *name)
+{
+    for (int i = 0; i < count; i++)
+        if (strcmp(tags[i].name, name) == 0) return (Tag *)(uintptr_t)&tags[i];
+    return NULL;
+}
+
+const char *game_tag(const Game *g, const char *name)
+{
+    const Tag *t = game_tag_find(g->tags, g->tag_count, name);
+    return t ? t->value : NULL;
+}
+
+const char *game_result(const Game *g)
+{
+    const char *r = game_tag(g, "Result");
+    if (r && (strcmp(r, "1-0") == 0 || strcmp(r, "0-1") == 0 || strcmp(r, "1/2-1/2") == 0)) return r;
+    return g->result;
+}
+
+static bool same_comments(const Comment *a, const Comment *b)
+{
+    for (; a && b; a = a->next, b = b->next)
+        if (strcmp(a->text, b->text) != 0) return false;
+    return !a && !b;
+}
+
+/* Same moves, glyphs and comments everywhere in the two trees. */
+static bool same_tree(const GameNode *a, const GameNode *b)
+{
+    for (; a && b; a = a->sibling, b = b->sibling) {
+        if (a->move != b->move || a->nag_count != b->nag_count ||
+            (a->nag_count && memcmp(a->nags, b->nags, a->nag_count) != 0) ||
+            !same_comments(a->comments, b->comments) ||
+            !same_comments(a->pre_comments, b->pre_comments) || !same_tree(a->child, b->child))
+            return false;
+    }
+    return !a && !b;
+}
+
+bool game_same(const Game *a, const Game *b)
+{
+    for (int i = 0; i < a->tag_count; i++) {
+        const char *v = game_tag(b, a->tags[i].name);
+        if (!v || strcmp(v, a->tags[i].value) != 0) return false;
+    }
+    return same_tree(a->root, b->root) && same_comments(a->root->comments, b->root->comments);
+}
+
+GameNode *game_new_root(Game *g, Arena *a, const Position *pos)
+{
+    GameNode *n = arena_alloc(a, sizeof *n);
+    memset(n, 0, sizeof *n);
+    n->pos = *pos;
+    uint8_t next_id = 1;
+    for (Square s = 0; s < SQ_NB; s++)
+        n->piece_id[s] = pos->board[s] != NO_PIECE ? next_id++ : 0;
+    g->root = n;
+    g->node_count = 1;
+    return n;
+}
+
+/* Moves the identities of the pieces that m moves; the Position is updated separately. */
+static void move_piece_ids(uint8_t ids[SQ_NB], const Position *before, Move m)
+{
+    Square from = move_from(m), to = move_to(m);
+    switch (move_kind(m)) {
+    case MK_NULL:
+        return;
+    case MK_CASTLE_SHORT:
+    case MK_CASTLE_LONG: {
+        int side = move_kind(m) == MK_CASTLE_SHORT ? CASTLE_SHORT : CASTLE_LONG;
+        Square rook_from = before->castle_rook[before->side][side];
+        int rank = rank_of(from);
+        Square rook_to = make_square(side == CASTLE_SHORT ? 5 : 3, rank);
+        uint8_t king = ids[from], rook = ids[rook_from];
+        ids[from] = 0;
+        ids[rook_from] = 0;
+        ids[to] = king;
+        ids[rook_to] = rook;
+        return;
+    }
+    case MK_EN_PASSANT:
+        ids[make_square(file_of(to), rank_of(from))] = 0;
+        break;
+    default:
+        break;
+    }
+    ids[to] = ids[from];
+    ids[from] = 0;
+}
+
+GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
+{
+    GameNode *n = arena_alloc(a, sizeof *n);
+    n->pos = parent->pos;
+    pos_make_move(&n->pos, m);
+    memcpy(n->piece_id, parent->piece_id, sizeof n->piece_id);
+    move_piece_ids(n->piece_id, &parent->pos, m);
+    n->move = m;
+    n->parent = parent;
+    n->child = NULL;
+    n->sibling = NULL;
+    n->pre_comments = NULL;
+    n->comments = NULL;
+    n->nags = NULL;
+    n->nag_count = 0;
+    n->check_state = 0;
+    n->ply = parent->ply + 1;
+    n->id = g->node_count;      /* creation order; game_number_nodes fixes variations */
+    if (!parent->child) {
+        parent->child = n;
+        n->depth = parent->depth;
+    } else {
+        GameNode *last = parent->child;
+        while (last->sibling) last = last->sibling;
+        last->sibling = n;
+        n->depth = (uint16_t)(parent->depth + 1);
+        g->has_variations = true;
+    }
+    g->node_count++;
+    return n;
+}
+
+/* Preorder numbering without recursion: a variation can be thousands deep. */
+void game_number_nodes(Game *g)
+{
+    if (!g->has_variations) return;   /* creation order is already preorder */
+    int32_t next = 0;
+    /* nodes are never const objects, only const views: writing the id
+     * through the walk's pointer is well defined */
+    for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, true)) ((GameNode *)(uintptr_t)n)->id = next++;
+    g->node_count = next;
+}
+
+NodeCheck game_node_check(const GameNode *n)
+{
+    if (!n->check_state) {
+        /* a position the game goes on from has a legal move: a move in the
+         * tree is legal (a null move is refused in check) */
+        NodeCheck state = !pos_in_check(&n->pos)                  ? NODE_NO_CHECK
+                          : n->child || mg_has_legal_move(&n->pos) ? NODE_IN_CHECK
+                                                                  : NODE_MATED;
+        /* a cache inside the node: nodes are never const objects, only
+         * const views, so writing through the cast is well defined */
+        ((GameNode *)(uintptr_t)n)->check_state = (uint8_t)state;
+    }
+    return (NodeCheck)n->check_state;
+}

@@ -1,0 +1,122 @@
+/*
+ * src/pgn/game.h — a game: its tags and its whole move tree, one Position per node.
+ *
+ * Games are materialised before they are evaluated, so that navigation
+ * (parent, child, find, line, echo, path) is a pointer walk. Every node, tag
+ * and comment of a game lives in the game's Arena, which the caller resets
+ * between games.
+ *
+ * Tree shape: node->child is the main continuation, node->sibling the next
+ * alternative to the same move (a variation), in the order the PGN gives them.
+ * The root holds the start position and no move. Mainline nodes have
+ * depth 0; a variation's nodes have depth one more than the node it branches
+ * from.
+ *
+ * Piece identity: node->piece_id[sq] names the piece on sq (0 = empty). The
+ * start position numbers its pieces 1, 2, ... in square order a1..h8; an id
+ * follows its piece through moves, castling and promotion, and disappears
+ * with a capture.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_GAME_H
+#define CQL_GAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "chess/position.h"
+
+/* One comment text (without braces), kept in input order. */
+typedef struct Comment {
+    struct Comment *next;
+    const char *text;
+} Comment;
+
+typedef struct GameNode GameNode;
+struct GameNode {
+    Position pos;              /* position at this node */
+    uint8_t piece_id[SQ_NB];   /* identity of the piece on each square, 0 = none */
+    Move move;                 /* move that led here; MOVE_NONE at the root */
+    GameNode *parent;          /* NULL at the root */
+    GameNode *child;           /* main continuation, NULL at a leaf */
+    GameNode *sibling;         /* next alternative to this node's move */
+    Comment *pre_comments;     /* comments written before this node's move */
+    Comment *comments;         /* comments after the move (root: before move 1) */
+    uint8_t *nags;             /* numeric annotation glyphs after the move */
+    uint8_t nag_count;
+    uint8_t check_state;       /* a NodeCheck, or 0 until game_node_check asks */
+    uint16_t depth;            /* variation nesting depth, 0 on the mainline */
+    int32_t ply;               /* plies from the root */
+    int32_t id;                /* position id: preorder index, root = 0 */
+};
+
+typedef struct Tag {
+    const char *name;
+    const char *value;
+} Tag;
+
+typedef struct Game {
+    long number;               /* 1-based index in the input */
+    Tag *tags;                 /* in input order */
+    int tag_count;
+    GameNode *root;
+    int node_count;            /* every node of the tree, root included */
+    const char *result;        /* termination marker read ("1-0", "*", ...), NULL if none */
+    bool truncated;            /* an error cut the game short; see the reader's message */
+    bool has_variations;       /* some node has more than one child */
+    const char *unread_text;   /* movetext after the error point, kept for output */
+    Arena *arena;              /* owns every node and string */
+} Game;
+
+/* The first of tags[0..count) named `name` (case-sensitive), or NULL. */
+Tag *game_tag_find(const Tag *tags, int count, const char *name);
+
+/* The value of tag `name` (case-sensitive), or NULL. */
+const char *game_tag(const Game *g, const char *name);
+
+/* The game's result: its Result tag when that is 1-0, 0-1 or 1/2-1/2, else
+ * the termination marker of the movetext, else NULL. */
+const char *game_result(const Game *g);
+
+/* True when b has a's moves, glyphs and comments at every node (the same
+ * tree), and every tag of a with the same value: what writing a game and
+ * reading it back must keep. */
+bool game_same(const Game *a, const Game *b);
+
+/* Creates the root from pos (piece ids numbered in square order). */
+GameNode *game_new_root(Game *g, Arena *a, const Position *pos);
+
+/* Adds a child of parent reached by the legal move m (appended after any
+ * existing children, so the first child is the main line). */
+GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m);
+
+/* Numbers the nodes in preorder (main line first) and fills node_count. */
+void game_number_nodes(Game *g);
+
+/* Whether the side to move at a node is mated, in check, or neither. Worked
+ * out on first use and kept in the node, because the evaluator (check, mate)
+ * and the writer (the + or # after a move) both ask. */
+typedef enum NodeCheck { NODE_NO_CHECK = 1, NODE_IN_CHECK, NODE_MATED } NodeCheck;
+NodeCheck game_node_check(const GameNode *n);
+
+static inline bool node_is_mainline(const GameNode *n) { return n->depth == 0; }
+
+/* The game-tree walk, the one way every part of cql goes over a tree: the
+ * node after n in preorder, the main line first (position ids are numbered
+ * in this order), within the subtree of `root` (NULL: the whole tree). With
+ * `variations`, every node; without, the main continuation only (n->child).
+ * NULL after the last. A loop, not a recursion: a variation can be
+ * thousands of moves deep.
+ *
+ *     for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, true)) ...
+ */
+static inline const GameNode *game_walk_next(const GameNode *root, const GameNode *n, bool variations)
+{
+    if (!variations || n->child) return n->child;
+    while (n != root && !n->sibling) n = n->parent;
+    return n == root ? NULL : n->sibling;
+}
+
+#endif

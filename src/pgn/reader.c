@@ -1,0 +1,1253 @@
+/*
+ * src/pgn/reader.c — streaming PGN reader: game splitting and game parsing.
+ *
+ * Stage 1 (splitting) works line by line over an input window and tracks
+ * just enough state to find game boundaries: inside a {comment}, the
+ * variation depth, whether the game has movetext yet, and the tag names seen.
+ * A game ends after its termination marker at depth 0, or before a tag line
+ * that starts another game (the current game has movetext, or repeats a tag
+ * name), or before a complete tag-pair line met inside an unclosed comment.
+ * A line ends at LF, CRLF or a lone CR. A line longer than PGN_MAX_SEGMENT
+ * is taken in pieces (cut after a blank or delimiter where one is near), so
+ * the window never holds more than about one piece: text without line ends
+ * (binary junk, NUL bytes, /dev/zero) is scanned in bounded memory. A game
+ * whose text would pass the reader's max_game_size stops being kept; its
+ * boundaries are still found the same way, and it comes back `oversized`.
+ * A NUL byte counts as a blank everywhere, and becomes one in a game's text.
+ *
+ * Stage 2 (parsing) tokenises one game's text with line and column numbers,
+ * reads tags, then replays the movetext into the game tree.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "pgn/reader.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/utf8.h"
+#include "chess/position.h"
+#include "chess/san.h"
+
+/* ==== character classes ================================================== */
+
+enum {
+    PC_SPACE = 1,     /* blank, tab, CR, LF, FF, VT, and NUL (read as a space) */
+    PC_DIGIT = 2,
+    PC_NAME = 4,      /* tag-name characters: letters, digits, '_' */
+    PC_DELIM = 8,     /* ends a movetext token: { } ( ) ; [ ] and blanks */
+    PC_SPLIT = 16     /* matters when splitting games: { } ( ) ; [ ] and result characters */
+};
+
+static const unsigned char pgn_char_class[256] = {
+    ['\0'] = PC_SPACE | PC_DELIM,
+    ['\t'] = PC_SPACE | PC_DELIM, ['\n'] = PC_SPACE | PC_DELIM, ['\v'] = PC_SPACE | PC_DELIM,
+    ['\f'] = PC_SPACE | PC_DELIM, ['\r'] = PC_SPACE | PC_DELIM, [' '] = PC_SPACE | PC_DELIM,
+    ['{'] = PC_DELIM | PC_SPLIT, ['}'] = PC_DELIM | PC_SPLIT, ['('] = PC_DELIM | PC_SPLIT,
+    [')'] = PC_DELIM | PC_SPLIT, [';'] = PC_DELIM | PC_SPLIT, ['['] = PC_DELIM | PC_SPLIT,
+    [']'] = PC_DELIM | PC_SPLIT, ['*'] = PC_SPLIT, ['-'] = PC_SPLIT, ['/'] = PC_SPLIT,
+    ['0'] = PC_DIGIT | PC_NAME, ['1'] = PC_DIGIT | PC_NAME, ['2'] = PC_DIGIT | PC_NAME,
+    ['3'] = PC_DIGIT | PC_NAME, ['4'] = PC_DIGIT | PC_NAME, ['5'] = PC_DIGIT | PC_NAME,
+    ['6'] = PC_DIGIT | PC_NAME, ['7'] = PC_DIGIT | PC_NAME, ['8'] = PC_DIGIT | PC_NAME,
+    ['9'] = PC_DIGIT | PC_NAME, ['_'] = PC_NAME,
+    ['A'] = PC_NAME, ['B'] = PC_NAME, ['C'] = PC_NAME, ['D'] = PC_NAME, ['E'] = PC_NAME,
+    ['F'] = PC_NAME, ['G'] = PC_NAME, ['H'] = PC_NAME, ['I'] = PC_NAME, ['J'] = PC_NAME,
+    ['K'] = PC_NAME, ['L'] = PC_NAME, ['M'] = PC_NAME, ['N'] = PC_NAME, ['O'] = PC_NAME,
+    ['P'] = PC_NAME, ['Q'] = PC_NAME, ['R'] = PC_NAME, ['S'] = PC_NAME, ['T'] = PC_NAME,
+    ['U'] = PC_NAME, ['V'] = PC_NAME, ['W'] = PC_NAME, ['X'] = PC_NAME, ['Y'] = PC_NAME,
+    ['Z'] = PC_NAME,
+    ['a'] = PC_NAME, ['b'] = PC_NAME, ['c'] = PC_NAME, ['d'] = PC_NAME, ['e'] = PC_NAME,
+    ['f'] = PC_NAME, ['g'] = PC_NAME, ['h'] = PC_NAME, ['i'] = PC_NAME, ['j'] = PC_NAME,
+    ['k'] = PC_NAME, ['l'] = PC_NAME, ['m'] = PC_NAME, ['n'] = PC_NAME, ['o'] = PC_NAME,
+    ['p'] = PC_NAME, ['q'] = PC_NAME, ['r'] = PC_NAME, ['s'] = PC_NAME, ['t'] = PC_NAME,
+    ['u'] = PC_NAME, ['v'] = PC_NAME, ['w'] = PC_NAME, ['x'] = PC_NAME, ['y'] = PC_NAME,
+    ['z'] = PC_NAME,
+};
+
+static inline bool is_class(char c, int cls) { return (pgn_char_class[(unsigned char)c] & cls) != 0; }
+
+/* A blank inside a line: space, tab, or a NUL byte (read as a space). */
+static inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\0'; }
+
+/* "1-0", "0-1", "1/2-1/2", "*", and the short draw "1/2" some files use. */
+static inline bool is_result(const char *s, size_t n)
+{
+    if (s[0] != '*' && s[0] != '0' && s[0] != '1') return false;
+    return (n == 1 && s[0] == '*') ||
+           (n == 3 && (memcmp(s, "1-0", 3) == 0 || memcmp(s, "0-1", 3) == 0 ||
+                       memcmp(s, "1/2", 3) == 0)) ||
+           (n == 7 && memcmp(s, "1/2-1/2", 7) == 0);
+}
+
+/* `[Name` with optional blanks after the bracket. */
+static bool starts_tag(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && is_blank(s[i])) i++;
+    if (i >= n || s[i] != '[') return false;
+    i++;
+    while (i < n && is_blank(s[i])) i++;
+    return i < n && is_class(s[i], PC_NAME);
+}
+
+/* A whole line of the form [Name "value"] (nothing else but blanks). */
+static bool is_tag_pair_line(const char *s, size_t n)
+{
+    if (!starts_tag(s, n)) return false;
+    const char *q1 = memchr(s, '"', n);
+    if (!q1) return false;
+    size_t i = (size_t)(q1 - s) + 1;
+    while (i < n && s[i] != '"') i += s[i] == '\\' ? 2 : 1;
+    if (i >= n) return false;
+    i++;
+    while (i < n && is_blank(s[i])) i++;
+    if (i >= n || s[i] != ']') return false;
+    for (i++; i < n; i++)
+        if (!is_class(s[i], PC_SPACE)) return false;
+    return true;
+}
+
+/* Could this token begin a game's movetext? Move numbers, results, comments,
+ * variations and SAN-like moves can; "<HTML>" or "MIME-Version:" cannot. */
+static bool looks_like_movetext(const char *s, size_t n)
+{
+    if (n == 0) return false;
+    char c = s[0];
+    if (is_class(c, PC_DIGIT) || c == '{' || c == '(' || c == ';' || c == '*') return true;
+    if ((c == 'O' || c == 'o') && n >= 3 && s[1] == '-' && (s[2] == 'O' || s[2] == 'o'))
+        return true;
+    if ((n >= 2 && s[0] == '-' && s[1] == '-') || (n == 2 && s[0] == 'Z' && s[1] == '0'))
+        return true;                                            /* null moves */
+    size_t i = (c == 'K' || c == 'Q' || c == 'R' || c == 'B' || c == 'N' || c == 'P') ? 1 : 0;
+    /* [a-h]?[1-8]?[x:-]?[a-h][1-8] */
+    size_t j = i;
+    if (j < n && s[j] >= 'a' && s[j] <= 'h') j++;
+    if (j < n && s[j] >= '1' && s[j] <= '8') j++;
+    if (j < n && (s[j] == 'x' || s[j] == ':' || s[j] == '-')) j++;
+    if (j + 1 < n + 1 && j + 1 <= n && j < n && s[j] >= 'a' && s[j] <= 'h' && j + 1 < n &&
+        s[j + 1] >= '1' && s[j + 1] <= '8')
+        return true;
+    /* plain destination square right after an optional piece letter: "e4", "Nf3" */
+    return i + 1 < n && s[i] >= 'a' && s[i] <= 'h' && s[i + 1] >= '1' && s[i + 1] <= '8';
+}
+
+/* Can a movetext token starting with c be meant as a move? A token that
+ * cannot ("<br>", "Tf8-e8") is skipped; one that can is an error. */
+static bool is_move_attempt(char c)
+{
+    return (c >= 'a' && c <= 'h') || c == 'K' || c == 'Q' || c == 'R' || c == 'B' || c == 'N' ||
+           c == 'P' || c == 'O' || c == 'o' || c == '0' || c == '-' || c == 'Z';
+}
+
+/* ==== stage 1: splitting the input into games ============================ */
+
+#define READ_CHUNK (64 * 1024)
+/* A RawGame's text buffer larger than this is released by raw_game_trim. */
+#define RAW_KEEP_CAPACITY ((size_t)1 << 20)
+
+void raw_game_init(RawGame *g)
+{
+    memset(g, 0, sizeof *g);
+}
+
+void raw_game_free(RawGame *g)
+{
+    sb_free(&g->text);
+}
+
+void raw_game_trim(RawGame *g)
+{
+    if (g->text.cap > RAW_KEEP_CAPACITY) sb_free(&g->text);
+}
+
+void pgn_open_stream(PgnReader *r, FILE *fp, const char *name, DiagSink *diag)
+{
+    memset(r, 0, sizeof *r);
+    r->fp = fp;
+    r->name = name;
+    r->diag = diag;
+    r->line = 1;
+    r->max_game_size = PGN_DEFAULT_MAX_GAME_SIZE;
+}
+
+int pgn_open(PgnReader *r, const char *path, DiagSink *diag)
+{
+    if (strcmp(path, "-") == 0) {
+        pgn_open_stream(r, stdin, "<stdin>", diag);
+        return 0;
+    }
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        diag_plain(diag, DIAG_ERROR, "cannot open input file '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    pgn_open_stream(r, fp, path, diag);
+    r->owns_fp = true;
+    return 0;
+}
+
+void pgn_close(PgnReader *r)
+{
+    if (r->owns_fp && r->fp) fclose(r->fp);
+    free(r->buf);
+    r->buf = NULL;
+    r->fp = NULL;
+}
+
+/* Reads more input, keeping buf[pos..len). False when nothing more came.
+ * The window holds at most one line piece plus a chunk, so it stays small. */
+static bool fill(PgnReader *r)
+{
+    if (r->eof) return false;
+    if (r->pos > 0) {
+        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+        r->len -= r->pos;
+        r->pos = 0;
+    }
+    if (r->cap - r->len < READ_CHUNK) {
+        r->cap = r->cap ? r->cap * 2 : 2 * READ_CHUNK;
+        while (r->cap - r->len < READ_CHUNK) r->cap *= 2;
+        r->buf = xrealloc(r->buf, r->cap + 1);
+    }
+    size_t got = fread(r->buf + r->len, 1, READ_CHUNK, r->fp);
+    if (got == 0) {
+        if (ferror(r->fp)) {
+            r->io_error = true;
+            diag_plain(r->diag, DIAG_ERROR, "error reading '%s': %s", r->name, strerror(errno));
+        }
+        r->eof = true;
+        return false;
+    }
+    if (!r->saw_cr && memchr(r->buf + r->len, '\r', got)) r->saw_cr = true;
+    r->len += got;
+    return true;
+}
+
+/* One line, or one piece of a long line, at buf[pos]. */
+typedef struct LinePiece {
+    size_t content;      /* bytes before the line end */
+    size_t consumed;     /* content plus the line end (0, 1 or 2 bytes) */
+    bool newline_only;   /* the line end is a single '\n' */
+    bool partial;        /* a piece: the line goes on after it */
+} LinePiece;
+
+/* Where to cut a piece of PGN_MAX_SEGMENT bytes that has no line end: just
+ * after its last blank or delimiter in the second half, so that tokens stay
+ * whole; else at the full length (a token that long is not PGN anyway). */
+static size_t piece_length(const char *s)
+{
+    for (size_t k = PGN_MAX_SEGMENT; k > PGN_MAX_SEGMENT / 2; k--)
+        if (is_class(s[k - 1], PC_DELIM)) return k;
+    return PGN_MAX_SEGMENT;
+}
+
+/* Makes buf[pos..] hold one whole line, or a piece of a line that is longer
+ * than PGN_MAX_SEGMENT, and describes it. False at the end of the input. */
+static bool peek_line(PgnReader *r, LinePiece *lp)
+{
+    size_t scanned = 0;
+    for (;;) {
+        const char *start = r->buf ? r->buf + r->pos : NULL;
+        size_t avail = r->len - r->pos;
+        size_t window = avail < PGN_MAX_SEGMENT ? avail : PGN_MAX_SEGMENT;
+        const char *nl = window > scanned ? memchr(start + scanned, '\n', window - scanned) : NULL;
+        size_t end = nl ? (size_t)(nl - start) : window;
+        const char *cr =
+            r->saw_cr && end > scanned ? memchr(start + scanned, '\r', end - scanned) : NULL;
+        if (cr) {
+            size_t k = (size_t)(cr - start);
+            if (k + 1 < avail || r->eof) {   /* CRLF, or a lone CR (old Mac files) */
+                bool crlf = k + 1 < avail && start[k + 1] == '\n';
+                *lp = (LinePiece){k, k + 1 + crlf, false, false};
+                return true;
+            }
+            scanned = k;   /* a CR last in the window: is a '\n' next? */
+        } else if (nl) {
+            *lp = (LinePiece){end, end + 1, true, false};
+            return true;
+        } else if (window == PGN_MAX_SEGMENT) {
+            size_t n = piece_length(start);
+            *lp = (LinePiece){n, n, false, true};
+            return true;
+        } else {
+            scanned = window;
+        }
+        if (!fill(r) && scanned == r->len - r->pos) {
+            if (r->len == r->pos) return false;
+            /* the last line, without a line end */
+            *lp = (LinePiece){r->len - r->pos, r->len - r->pos, false, false};
+            return true;
+        }
+    }
+}
+
+/* Moves past the first n bytes of the current line (or piece). */
+static void advance_in_line(PgnReader *r, size_t n)
+{
+    r->pos += n;
+    r->line_offset += n;
+}
+
+/* Moves past a line piece: to the next line, or on in the same line. */
+static void advance_piece(PgnReader *r, const LinePiece *lp)
+{
+    r->pos += lp->consumed;
+    r->mid_line = lp->partial;
+    if (lp->partial) {
+        r->line_offset += lp->consumed;
+    } else {
+        r->line++;
+        r->line_offset = 0;
+    }
+}
+
+/* Splitting state of the game being collected. */
+typedef struct SplitState {
+    bool started;        /* some line of the game was taken */
+    bool has_movetext;   /* moves, comments or variations seen */
+    bool has_content;    /* tags, moves or variations: more than comments */
+    bool in_comment;
+    bool line_comment;   /* a ';' comment runs to the end of the current line */
+    int depth;           /* variation depth */
+    uint32_t tag_hash[64];
+    int tag_count;
+} SplitState;
+
+static uint32_t name_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+/* Hash of the tag name on a line known to start a tag. */
+static uint32_t tag_line_hash(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (s[i] != '[') i++;
+    i++;
+    while (i < n && is_blank(s[i])) i++;
+    size_t start = i;
+    while (i < n && is_class(s[i], PC_NAME)) i++;
+    return name_hash(s + start, i - start);
+}
+
+static bool seen_tag(const SplitState *st, uint32_t h)
+{
+    for (int i = 0; i < st->tag_count; i++)
+        if (st->tag_hash[i] == h) return true;
+    return false;
+}
+
+/* Offset just past the ']' closing the '[' at s[i] (quoted strings may hold
+ * ']'), or n. */
+static size_t skip_bracket_group(const char *s, size_t n, size_t i)
+{
+    for (i++; i < n && s[i] != ']'; i++) {
+        if (s[i] != '"') continue;
+        for (i++; i < n && s[i] != '"'; i++)
+            if (s[i] == '\\') i++;
+        if (i >= n) return n;
+    }
+    return i < n ? i + 1 : n;
+}
+
+/* Scans movetext in s[0..n). Returns the offset just past a termination
+ * marker at depth 0, or 0 when the game goes on. */
+static size_t scan_movetext(SplitState *st, const char *s, size_t n)
+{
+    size_t i = 0;
+    if (st->has_content && st->has_movetext && !st->in_comment) {
+        /* fast path: most movetext lines hold no bracket and no result. A
+         * '-' or '/' after a non-digit (O-O, Nb1-c3) cannot be in a result;
+         * the tokens passed over change nothing, so the full scan starts at
+         * the token holding the first character that may matter. */
+        for (; i < n; i++) {
+            if (!is_class(s[i], PC_SPLIT)) continue;
+            if ((s[i] == '-' || s[i] == '/') && i > 0 && !is_class(s[i - 1], PC_DIGIT)) continue;
+            break;
+        }
+        if (i == n) return 0;
+        while (i > 0 && !is_class(s[i - 1], PC_DELIM)) i--;
+    }
+    while (i < n) {
+        char c = s[i];
+        if (st->in_comment) {
+            const char *close = memchr(s + i, '}', n - i);
+            if (!close) return 0;
+            st->in_comment = false;
+            i = (size_t)(close - s) + 1;
+            continue;
+        }
+        if (is_class(c, PC_SPACE)) {
+            i++;
+            continue;
+        }
+        switch (c) {
+        case '{':
+            st->in_comment = true;
+            st->has_movetext = true;
+            i++;
+            continue;
+        case ';':
+            st->has_movetext = true;
+            st->line_comment = true;
+            return 0;
+        case '(':
+            st->depth++;
+            st->has_movetext = true;
+            st->has_content = true;
+            i++;
+            continue;
+        case ')':
+            if (st->depth > 0) st->depth--;
+            i++;
+            continue;
+        case '[':     /* a bracketed group inside the line: skip it, strings included */
+            i = skip_bracket_group(s, n, i);
+            continue;
+        case ']':
+        case '}':     /* a stray closer: the parser reports it */
+            i++;
+            continue;
+        default:
+            break;
+        }
+        size_t start = i;
+        while (i < n && !is_class(s[i], PC_DELIM)) i++;
+        if (st->depth == 0 && is_result(s + start, i - start)) return i;
+        if (st->has_movetext || looks_like_movetext(s + start, i - start)) {
+            st->has_movetext = true;
+            st->has_content = true;
+        }
+    }
+    return 0;
+}
+
+/* Lines before a game that are not PGN, gathered into one message per block. */
+typedef struct JunkBlock {
+    unsigned first_line, last_line, lines;
+    bool has_nul;
+} JunkBlock;
+
+static void junk_add(JunkBlock *j, unsigned line, const char *s, size_t n)
+{
+    if (!j->lines) {
+        j->first_line = line;
+        j->has_nul = false;
+    }
+    if (!j->lines || line != j->last_line) j->lines++;   /* pieces of one line count once */
+    j->last_line = line;
+    if (!j->has_nul && memchr(s, '\0', n)) j->has_nul = true;
+}
+
+static void junk_end(PgnReader *r, JunkBlock *j)
+{
+    if (!j->lines) return;
+    diag_file(r->diag, r->name, j->first_line, 0, DIAG_WARNING,
+              "skipped %u line%s of text that is not PGN%s", j->lines, j->lines == 1 ? "" : "s",
+              j->has_nul ? " (it holds NUL bytes)" : "");
+    j->lines = 0;
+}
+
+/* Only blanks, and no NUL byte (a line of NULs is junk, not a blank line). */
+static bool is_blank_text(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!is_class(s[i], PC_SPACE) || s[i] == '\0') return false;
+    return true;
+}
+
+/* Appends n bytes of s (and a '\n' when `newline`) to the game's text. When
+ * that would pass the size limit, the game becomes oversized instead: its
+ * text is released and nothing more is kept. */
+static inline void keep_text(const PgnReader *r, RawGame *g, const char *s, size_t n, bool newline)
+{
+    if (g->oversized) return;
+    if (g->text.len + n + newline + 1 > r->max_game_size) {   /* + 1: the final NUL */
+        g->oversized = true;
+        g->size_limit = r->max_game_size;
+        sb_free(&g->text);
+        return;
+    }
+    sb_append_n(&g->text, s, n);
+    if (newline) sb_putc(&g->text, '\n');
+}
+
+/* Makes every NUL byte of the game's text a space, noting the first. */
+static void blank_out_nuls(RawGame *g)
+{
+    char *t = g->text.data;
+    size_t n = g->text.len;
+    char *z = n ? memchr(t, '\0', n) : NULL;
+    if (!z) return;
+    g->first_nul = (size_t)(z - t) + 1;
+    for (size_t i = (size_t)(z - t); i < n; i++)
+        if (t[i] == '\0') t[i] = ' ';
+}
+
+bool pgn_next_raw(PgnReader *r, RawGame *g)
+{
+    SplitState st;
+    memset(&st, 0, sizeof st);
+    raw_game_trim(g);
+    sb_clear(&g->text);
+    g->first_nul = 0;
+    g->oversized = false;
+    g->ends_input = false;
+    JunkBlock junk = {0, 0, 0, false};
+    bool rest_unscanned = false;   /* the line's further pieces are a tag or an escape line */
+    bool ended_by_result = false;
+
+    for (;;) {
+        LinePiece lp;
+        if (!peek_line(r, &lp)) {
+            g->ends_input = true;
+            break;
+        }
+        bool line_start = !r->mid_line;
+        if (line_start && (unsigned char)r->buf[r->pos] == 0xEF &&
+            utf8_has_bom(r->buf + r->pos, lp.content)) {
+            /* a byte-order mark: at the start of the input, or of a file
+             * appended to another one; it takes no column */
+            r->pos += 3;
+            lp.content -= 3;
+            lp.consumed -= 3;
+        }
+        const char *s = r->buf + r->pos;
+        size_t content = lp.content;
+        if (line_start) {
+            st.line_comment = false;
+            rest_unscanned = false;
+        }
+
+        if (!st.started) {
+            if (!line_start) {   /* a further piece of a line that started no game */
+                if (!rest_unscanned && !is_blank_text(s, content))
+                    junk_add(&junk, r->line, s, content);
+                advance_piece(r, &lp);
+                continue;
+            }
+            size_t k = 0;
+            while (k < content && is_class(s[k], PC_SPACE)) k++;
+            bool blank = k == content && !memchr(s, '\0', content);
+            bool escape = content > 0 && s[0] == '%';
+            size_t tok_end = k;
+            while (tok_end < content && !is_class(s[tok_end], PC_SPACE)) tok_end++;
+            if (blank || escape ||
+                (!starts_tag(s, content) && !looks_like_movetext(s + k, tok_end - k))) {
+                if (!blank && !escape) junk_add(&junk, r->line, s, content);
+                else junk_end(r, &junk);
+                if (escape) rest_unscanned = true;
+                advance_piece(r, &lp);
+                continue;
+            }
+            junk_end(r, &junk);
+            st.started = true;
+            g->first_line = r->line;
+            g->first_column = (unsigned)r->line_offset + 1;
+        } else if (!line_start) {
+            /* a further piece of a long line: no game starts here */
+        } else if (st.in_comment) {
+            if (is_tag_pair_line(s, content)) break;   /* unclosed comment: next game */
+        } else if (starts_tag(s, content) && st.depth == 0) {
+            uint32_t h = tag_line_hash(s, content);
+            if (!st.has_content) {
+                /* only comments so far: a remark about the file, not a game */
+                memset(&st, 0, sizeof st);
+                sb_clear(&g->text);
+                g->oversized = false;
+                g->first_line = r->line;
+                g->first_column = 1;
+                st.started = true;
+            } else if (st.has_movetext || seen_tag(&st, h)) {
+                break;
+            }
+        }
+
+        size_t end = 0;
+        if (!line_start) {
+            if (!rest_unscanned && !st.line_comment) end = scan_movetext(&st, s, content);
+        } else if (content > 0 && s[0] == '%') {
+            rest_unscanned = true;   /* escape line: kept for the parser, which skips it */
+        } else if (!st.in_comment && starts_tag(s, content) && !st.has_movetext) {
+            if (st.tag_count < 64) st.tag_hash[st.tag_count++] = tag_line_hash(s, content);
+            st.has_content = true;
+            rest_unscanned = true;
+            size_t k = 0;
+            while (s[k] != '[') k++;
+            k = skip_bracket_group(s, content, k);
+            while (k < content && is_class(s[k], PC_SPACE)) k++;
+            if (k < content) end = scan_movetext(&st, s, content);   /* text after the tag */
+        } else {
+            end = scan_movetext(&st, s, content);
+        }
+        if (end) {          /* termination marker: the rest of the line stays */
+            if (!st.has_content && !st.has_movetext) {
+                /* a result with no game before it, as in "* *" */
+                size_t k = 0;
+                while (is_class(s[k], PC_SPACE)) k++;
+                diag_file(r->diag, r->name, r->line, (unsigned)(r->line_offset + k) + 1,
+                          DIAG_WARNING, "result '%.*s' outside any game ignored",
+                          (int)(end - k), s + k);
+                advance_in_line(r, end);
+                r->mid_line = false;
+                memset(&st, 0, sizeof st);
+                sb_clear(&g->text);
+                continue;
+            }
+            keep_text(r, g, s, end, true);
+            advance_in_line(r, end);
+            r->mid_line = false;   /* the rest is looked at as a line of its own */
+            ended_by_result = true;
+            break;
+        }
+        if (lp.partial) keep_text(r, g, s, content, false);
+        else if (lp.newline_only) keep_text(r, g, s, content + 1, false);   /* with its '\n' */
+        else keep_text(r, g, s, content, true);   /* CRLF, CR or none: a '\n' instead */
+        advance_piece(r, &lp);
+    }
+    junk_end(r, &junk);
+    if (!st.started) return false;
+    /* the line of the termination marker, or the one before the next game */
+    g->last_line = ended_by_result ? r->line : r->line - 1;
+    g->number = ++r->games;
+    if (!g->oversized) blank_out_nuls(g);
+    return true;
+}
+
+/* ==== stage 2: parsing one game ========================================== */
+
+typedef struct GameParser {
+    const char *file;
+    DiagSink *diag;
+    Arena *arena;
+    Game *game;
+    const char *s;          /* the game's text */
+    size_t n, i;
+    unsigned first_line;    /* input line of s[0] */
+    unsigned first_column;  /* input column of s[0] (a game may start mid-line) */
+    int tag_cap;            /* capacity of game->tags */
+    size_t nul_at;          /* offset of the first NUL read as a space, or SIZE_MAX */
+    bool reported;          /* the game's one message has been given */
+    PgnParseStatus status;
+} GameParser;
+
+/* Input line and column of offset `off`, counted only when a message needs
+ * them (the parser itself never tracks lines). */
+static void line_col_at(const GameParser *p, size_t off, unsigned *line, unsigned *col)
+{
+    unsigned l = p->first_line;
+    size_t line_start = 0;
+    for (size_t k = 0; k < off && k < p->n; k++)
+        if (p->s[k] == '\n') {
+            l++;
+            line_start = k + 1;
+        }
+    *line = l;
+    *col = (unsigned)(off - line_start) + 1 + (l == p->first_line ? p->first_column - 1 : 0);
+}
+
+static unsigned column_at(const GameParser *p, size_t off)
+{
+    unsigned line, col;
+    line_col_at(p, off, &line, &col);
+    return col;
+}
+
+static const char nul_message[] = "NUL byte in the game's text (read as a space, as is any other)";
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void problem_at(GameParser *p, size_t off, const char *fmt, ...)
+{
+    if (p->status < PGN_DAMAGED) p->status = PGN_DAMAGED;
+    if (p->reported) return;
+    p->reported = true;
+    char msg[512];
+    unsigned line, col;
+    if (p->nul_at < off) {   /* the game's first problem is a NUL byte before this one */
+        snprintf(msg, sizeof msg, "%s", nul_message);
+        off = p->nul_at;
+    } else {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+    }
+    line_col_at(p, off, &line, &col);
+    diag_game(p->diag, p->file, line, col, p->game->number, "%s", msg);
+}
+
+/* Reports the game's NUL bytes when no other problem came before them. */
+static void report_nul(GameParser *p)
+{
+    if (p->nul_at != SIZE_MAX) problem_at(p, p->nul_at, "%s", nul_message);
+}
+
+/* Advances over blanks and over %-escape lines. */
+static inline void skip_blanks(GameParser *p)
+{
+    while (p->i < p->n && is_class(p->s[p->i], PC_SPACE)) {
+        if (p->s[p->i++] == '\n' && p->i < p->n && p->s[p->i] == '%')
+            while (p->i < p->n && p->s[p->i] != '\n') p->i++;
+    }
+}
+
+/* ---- tags ---- */
+
+static void add_tag(GameParser *p, const char *name, size_t name_len, const char *value)
+{
+    Game *g = p->game;
+    if (g->tag_count == p->tag_cap) {
+        int cap = p->tag_cap ? p->tag_cap * 2 : 16;
+        g->tags = arena_realloc(p->arena, g->tags, sizeof(Tag) * (size_t)p->tag_cap,
+                                sizeof(Tag) * (size_t)cap);
+        p->tag_cap = cap;
+    }
+    g->tags[g->tag_count].name = arena_strndup(p->arena, name, name_len);
+    g->tags[g->tag_count].value = value;
+    g->tag_count++;
+}
+
+/* True when a tag pair starts on a later line of the game text. */
+static bool more_tags_follow(const GameParser *p, size_t from)
+{
+    for (size_t i = from; i < p->n; i++) {
+        if (p->s[i] != '\n') continue;
+        size_t eol = i + 1;
+        while (eol < p->n && p->s[eol] != '\n') eol++;
+        if (starts_tag(p->s + i + 1, eol - i - 1)) return true;
+        if (is_class(p->s[i + 1], PC_DIGIT)) return false;   /* movetext began */
+    }
+    return false;
+}
+
+/* [Name "value"] at p->s[p->i] == '['. A malformed pair is reported and what
+ * can be read of it is kept. */
+/* The tag value written in s[from, to), with \" and \\ unescaped, in the arena. */
+static const char *tag_value(GameParser *p, size_t from, size_t to)
+{
+    char *v = arena_alloc(p->arena, to - from + 1);
+    size_t n = 0;
+    for (size_t i = from; i < to; i++) {
+        if (p->s[i] == '\\' && i + 1 < to && (p->s[i + 1] == '"' || p->s[i + 1] == '\\')) i++;
+        v[n++] = p->s[i];
+    }
+    v[n] = '\0';
+    return v;
+}
+
+static void parse_tag(GameParser *p)
+{
+    size_t open = p->i;
+    size_t i = p->i + 1;
+    while (i < p->n && (p->s[i] == ' ' || p->s[i] == '\t')) i++;
+    size_t name = i;
+    while (i < p->n && is_class(p->s[i], PC_NAME)) i++;
+    size_t name_len = i - name;
+    while (i < p->n && (p->s[i] == ' ' || p->s[i] == '\t')) i++;
+    size_t vstart = i, vend = i;   /* the value as written */
+    bool ok = name_len > 0;
+    if (ok && i < p->n && p->s[i] == '"') {
+        vstart = ++i;
+        while (i < p->n && p->s[i] != '"' && p->s[i] != '\n')
+            i += p->s[i] == '\\' && i + 1 < p->n && (p->s[i + 1] == '"' || p->s[i + 1] == '\\') ? 2 : 1;
+        vend = i;
+        if (i < p->n && p->s[i] == '"') {
+            i++;
+            /* an unescaped '"' inside the value ("Tour "C""): take the value
+             * up to the last '"' before the line's closing ']' */
+            size_t j = i;
+            while (j < p->n && (p->s[j] == ' ' || p->s[j] == '\t')) j++;
+            if (j < p->n && p->s[j] != ']') {
+                size_t eol = j, last = 0;
+                while (eol < p->n && p->s[eol] != '\n') eol++;
+                for (size_t k = j; k < eol; k++) {
+                    size_t m = k + 1;
+                    while (m < eol && (p->s[m] == ' ' || p->s[m] == '\t')) m++;
+                    if (p->s[k] == '"' && m < eol && p->s[m] == ']') last = k;
+                }
+                if (last) {
+                    problem_at(p, vstart - 1, "tag value of '%.*s' has an unescaped '\"'",
+                               (int)name_len, p->s + name);
+                    vend = last;
+                    i = last + 1;
+                }
+            }
+        } else {
+            problem_at(p, open, "tag value of '%.*s' is not closed by '\"'", (int)name_len,
+                       p->s + name);
+            /* keep the text up to the last ']' on the line */
+            size_t rb = i;
+            while (rb > vstart && p->s[rb - 1] != ']') rb--;
+            if (rb > vstart) i = vend = rb - 1;
+            ok = false;
+        }
+    } else if (ok) {
+        problem_at(p, i, "tag '%.*s' has no quoted value", (int)name_len, p->s + name);
+        ok = false;
+    } else {
+        problem_at(p, open, "malformed tag pair");
+    }
+    while (i < p->n && (p->s[i] == ' ' || p->s[i] == '\t')) i++;
+    if (i < p->n && p->s[i] == ']') {
+        i++;
+    } else if (ok) {
+        problem_at(p, i, "expected ']' to close the tag pair opened at column %u",
+                   column_at(p, open));
+    }
+    if (name_len > 0) add_tag(p, p->s + name, name_len, tag_value(p, vstart, vend));
+    p->i = i;
+}
+
+/* ---- movetext ---- */
+
+/* A comment's text with every run of blanks and line ends made one space and
+ * the ends trimmed, so that re-wrapping it on output changes nothing. */
+static Comment *new_comment(GameParser *p, const char *text, size_t len)
+{
+    char *t = arena_alloc(p->arena, len + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (!is_class(text[i], PC_SPACE)) t[n++] = text[i];
+        else if (n > 0 && t[n - 1] != ' ') t[n++] = ' ';
+    }
+    if (n > 0 && t[n - 1] == ' ') n--;
+    t[n] = '\0';
+    Comment *c = arena_alloc(p->arena, sizeof *c);
+    c->next = NULL;
+    c->text = t;
+    return c;
+}
+
+static void append_comment(Comment **list, Comment *c)
+{
+    while (*list) list = &(*list)->next;
+    *list = c;
+}
+
+static void add_nag(GameParser *p, GameNode *node, unsigned nag)
+{
+    if (nag > 255 || node->nag_count == 255) return;
+    uint8_t *nags = arena_alloc(p->arena, (size_t)node->nag_count + 1);
+    if (node->nag_count) memcpy(nags, node->nags, node->nag_count);
+    nags[node->nag_count++] = (uint8_t)nag;
+    node->nags = nags;
+}
+
+/* Glyphs written instead of $N. */
+static const struct { const char *text; unsigned nag; } glyph_nags[] = {
+    {"!", 1}, {"?", 2}, {"!!", 3}, {"??", 4}, {"!?", 5}, {"?!", 6}, {"=", 10},
+    {"+=", 14}, {"=+", 15}, {"+/=", 14}, {"=/+", 15}, {"+/-", 16}, {"-/+", 17},
+    {"+-", 18}, {"-+", 19},
+};
+
+static unsigned glyph_nag(const char *s, size_t n)
+{
+    if (s[0] != '!' && s[0] != '?' && s[0] != '=' && s[0] != '+' && s[0] != '-') return 0;
+    for (size_t k = 0; k < sizeof glyph_nags / sizeof glyph_nags[0]; k++)
+        if (strlen(glyph_nags[k].text) == n && memcmp(glyph_nags[k].text, s, n) == 0)
+            return glyph_nags[k].nag;
+    return 0;
+}
+
+/* Skips a variation whose bad move starts at p->i, up to and including its
+ * closing ')' (nested ones and comments included). */
+static void skip_rest_of_variation(GameParser *p)
+{
+    int depth = 1;
+    while (p->i < p->n && depth > 0) {
+        char c = p->s[p->i];
+        if (c == '{') {
+            const char *close = memchr(p->s + p->i, '}', p->n - p->i);
+            p->i = close ? (size_t)(close - p->s) + 1 : p->n;
+            continue;
+        }
+        if (c == ';') {
+            while (p->i < p->n && p->s[p->i] != '\n') p->i++;
+            continue;
+        }
+        if (c == '(') depth++;
+        if (c == ')') depth--;
+        p->i++;
+    }
+}
+
+static const char *san_problem(SanStatus st)
+{
+    switch (st) {
+    case SAN_ILLEGAL: return "illegal move";
+    case SAN_AMBIGUOUS: return "ambiguous move";
+    default: return "unreadable move";
+    }
+}
+
+#define MAX_VARIATION_DEPTH 1024
+
+/* {---- the movetext token reader ---- */
+
+typedef enum MovetextKind {
+    MT_END,          /* no more text */
+    MT_COMMENT,      /* {...} (text: inside the braces; closed: the '}' was there) */
+    MT_LINE_COMMENT, /* ; to the end of the line */
+    MT_OPEN,         /* ( */
+    MT_CLOSE,        /* ) */
+    MT_STRAY,        /* [ ] or } where no comment or tag is open */
+    MT_WORD          /* anything else, up to a delimiter: a move, a number, a NAG, a result */
+} MovetextKind;
+
+typedef struct MovetextToken {
+    MovetextKind kind;
+    size_t start;            /* offset of its first byte in the game's text */
+    size_t text, text_end;   /* comments: the text inside; words: the word */
+    bool closed;             /* MT_COMMENT: the closing '}' was found */
+} MovetextToken;
+
+/* The next token of the movetext from p->i (blanks and %-lines skipped); p->i
+ * moves past it. */
+static inline MovetextToken next_movetext_token(GameParser *p)
+{
+    skip_blanks(p);
+    MovetextToken t = {MT_END, p->i, p->i, p->i, false};
+    if (p->i >= p->n) return t;
+    size_t start = p->i;
+    switch (p->s[start]) {
+    case '{': {
+        const char *close = memchr(p->s + start + 1, '}', p->n - start - 1);
+        size_t end = close ? (size_t)(close - p->s) : p->n;
+        t = (MovetextToken){MT_COMMENT, start, start + 1, end, close != NULL};
+        p->i = close ? end + 1 : end;
+        return t;
+    }
+    case ';': {
+        size_t end = start;
+        while (end < p->n && p->s[end] != '\n') end++;
+        t = (MovetextToken){MT_LINE_COMMENT, start, start + 1, end, false};
+        p->i = end;
+        return t;
+    }
+    case '(': t.kind = MT_OPEN; p->i++; return t;
+    case ')': t.kind = MT_CLOSE; p->i++; return t;
+    case '[': case ']': case '}': t.kind = MT_STRAY; p->i++; return t;
+    default: {
+        size_t end = start;
+        while (end < p->n && !is_class(p->s[end], PC_DELIM)) end++;
+        t = (MovetextToken){MT_WORD, start, start, end, false};
+        p->i = end;
+        return t;
+    }
+    }
+}
+
+/* }---- */
+
+/* {---- the movetext handlers ---- */
+
+/* Where the replay of the movetext stands. */
+typedef struct Movetext {
+    GameParser *p;
+    Game *game;
+    GameNode *cur;               /* the position the next move is played from */
+    GameNode *stack[MAX_VARIATION_DEPTH];   /* where each open variation goes back to */
+    size_t open_at[MAX_VARIATION_DEPTH];    /* and where its '(' is */
+    int depth;
+    Comment *pending;            /* comments before a variation's first move */
+    bool at_variation_start;
+    bool done;                   /* the result, or a bad move, ends the movetext */
+} Movetext;
+
+static void on_comment(Movetext *mt, const MovetextToken *t)
+{
+    GameParser *p = mt->p;
+    Comment *cm = new_comment(p, p->s + t->text, t->text_end - t->text);
+    if (t->kind == MT_COMMENT && !t->closed) problem_at(p, t->start, "comment is not closed by '}'");
+    if (mt->at_variation_start) append_comment(&mt->pending, cm);
+    else append_comment(&mt->cur->comments, cm);
+}
+
+static void on_open_variation(Movetext *mt, size_t at)
+{
+    GameParser *p = mt->p;
+    if (mt->depth == MAX_VARIATION_DEPTH || mt->cur == mt->game->root) {
+        if (mt->depth == MAX_VARIATION_DEPTH)
+            problem_at(p, at, "variations nested too deeply (limit is %d)", MAX_VARIATION_DEPTH);
+        else
+            problem_at(p, at, "variation before the first move");
+        skip_rest_of_variation(p);
+        return;
+    }
+    mt->stack[mt->depth] = mt->cur;
+    mt->open_at[mt->depth] = at;
+    mt->depth++;
+    mt->cur = mt->cur->parent;
+    mt->at_variation_start = true;
+    mt->pending = NULL;
+}
+
+static void on_close_variation(Movetext *mt, size_t at)
+{
+    if (mt->depth == 0) {
+        problem_at(mt->p, at, "')' closes no variation");
+        return;
+    }
+    mt->cur = mt->stack[--mt->depth];
+    mt->at_variation_start = false;
+    mt->pending = NULL;
+}
+
+/* $N */
+static void on_nag(Movetext *mt, size_t start, const char *tok, size_t len)
+{
+    unsigned nag = 0;
+    size_t k = 1;
+    while (k < len && is_class(tok[k], PC_DIGIT) && nag < 1000) nag = nag * 10 + (unsigned)(tok[k++] - '0');
+    if (k == 1 || k < len || nag > 255) problem_at(mt->p, start, "bad NAG '%.*s'", (int)len, tok);
+    else if (mt->cur != mt->game->root) add_nag(mt->p, mt->cur, nag);
+}
+
+/* 1-0 0-1 1/2-1/2 *: the end of the game, unless inside a variation */
+static void on_result(Movetext *mt, size_t start, const char *tok, size_t len)
+{
+    if (mt->depth > 0) {
+        problem_at(mt->p, start, "game result '%.*s' inside a variation", (int)len, tok);
+        return;
+    }
+    mt->game->result = len == 3 && tok[1] == '/' ? "1/2-1/2" : arena_strndup(mt->p->arena, tok, len);
+    mt->done = true;
+}
+
+/* A word that is not a move: a glyph ("!", "+-"), an en-passant remark, or
+ * text that is no move at all. False when it looked like a move. */
+static bool on_other_word(Movetext *mt, size_t start, const char *tok, size_t len)
+{
+    unsigned glyph = glyph_nag(tok, len);
+    if (glyph) {      /* "!", "+-", "=" ... written as their own token */
+        if (mt->cur != mt->game->root) add_nag(mt->p, mt->cur, glyph);
+        return true;
+    }
+    if ((len == 4 && memcmp(tok, "e.p.", 4) == 0) || (len == 2 && memcmp(tok, "ep", 2) == 0))
+        return true;   /* en-passant remark written as its own token */
+    if (!is_move_attempt(tok[0])) {
+        problem_at(mt->p, start, "unexpected text '%.*s' in the movetext (skipped)", (int)len, tok);
+        return true;
+    }
+    return false;
+}
+
+/* A move that cannot be played: reported, and the game ends there. */
+static void on_bad_move(Movetext *mt, size_t start, const char *tok, size_t len, SanStatus st)
+{
+    GameParser *p = mt->p;
+    problem_at(p, start, "%s '%.*s' at move %u (%s to play)", san_problem(st), (int)len, tok, mt->cur->pos.fullmove,
+               mt->cur->pos.side == WHITE ? "white" : "black");
+    /* CQL 6.2 reads a game no further than its first bad move, in a
+     * variation too (conformance: the-fork.pgn games 17 and 18) */
+    mt->game->truncated = true;
+    mt->game->unread_text = arena_strndup(p->arena, p->s + start, p->n - start);
+    p->i = p->n;
+    mt->depth = 0;
+    mt->done = true;
+}
+
+/* A word: a NAG, a result, or a move (after its move number, with glyphs
+ * glued to it). */
+static void on_word(Movetext *mt, const MovetextToken *t)
+{
+    GameParser *p = mt->p;
+    size_t start = t->text;
+    const char *tok = p->s + start;
+    size_t len = t->text_end - start;
+    if (tok[0] == '$') {
+        on_nag(mt, start, tok, len);
+        return;
+    }
+    if (is_result(tok, len)) {
+        on_result(mt, start, tok, len);
+        return;
+    }
+    /* move number: digits then dots ("12.", "12...", or bare "12"),
+     * possibly glued to the move ("12.e4"); "0-0" is not one */
+    if (is_class(tok[0], PC_DIGIT)) {
+        size_t k = 1;
+        while (k < len && is_class(tok[k], PC_DIGIT)) k++;
+        size_t digits = k;
+        while (k < len && tok[k] == '.') k++;
+        if (k == len || k > digits) {
+            tok += k;
+            len -= k;
+            start += k;
+            if (len == 0) return;
+        }
+    }
+    /* trailing !? glyphs glued to the move */
+    size_t move_len = len;
+    while (move_len > 0 && (tok[move_len - 1] == '!' || tok[move_len - 1] == '?')) move_len--;
+
+    Move m;
+    SanStatus st = move_len ? san_parse(&mt->cur->pos, tok, move_len, &m) : SAN_SYNTAX;
+    if (st != SAN_OK) {
+        if (!on_other_word(mt, start, tok, len)) on_bad_move(mt, start, tok, len, st);
+        return;
+    }
+    GameNode *node = game_add_move(mt->game, p->arena, mt->cur, m);
+    if (mt->pending) {
+        node->pre_comments = mt->pending;
+        mt->pending = NULL;
+    }
+    mt->at_variation_start = false;
+    mt->cur = node;
+    if (move_len < len) {
+        unsigned nag = glyph_nag(tok + move_len, len - move_len);
+        if (nag) add_nag(p, node, nag);
+    }
+}
+
+/* }---- */
+
+/* Replays the movetext from p->i into the tree under g->root: the token
+ * reader's tokens, each to its handler, until the text or the game ends. */
+static void parse_movetext(GameParser *p)
+{
+    Movetext mt;
+    mt.p = p;
+    mt.game = p->game;
+    mt.cur = p->game->root;
+    mt.depth = 0;
+    mt.pending = NULL;
+    mt.at_variation_start = false;
+    mt.done = false;
+    skip_blanks(p);
+    size_t movetext_start = p->i;   /* == p->n: a tag section without movetext */
+
+    while (!mt.done) {
+        MovetextToken t = next_movetext_token(p);
+        switch (t.kind) {
+        case MT_END: mt.done = true; break;
+        case MT_COMMENT: case MT_LINE_COMMENT: on_comment(&mt, &t); break;
+        case MT_OPEN: on_open_variation(&mt, t.start); break;
+        case MT_CLOSE: on_close_variation(&mt, t.start); break;
+        case MT_STRAY: problem_at(p, t.start, "unexpected '%c' in movetext", p->s[t.start]); break;
+        case MT_WORD: on_word(&mt, &t); break;
+        }
+    }
+    Game *g = p->game;
+    if (mt.depth > 0) problem_at(p, mt.open_at[mt.depth - 1], "variation is not closed by ')'");
+    if (!g->result && !g->truncated && !p->reported && movetext_start < p->n)
+        problem_at(p, p->i > 0 ? p->i - 1 : 0, "game has no result (1-0, 0-1, 1/2-1/2 or *): truncated?");
+}
+
+/* A byte count as the -maxgamesize option takes it: "64M", "100K", "1000". */
+static void format_size(char *out, size_t cap, size_t bytes)
+{
+    static const char units[] = "GMK";
+    for (int u = 0; u < 3; u++) {
+        size_t unit = (size_t)1 << (10 * (3 - u));
+        if (bytes >= unit && bytes % unit == 0) {
+            snprintf(out, cap, "%zu%c", bytes / unit, units[u]);
+            return;
+        }
+    }
+    snprintf(out, cap, "%zu", bytes);
+}
+
+/* Variants whose moves are ordinary chess moves. */
+static bool variant_is_playable(const char *v)
+{
+    static const char *const ok[] = {"standard", "chess", "chess960", "fischerandom",
+                                     "fischerrandom", "from position", "normal", "960"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        const char *a = ok[i], *b = v;
+        while (*a && *b && (*a == *b || (*b >= 'A' && *b <= 'Z' && *b + 32 == *a))) a++, b++;
+        if (!*a && !*b) return true;
+    }
+    return false;
+}
+
+PgnParseStatus pgn_parse_game(const RawGame *raw, const char *file, Arena *a, Game *out,
+                              DiagSink *diag)
+{
+    memset(out, 0, sizeof *out);
+    out->number = raw->number;
+    out->arena = a;
+    GameParser p = {0};
+    p.file = file;
+    p.diag = diag;
+    p.arena = a;
+    p.game = out;
+    p.s = sb_str(&raw->text);
+    p.n = raw->text.len;
+    p.first_line = raw->first_line;
+    p.first_column = raw->first_column ? raw->first_column : 1;
+    p.nul_at = raw->first_nul ? raw->first_nul - 1 : SIZE_MAX;
+    p.status = PGN_OK;
+
+    if (raw->oversized) {
+        char limit[32];
+        format_size(limit, sizeof limit, raw->size_limit);
+        char last[48];
+        if (raw->ends_input) snprintf(last, sizeof last, "the end of the input");
+        else snprintf(last, sizeof last, "line %u", raw->last_line);
+        diag_game(diag, file, p.first_line, p.first_column, raw->number,
+                  "game text is longer than the limit (-maxgamesize %s); skipped it, up to %s",
+                  limit, last);
+        Position start;
+        pos_start(&start);
+        game_new_root(out, a, &start);
+        return PGN_UNUSABLE;
+    }
+
+    /* tag section */
+    for (;;) {
+        skip_blanks(&p);
+        if (p.i < p.n && p.s[p.i] == '%' && (p.i == 0 || p.s[p.i - 1] == '\n')) {
+            while (p.i < p.n && p.s[p.i] != '\n') p.i++;
+            continue;
+        }
+        if (p.i >= p.n) break;
+        if (p.s[p.i] == '[') {
+            parse_tag(&p);
+            continue;
+        }
+        /* text that cannot start movetext, between tags: report and skip it */
+        size_t end = p.i;
+        while (end < p.n && !is_class(p.s[end], PC_SPACE)) end++;
+        if (looks_like_movetext(p.s + p.i, end - p.i) || !more_tags_follow(&p, end)) break;
+        problem_at(&p, p.i, "unexpected text '%.*s' in the tag section", (int)(end - p.i),
+                   p.s + p.i);
+        p.i = end;
+    }
+
+    Position start;
+    const char *variant = game_tag(out, "Variant");
+    const char *fen = game_tag(out, "FEN");
+    if (variant && !variant_is_playable(variant)) {
+        problem_at(&p, 0, "variant '%s' is not supported; game skipped", variant);
+        p.status = PGN_UNUSABLE;
+        pos_start(&start);
+        game_new_root(out, a, &start);
+        return p.status;
+    }
+    if (fen) {
+        FenError err;
+        if (pos_from_fen(&start, fen, &err) != 0) {
+            problem_at(&p, 0, "bad FEN tag (field %d, column %d: %s); game skipped", err.field,
+                       err.column, err.message);
+            p.status = PGN_UNUSABLE;
+            pos_start(&start);
+            game_new_root(out, a, &start);
+            return p.status;
+        }
+    } else {
+        pos_start(&start);
+    }
+    game_new_root(out, a, &start);
+    parse_movetext(&p);
+    report_nul(&p);
+    game_number_nodes(out);
+    return p.status;
+}

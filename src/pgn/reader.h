@@ -1,0 +1,104 @@
+/*
+ * src/pgn/reader.h — streaming PGN input: split a file into games, then
+ * parse one game's text into a Game tree.
+ *
+ * Two stages, so that worker threads can do the expensive one:
+ *   1. pgn_next_raw() reads the input in chunks and returns the text of the
+ *      next game (tag section + movetext up to its termination marker). It
+ *      keeps only one game in memory, skips text that is not PGN (with one
+ *      message per block of it), and never loses a game: a game without a
+ *      result ends where the next tag section begins. Line ends may be LF,
+ *      CRLF or a lone CR (the game text always has LF); a byte-order mark
+ *      at the start of any line is skipped; NUL bytes in a game become
+ *      spaces (reported by stage 2). Memory stays bounded whatever the
+ *      input: a line is looked at in pieces of at most PGN_MAX_SEGMENT
+ *      bytes, and a game whose text passes max_game_size is not kept (its
+ *      RawGame comes back `oversized`, and stage 2 reports it).
+ *   2. pgn_parse_game() tokenises that text, reads the tags, replays every
+ *      move (SetUp/FEN start positions, nested variations, comments, NAGs)
+ *      and builds the tree in the caller's arena. The first problem in a game
+ *      is reported once as `FILE:LINE:COL: game N: MESSAGE`; the game is cut
+ *      at a bad main-line move (the rest is kept as `unread_text`), a bad
+ *      variation is dropped from the bad move on, and parsing goes on.
+ * The reader holds all its state in PgnReader: no globals, any number of
+ * readers at once.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_PGN_READER_H
+#define CQL_PGN_READER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "base/arena.h"
+#include "base/diag.h"
+#include "base/strbuf.h"
+#include "pgn/game.h"
+
+/* Default limit on one game's text (option -maxgamesize). */
+#define PGN_DEFAULT_MAX_GAME_SIZE ((size_t)64 << 20)
+/* The longest piece of one line the splitter looks at at once. */
+#define PGN_MAX_SEGMENT ((size_t)1 << 20)
+
+typedef struct PgnReader {
+    FILE *fp;
+    bool owns_fp;
+    const char *name;        /* file name used in messages ("-" shows as "<stdin>") */
+    DiagSink *diag;
+    char *buf;               /* input window: buf[pos..len) not yet consumed */
+    size_t len, pos, cap;
+    bool eof;                /* fp has no more bytes */
+    bool mid_line;           /* buf[pos] continues a line of which a piece was taken */
+    bool saw_cr;             /* some CR was read (until then, lines are not searched for one) */
+    size_t max_game_size;    /* longest game text kept (PGN_DEFAULT_MAX_GAME_SIZE) */
+    unsigned line;           /* line number of buf[pos] */
+    size_t line_offset;      /* bytes of that line consumed before buf[pos] */
+    long games;              /* games returned so far */
+    bool io_error;
+} PgnReader;
+
+/* The text of one game, as split from the input. Its lines are the input's
+ * lines (a line end is always '\n'), and it holds no NUL byte. */
+typedef struct RawGame {
+    StrBuf text;             /* owned; reuse the same RawGame to avoid allocations */
+    unsigned first_line;     /* input line of text[0] */
+    unsigned first_column;   /* input column of text[0] (a game can start mid-line) */
+    long number;             /* 1-based game number in the input */
+    size_t first_nul;        /* 1 + offset in text of the first NUL read as a space; 0: none */
+    bool oversized;          /* longer than the limit: text is empty, the game was skipped */
+    size_t size_limit;       /* the limit it passed (for the message) */
+    unsigned last_line;      /* input line where the game's text ends */
+    bool ends_input;         /* the game runs to the end of the input */
+} RawGame;
+
+/* Opens path ("-" = standard input). Returns 0, or -1 after reporting why. */
+int pgn_open(PgnReader *r, const char *path, DiagSink *diag);
+/* Reads from an open stream (not closed by pgn_close). */
+void pgn_open_stream(PgnReader *r, FILE *fp, const char *name, DiagSink *diag);
+/* Fills *g with the next game; false at end of input (or on a read error,
+ * which sets io_error and is reported). */
+bool pgn_next_raw(PgnReader *r, RawGame *g);
+void pgn_close(PgnReader *r);
+
+void raw_game_init(RawGame *g);
+void raw_game_free(RawGame *g);
+/* Releases the text buffer when a big game left it large (call once the
+ * game is parsed), so that a reused RawGame does not keep the largest game's
+ * memory for the rest of the run. */
+void raw_game_trim(RawGame *g);
+
+typedef enum PgnParseStatus {
+    PGN_OK,          /* read completely */
+    PGN_DAMAGED,     /* read with a problem (reported); the tree holds what could be read */
+    PGN_UNUSABLE     /* nothing to search (bad FEN, unsupported variant); reported */
+} PgnParseStatus;
+
+/* Builds *out (tags, tree, result) from raw in arena a. `file` names the
+ * input in messages. The nodes are numbered (game_number_nodes). A NUL byte
+ * read as a space is reported (once per game, in text order with the
+ * game's other problem); an oversized game is reported and is PGN_UNUSABLE. */
+PgnParseStatus pgn_parse_game(const RawGame *raw, const char *file, Arena *a, Game *out,
+                              DiagSink *diag);
+
+#endif

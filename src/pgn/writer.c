@@ -1,0 +1,395 @@
+/*
+ * src/pgn/writer.c — writes a Game in PGN export format (see writer.h).
+ *
+ * Movetext goes through a small line filler: each atom (a numbered move, a
+ * comment word, a parenthesis) is placed on the current line when it fits in
+ * PGN_LINE_WIDTH columns, else starts a new line. "12. e4" is one atom. An
+ * atom starting with '%' or '[' (a comment word) never starts a line: it
+ * could read as an escape line or a tag pair. Comments are written so that they read back the same: a '{' inside
+ * one is written as it is (it means nothing inside a brace comment), and a
+ * comment holding '}', which no brace comment can hold, is written as a ';'
+ * comment on the rest of its line.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "pgn/writer.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "chess/san.h"
+
+static const char *const seven_tag_roster[] = {
+    "Event", "Site", "Date", "Round", "White", "Black", "Result",
+};
+enum { STR_COUNT = 7 };
+
+typedef struct LineFiller {
+    StrBuf *out;
+    size_t line_len;     /* columns used on the current line */
+    bool glue_next;      /* no space before the next atom (after '(') */
+    bool end_line;       /* the next atom starts a new line (after a ';' comment) */
+} LineFiller;
+
+/* Where to write an atom of at most `max` bytes: in the output itself, one
+ * byte after its end, which place_atom fills with the separator. */
+static char *atom_slot(LineFiller *f, size_t max)
+{
+    StrBuf *out = f->out;
+    if (out->len + max + 2 > out->cap) sb_reserve(out, max + 1);
+    return out->data + out->len + 1;
+}
+
+/* Places the n-byte atom written at atom_slot: after a blank, or on a new
+ * line when it does not fit, or straight on at a line start or after '('. */
+static void place_atom(LineFiller *f, size_t n)
+{
+    StrBuf *out = f->out;
+    char *separator = out->data + out->len;
+    size_t used = 0;
+    if (f->line_len > 0 &&
+        (f->end_line ||
+         (f->line_len + (f->glue_next ? 0 : 1) + n > PGN_LINE_WIDTH && separator[1] != '%' &&
+          separator[1] != '['))) {
+        *separator = '\n';
+        f->line_len = 0;
+        used = 1;
+    } else if (f->line_len > 0 && !f->glue_next) {
+        *separator = ' ';
+        f->line_len++;
+        used = 1;
+    }
+    if (!used) memmove(separator, separator + 1, n);
+    out->len += used + n;
+    out->data[out->len] = '\0';
+    f->line_len += n;
+    f->glue_next = false;
+    f->end_line = false;
+}
+
+static void put_atom(LineFiller *f, const char *s, size_t n)
+{
+    memcpy(atom_slot(f, n), s, n);
+    place_atom(f, n);
+}
+
+static void put_str(LineFiller *f, const char *s)
+{
+    put_atom(f, s, strlen(s));
+}
+
+static bool is_comment_blank(char c)
+{
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* The next word of *s (advanced past it); false when only blanks are left. */
+static bool next_word(const char **s, const char **word, size_t *len)
+{
+    const char *p = *s;
+    while (is_comment_blank(*p)) p++;
+    if (!*p) return false;
+    *word = p;
+    while (*p && !is_comment_blank(*p)) p++;
+    *len = (size_t)(p - *word);
+    *s = p;
+    return true;
+}
+
+/* A comment whose text is the words of `text`, then those of `more` (NULL:
+ * none), wrapped at its blanks: "{first" "word" ... "last}". Each atom is
+ * written straight into the output. A text holding '}' becomes one
+ * ";first word ... last" atom that ends its line, which reads back as the
+ * same words. */
+static void put_comment_text(LineFiller *f, const char *text, const char *more)
+{
+    const char *parts[2] = {text, more ? more : ""};
+    bool line_comment = strchr(parts[0], '}') || strchr(parts[1], '}');
+    if (line_comment) {
+        size_t max = 1 + strlen(parts[0]) + 1 + strlen(parts[1]);
+        char *atom = atom_slot(f, max);
+        size_t k = 0;
+        atom[k++] = ';';
+        for (int i = 0; i < 2; i++) {
+            const char *s = parts[i], *w;
+            size_t wlen;
+            while (next_word(&s, &w, &wlen)) {
+                if (k > 1) atom[k++] = ' ';
+                memcpy(atom + k, w, wlen);
+                k += wlen;
+            }
+        }
+        place_atom(f, k);
+        f->end_line = true;
+        return;
+    }
+    /* the atoms: a pending word is written once the next one is found, so
+     * that the last word gets its '}' */
+    const char *pending = NULL;
+    size_t pending_len = 0;
+    bool first = true;
+    for (int i = 0; i < 2; i++) {
+        const char *s = parts[i], *w;
+        size_t wlen;
+        while (next_word(&s, &w, &wlen)) {
+            if (pending) {
+                char *atom = atom_slot(f, pending_len + 1);
+                size_t k = 0;
+                if (first) atom[k++] = '{';
+                memcpy(atom + k, pending, pending_len);
+                place_atom(f, k + pending_len);
+                first = false;
+            }
+            pending = w;
+            pending_len = wlen;
+        }
+    }
+    char *atom = atom_slot(f, pending_len + 2);
+    size_t k = 0;
+    if (first) atom[k++] = '{';
+    if (pending) memcpy(atom + k, pending, pending_len);
+    k += pending_len;
+    atom[k++] = '}';
+    place_atom(f, k);
+}
+
+static void put_comment(LineFiller *f, const char *text)
+{
+    put_comment_text(f, text, NULL);
+}
+
+static void put_comments(LineFiller *f, const Comment *c)
+{
+    for (; c; c = c->next) put_comment(f, c->text);
+}
+
+/* Decimal digits of v into out (no NUL); returns their count. */
+static size_t write_uint(char *out, unsigned v)
+{
+    char tmp[12];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+    return n;
+}
+
+/* The game's first comments with the driver's note (the game number)
+ * appended inside the last one, as CQL 6.2 writes it: {<original> Game
+ * number 3 CQL}. (The conformance vectors show it: a long original comment
+ * wraps "Game number N" across lines there.) */
+static void put_root_comments_and_note(LineFiller *f, const Comment *c, const char *note)
+{
+    if (!note) {
+        put_comments(f, c);
+        return;
+    }
+    if (!c) {
+        put_comment(f, note);
+        return;
+    }
+    for (; c->next; c = c->next) put_comment(f, c->text);
+    put_comment_text(f, c->text, note);
+}
+
+typedef struct Writer {
+    LineFiller fill;
+    const PgnAnnotations *notes;
+    const Game *game;
+    /* a truncated game's last main-line move: its unread rest goes right
+     * after that move's comments, before its variations, which is where a
+     * reader puts a comment that follows them with no move after it */
+    const GameNode *unread_after;
+    /* the last one-word note written after a move, as its atom: the driver
+     * gives every matched position the same note ({CQL}) */
+    const char *note_text;
+    char note_atom[32];
+    size_t note_len;
+} Writer;
+
+static const char *note_for(const Writer *w, const GameNode *n)
+{
+    if (!w->notes || !w->notes->node_comments) return NULL;
+    return w->notes->node_comments[n->id];
+}
+
+/* A note after a move: a comment of its own, kept as an atom when it is one
+ * short word. */
+static void put_note(Writer *w, const char *note)
+{
+    if (note != w->note_text) {
+        size_t word = strcspn(note, " \n\t\r{}");
+        if (note[word] || word == 0 || word + 2 > sizeof w->note_atom) {
+            put_comment(&w->fill, note);
+            return;
+        }
+        w->note_atom[0] = '{';
+        memcpy(w->note_atom + 1, note, word);
+        w->note_atom[word + 1] = '}';
+        w->note_len = word + 2;
+        w->note_text = note;
+    }
+    put_atom(&w->fill, w->note_atom, w->note_len);
+}
+
+/* Writes the move into `n` with its number when needed, then its glyphs and comments.
+ * Returns whether the next move needs its number repeated. */
+static bool put_move(Writer *w, const GameNode *n, bool need_number)
+{
+    const Position *before = &n->parent->pos;
+    char *atom = atom_slot(&w->fill, 32 + SAN_MAX);
+    size_t len = 0;
+    if (before->side == WHITE || need_number) {
+        len = write_uint(atom, before->fullmove);
+        atom[len++] = '.';
+        if (before->side == BLACK) {
+            atom[len++] = '.';
+            atom[len++] = '.';
+        }
+        atom[len++] = ' ';
+    }
+    static const char check_marks[] = {[NODE_NO_CHECK] = '\0', [NODE_IN_CHECK] = '+', [NODE_MATED] = '#'};
+    len += san_write_marked(before, n->move, check_marks[game_node_check(n)], atom + len);
+    place_atom(&w->fill, len);
+    for (int i = 0; i < n->nag_count; i++) {
+        char nag[8] = "$";
+        put_atom(&w->fill, nag, 1 + write_uint(nag + 1, n->nags[i]));
+    }
+    /* after a move, the note is a comment of its own: {book} {CQL} */
+    const char *note = note_for(w, n);
+    if (n->comments) put_comments(&w->fill, n->comments);
+    if (note) put_note(w, note);
+    return n->comments || note;
+}
+
+/* The unread rest of a truncated game, as a comment. */
+static void put_unread_text(Writer *w)
+{
+    put_comment_text(&w->fill, "cql: the rest of this game could not be read:", w->game->unread_text);
+}
+
+/* Writes the line that starts with `first`. For a variation's first move,
+ * its siblings are the caller's business. */
+static void put_line(Writer *w, const GameNode *first, bool is_variation)
+{
+    bool need_number = true;
+    for (const GameNode *n = first; n; n = n->child) {
+        if (n->pre_comments) {
+            put_comments(&w->fill, n->pre_comments);
+            need_number = true;
+        }
+        need_number = put_move(w, n, need_number);
+        if (n == w->unread_after) {
+            put_unread_text(w);
+            need_number = true;
+        }
+        if (n == first && is_variation) continue;
+        for (const GameNode *v = n->sibling; v; v = v->sibling) {
+            put_str(&w->fill, "(");
+            w->fill.glue_next = true;
+            put_line(w, v, true);
+            /* ")" sticks to what precedes it, unless a ';' comment ended the line */
+            if (w->fill.line_len + 1 > PGN_LINE_WIDTH || w->fill.end_line) {
+                sb_putc(w->fill.out, '\n');
+                w->fill.line_len = 0;
+                w->fill.end_line = false;
+            }
+            sb_putc(w->fill.out, ')');
+            w->fill.line_len++;
+            need_number = true;
+        }
+    }
+}
+
+static void put_tag(StrBuf *out, const char *name, const char *value)
+{
+    sb_putc(out, '[');
+    sb_append(out, name);
+    sb_append_n(out, " \"", 2);
+    for (const char *s = value; *s;) {
+        size_t plain = strcspn(s, "\"\\\n\r");
+        sb_append_n(out, s, plain);
+        s += plain;
+        if (!*s) break;
+        if (*s == '"' || *s == '\\') {
+            sb_putc(out, '\\');
+            sb_putc(out, *s);
+        }
+        s++;
+    }
+    sb_append_n(out, "\"]\n", 3);
+}
+
+/* Index of `name` in the Seven Tag Roster, or -1. */
+static int roster_index(const char *name)
+{
+    for (int i = 0; i < STR_COUNT; i++)
+        if (name[0] == seven_tag_roster[i][0] && strcmp(name, seven_tag_roster[i]) == 0) return i;
+    return -1;
+}
+
+/* The result written after the moves and in a missing Result tag. */
+static const char *result_to_write(const Game *g)
+{
+    const char *r = game_result(g);
+    return r ? r : "*";
+}
+
+/* The driver's value for tag `name` (settag), or NULL. */
+static const char *tag_override(const PgnAnnotations *notes, const char *name)
+{
+    const Tag *t = notes ? game_tag_find(notes->tags, notes->ntags, name) : NULL;
+    return t ? t->value : NULL;
+}
+
+/* The Seven Tag Roster (missing ones as "?"), the input's other tags in
+ * their order (each name once), then the driver's new ones. */
+static void put_tags(const Game *g, const PgnAnnotations *notes, StrBuf *out)
+{
+    const char *roster[STR_COUNT] = {NULL};
+    for (int i = 0; i < g->tag_count; i++) {
+        int r = roster_index(g->tags[i].name);
+        if (r >= 0 && !roster[r]) roster[r] = g->tags[i].value;
+    }
+    for (int i = 0; notes && i < notes->ntags; i++) {
+        int r = roster_index(notes->tags[i].name);
+        if (r >= 0) roster[r] = notes->tags[i].value;
+    }
+    for (int i = 0; i < STR_COUNT; i++) {
+        const char *value = roster[i];
+        if (!value) value = i == 2 ? "????.??.??" : i == 6 ? result_to_write(g) : "?";
+        put_tag(out, seven_tag_roster[i], value);
+    }
+    for (int i = 0; i < g->tag_count; i++) {
+        /* a tag given twice is written once, with the value lookups see
+         * (the first): a repeated tag name on a line of its own starts
+         * the next game when the text is read again */
+        if (roster_index(g->tags[i].name) >= 0 || game_tag_find(g->tags, i, g->tags[i].name)) continue;
+        const char *value = tag_override(notes, g->tags[i].name);
+        put_tag(out, g->tags[i].name, value ? value : g->tags[i].value);
+    }
+    for (int i = 0; notes && i < notes->ntags; i++)
+        if (roster_index(notes->tags[i].name) < 0 && !game_tag(g, notes->tags[i].name))
+            put_tag(out, notes->tags[i].name, notes->tags[i].value);
+}
+
+void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
+{
+    put_tags(g, notes, out);
+    sb_putc(out, '\n');
+
+    Writer w = {{out, 0, false, false}, notes, g, NULL, NULL, "", 0};
+    bool unread = g->truncated && g->unread_text;
+    if (unread && g->root->child) {
+        const GameNode *last = g->root->child;
+        while (last->child) last = last->child;
+        w.unread_after = last;
+    }
+    put_root_comments_and_note(&w.fill, g->root->comments, note_for(&w, g->root));
+    if (g->root->child) put_line(&w, g->root->child, false);
+    else if (unread) put_unread_text(&w);
+    put_str(&w.fill, result_to_write(g));
+    sb_append(out, "\n\n");
+}

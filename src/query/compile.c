@@ -1,0 +1,85 @@
+/*
+ * src/query/compile.c — from query text to a compiled Query (see compile.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "query/compile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/strbuf.h"
+#include "query/parser.h"
+#include "query/transform.h"
+
+/* The command-line transforms, each wrapping the whole body, from the inside out. */
+static const struct {
+    unsigned flag;
+    TokKind op;
+} body_transforms[] = {
+    {QX_FLIP, TK_FLIP},
+    {QX_FLIPCOLOR, TK_FLIPCOLOR},
+    {QX_SHIFT, TK_SHIFT},
+    {QX_REVERSECOLOR, TK_REVERSECOLOR},
+    {QX_FLIPHORIZONTAL, TK_FLIPHORIZONTAL},
+    {QX_FLIPVERTICAL, TK_FLIPVERTICAL},
+    {QX_ROTATE90, TK_ROTATE90},
+    {QX_ROTATE45, TK_ROTATE45},
+    {QX_SHIFTHORIZONTAL, TK_SHIFTHORIZONTAL},
+    {QX_SHIFTVERTICAL, TK_SHIFTVERTICAL},
+};
+
+/* Lexes, parses and types the text alone. */
+static Query *parse_text(const SourceText *src, bool body_only, DiagSink *diag)
+{
+    if (src->len > QUERY_MAX_BYTES) {
+        diag_plain(diag, DIAG_ERROR, "the query '%s' is longer than %u MB", src->name ? src->name : "query.cql",
+                   QUERY_MAX_BYTES >> 20);
+        return NULL;
+    }
+    Query *q = xcalloc(1, sizeof *q);
+    arena_init(&q->arena, 0);
+    q->src.name = arena_strdup(&q->arena, src->name ? src->name : "query.cql");
+    q->src.text = arena_strndup(&q->arena, src->text ? src->text : "", src->text ? src->len : 0);
+    q->src.len = src->text ? src->len : 0;
+    if (!parse_query(q, body_only, diag)) {
+        query_free(q);
+        return NULL;
+    }
+    return q;
+}
+
+Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink *diag)
+{
+    static const CompileOptions plain = {.body_only = false};
+    if (!opt) opt = &plain;
+    Query *q = parse_text(src, opt->body_only, diag);
+    if (q && opt->preamble) {
+        /* the preamble's filters go right after the header, before the body */
+        size_t cut = q->header.span.end;
+        StrBuf sb = SB_INIT;
+        sb_append_n(&sb, src->text, cut);
+        sb_printf(&sb, "\n%s\n", opt->preamble);
+        sb_append_n(&sb, src->text + cut, src->len - cut);
+        query_free(q);
+        SourceText joined = {src->name, sb.data, sb.len};
+        q = parse_text(&joined, opt->body_only, diag);
+        sb_free(&sb);
+    }
+    if (!q) return NULL;
+    for (size_t i = 0; i < sizeof body_transforms / sizeof body_transforms[0]; i++)
+        if (opt->transforms & body_transforms[i].flag) xf_wrap_body(q, body_transforms[i].op);
+    if (opt->expand && !xf_expand_query(q, diag)) {
+        query_free(q);
+        return NULL;
+    }
+    return q;
+}
+
+void query_free(Query *q)
+{
+    if (!q) return;
+    arena_free(&q->arena);
+    free(q);
+}

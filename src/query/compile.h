@@ -1,0 +1,54 @@
+/*
+ * src/query/compile.h — compiling a query: the one entry point of the query
+ * front end, from text to the Query the evaluator runs.
+ *
+ * query_compile lexes, parses and types the text (parser.h, sema.h), places
+ * the command line's filters before the body, wraps the body in the command
+ * line's transforms and runs the transform pass (transform.h). A second
+ * front end (CQL 1.0) is a second parser that fills the same Query; it goes
+ * through the same steps here.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_COMPILE_H
+#define CQL_COMPILE_H
+
+#include <stdbool.h>
+
+#include "base/diag.h"
+#include "query/ast.h"
+
+/* A query text longer than this is refused (a query is text a person
+ * writes; the limit keeps a binary file or /dev/zero from filling memory). */
+#define QUERY_MAX_BYTES (64u * 1024 * 1024)
+
+/* The transforms that may wrap the whole body (the command line's -flip ...),
+ * applied from the inside out in this order. */
+enum {
+    QX_FLIP = 1 << 0,
+    QX_FLIPCOLOR = 1 << 1,
+    QX_SHIFT = 1 << 2,
+    QX_REVERSECOLOR = 1 << 3,
+    QX_FLIPHORIZONTAL = 1 << 4,
+    QX_FLIPVERTICAL = 1 << 5,
+    QX_ROTATE90 = 1 << 6,
+    QX_ROTATE45 = 1 << 7,
+    QX_SHIFTHORIZONTAL = 1 << 8,
+    QX_SHIFTVERTICAL = 1 << 9
+};
+
+typedef struct CompileOptions {
+    bool body_only;          /* the text is a query body (-cql): no cql(...) header */
+    const char *preamble;    /* filters placed before the body, after the header, or NULL */
+    unsigned transforms;     /* QX_* wrapped around the whole body */
+    bool expand;             /* run the transform pass (false: transform filters stay) */
+} CompileOptions;
+
+/* Compiles src. On any error, reports it through diag (with caret) and
+ * returns NULL. The text is copied: src may be freed afterwards. With a
+ * preamble, the text is compiled alone first (its errors are reported as
+ * they are), then again with the preamble placed after its header. */
+Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink *diag);
+void query_free(Query *q);
+
+#endif

@@ -1,0 +1,500 @@
+/*
+ * src/query/parser_move.c — the move filters and the sequence filters of CQL 6.2:
+ * the dash and capture patterns (F--G=T(target), F[x]G), legal/pseudolegal,
+ * countmoves, currentmove, the 6.0 `move` filter, `line` and `path`.
+ *
+ * Whitespace matters here: a set written right before a dash is where the
+ * move starts, a set written right after it is where it goes, and a space on
+ * either side means "any square" (F--G, F --G, F-- G and F -- G differ).
+ * Inside line and path constituents `+ * ? {m,n}` are repetitions.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "query/parser_int.h"
+
+/* {==== dashes =============================================================== */
+
+static bool is_dash(TokKind k)
+{
+    return k == TK_DASH || k == TK_TAKE;
+}
+
+/* A parameter word that sets a flag (move legal, line quiet, path nestban). */
+typedef struct FlagParam {
+    TokKind tok;
+    uint64_t flag;
+} FlagParam;
+
+/* Takes the current token when it is one of params: sets its flag on n, or
+ * fails when the parameter was given already. */
+static bool accept_flag(Parser *p, Node *n, const FlagParam *params, size_t count, const char *owner)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (params[i].tok != p->tok.kind) continue;
+        if (n->flags & params[i].flag)
+            parse_fail(p, tok_span(p->tok), "%s given twice in '%s'", tok_describe(p->tok.kind), owner);
+        n->flags |= params[i].flag;
+        n->span = span_join(n->span, tok_span(p->tok));
+        parse_advance(p);
+        return true;
+    }
+    return false;
+}
+
+/* A promotion piece: a designator without squares (Q, [RB], ♕) or a string. */
+static void check_promotion(Parser *p, const Node *promo)
+{
+    const Designator *d = promo->kind == ND_DESIGNATOR ? promo->desig : NULL;
+    if (d && d->has_piece_part && !d->has_square_part) return;
+    if (promo->type == VT_STRING) return;
+    parse_fail(p, promo->span, "a promotion is a piece such as 'Q' or a string, not %s",
+               d ? "a designator with squares" : sema_type_phrase(promo->type));
+}
+
+/* dash := [S] ('--' | '[x]') [S] ['=' promotion] ['(' F {F} ')']
+ * The left set is written right before the dash (parse_expr passes it), the
+ * right set right after it; the target is evaluated after the move. */
+Node *parse_dash(Parser *p, Node *from)
+{
+    Token d = p->tok;
+    parse_advance(p);
+    Node *n = parse_node(p, ND_DASH, from ? span_join(from->span, tok_span(d)) : tok_span(d), 4);
+    n->op = d.kind;
+    if (from) {
+        if (from->kind == ND_DASH)
+            parse_fail(p, tok_span(d), "a move cannot start where another move pattern is written");
+        parse_check(p, from->span, sema_require(p->a, from, TM_SET, "the squares a move starts from"));
+        n->kids[0] = from;
+    }
+    if (parse_glued(&p->tok) && parse_starts_filter(&p->tok) && p->tok.kind != TK_LPAREN) {
+        Node *to = parse_expr(p, PREC_ADD);
+        parse_check(p, to->span, sema_require(p->a, to, TM_SET, "the squares a move goes to"));
+        n->kids[1] = to;
+        n->span = span_join(n->span, to->span);
+    }
+    if (p->tok.kind == TK_ASSIGN) {
+        Token eq = p->tok;
+        parse_advance(p);
+        if (!parse_starts_filter(&p->tok)) parse_fail_expected(p, "a promotion piece after '='");
+        Node *promo = parse_expr(p, PREC_LOWEST);
+        check_promotion(p, promo);
+        n->kids[2] = promo;
+        n->span = span_join(n->span, span_join(tok_span(eq), promo->span));
+    }
+    if (p->tok.kind == TK_LPAREN) {
+        Token open = p->tok;
+        if (parse_glued(&open)) {
+            parse_advance(p);
+            Node *target = parse_braced_members(p, ND_COMPOUND, TK_RPAREN, open);
+            n->kids[3] = target;
+            n->span = span_join(n->span, target->span);
+        } else if (p->prev.kind == d.kind) {
+            parse_fail(p, span_join(tok_span(d), tok_span(open)),
+                       "the target '(...)' of %s must follow it without a space", tok_describe(d.kind));
+        }
+    }
+    n->type = n->kids[3] ? n->kids[3]->type : VT_NONE;
+    if (n->type == VT_PIECE) n->type = VT_SET;
+    return n;
+}
+
+/* pattern := [S] '--' ...   — the move pattern after legal, countmoves, currentmove */
+static Node *parse_dash_pattern(Parser *p, Token kw)
+{
+    Node *from = NULL;
+    if (!is_dash(p->tok.kind)) {
+        if (parse_starts_filter(&p->tok)) from = parse_expr(p, PREC_ADD);
+        if (!from || !is_dash(p->tok.kind) || !parse_glued(&p->tok))
+            parse_fail_expected(p, "a move pattern such as '--' after %s", tok_describe(kw.kind));
+    }
+    return parse_dash(p, from);
+}
+
+/* Generated moves: captures are not allowed, and a target may only say
+ * which special move it is (o-o, o-o-o, castle, enpassant). */
+static void check_generated(Parser *p, const Node *dash, Token kw)
+{
+    if (dash->op == TK_TAKE)
+        parse_fail(p, dash->span, "%s works with '--' moves, not with captures", tok_describe(kw.kind));
+    const Node *target = dash->kids[3];
+    if (!target) return;
+    const Node *only = target->nkids == 1 ? target->kids[0] : NULL;
+    if (!only || (only->kind != ND_OO && only->kind != ND_OOO && only->kind != ND_CASTLE && only->kind != ND_ENPASSANT))
+        parse_fail(p, target->span, "the target of %s moves may only be o-o, o-o-o, castle or enpassant",
+                   tok_describe(kw.kind));
+}
+
+/* generated := ('legal' | 'pseudolegal') pattern */
+Node *parse_generated_moves(Parser *p)
+{
+    Token kw = p->tok;
+    parse_advance(p);
+    Node *dash = parse_dash_pattern(p, kw);
+    check_generated(p, dash, kw);
+    dash->flags |= kw.kind == TK_LEGAL ? NF_LEGAL : NF_PSEUDOLEGAL;
+    dash->span = span_join(tok_span(kw), dash->span);
+    dash->type = VT_SET;
+    return dash;
+}
+
+/* countmoves := 'countmoves' ['legal' | 'pseudolegal'] pattern */
+Node *parse_countmoves(Parser *p)
+{
+    Token kw = p->tok;
+    parse_advance(p);
+    uint64_t flags = 0;
+    Token gen = p->tok;
+    if (parse_accept(p, TK_LEGAL)) flags = NF_LEGAL;
+    else if (parse_accept(p, TK_PSEUDOLEGAL)) flags = NF_PSEUDOLEGAL;
+    Node *dash = parse_dash_pattern(p, flags ? gen : kw);
+    if (flags) check_generated(p, dash, gen);
+    dash->flags |= flags;
+    Node *n = parse_node(p, ND_COUNTMOVES, span_join(tok_span(kw), dash->span), 1);
+    n->kids[0] = dash;
+    n->type = VT_NUMBER;
+    return n;
+}
+
+/* currentmove := 'currentmove' pattern */
+Node *parse_currentmove(Parser *p)
+{
+    Token kw = p->tok;
+    parse_advance(p);
+    Node *dash = parse_dash_pattern(p, kw);
+    Node *n = parse_node(p, ND_CURRENTMOVE, span_join(tok_span(kw), dash->span), 1);
+    n->kids[0] = dash;
+    n->type = VT_NONE;
+    return n;
+}
+
+/* }==== */
+
+/* {==== the 6.0 move filter ================================================== */
+
+/* move := 'move' {param}
+ * param := 'legal' | 'pseudolegal' | 'previous' | 'enpassant' | 'castle' |
+ *          'o-o' | 'o-o-o' | 'null' | 'primary' | 'secondary' | 'count' |
+ *          ('from' | 'to' | 'capture' | 'promote' | 'enpassantsquare') S |
+ *          'comment' message-args */
+Node *parse_move(Parser *p)
+{
+    static const FlagParam switches[] = {
+        {TK_LEGAL, NF_LEGAL}, {TK_PSEUDOLEGAL, NF_PSEUDOLEGAL}, {TK_PREVIOUS, NF_PREVIOUS},
+        {TK_ENPASSANT, NF_ENPASSANT}, {TK_CASTLE, NF_CASTLE}, {TK_OO, NF_OO}, {TK_OOO, NF_OOO},
+        {TK_NULL, NF_NULL}, {TK_PRIMARY, NF_PRIMARY}, {TK_SECONDARY, NF_SECONDARY}, {TK_COUNT, NF_COUNT},
+    };
+    static const TokKind with_argument[] = {TK_FROM, TK_TO, TK_CAPTURE, TK_PROMOTE, TK_ENPASSANTSQUARE};
+    Token kw = p->tok;
+    parse_advance(p);
+    Node *n = parse_node(p, ND_MOVE, tok_span(kw), 6);
+    for (;;) {
+        Token t = p->tok;
+        int arg = -1;
+        for (int i = 0; i < 5; i++)
+            if (with_argument[i] == t.kind) arg = i;
+        if (accept_flag(p, n, switches, sizeof switches / sizeof switches[0], "move")) continue;
+        if (arg >= 0) {
+            if (n->kids[arg]) parse_fail(p, tok_span(t), "%s given twice in 'move'", tok_describe(t.kind));
+            parse_advance(p);
+            parse_expect_filter(p, t.kind);
+            Node *value = parse_expr(p, PREC_DIR);
+            TypeMask allowed = t.kind == TK_PROMOTE ? (TM_SET | TM_STRING) : TM_SET;
+            char role[64];
+            snprintf(role, sizeof role, "the argument of %s", tok_describe(t.kind));
+            parse_check(p, value->span, sema_require(p->a, value, allowed, role));
+            n->kids[arg] = value;
+            if (n->op == TK_EOF && arg < 3) n->op = t.kind;
+        } else if (t.kind == TK_COMMENT) {
+            if (n->kids[5]) parse_fail(p, tok_span(t), "'comment' given twice in 'move'");
+            parse_advance(p);
+            n->kids[5] = parse_node(p, ND_COMMENT, tok_span(t), 0);
+            parse_message_args(p, n->kids[5]);
+            n->kids[5]->type = VT_NONE;
+        } else {
+            break;
+        }
+        n->span = span_join(n->span, tok_span(p->prev));
+    }
+    if ((n->flags & NF_LEGAL) && (n->flags & NF_PSEUDOLEGAL))
+        parse_fail(p, n->span, "'legal' and 'pseudolegal' exclude each other");
+    if ((n->flags & NF_PRIMARY) && (n->flags & NF_SECONDARY))
+        parse_fail(p, n->span, "'primary' and 'secondary' exclude each other");
+    if ((n->flags & NF_NULL) && (n->flags & (NF_CASTLE | NF_OO | NF_OOO)))
+        parse_fail(p, n->span, "a null move cannot castle");
+    if ((n->flags & NF_COUNT) && !(n->flags & (NF_LEGAL | NF_PSEUDOLEGAL)))
+        parse_fail(p, n->span, "'move count' counts generated moves: add 'legal' or 'pseudolegal'");
+    n->type = (n->flags & NF_COUNT) ? VT_NUMBER : n->op != TK_EOF ? VT_SET : VT_NONE;
+    return n;
+}
+
+/* }==== */
+
+/* {==== line and path ======================================================== */
+
+/* In a line or path constituent, is the current '+' or '*' a repetition
+ * rather than an arithmetic operator after `lhs`? It is when `lhs` cannot
+ * take part in arithmetic, or when nothing that could be an operand follows. */
+bool parse_is_repetition(Parser *p, const Node *lhs)
+{
+    if (!p->regex) return false;
+    bool arithmetic = p->tok.kind == TK_PLUS ? (lhs->type == VT_NUMBER || lhs->type == VT_STRING)
+                                             : lhs->type == VT_NUMBER;
+    if (!arithmetic) return true;
+    switch (parse_peek(p, 1)->kind) {
+    case TK_LINE_FWD: case TK_LINE_BACK: case TK_RPAREN: case TK_RBRACE: case TK_EOF:
+    case TK_QUANT: case TK_PLUS: case TK_STAR: case TK_QUESTION:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The bounds of a {m,n} token: {m} {m,n} {,n} {m,} { m } {+} {*}. */
+static void decode_quantifier(Parser *p, Token t, int64_t *lo, int64_t *hi, bool *forced)
+{
+    const char *s = p->src->text + t.start + 1;
+    const char *end = p->src->text + t.start + t.len - 1;
+    *forced = false;
+    if (*s == '+' || *s == '*') {
+        *forced = true;
+        *lo = *s == '+' ? 1 : 0;
+        *hi = -1;
+        return;
+    }
+    while (*s == ' ' || *s == '\t') s++;
+    char *after;
+    *lo = (*s >= '0' && *s <= '9') ? strtoll(s, &after, 10) : 0;
+    if (*s >= '0' && *s <= '9') s = after;
+    while (s < end && (*s == ' ' || *s == '\t')) s++;
+    if (*s != ',') {
+        *hi = *lo;
+        return;
+    }
+    s++;
+    *hi = (*s >= '0' && *s <= '9') ? strtoll(s, NULL, 10) : -1;
+    if (*hi >= 0 && *hi < *lo)
+        parse_fail(p, tok_span(t), "the repetition '%.*s' is empty", (int)t.len, p->src->text + t.start);
+}
+
+/* repetition := {'{m,n}'} ['+'] ['*'] ['?']   (in this order) */
+static Node *parse_repetitions(Parser *p, Node *atom)
+{
+    int last = -1;
+    for (;;) {
+        Token t = p->tok;
+        int order = t.kind == TK_QUANT ? 0 : t.kind == TK_PLUS ? 1 : t.kind == TK_STAR ? 2 : t.kind == TK_QUESTION ? 3 : -1;
+        if (order < 0) return atom;
+        if (order <= last)
+            parse_fail(p, tok_span(t), "repetition '%.*s' cannot follow '%.*s'", (int)t.len, p->src->text + t.start,
+                       (int)p->prev.len, p->src->text + p->prev.start);
+        last = order;
+        Node *r = parse_node(p, ND_REPEAT, span_join(atom->span, tok_span(t)), 1);
+        r->kids[0] = atom;
+        bool forced = false;
+        if (order == 0) decode_quantifier(p, t, &r->num, &r->num2, &forced);
+        else if (order == 1) r->num = 1, r->num2 = -1;
+        else if (order == 2) r->num = 0, r->num2 = -1;
+        else r->num = 0, r->num2 = 1;
+        if (forced) r->flags |= NF_FORCED;
+        r->type = atom->type;
+        parse_advance(p);
+        atom = r;
+    }
+}
+
+/* A filter inside line or path, parsed with + * ? recognized as repetitions. */
+static Node *parse_regex_filter(Parser *p, const char *after)
+{
+    if (!parse_starts_filter(&p->tok)) {
+        parse_fail_expected(p, "a filter after %s", after);
+    }
+    bool saved = p->regex;
+    p->regex = true;
+    Node *n = parse_filter(p);
+    p->regex = saved;
+    return n;
+}
+
+static bool closes_sequence(TokKind k)
+{
+    return k == TK_EOF || k == TK_RPAREN || k == TK_RBRACE || k == TK_RBRACKET;
+}
+
+static Node *parse_line_constituent(Parser *p, TokKind dir);
+
+/* line-seq := constituent {arrow constituent}   (one arrow direction) */
+static void parse_line_sequence(Parser *p, Node *parent, TokKind dir)
+{
+    for (;;) {
+        ast_push(p->a, parent, parse_line_constituent(p, dir));
+        if (p->tok.kind == dir) {
+            parse_advance(p);
+            continue;
+        }
+        if (p->tok.kind == TK_LINE_FWD || p->tok.kind == TK_LINE_BACK)
+            parse_fail(p, tok_span(p->tok), "cannot mix '-->' and '<--' in one line");
+        return;
+    }
+}
+
+/* constituent := ('(' line-seq ')' | F) {repetition} */
+static Node *parse_line_constituent(Parser *p, TokKind dir)
+{
+    Node *atom;
+    if (p->tok.kind == TK_LPAREN) {
+        Token open = p->tok;
+        parse_advance(p);
+        atom = parse_node(p, ND_GROUP, tok_span(open), 0);
+        parse_line_sequence(p, atom, dir);
+        atom->span = span_join(atom->span, tok_span(p->tok));
+        parse_expect_closing(p, TK_RPAREN, open);
+        atom->type = VT_NONE;
+    } else {
+        atom = parse_regex_filter(p, tok_describe(dir));
+        if (atom->type == VT_NUMBER && atom->kind != ND_RELATION && atom->kind != ND_COMPOUND)
+            parse_fail(p, atom->span, "a constituent of 'line' cannot be a number");
+    }
+    return parse_repetitions(p, atom);
+}
+
+/* line := 'line' {line-param} arrow line-seq
+ * line-param := 'primary' | 'secondary' | 'firstmatch' | 'lastposition' |
+ *               'singlecolor' | 'quiet' | 'nestban' | int [int] */
+Node *parse_line(Parser *p)
+{
+    static const FlagParam params[] = {
+        {TK_PRIMARY, NF_PRIMARY}, {TK_SECONDARY, NF_SECONDARY}, {TK_FIRSTMATCH, NF_FIRSTMATCH},
+        {TK_LASTPOSITION, NF_LASTPOSITION}, {TK_SINGLECOLOR, NF_SINGLECOLOR}, {TK_QUIET, NF_QUIET},
+        {TK_NESTBAN, NF_NESTBAN},
+    };
+    Token kw = p->tok;
+    parse_advance(p);
+    Node *n = parse_node(p, ND_LINE, tok_span(kw), 0);
+    n->num = n->num2 = -1;
+    for (;;) {
+        Token t = p->tok;
+        if (accept_flag(p, n, params, sizeof params / sizeof params[0], "line")) {
+            if ((n->flags & NF_PRIMARY) && (n->flags & NF_SECONDARY))
+                parse_fail(p, tok_span(t), "'primary' and 'secondary' exclude each other");
+        } else if (t.kind == TK_INT && n->num < 0) {
+            n->num = n->num2 = parse_count_literal(p, "line");
+            if (p->tok.kind == TK_INT) n->num2 = parse_count_literal(p, "line");
+        } else {
+            break;
+        }
+    }
+    TokKind dir = p->tok.kind;
+    if (dir != TK_LINE_FWD && dir != TK_LINE_BACK) parse_fail_expected(p, "'-->' or '<--' after 'line'");
+    if (dir == TK_LINE_BACK) n->flags |= NF_BACKWARD;
+    parse_advance(p);
+    parse_line_sequence(p, n, dir);
+    if (!closes_sequence(p->tok.kind)) {
+        parse_fail_expected(p, "%s or the end of 'line'", tok_describe(dir));
+    }
+    n->span = span_join(n->span, tok_span(p->prev));
+    /* lastposition: the value is the line's last position, not its length */
+    n->type = (n->flags & NF_LASTPOSITION) ? VT_POSITION : VT_NUMBER;
+    return n;
+}
+
+static Node *parse_path_atom(Parser *p);
+
+static bool is_step(const Node *n)
+{
+    return n->kind == ND_DASH || n->kind == ND_GROUP;
+}
+
+/* path-seq := element {element}    (up to ')' or the end)
+ * element  := atom {repetition}
+ * A repetition repeats a move (or group) together with the filters written
+ * after it: `-- k +` repeats "a move, then k" (an implicit group). */
+static void parse_path_sequence(Parser *p, Node *parent)
+{
+    int64_t last_step = -1;   /* index in parent->kids of the last move or group */
+    do {
+        Node *atom = parse_path_atom(p);
+        TokKind k = p->tok.kind;
+        bool repeated = k == TK_QUANT || k == TK_PLUS || k == TK_STAR || k == TK_QUESTION;
+        if (repeated && !is_step(atom)) {
+            if (last_step < 0)
+                parse_fail(p, tok_span(p->tok), "nothing to repeat: in a path, a repetition follows a move");
+            Node *group = parse_node(p, ND_GROUP, span_join(parent->kids[last_step]->span, atom->span), 0);
+            group->flags |= NF_IMPLICIT;
+            for (uint32_t i = (uint32_t)last_step; i < parent->nkids; i++) ast_push(p->a, group, parent->kids[i]);
+            ast_push(p->a, group, atom);
+            parent->nkids = (uint32_t)last_step;
+            atom = group;
+        }
+        if (repeated) atom = parse_repetitions(p, atom);
+        if (is_step(atom) || atom->kind == ND_REPEAT) last_step = parent->nkids;
+        ast_push(p->a, parent, atom);
+    } while (!closes_sequence(p->tok.kind));
+}
+
+/* atom := '(' path-seq ')' | F   — a move in a path takes no target */
+static Node *parse_path_atom(Parser *p)
+{
+    if (p->tok.kind == TK_LPAREN) {
+        Token open = p->tok;
+        parse_advance(p);
+        Node *group = parse_node(p, ND_GROUP, tok_span(open), 0);
+        parse_path_sequence(p, group);
+        group->span = span_join(group->span, tok_span(p->tok));
+        parse_expect_closing(p, TK_RPAREN, open);
+        group->type = VT_NONE;
+        return group;
+    }
+    Node *atom = parse_regex_filter(p, "'path'");
+    if (atom->kind == ND_DASH && atom->kids[3])
+        parse_fail(p, atom->kids[3]->span, "a move in a path cannot have a target '(...)': write the filters after the move");
+    return atom;
+}
+
+/* path := ('path' | '⊢') {path-param} path-seq
+ * path-param := 'quiet' | 'primary' | 'secondary' | 'firstmatch' |
+ *               'lastposition' | 'nestban' | 'keepallbest' | 'max' |
+ *               'piecepath' | 'verbose' | 'title' string |
+ *               ('focus' | '◎') ['capture'] S */
+Node *parse_path(Parser *p)
+{
+    static const FlagParam params[] = {
+        {TK_QUIET, NF_QUIET}, {TK_PRIMARY, NF_PRIMARY}, {TK_SECONDARY, NF_SECONDARY},
+        {TK_FIRSTMATCH, NF_FIRSTMATCH}, {TK_LASTPOSITION, NF_LASTPOSITION}, {TK_NESTBAN, NF_NESTBAN},
+        {TK_KEEPALLBEST, NF_KEEPALLBEST}, {TK_MAX, NF_MAX}, {TK_PIECEPATH, NF_PIECEPATH},
+        {TK_VERBOSE, NF_VERBOSE},
+    };
+    Token kw = p->tok;
+    parse_advance(p);
+    Node *n = parse_node(p, ND_PATH, tok_span(kw), 0);
+    for (;;) {
+        Token t = p->tok;
+        if (accept_flag(p, n, params, sizeof params / sizeof params[0], "path")) continue;
+        if (t.kind == TK_TITLE) {
+            parse_advance(p);
+            Token title = parse_expect(p, TK_STRING, "a string after 'title'");
+            n->text = parse_decode_string(p, title);
+        } else if (t.kind == TK_FOCUS) {
+            parse_advance(p);
+            Node *focus = parse_node(p, ND_PATH_FOCUS, tok_span(t), 1);
+            if (parse_accept(p, TK_CAPTURE)) focus->flags |= NF_CAPTURE;
+            parse_expect_filter(p, t.kind);
+            focus->kids[0] = parse_expr(p, PREC_DIR);
+            parse_check(p, focus->kids[0]->span, sema_require(p->a, focus->kids[0], TM_SET, "the focus of 'path'"));
+            focus->span = span_join(focus->span, focus->kids[0]->span);
+            ast_push(p->a, n, focus);
+        } else {
+            break;
+        }
+    }
+    if (closes_sequence(p->tok.kind)) parse_fail_expected(p, "a move or filter after 'path'");
+    parse_path_sequence(p, n);
+    n->span = span_join(n->span, tok_span(p->prev));
+    n->type = VT_NUMBER;
+    return n;
+}
+
+/* }==== */

@@ -1,0 +1,170 @@
+#!/bin/sh
+# tests/run-output.sh — what cql promises about its output file (docs/output.md):
+# it writes into what -o names and never replaces it, never writes over its
+# input, leaves nothing behind when interrupted, and stops at a failed write.
+# Usage: sh tests/run-output.sh build/MODE
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+BUILD=${1:-build/release}
+CQL=$(pwd)/$BUILD/cql
+export LC_ALL=C
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+expect_eq() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
+expect_grep() { if grep -q -- "$3" "$2"; then ok; else bad "$1: no line matching '$3' in:"; cat "$2" >&2; fi; }
+expect_same() { if cmp -s "$2" "$3"; then ok; else bad "$1: $2 and $3 differ"; fi; }
+no_temporary_left() {
+    if ls -a "$T" | grep -q '^\.[^.].*\.[A-Za-z0-9]\{6\}$'; then bad "$1: temporary file left: $(ls -a "$T" | grep '^\.[^.]')"
+    else ok; fi
+}
+
+GAMES=tests/data/pgn/python-chess/molinari-bordais-1979.pgn
+BIG=tests/data/pgn/sunfish/3fold.pgn          # 713 games, 2.3 MB of output for `true`
+printf 'cql() true\n' >"$T/true.cql"
+"$CQL" -i "$GAMES" -o "$T/want.pgn" "$T/true.cql" >/dev/null || bad "reference run"
+is_root=false
+[ "$(id -u)" = 0 ] && is_root=true
+
+# ---- devices are written in place, never replaced ------------------------------
+# As root a private node stands in for /dev/null: a wrong rename would replace the real one.
+if $is_root; then
+    if mknod "$T/null" c 1 3 2>/dev/null; then
+        "$CQL" -i "$GAMES" -o "$T/null" "$T/true.cql" >"$T/out" 2>"$T/err"
+        expect_eq "device node: exit" $? 0
+        if [ -c "$T/null" ]; then ok; else bad "the device node was replaced by a $(stat -c %F "$T/null")"; fi
+    else
+        echo "note: mknod is not allowed here; device-node tests skipped" >&2
+    fi
+else
+    "$CQL" -i "$GAMES" -o /dev/null "$T/true.cql" >"$T/out" 2>"$T/err"
+    expect_eq "/dev/null: exit" $? 0
+    if [ -c /dev/null ]; then ok; else bad "/dev/null is no longer a device"; fi
+fi
+no_temporary_left "device node"
+
+# /dev/stdout into a pipe: written in place, the same bytes as a file. The
+# test uses a private link like /dev/stdout, so that a wrong rename cannot
+# replace the real one.
+ln -s /proc/self/fd/1 "$T/stdout"
+"$CQL" -i "$GAMES" -o "$T/stdout" "$T/true.cql" 2>"$T/err" | cat >"$T/via-stdout.pgn"
+expect_same "-o /dev/stdout into a pipe (the summary goes to stderr)" "$T/via-stdout.pgn" "$T/want.pgn"
+if [ -L "$T/stdout" ]; then ok; else bad "the /dev/stdout link was replaced"; fi
+
+# a FIFO: read by another process, still a FIFO afterwards
+mkfifo "$T/fifo"
+cat "$T/fifo" >"$T/from-fifo.pgn" &
+reader=$!
+"$CQL" -i "$GAMES" -o "$T/fifo" "$T/true.cql" >"$T/out" 2>"$T/err"
+rc=$?
+expect_eq "FIFO: exit" $rc 0
+# the reader sees the end only if cql wrote into the FIFO; otherwise stop it
+if [ $rc -eq 0 ] && [ -p "$T/fifo" ]; then wait $reader; else kill $reader 2>/dev/null; fi
+expect_same "FIFO output" "$T/from-fifo.pgn" "$T/want.pgn"
+if [ -p "$T/fifo" ]; then ok; else bad "the FIFO was replaced"; fi
+
+# ---- symlinks and hard links ----------------------------------------------------
+printf 'old\n' >"$T/target.pgn"
+ln -s target.pgn "$T/link.pgn"
+"$CQL" -i "$GAMES" -o "$T/link.pgn" "$T/true.cql" >/dev/null 2>"$T/err"
+if [ -L "$T/link.pgn" ]; then ok; else bad "the symlink was replaced"; fi
+expect_same "symlink: its target is written" "$T/target.pgn" "$T/want.pgn"
+ln -s new-target.pgn "$T/dangling.pgn"
+"$CQL" -i "$GAMES" -o "$T/dangling.pgn" "$T/true.cql" >/dev/null 2>"$T/err"
+if [ -L "$T/dangling.pgn" ]; then ok; else bad "the dangling symlink was replaced"; fi
+expect_same "dangling symlink: its target is created" "$T/new-target.pgn" "$T/want.pgn"
+printf 'old\n' >"$T/hard1.pgn"
+ln "$T/hard1.pgn" "$T/hard2.pgn"
+"$CQL" -i "$GAMES" -o "$T/hard2.pgn" "$T/true.cql" >/dev/null 2>"$T/err"
+expect_same "hard link: both names see the output" "$T/hard1.pgn" "$T/want.pgn"
+expect_eq "hard link: still two links" "$(stat -c %h "$T/hard2.pgn")" 2
+no_temporary_left "links"
+
+# ---- modes: an existing file keeps its mode; a new file gets 0666 & ~umask -----
+( umask 077; "$CQL" -i "$GAMES" -o "$T/new077.pgn" "$T/true.cql" >/dev/null 2>&1 )
+expect_eq "new file under umask 077" "$(stat -c %a "$T/new077.pgn")" 600
+( umask 002; "$CQL" -i "$GAMES" -o "$T/new002.pgn" "$T/true.cql" >/dev/null 2>&1 )
+expect_eq "new file under umask 002" "$(stat -c %a "$T/new002.pgn")" 664
+printf 'old\n' >"$T/private.pgn"
+chmod 600 "$T/private.pgn"
+( umask 022; "$CQL" -i "$GAMES" -o "$T/private.pgn" "$T/true.cql" >/dev/null 2>&1 )
+expect_eq "existing 0600 file keeps its mode" "$(stat -c %a "$T/private.pgn")" 600
+expect_same "existing 0600 file is replaced" "$T/private.pgn" "$T/want.pgn"
+printf 'old\n' >"$T/group.pgn"
+chmod 640 "$T/group.pgn"
+( umask 077; "$CQL" -i "$GAMES" -o "$T/group.pgn" "$T/true.cql" >/dev/null 2>&1 )
+expect_eq "existing 0640 file keeps its mode" "$(stat -c %a "$T/group.pgn")" 640
+
+# ---- the input is never overwritten, by any name -------------------------------
+cp "$GAMES" "$T/input.pgn"
+"$CQL" -i - -o "$T/input.pgn" "$T/true.cql" <"$T/input.pgn" >"$T/out" 2>"$T/err"
+expect_eq "standard input as output: exit" $? 2
+expect_grep "standard input as output: message" "$T/err" "refusing to write the output over the input"
+expect_same "standard input as output: input kept" "$T/input.pgn" "$GAMES"
+ln -s input.pgn "$T/input-link.pgn"
+"$CQL" -i "$T/input.pgn" -o "$T/input-link.pgn" "$T/true.cql" >"$T/out" 2>"$T/err"
+expect_eq "input through a symlink: exit" $? 2
+expect_same "input through a symlink: input kept" "$T/input.pgn" "$GAMES"
+"$CQL" -i "$T/input.pgn" -o - "$T/true.cql" >>"$T/input.pgn" 2>"$T/err"
+expect_eq "standard output appending to the input: exit" $? 2
+expect_same "standard output appending to the input: input kept" "$T/input.pgn" "$GAMES"
+
+# ---- an interrupted run leaves nothing behind and keeps the old output ---------
+# The input is a FIFO that stays open, so the run is still going when the signal comes.
+run_interrupted() {   # SIGNAL STATUS
+    printf 'old\n' >"$T/kept.pgn"
+    rm -f "$T/in.fifo"
+    mkfifo "$T/in.fifo"
+    ( cat "$GAMES"; exec sleep 60 ) >"$T/in.fifo" &
+    writer=$!
+    $DEFAULT_SIGNALS "$CQL" -threads 1 -i "$T/in.fifo" -o "$T/kept.pgn" "$T/true.cql" >/dev/null 2>&1 &
+    cql=$!
+    tries=0
+    until ls -a "$T" | grep -q '^\.kept\.pgn\.' || [ $tries -ge 100 ]; do sleep 0.05; tries=$((tries + 1)); done
+    sleep 0.2
+    kill "-$1" $cql
+    wait $cql 2>/dev/null
+    expect_eq "SIG$1: exit status" $? "$2"
+    kill $writer 2>/dev/null
+    wait $writer 2>/dev/null
+    no_temporary_left "SIG$1"
+    expect_eq "SIG$1: the old output stays" "$(cat "$T/kept.pgn")" old
+}
+# a background job of a non-interactive shell starts with SIGINT ignored (and
+# cql keeps it so); env --default-signal gives it back for the test
+DEFAULT_SIGNALS=
+if env --default-signal=INT true 2>/dev/null; then DEFAULT_SIGNALS="env --default-signal=INT"; fi
+run_interrupted TERM 143
+run_interrupted HUP 129
+if [ -n "$DEFAULT_SIGNALS" ]; then run_interrupted INT 130; fi
+
+# ---- a failed write stops the run at once, says why, and claims nothing --------
+full=
+if $is_root; then mknod "$T/full" c 1 7 2>/dev/null && full=$T/full
+elif [ -c /dev/full ]; then full=/dev/full; fi
+if [ -n "$full" ]; then
+    "$CQL" -threads 2 -i "$BIG" -o "$full" "$T/true.cql" >"$T/out" 2>"$T/err"
+    expect_eq "full device: exit" $? 2
+    expect_grep "full device: message" "$T/err" "cannot write output file '$full': No space left on device"
+    if grep -q ' matches of ' "$T/out"; then bad "full device: the summary line claims success"; else ok; fi
+    read_games=$(sed -n 's/.*the run stopped after \([0-9]*\) games.*/\1/p' "$T/err")
+    if [ -n "$read_games" ] && [ "$read_games" -lt 713 ]; then ok
+    else bad "full device: the run did not stop at once (read '$read_games' of 713 games)"; fi
+    if [ -c "$full" ]; then ok; else bad "the full device was replaced"; fi
+else
+    echo "note: no full device (c 1 7) here; disk-full test skipped" >&2
+fi
+
+# EPIPE with SIGPIPE ignored: reported, exit 2, the rest of the input is not read
+( trap '' PIPE; "$CQL" -threads 1 -i "$BIG" -o - "$T/true.cql" 2>"$T/err"; echo $? >"$T/rc" ) | head -c 100 >/dev/null
+expect_eq "broken pipe: exit" "$(cat "$T/rc")" 2
+expect_grep "broken pipe: message" "$T/err" "cannot write output file 'standard output': Broken pipe"
+read_games=$(sed -n 's/.*the run stopped after \([0-9]*\) games.*/\1/p' "$T/err")
+if [ -n "$read_games" ] && [ "$read_games" -lt 713 ]; then ok
+else bad "broken pipe: the whole input was read ('$read_games' of 713 games)"; fi
+
+echo "output tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

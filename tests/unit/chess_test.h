@@ -1,0 +1,60 @@
+/*
+ * tests/unit/chess_test.h — helpers shared by the cmocka tests of the chess core and
+ * its users: start-up, positions from FEN, board comparison with diagrams, a
+ * small deterministic random generator. Include after <cmocka.h>.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_CHESS_TEST_H
+#define CQL_CHESS_TEST_H
+
+#include <stdint.h>
+
+#include "chess/attacks.h"
+#include "chess/bitboard.h"
+#include "chess/position.h"
+
+/* cmocka group setup: the attack tables. */
+static inline int chess_setup(void **state)
+{
+    (void)state;
+    att_init();
+    return 0;
+}
+
+/* The position of a FEN the test knows to be valid; fails the test if not. */
+static inline Position position_from(const char *fen)
+{
+    Position pos;
+    FenError err;
+    if (pos_from_fen(&pos, fen, &err) != 0) {
+        print_error("%s: %s\n", fen, err.message);
+        fail();
+    }
+    return pos;
+}
+
+/* Fails with both boards drawn as diagrams (cmocka prints integers in decimal). */
+#define assert_bb_equal(actual, expected) \
+    check_bb_equal((actual), (expected), #actual, __FILE__, __LINE__)
+
+static inline void check_bb_equal(Bitboard actual, Bitboard expected, const char *what,
+                                  const char *file, int line)
+{
+    if (actual == expected) return;
+    char a[BB_DIAGRAM_SIZE], e[BB_DIAGRAM_SIZE];
+    bb_diagram(actual, a);
+    bb_diagram(expected, e);
+    print_error("%s:%d: %s differs\nactual:\n%sexpected:\n%s", file, line, what, a, e);
+    fail();
+}
+
+/* xorshift64: the same sequence on every run. */
+static inline uint64_t next_random(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
+#endif

@@ -1,0 +1,724 @@
+/*
+ * tests/unit/test_pgn.c — unit tests of the PGN reader, the game tree and the PGN writer.
+ *
+ * Each test reads PGN text from memory (fmemopen), so the exact line and
+ * column of every message can be asserted.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/diag.h"
+#include "base/strbuf.h"
+#include "chess/attacks.h"
+#include "chess/san.h"
+#include "pgn/game.h"
+#include "pgn/reader.h"
+#include "pgn/writer.h"
+
+/* ---- helpers --------------------------------------------------------------- */
+
+typedef struct Parsed {
+    Arena arena;
+    Game games[16];
+    PgnParseStatus status[16];
+    int count;
+    StrBuf messages;
+} Parsed;
+
+static void capture(void *ctx, DiagSeverity sev, const char *text)
+{
+    (void)sev;
+    sb_append((StrBuf *)ctx, text);
+}
+
+/* Reads every game of the len bytes at text (NUL bytes too), keeping games
+ * of at most max_game_size bytes (0: the default); the games stay valid
+ * until parsed_free. */
+static Parsed *parse_bytes(const char *text, size_t len, size_t max_game_size)
+{
+    Parsed *p = calloc(1, sizeof *p);
+    arena_init(&p->arena, 4096);
+    DiagSink sink;
+    diag_sink_init(&sink, capture, &p->messages);
+    FILE *fp = fmemopen((char *)(uintptr_t)text, len, "rb");
+    assert_non_null(fp);
+    PgnReader r;
+    pgn_open_stream(&r, fp, "t.pgn", &sink);
+    if (max_game_size) r.max_game_size = max_game_size;
+    RawGame raw;
+    raw_game_init(&raw);
+    while (p->count < 16 && pgn_next_raw(&r, &raw)) {
+        p->status[p->count] = pgn_parse_game(&raw, "t.pgn", &p->arena, &p->games[p->count], &sink);
+        p->count++;
+    }
+    raw_game_free(&raw);
+    pgn_close(&r);
+    fclose(fp);
+    return p;
+}
+
+static Parsed *parse_text(const char *text)
+{
+    return parse_bytes(text, strlen(text), 0);
+}
+
+/* A string literal with the NUL bytes it holds. */
+#define PARSE_LITERAL(lit) parse_bytes(lit, sizeof lit - 1, 0)
+
+static void parsed_free(Parsed *p)
+{
+    arena_free(&p->arena);
+    sb_free(&p->messages);
+    free(p);
+}
+
+static int mainline_length(const Game *g)
+{
+    int n = 0;
+    for (const GameNode *x = g->root->child; x; x = x->child) n++;
+    return n;
+}
+
+/* SAN of the move into node n. */
+static const char *san_of(const GameNode *n)
+{
+    static char buf[SAN_MAX];
+    san_write(&n->parent->pos, n->move, buf);
+    return buf;
+}
+
+
+/* ---- reading ----------------------------------------------------------------- */
+
+static void test_tags_and_escapes(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[Event \"A \\\"quoted\\\" \\\\ name\"]\n[White \"Kasparov, G\"]\n"
+                           "[Result \"1-0\"]\n\n1. e4 e5 1-0\n");
+    assert_int_equal(p->count, 1);
+    assert_int_equal(p->status[0], PGN_OK);
+    assert_string_equal(game_tag(&p->games[0], "Event"), "A \"quoted\" \\ name");
+    assert_string_equal(game_tag(&p->games[0], "White"), "Kasparov, G");
+    assert_null(game_tag(&p->games[0], "Black"));
+    assert_string_equal(p->games[0].result, "1-0");
+    assert_int_equal(mainline_length(&p->games[0]), 2);
+    assert_string_equal(sb_str(&p->messages), "");
+    parsed_free(p);
+}
+
+static void test_movetext_forms(void **state)
+{
+    (void)state;
+    /* move numbers in every form, glued numbers, comments of both kinds,
+     * % escape lines, NAGs and glyphs, suffixes, CRLF line ends */
+    Parsed *p = parse_text("[Event \"x\"]\r\n\r\n"
+                           "1.e4 {open} e5 2 Nf3 $1 2...Nc6!? ; rest of line\r\n"
+                           "%  escape line ignored\r\n"
+                           "3. Bb5 a6 4.Ba4 ! Nf6 +- 5.0-0 Be7 6. Re1 b5 7.Bb3 d6 *\r\n");
+    assert_int_equal(p->count, 1);
+    assert_int_equal(p->status[0], PGN_OK);
+    Game *g = &p->games[0];
+    assert_int_equal(mainline_length(g), 14);
+    GameNode *e4 = g->root->child;
+    assert_string_equal(e4->comments->text, "open");
+    GameNode *nf3 = e4->child->child;
+    assert_int_equal(nf3->nag_count, 1);
+    assert_int_equal(nf3->nags[0], 1);
+    GameNode *nc6 = nf3->child;
+    assert_int_equal(nc6->nags[0], 5);                       /* glued "!?" */
+    assert_string_equal(nc6->comments->text, "rest of line"); /* ';' comment */
+    GameNode *ba4 = nc6->child->child->child;
+    assert_string_equal(san_of(ba4), "Ba4");
+    assert_int_equal(ba4->nags[0], 1);                       /* "!" token */
+    assert_int_equal(ba4->child->nags[0], 18);               /* "+-" */
+    assert_string_equal(san_of(ba4->child->child), "O-O");   /* written with zeros */
+    assert_string_equal(g->result, "*");
+    parsed_free(p);
+}
+
+static void test_variations_nested(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("1. e4 (1. d4 d5 (1... Nf6 2. c4 (2. Nf3)) 2. c4) (1. c4) 1... e5 "
+                           "({before} 1... c5 2. Nf3) 2. Nf3 1/2-1/2\n");
+    assert_int_equal(p->count, 1);
+    assert_int_equal(p->status[0], PGN_OK);
+    Game *g = &p->games[0];
+    assert_true(g->has_variations);
+    GameNode *e4 = g->root->child, *d4 = e4->sibling, *c4 = d4->sibling;
+    assert_string_equal(san_of(e4), "e4");
+    assert_string_equal(san_of(d4), "d4");
+    assert_string_equal(san_of(c4), "c4");
+    assert_null(c4->sibling);
+    assert_int_equal(e4->depth, 0);
+    assert_int_equal(d4->depth, 1);
+    GameNode *d5 = d4->child, *nf6 = d5->sibling;
+    assert_string_equal(san_of(nf6), "Nf6");
+    assert_int_equal(nf6->depth, 2);
+    assert_string_equal(san_of(nf6->child->sibling), "Nf3");
+    assert_int_equal(nf6->child->sibling->depth, 3);
+    GameNode *c5 = e4->child->sibling;
+    assert_string_equal(san_of(c5), "c5");
+    assert_string_equal(c5->pre_comments->text, "before");
+    assert_int_equal(mainline_length(g), 3);
+    /* preorder ids, main line first */
+    assert_int_equal(g->root->id, 0);
+    assert_int_equal(e4->id, 1);
+    assert_int_equal(e4->child->id, 2);
+    assert_int_equal(e4->child->child->id, 3);
+    assert_int_equal(g->node_count, 13);
+    parsed_free(p);
+}
+
+static void test_setup_fen_and_bom(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("\xEF\xBB\xBF[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 40\"]\n\n"
+                           "40... Kd7 41. e4 *\n");
+    assert_int_equal(p->count, 1);
+    assert_int_equal(p->status[0], PGN_OK);
+    Game *g = &p->games[0];
+    assert_int_equal(g->root->pos.side, BLACK);
+    assert_int_equal(g->root->pos.fullmove, 40);
+    assert_int_equal(mainline_length(g), 2);
+    parsed_free(p);
+}
+
+static void test_games_without_tags_and_tags_without_moves(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("1. e4 e5 1-0\n1. d4 d5 0-1\n"
+                           "[Event \"only tags\"]\n[Round \"1\"]\n\n"
+                           "[Round \"2\"]\n[Result \"*\"]\n");
+    assert_int_equal(p->count, 4);
+    assert_int_equal(mainline_length(&p->games[0]), 2);
+    assert_string_equal(p->games[1].result, "0-1");
+    assert_string_equal(game_tag(&p->games[2], "Round"), "1");
+    assert_string_equal(game_tag(&p->games[3], "Round"), "2");   /* repeated tag: new game */
+    assert_int_equal(mainline_length(&p->games[3]), 0);
+    /* blank line inside a tag section does not split a game */
+    parsed_free(p);
+    p = parse_text("[Event \"e\"]\n\n[White \"w\"]\n\n1. e4 *\n");
+    assert_int_equal(p->count, 1);
+    assert_string_equal(game_tag(&p->games[0], "White"), "w");
+    parsed_free(p);
+}
+
+static void test_piece_identity_follows_pieces(void **state)
+{
+    (void)state;
+    /* castling moves the rook's id; en passant removes the captured pawn's;
+     * a promoted pawn keeps its id */
+    Parsed *p = parse_text("[FEN \"4k3/1P6/8/8/3p4/8/4P3/R3K3 w Q - 0 1\"]\n\n"
+                           "1. e4 dxe3 2. O-O-O Ke7 3. b8=Q *\n");
+    assert_int_equal(p->status[0], PGN_OK);
+    Game *g = &p->games[0];
+    GameNode *root = g->root;
+    uint8_t rook = root->piece_id[SQ_A1], king = root->piece_id[SQ_E1];
+    uint8_t pawn_b7 = root->piece_id[SQ_B7], black_pawn = root->piece_id[SQ_D4];
+    assert_true(rook && king && pawn_b7 && black_pawn);
+    assert_int_not_equal(rook, king);
+    GameNode *ep = root->child->child;           /* 1... dxe3 e.p. */
+    assert_int_equal(ep->piece_id[SQ_E3], black_pawn);
+    assert_int_equal(ep->piece_id[SQ_E4], 0);
+    GameNode *castle = ep->child;
+    assert_int_equal(castle->piece_id[SQ_C1], king);
+    assert_int_equal(castle->piece_id[SQ_D1], rook);
+    assert_int_equal(castle->piece_id[SQ_A1], 0);
+    GameNode *promo = castle->child->child;
+    assert_int_equal(promo->piece_id[SQ_B8], pawn_b7);
+    assert_int_equal(promo->pos.board[SQ_B8], W_QUEEN);
+    parsed_free(p);
+}
+
+/* ---- bad input ---------------------------------------------------------------- */
+
+static void test_illegal_move_is_reported_and_next_game_read(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6\n4. Bxc7 Nf6 1-0\n\n"
+                           "[Event \"b\"]\n\n1. d4 1-0\n");
+    assert_int_equal(p->count, 2);
+    assert_int_equal(p->status[0], PGN_DAMAGED);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:4:4: game 1: illegal move 'Bxc7' at move 4 (white to play)\n");
+    assert_true(p->games[0].truncated);
+    assert_int_equal(mainline_length(&p->games[0]), 6);      /* cut at the bad move */
+    assert_string_equal(p->games[0].unread_text, "Bxc7 Nf6 1-0\n");
+    assert_int_equal(p->status[1], PGN_OK);
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    parsed_free(p);
+}
+
+static void test_ambiguous_and_unreadable_moves(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[FEN \"4k3/8/8/8/8/8/8/4KN1N w - - 0 1\"]\n\n1. Ng3 *\n"
+                           "1. e4 <br> e5 *\n"
+                           "1. e4 Nf9 *\n");
+    assert_int_equal(p->count, 3);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:3:4: game 1: ambiguous move 'Ng3' at move 1 (white to play)\n"
+                        "t.pgn:4:7: game 2: unexpected text '<br>' in the movetext (skipped)\n"
+                        "t.pgn:5:7: game 3: unreadable move 'Nf9' at move 1 (black to play)\n");
+    assert_int_equal(mainline_length(&p->games[1]), 2);      /* junk skipped, e5 kept */
+    parsed_free(p);
+}
+
+/* As CQL 6.2 does, a game is read no further than its first bad move, even
+ * when that move is in a variation. */
+static void test_bad_move_in_variation_ends_the_game(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("1. e4 (1. d4 Qh5 2. c4) e5 2. Nf3 *\n");
+    assert_int_equal(p->status[0], PGN_DAMAGED);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:1:14: game 1: illegal move 'Qh5' at move 1 (black to play)\n");
+    Game *g = &p->games[0];
+    assert_int_equal(mainline_length(g), 1);
+    assert_null(g->root->child->sibling->child);              /* variation cut after 1. d4 */
+    assert_string_equal(g->unread_text, "Qh5 2. c4) e5 2. Nf3 *\n");
+    parsed_free(p);
+}
+
+static void test_truncated_and_unclosed(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[Event \"a\"]\n\n1. e4 {never closed e5\n[Event \"b\"]\n\n1. d4 *\n"
+                           "[Event \"c\"]\n\n1. c4 (1. Nf3\n");
+    assert_int_equal(p->count, 3);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:3:7: game 1: comment is not closed by '}'\n"
+                        "t.pgn:9:7: game 3: variation is not closed by ')'\n");
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    assert_int_equal(mainline_length(&p->games[1]), 1);
+    parsed_free(p);
+}
+
+/* A game that opens with a comment and has no result still ends at the next
+ * tag section: its moves are not mistaken for a remark about the file. */
+static void test_comment_first_game_without_result(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("{A remark}\n1. e4 e5 2. Nf3\n\n[Event \"b\"]\n\n1. d4 *\n");
+    assert_int_equal(p->count, 2);
+    assert_int_equal(mainline_length(&p->games[0]), 3);
+    assert_string_equal(p->games[0].root->comments->text, "A remark");
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    assert_int_equal(mainline_length(&p->games[1]), 1);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:3:1: game 1: game has no result (1-0, 0-1, 1/2-1/2 or *): truncated?\n");
+    parsed_free(p);
+}
+
+/* A '}' with no comment open is reported and passed over (it used to stop
+ * the reader dead: found by fuzzing). */
+static void test_stray_closing_brace(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[Event \"a\"]\n\n1. e4 e5} 2. Nf3 1/2-1/2\n\n[Event \"b\"]\n\n1. d4 }*\n");
+    assert_int_equal(p->count, 2);
+    assert_int_equal(mainline_length(&p->games[0]), 3);
+    assert_int_equal(mainline_length(&p->games[1]), 1);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:3:9: game 1: unexpected '}' in movetext\n"
+                        "t.pgn:7:7: game 2: unexpected '}' in movetext\n");
+    parsed_free(p);
+}
+
+static void test_bad_tags(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[Event \"LA Tour \"C\"\"]\n[Site \"no close]\n[Round]\n\n1. e4 *\n");
+    assert_int_equal(p->count, 1);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:1:8: game 1: tag value of 'Event' has an unescaped '\"'\n");
+    assert_string_equal(game_tag(&p->games[0], "Event"), "LA Tour \"C\"");
+    assert_string_equal(game_tag(&p->games[0], "Site"), "no close");
+    assert_int_equal(mainline_length(&p->games[0]), 1);
+    parsed_free(p);
+}
+
+static void test_bad_fen_and_variant_skip_game(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n*\n"
+                           "[Variant \"Crazyhouse\"]\n\n1. e4 *\n"
+                           "[Variant \"chess960\"]\n[FEN \"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9\"]\n\n9. a4 *\n");
+    assert_int_equal(p->count, 3);
+    assert_int_equal(p->status[0], PGN_UNUSABLE);
+    assert_int_equal(p->status[1], PGN_UNUSABLE);
+    assert_int_equal(p->status[2], PGN_OK);
+    assert_non_null(strstr(sb_str(&p->messages), "t.pgn:1:1: game 1: bad FEN tag"));
+    assert_non_null(strstr(sb_str(&p->messages),
+                           "game 2: variant 'Crazyhouse' is not supported; game skipped\n"));
+    assert_int_equal(mainline_length(&p->games[2]), 1);
+    parsed_free(p);
+}
+
+static void test_junk_between_games_is_skipped(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("<html>\nMIME-Version: 1.0\n\n[Event \"a\"]\n1. e4 1-0 </p>\n* *\n"
+                           "{ a remark about the file }\n\n[Event \"b\"]\n1. d4 *\n");
+    assert_int_equal(p->count, 2);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:1: warning: skipped 2 lines of text that is not PGN\n"
+                        "t.pgn:5: warning: skipped 1 line of text that is not PGN\n"
+                        "t.pgn:6:1: warning: result '*' outside any game ignored\n"
+                        "t.pgn:6:3: warning: result '*' outside any game ignored\n");
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    parsed_free(p);
+}
+
+/* ---- bytes real files contain, and input that is not PGN -------------------- */
+
+static void test_cr_only_line_ends(void **state)
+{
+    (void)state;
+    /* old Mac files: every line ends with a lone CR */
+    Parsed *p = parse_text("[Event \"a\"]\r[Result \"1-0\"]\r\r1. e4 e5 1-0\r\r"
+                           "[Event \"b\"]\r\r1. d4 Nf9 *\r");
+    assert_int_equal(p->count, 2);
+    assert_int_equal(p->status[0], PGN_OK);
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:8:7: game 2: unreadable move 'Nf9' at move 1 (black to play)\n");
+    parsed_free(p);
+
+    /* CR, CRLF and LF mixed; CR CR LF is two line ends; a comment across a CR */
+    p = parse_text("1. e4 {a\rb} e5 *\r\n\r1. d4\r\r\n2. Qxh7 *\n");
+    assert_int_equal(p->count, 2);
+    assert_string_equal(p->games[0].root->child->comments->text, "a b");
+    assert_int_equal(mainline_length(&p->games[0]), 2);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:6:4: game 2: illegal move 'Qxh7' at move 1 (black to play)\n");
+    parsed_free(p);
+}
+
+/* A CRLF or a lone CR that falls on the boundary between two reads. */
+static void test_line_end_across_reads(void **state)
+{
+    (void)state;
+    for (int lone = 0; lone < 2; lone++) {
+        StrBuf text = SB_INIT;
+        sb_append(&text, "1. e4 {");
+        while (text.len < 65534) sb_putc(&text, 'x');
+        sb_append(&text, lone ? "}\rNf9 *\n" : "}\r\nNf9 *\n");   /* the CR is byte 65535 */
+        assert_int_equal(text.data[65535], '\r');
+        Parsed *p = parse_bytes(text.data, text.len, 0);
+        assert_int_equal(p->count, 1);
+        assert_string_equal(sb_str(&p->messages),
+                            "t.pgn:2:1: game 1: unreadable move 'Nf9' at move 1 (black to play)\n");
+        parsed_free(p);
+        sb_free(&text);
+    }
+}
+
+static void test_byte_order_mark_mid_file(void **state)
+{
+    (void)state;
+    /* files appended to each other, each with its mark; the mark takes no column */
+    Parsed *p = parse_text("\xEF\xBB\xBF[Event \"a\"]\n\n1. e4 1-0\n"
+                           "\xEF\xBB\xBF[Event \"b\"]\n[Site \"s\"]\n\n1. d4 *\n"
+                           "\xEF\xBB\xBF\n\xEF\xBB\xBF" "1. c4 Nf9 *\n");
+    assert_int_equal(p->count, 3);
+    assert_string_equal(game_tag(&p->games[0], "Event"), "a");
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    assert_string_equal(game_tag(&p->games[1], "Site"), "s");
+    assert_int_equal(p->games[1].tag_count, 2);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:9:7: game 3: unreadable move 'Nf9' at move 1 (black to play)\n");
+    parsed_free(p);
+}
+
+static void test_nul_bytes_are_reported_and_read_as_spaces(void **state)
+{
+    (void)state;
+    /* in a tag value: kept whole, the NUL a space */
+    Parsed *p = PARSE_LITERAL("[Event \"a\0b\"]\n[Site \"x\"]\n\n1. e4 *\n");
+    assert_int_equal(p->count, 1);
+    assert_int_equal(p->status[0], PGN_DAMAGED);
+    assert_string_equal(game_tag(&p->games[0], "Event"), "a b");
+    assert_string_equal(game_tag(&p->games[0], "Site"), "x");
+    assert_int_equal(mainline_length(&p->games[0]), 1);
+    assert_string_equal(sb_str(&p->messages), "t.pgn:1:10: game 1: NUL byte in the game's text "
+                                               "(read as a space, as is any other)\n");
+    parsed_free(p);
+
+    /* in a comment (blanks collapse as usual), and between moves */
+    p = PARSE_LITERAL("1. e4 {x\0\0y} e5\0Nf3 *\n");
+    assert_int_equal(p->count, 1);
+    assert_string_equal(p->games[0].root->child->comments->text, "x y");
+    assert_int_equal(mainline_length(&p->games[0]), 3);
+    assert_string_equal(p->games[0].result, "*");
+    assert_string_equal(sb_str(&p->messages), "t.pgn:1:9: game 1: NUL byte in the game's text "
+                                               "(read as a space, as is any other)\n");
+    parsed_free(p);
+
+    /* one message per game: the first problem in the text */
+    p = PARSE_LITERAL("1. e4\0 Nf9 *\n\n1. e4 Nf9 {a\0b} *\n");
+    assert_int_equal(p->count, 2);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:1:6: game 1: NUL byte in the game's text (read as a space, as is any other)\n"
+                        "t.pgn:3:7: game 2: unreadable move 'Nf9' at move 1 (black to play)\n");
+    assert_non_null(strstr(p->games[1].unread_text, "Nf9 {a b} *"));   /* not cut at the NUL */
+    parsed_free(p);
+}
+
+static void test_nul_bytes_between_games_are_junk(void **state)
+{
+    (void)state;
+    StrBuf text = SB_INIT;
+    sb_append(&text, "1. e4 *\n");
+    size_t run = 3 * PGN_MAX_SEGMENT + 5;   /* a line of NULs longer than one piece */
+    sb_reserve(&text, run);
+    memset(text.data + text.len, 0, run);
+    text.len += run;
+    sb_append_n(&text, "\n\n\0\0\0\n1. d4 *\n", 15);
+    sb_append_n(&text, "\0\n1. c4 *\n", 9);
+    Parsed *p = parse_bytes(text.data, text.len, 0);
+    assert_int_equal(p->count, 3);
+    assert_int_equal(p->status[1], PGN_OK);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:2: warning: skipped 1 line of text that is not PGN (it holds NUL bytes)\n"
+                        "t.pgn:4: warning: skipped 1 line of text that is not PGN (it holds NUL bytes)\n"
+                        "t.pgn:6: warning: skipped 1 line of text that is not PGN (it holds NUL bytes)\n");
+    parsed_free(p);
+    sb_free(&text);
+}
+
+/* Lines longer than the piece the splitter looks at at once. */
+static void test_lines_longer_than_a_piece(void **state)
+{
+    (void)state;
+    /* a comment of 3 MB on one line, then the next game */
+    StrBuf text = SB_INIT;
+    sb_append(&text, "[Event \"a\"]\n\n1. e4 {");
+    while (text.len < 3 * PGN_MAX_SEGMENT) sb_append(&text, "ab ");
+    sb_append(&text, "} e5 1-0\n[Event \"b\"]\n\n1. d4 *\n");
+    Parsed *p = parse_bytes(text.data, text.len, 0);
+    assert_int_equal(p->count, 2);
+    assert_int_equal(p->status[0], PGN_OK);
+    assert_int_equal(mainline_length(&p->games[0]), 2);
+    assert_true(strlen(p->games[0].root->child->comments->text) > 3 * PGN_MAX_SEGMENT - 30);
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    assert_string_equal(sb_str(&p->messages), "");
+    parsed_free(p);
+
+    /* a result across the place where a blind cut would fall, with the next
+     * game on the same line: pieces are cut between tokens */
+    sb_clear(&text);
+    sb_append(&text, "1. e4");
+    while (text.len < PGN_MAX_SEGMENT - 2) sb_putc(&text, ' ');
+    sb_append(&text, "1-0 1. d4 *\n");
+    p = parse_bytes(text.data, text.len, 0);
+    assert_int_equal(p->count, 2);
+    assert_string_equal(p->games[0].result, "1-0");
+    assert_string_equal(san_of(p->games[1].root->child), "d4");
+    assert_string_equal(sb_str(&p->messages), "");
+    parsed_free(p);
+    sb_free(&text);
+}
+
+static void test_oversized_game_is_skipped_and_reported(void **state)
+{
+    (void)state;
+    StrBuf text = SB_INIT;
+    sb_append(&text, "[Event \"a\"]\n\n1. e4 *\n[Event \"big\"]\n\n1. e4 {");
+    for (int i = 0; i < 40; i++) sb_append(&text, "word ");
+    sb_append(&text, "\n} e5 *\n[Event \"c\"]\n\n1. d4 {");
+    for (int i = 0; i < 40; i++) sb_append(&text, "word ");
+    sb_append(&text, "\n}\n\n[Event \"d\"]\n\n1. c4 *\n[Event \"e\"]\n{");
+    for (int i = 0; i < 40; i++) sb_append(&text, "word ");
+    Parsed *p = parse_bytes(text.data, text.len, 100);
+    assert_int_equal(p->count, 5);
+    assert_int_equal(p->status[0], PGN_OK);
+    assert_int_equal(p->status[1], PGN_UNUSABLE);
+    assert_int_equal(p->status[2], PGN_UNUSABLE);
+    assert_int_equal(p->status[3], PGN_OK);
+    assert_int_equal(p->status[4], PGN_UNUSABLE);
+    assert_string_equal(game_tag(&p->games[3], "Event"), "d");
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:4:1: game 2: game text is longer than the limit (-maxgamesize 100); "
+                        "skipped it, up to line 7\n"
+                        "t.pgn:8:1: game 3: game text is longer than the limit (-maxgamesize 100); "
+                        "skipped it, up to line 12\n"
+                        "t.pgn:16:1: game 5: game text is longer than the limit (-maxgamesize 100); "
+                        "skipped it, up to the end of the input\n");
+    parsed_free(p);
+    sb_free(&text);
+}
+
+/* ---- writing ----------------------------------------------------------------- */
+
+static void test_writer_export_format(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[White \"W\"]\n[ECO \"C20\"]\n[Event \"E\"]\n\n"
+                           "{start} 1. e4 $1 {good} e5 (1... c5 {sicilian} 2. Nf3) 2. Nf3 Nc6 1-0\n");
+    StrBuf out = SB_INIT;
+    const char *notes[16] = {0};
+    notes[0] = "Game number 1";
+    notes[2] = "CQL";
+    PgnAnnotations ann = {.node_comments = notes};
+    pgn_write_game(&p->games[0], &ann, &out);
+    assert_string_equal(sb_str(&out),
+                        "[Event \"E\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n"
+                        "[White \"W\"]\n[Black \"?\"]\n[Result \"1-0\"]\n[ECO \"C20\"]\n\n"
+                        "{start Game number 1} 1. e4 $1 {good} 1... e5 {CQL} (1... c5 {sicilian} 2. Nf3)\n"
+                        "2. Nf3 Nc6 1-0\n\n");
+    sb_free(&out);
+    parsed_free(p);
+}
+
+static void test_writer_wraps_without_splitting_numbers(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("1. d4 Nf6 2. c4 e6 3. Nf3 d5 4. Nc3 Be7 5. Bg5 h6 6. Bxf6 Bxf6 7. e3 O-O "
+                           "8. Rc1 c6 9. Bd3 Nd7 10. O-O dxc4 11. Bxc4 b5 12. Bb3 Bb7 *\n");
+    StrBuf out = SB_INIT;
+    pgn_write_game(&p->games[0], NULL, &out);
+    const char *moves = strstr(sb_str(&out), "\n\n") + 2;
+    for (const char *line = moves; *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t len = (size_t)(eol - line);
+        assert_true(len <= PGN_LINE_WIDTH);
+        if (len > 0) assert_true(line[len - 1] != '.');       /* number not split from move */
+        line = eol + 1;
+    }
+    sb_free(&out);
+    parsed_free(p);
+}
+
+/* Read -> write -> read gives the same tree. */
+static void assert_same_tree(const GameNode *a, const GameNode *b)
+{
+    for (; a || b; a = a->sibling, b = b->sibling) {
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_int_equal(a->move, b->move);
+        assert_int_equal(a->nag_count, b->nag_count);
+        if (a->nag_count) assert_memory_equal(a->nags, b->nags, a->nag_count);
+        const Comment *ca = a->comments, *cb = b->comments;
+        for (; ca || cb; ca = ca->next, cb = cb->next) {
+            assert_non_null(ca);
+            assert_non_null(cb);
+            assert_string_equal(ca->text, cb->text);
+        }
+        assert_same_tree(a->child, b->child);
+    }
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    const char *text = "[Event \"E\"]\n[FEN \"r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1\"]\n\n"
+                       "{c0} 1. O-O {a b  c} (1. O-O-O $2 O-O (1... Kf7) 2. Rd7) 1... O-O-O $14 "
+                       "2. Ra8+ Kb7 {x} 3. Rxd8 Rxh1+ *\n";
+    Parsed *p = parse_text(text);
+    StrBuf out = SB_INIT;
+    pgn_write_game(&p->games[0], NULL, &out);
+    assert_int_equal(p->status[0], PGN_OK);
+    Parsed *q = parse_text(sb_str(&out));
+    assert_int_equal(q->count, 1);
+    assert_int_equal(q->status[0], PGN_OK);
+    assert_string_equal(q->games[0].root->comments->text, "c0");
+    assert_same_tree(p->games[0].root, q->games[0].root);
+    sb_free(&out);
+    parsed_free(q);
+    parsed_free(p);
+}
+
+/* Writes game 0 of p and reads it back: the trees must be the same. */
+static Parsed *write_and_read_back(Parsed *p, StrBuf *out)
+{
+    sb_clear(out);
+    pgn_write_game(&p->games[0], NULL, out);
+    Parsed *q = parse_text(sb_str(out));
+    assert_int_equal(q->count, 1);
+    assert_string_equal(sb_str(&q->messages), "");
+    assert_same_tree(p->games[0].root, q->games[0].root);
+    return q;
+}
+
+static void test_writer_comments_read_back_the_same(void **state)
+{
+    (void)state;
+    StrBuf out = SB_INIT;
+    /* '{' means nothing inside a brace comment: written as it is */
+    Parsed *p = parse_text("{x { y} 1. e4 {a { b} (1. d4 {{}) *\n");
+    assert_string_equal(p->games[0].root->child->comments->text, "a { b");
+    Parsed *q = write_and_read_back(p, &out);
+    assert_non_null(strstr(sb_str(&out), "{x { y} 1. e4 {a { b} (1. d4 {{}) *"));
+    assert_string_equal(q->games[0].root->comments->text, "x { y");
+    parsed_free(q);
+    parsed_free(p);
+
+    /* a comment holding '}' (a ';' comment in the input) becomes a ';'
+     * comment that ends its line, in a variation too */
+    p = parse_text("1. e4 ; a } b\n(1. d4 ; c}\n) 1... e5 *\n");
+    assert_string_equal(p->games[0].root->child->comments->text, "a } b");
+    q = write_and_read_back(p, &out);
+    assert_non_null(strstr(sb_str(&out), "1. e4 ;a } b\n(1. d4 ;c}\n) 1... e5 *\n"));
+    parsed_free(q);
+    parsed_free(p);
+
+    /* comment words starting with '%' or '[' never start a line: such a
+     * line would read as an escape line or a tag pair */
+    StrBuf text = SB_INIT;
+    sb_append(&text, "1. e4 {");
+    for (int i = 0; i < 12; i++) sb_append(&text, "word %escape [Event \"x\"] ");
+    sb_append(&text, "} *\n");
+    p = parse_text(sb_str(&text));
+    q = write_and_read_back(p, &out);
+    assert_null(strstr(sb_str(&out), "\n%"));
+    assert_null(strstr(sb_str(&out), "\n["  "Event \"x\"]"));
+    parsed_free(q);
+    parsed_free(p);
+    sb_free(&text);
+    sb_free(&out);
+}
+
+int main(void)
+{
+    att_init();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tags_and_escapes),
+        cmocka_unit_test(test_movetext_forms),
+        cmocka_unit_test(test_variations_nested),
+        cmocka_unit_test(test_setup_fen_and_bom),
+        cmocka_unit_test(test_games_without_tags_and_tags_without_moves),
+        cmocka_unit_test(test_piece_identity_follows_pieces),
+        cmocka_unit_test(test_illegal_move_is_reported_and_next_game_read),
+        cmocka_unit_test(test_ambiguous_and_unreadable_moves),
+        cmocka_unit_test(test_bad_move_in_variation_ends_the_game),
+        cmocka_unit_test(test_truncated_and_unclosed),
+        cmocka_unit_test(test_comment_first_game_without_result),
+        cmocka_unit_test(test_stray_closing_brace),
+        cmocka_unit_test(test_bad_tags),
+        cmocka_unit_test(test_bad_fen_and_variant_skip_game),
+        cmocka_unit_test(test_junk_between_games_is_skipped),
+        cmocka_unit_test(test_cr_only_line_ends),
+        cmocka_unit_test(test_line_end_across_reads),
+        cmocka_unit_test(test_byte_order_mark_mid_file),
+        cmocka_unit_test(test_nul_bytes_are_reported_and_read_as_spaces),
+        cmocka_unit_test(test_nul_bytes_between_games_are_junk),
+        cmocka_unit_test(test_lines_longer_than_a_piece),
+        cmocka_unit_test(test_oversized_game_is_skipped_and_reported),
+        cmocka_unit_test(test_writer_export_format),
+        cmocka_unit_test(test_writer_wraps_without_splitting_numbers),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_writer_comments_read_back_the_same),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
