@@ -74,7 +74,7 @@ endif
 # One folder per area under src/ (docs/architecture.md); objects mirror it.
 # The library is every area but cli/; the program (src/cli/) uses it through
 # include/cql.h alone.
-SRCS      := $(wildcard src/*/*.c)
+SRCS      := $(wildcard src/*/*.c src/*/*/*.c)
 CLI_SRCS  := $(wildcard src/cli/*.c)
 LIB_SRCS  := $(filter-out $(CLI_SRCS),$(SRCS))
 LIB_OBJS  := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
@@ -202,6 +202,7 @@ test-perft: test-tools
 
 test-cql: test-tools
 	$(Q)if [ -x tests/run-cql.sh ] || [ -f tests/run-cql.sh ]; then sh tests/run-cql.sh $(BUILD); fi
+	$(Q)sh tests/run-cql1.sh $(BUILD)
 
 test-cli: test-tools
 	$(Q)sh tests/run-cli.sh $(BUILD)

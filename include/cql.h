@@ -149,6 +149,16 @@ CQL_API void cql_query_free(CqlQuery *q);
  * or NULL after reporting. */
 CQL_API char *cql_read_query_file(const char *path, size_t *len, CqlMessages *m);
 
+/* True when the text is a CQL 1.0 query file, `(match ...)`: its first
+ * character outside blanks and `;` comments is '('. cql_compile reads such
+ * a file as CQL 1.0 (unless settings->body_only). */
+CQL_API bool cql_is_cql1(const char *text, size_t len);
+
+/* The CQL 6 query equivalent to a CQL 1.0 file (malloc'd, NUL-terminated:
+ * free() it), or NULL after reporting the file's errors. name: the file's
+ * name in messages. */
+CQL_API char *cql_translate_cql1(const char *text, size_t len, const char *name, CqlMessages *m);
+
 /* What the query's header says, merged with the settings. */
 CQL_API const char *cql_query_input(const CqlQuery *q);    /* cql(input F), or NULL */
 CQL_API const char *cql_query_output(const CqlQuery *q);   /* cql(output F), or NULL */
@@ -169,7 +179,8 @@ typedef enum CqlPrint {
 
 /* Appends the query as asked to out (the text may hold a NUL byte: use out->len). */
 CQL_API void cql_query_print(const CqlQuery *q, CqlPrint what, CqlText *out);
-/* True when the two queries have the same syntax tree (where written aside). */
+/* True when the two queries have the same header settings and the same
+ * syntax tree (where written aside). */
 CQL_API bool cql_query_equal(const CqlQuery *a, const CqlQuery *b);
 
 /* }==== */

@@ -59,6 +59,7 @@ static const OptionSpec options[] = {
     {"parse", NULL, OPT_FLAG, F(parse), "print the query's syntax tree and stop"},
     {"a", NULL, OPT_FLAG, F(to_ascii), "print the query in ASCII spelling and stop"},
     {"u", NULL, OPT_FLAG, F(to_unicode), "print the query in Unicode spelling and stop"},
+    {"translate", NULL, OPT_FLAG, F(translate), "print the query as CQL 6 (a CQL 1.0 file translated) and stop"},
     {"dump-orbit", "dumporbit", OPT_FLAG, F(dump_orbit), "print each transform's orbit and stop"},
     {"flip", NULL, OPT_FLAG, F(flip), "apply flip to the whole query"},
     {"flipcolor", NULL, OPT_FLAG, F(flipcolor), "apply flipcolor to the whole query"},

@@ -47,7 +47,7 @@ typedef struct CliOptions {
     size_t max_game_size;       /* -maxgamesize BYTES; 0 = the reader's default */
     bool variations, mainline, silent, quiet, showmatches, noheader, strict;
     bool alwayscomment;
-    bool parse, to_ascii, to_unicode, dump_orbit;
+    bool parse, to_ascii, to_unicode, dump_orbit, translate;
     bool flip, flipcolor, shift, reversecolor, fliphorizontal, flipvertical;
     bool rotate90, rotate45, shifthorizontal, shiftvertical;
     bool help, version, singlethreaded;

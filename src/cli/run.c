@@ -89,7 +89,7 @@ static ExitCode compile_query(Run *r)
 {
     const CliOptions *o = r->o;
     CqlSettings s = settings_of(o);
-    CqlCompileStage stage = o->dump_orbit ? CQL_COMPILE_PARSE
+    CqlCompileStage stage = o->dump_orbit || o->translate ? CQL_COMPILE_PARSE
                             : o->parse || o->to_ascii || o->to_unicode ? CQL_COMPILE_EXPAND
                             : CQL_COMPILE_RUN;
     CqlText cql = {NULL, 0, 0};   /* the -cql texts, one per line */
@@ -102,20 +102,29 @@ static ExitCode compile_query(Run *r)
     } else {
         size_t len = 0;
         char *text = cql_read_query_file(o->query_file, &len, r->m);
+        if (!text) rc = EXIT_USAGE;
+        bool respelled = o->translate || o->to_ascii || o->to_unicode || o->dump_orbit;
+        if (text && respelled && cql_is_cql1(text, len)) {
+            /* a CQL 1.0 file is printed as its CQL 6 translation */
+            char *cql6 = cql_translate_cql1(text, len, o->query_file, r->m);
+            free(text);
+            text = cql6;
+            len = cql6 ? strlen(cql6) : 0;
+        }
         if (text) {
             s.name = o->query_file;
             s.preamble = o->cql_count > 0 ? cql.data : NULL;
             r->query = cql_compile(text, len, &s, stage, r->m);
             free(text);
-        } else {
-            rc = EXIT_USAGE;
         }
     }
     cql_text_free(&cql);
     return r->query ? EXIT_RAN : rc;
 }
 
-/* --dump-orbit, -parse, -a, -u: print the query and stop. */
+/* --dump-orbit, -parse, -a, -u, -translate: print the query and stop
+ * (-translate: a CQL 1.0 file as CQL 6, in ASCII or with -u in Unicode,
+ * before the transform pass). */
 static ExitCode print_query(Run *r)
 {
     const CliOptions *o = r->o;
@@ -265,7 +274,7 @@ static ExitCode run_steps(Run *r)
 {
     ExitCode rc = compile_query(r);
     if (rc != EXIT_RAN) return rc;
-    if (r->o->dump_orbit || r->o->parse || r->o->to_ascii || r->o->to_unicode) return print_query(r);
+    if (r->o->dump_orbit || r->o->translate || r->o->parse || r->o->to_ascii || r->o->to_unicode) return print_query(r);
     rc = open_input(r);
     if (rc != EXIT_RAN) return rc;
     return search_games(r);

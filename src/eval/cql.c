@@ -235,6 +235,20 @@ CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings,
     return cq;
 }
 
+bool cql_is_cql1(const char *text, size_t len)
+{
+    return query_is_cql1(text, len);
+}
+
+char *cql_translate_cql1(const char *text, size_t len, const char *name, CqlMessages *m)
+{
+    SourceText src = {name, text, len};
+    DiagSink d = sink_for(m);
+    char *cql6 = query_translate_cql1(&src, &d);
+    count_messages(m, &d);
+    return cql6;
+}
+
 void cql_query_free(CqlQuery *q)
 {
     if (!q) return;
@@ -308,9 +322,22 @@ void cql_query_print(const CqlQuery *q, CqlPrint what, CqlText *out)
     text_out(out, &sb);
 }
 
+static bool same_string(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_header(const QueryHeader *a, const QueryHeader *b)
+{
+    return a->present == b->present && same_string(a->input, b->input) && same_string(a->output, b->output) &&
+           a->matchcount_min == b->matchcount_min && a->matchcount_max == b->matchcount_max &&
+           a->gamenumber_min == b->gamenumber_min && a->gamenumber_max == b->gamenumber_max &&
+           same_string(a->result, b->result) && same_string(a->matchstring, b->matchstring);
+}
+
 bool cql_query_equal(const CqlQuery *a, const CqlQuery *b)
 {
-    return ast_equal(a->query->body, b->query->body);
+    return ast_equal(a->query->body, b->query->body) && same_header(&a->query->header, &b->query->header);
 }
 
 /* }==== */

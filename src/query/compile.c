@@ -10,6 +10,7 @@
 
 #include "base/arena.h"
 #include "base/strbuf.h"
+#include "query/legacy/legacy.h"
 #include "query/parser.h"
 #include "query/transform.h"
 
@@ -30,7 +31,38 @@ static const struct {
     {QX_SHIFTVERTICAL, TK_SHIFTVERTICAL},
 };
 
-/* Lexes, parses and types the text alone. */
+static Query *parse_text(const SourceText *src, bool body_only, DiagSink *diag);
+
+static void collect_message(void *ctx, DiagSeverity sev, const char *text)
+{
+    (void)sev;
+    sb_append((StrBuf *)ctx, text);
+}
+
+/* A CQL 1.0 file: its CQL 6 translation, compiled, with its spans pointed
+ * back into the file. */
+static Query *parse_cql1(const SourceText *src, DiagSink *diag)
+{
+    LegacyFile *f = legacy_read_file(src, diag);
+    if (!f) return NULL;
+    StrBuf name = SB_INIT, messages = SB_INIT;
+    sb_printf(&name, "%s (its CQL 6 translation)", src->name ? src->name : "query.cql");
+    size_t len;
+    const char *text = legacy_cql6_text(f, &len);
+    SourceText cql6 = {sb_str(&name), text, len};
+    DiagSink capture;
+    diag_sink_init(&capture, collect_message, &messages);
+    Query *q = parse_text(&cql6, false, &capture);
+    if (q) legacy_point_back(f, src, q);
+    else legacy_report_bad_translation(f, src, sb_str(&messages), diag);
+    sb_free(&name);
+    sb_free(&messages);
+    legacy_file_free(f);
+    return q;
+}
+
+/* Lexes, parses and types the text alone; a file whose first character
+ * outside comments is '(' is CQL 1.0. */
 static Query *parse_text(const SourceText *src, bool body_only, DiagSink *diag)
 {
     if (src->len > QUERY_MAX_BYTES) {
@@ -38,6 +70,7 @@ static Query *parse_text(const SourceText *src, bool body_only, DiagSink *diag)
                    QUERY_MAX_BYTES >> 20);
         return NULL;
     }
+    if (!body_only && src->text && legacy_is_cql1(src->text, src->len)) return parse_cql1(src, diag);
     Query *q = xcalloc(1, sizeof *q);
     arena_init(&q->arena, 0);
     q->src.name = arena_strdup(&q->arena, src->name ? src->name : "query.cql");
@@ -54,6 +87,14 @@ Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink 
 {
     static const CompileOptions plain = {.body_only = false};
     if (!opt) opt = &plain;
+    char *translated = NULL;   /* a CQL 1.0 file given a preamble: its CQL 6 text */
+    SourceText cql6;
+    if (opt->preamble && !opt->body_only && src->text && legacy_is_cql1(src->text, src->len)) {
+        translated = legacy_translate(src, diag);
+        if (!translated) return NULL;
+        cql6 = (SourceText){src->name, translated, strlen(translated)};
+        src = &cql6;
+    }
     Query *q = parse_text(src, opt->body_only, diag);
     if (q && opt->preamble) {
         /* the preamble's filters go right after the header, before the body */
@@ -67,6 +108,7 @@ Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink 
         q = parse_text(&joined, opt->body_only, diag);
         sb_free(&sb);
     }
+    free(translated);
     if (!q) return NULL;
     for (size_t i = 0; i < sizeof body_transforms / sizeof body_transforms[0]; i++)
         if (opt->transforms & body_transforms[i].flag) xf_wrap_body(q, body_transforms[i].op);
@@ -75,6 +117,16 @@ Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink 
         return NULL;
     }
     return q;
+}
+
+bool query_is_cql1(const char *text, size_t len)
+{
+    return text && legacy_is_cql1(text, len);
+}
+
+char *query_translate_cql1(const SourceText *src, DiagSink *diag)
+{
+    return legacy_translate(src, diag);
 }
 
 void query_free(Query *q)

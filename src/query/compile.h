@@ -49,6 +49,15 @@ typedef struct CompileOptions {
  * preamble, the text is compiled alone first (its errors are reported as
  * they are), then again with the preamble placed after its header. */
 Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink *diag);
+
+/* True when the text is a CQL 1.0 query file: its first character outside
+ * blanks and comments is '(' (docs/cql1.md). query_compile reads such a
+ * file (unless body_only) through the CQL 1.0 front end, query/legacy/. */
+bool query_is_cql1(const char *text, size_t len);
+
+/* The CQL 6 query equivalent to the CQL 1.0 file src (malloc'd,
+ * NUL-terminated), or NULL after reporting its errors. */
+char *query_translate_cql1(const SourceText *src, DiagSink *diag);
 void query_free(Query *q);
 
 #endif
