@@ -510,9 +510,12 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
         }
         bool line_start = !r->mid_line;
         if (line_start && (unsigned char)r->buf[r->pos] == 0xEF &&
-            utf8_has_bom(r->buf + r->pos, lp.content)) {
+            utf8_has_bom(r->buf + r->pos, lp.content) &&
+            (!st.in_comment || is_tag_pair_line(r->buf + r->pos + 3, lp.content - 3))) {
             /* a byte-order mark: at the start of the input, or of a file
-             * appended to another one; it takes no column */
+             * appended to another one; it takes no column (inside a
+             * comment it is text, unless a file appended after a comment
+             * never closed begins there) */
             r->pos += 3;
             lp.content -= 3;
             lp.consumed -= 3;
