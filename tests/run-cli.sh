@@ -174,6 +174,12 @@ expect_eq "300 MB of NULs: exit status" "$rc" 0
 expect_grep "300 MB of NULs: one warning" "$T/err" '^<stdin>:1: warning: skipped 1 line of text that is not PGN (it holds NUL bytes)$'
 expect_grep "300 MB of NULs: summary" "$T/err" '^0 matches of 0 games'
 
+# ---- binary bytes quoted in a message show as '?' (never raw on a terminal)
+printf '[Event "x"]\n\n1. e4 \001\377\376 e5 *\n' > "$T/binary-token.pgn"
+"$CQL" -i "$T/binary-token.pgn" -o - -cql true > /dev/null 2> "$T/err"
+expect_grep "binary bytes in a message" "$T/err" "^$T/binary-token.pgn:3:7: game 1: unexpected text '???' in the movetext (skipped)\$"
+if LC_ALL=C grep -q "$(printf '[\001\377\376]')" "$T/err"; then bad "binary bytes in a message: raw bytes written"; else ok; fi
+
 # ---- sort with no game matching: nothing written, nothing to sort
 expect_rc "sort, no match" 0 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn" -o "$T/s.pgn" -cql 'sort ply false'
 expect_grep "sort, no match summary" "$T/out" '^0 matches of 1 game'

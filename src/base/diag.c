@@ -177,7 +177,22 @@ __attribute__((format(printf, 2, 0)))
 #endif
 static void append_message(StrBuf *sb, const char *fmt, va_list ap)
 {
+    /* the message may quote the input (a PGN token, a file name): control
+     * bytes and bytes that are not UTF-8 show as '?', so that a message
+     * never writes raw binary to a terminal or a log */
+    size_t from = sb->len;
     sb_vprintf(sb, fmt, ap);
+    for (size_t i = from; i < sb->len;) {
+        size_t n;
+        unsigned char ch = (unsigned char)sb->data[i];
+        if (ch >= 0x80) {
+            if (utf8_decode(sb->data + i, sb->len - i, &n) == UTF8_INVALID) sb->data[i] = '?';
+            i += n ? n : 1;
+            continue;
+        }
+        if ((ch < 0x20 && ch != '\t' && ch != '\n') || ch == 0x7F) sb->data[i] = '?';
+        i++;
+    }
     sb_putc(sb, '\n');
 }
 
