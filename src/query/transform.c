@@ -14,7 +14,7 @@
  * own tables), both freed before it returns. Images keep the spans of the
  * user's text, so messages and --dump-orbit point at what was written. The
  * images kept hold at most XF_MAX_FILTERS nodes in all: each one is counted
- * before it is copied.
+ * before it is copied; and the pass maps at most XF_MAX_MAPPED nodes.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -520,6 +520,7 @@ typedef struct Pass {
     Arena image;           /* the image being made, reset after each */
     const Node *outermost; /* the outermost transform being expanded */
     uint64_t filters;      /* nodes of the images kept so far (XF_MAX_FILTERS) */
+    uint64_t mapped;       /* nodes mapped so far, dropped images included (XF_MAX_MAPPED) */
     bool ok;
 } Pass;
 
@@ -563,6 +564,7 @@ static void pass_init(Pass *p, const SourceText *src, Arena *keep, DiagSink *dia
     p->keep = keep ? keep : &p->work;
     p->outermost = NULL;
     p->filters = 0;
+    p->mapped = 0;
     p->ok = true;
 }
 
@@ -609,6 +611,14 @@ static ImageSet *orbit_images(Pass *p, const Node *t)
         int nmaps = xf_family(chain[level]->op, maps);
         for (int m = 0; m < nmaps; m++)
             for (uint32_t i = 0; i < cur->count; i++) {
+                uint64_t left = XF_MAX_MAPPED - p->mapped, size = ast_count(cur->items[i], left);
+                if (size > left) {
+                    diag_at(p->diag, p->src, p->outermost->span, DIAG_ERROR,
+                            "transforms make more than %d filter images to expand (duplicates included)",
+                            XF_MAX_MAPPED);
+                    return NULL;
+                }
+                p->mapped += size;
                 Node *image = ast_clone(&p->image, cur->items[i]);
                 Mapper mp = {&maps[m], &p->image, NULL};
                 MapResult r = map_node(&mp, image);

@@ -64,6 +64,12 @@ typedef struct XfMap {
  * at the limit the pass holds about 110 MB. */
 #define XF_MAX_FILTERS 250000
 
+/* The most nodes the pass may map while it expands a query, the images it
+ * drops (duplicates, invalid ones) included: nested transforms whose
+ * images are mostly duplicates keep few filters but may map many, and this
+ * bounds the time the pass takes (about 0.1 s at the limit). */
+#define XF_MAX_MAPPED (4 * XF_MAX_FILTERS)
+
 /* Fills the tables once (thread-safe); every function below calls it. */
 void xf_init(void);
 
