@@ -131,14 +131,16 @@ static ExitCode print_query(Run *r)
 
 /* {==== input and output ===================================================== */
 
-/* "dir/query.cql" -> "dir/query-out.pgn" */
+/* "dir/query.cql" -> "query-out.pgn", in the current directory as CQL 6.2
+ * writes it */
 static char *default_output_name(const char *query_file)
 {
     const char *base = query_file ? query_file : "cqldefault.cql";
-    size_t n = strlen(base);
     const char *slash = strrchr(base, '/');
+    if (slash) base = slash + 1;
+    size_t n = strlen(base);
     const char *dot = strrchr(base, '.');
-    if (dot && (!slash || dot > slash)) n = (size_t)(dot - base);
+    if (dot && dot > base) n = (size_t)(dot - base);
     CqlText name = {NULL, 0, 0};
     cql_text_printf(&name, "%.*s-out.pgn", (int)n, base);
     return name.data;
@@ -248,8 +250,9 @@ static ExitCode search_games(Run *r)
                    strcmp(r->output, "-") == 0 ? "the output is incomplete" : "the output file was not written");
         return EXIT_USAGE;
     }
-    fprintf(summary, "%ld match%s of %ld game%s in ", t.matches, t.matches == 1 ? "" : "es", t.games,
-            t.games == 1 ? "" : "s");
+    /* "1 matches of 1 games": always plural, as CQL 6.2 writes it, for the
+     * tools that parse this line */
+    fprintf(summary, "%ld matches of %ld games in ", t.matches, t.games);
     print_seconds(summary, secs);
     fprintf(summary, " seconds using %ld thread%s to %s\n", threads, threads == 1 ? "" : "s",
             strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
