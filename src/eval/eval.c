@@ -861,6 +861,7 @@ static bool eval_settag(Evaluator *ev, const Node *n, Value *out)
     Value name, value;
     if (!eval_node(ev, n->kids[0], &name) || name.type != VT_STRING || !name.str[0]) return false;
     if (!eval_node(ev, n->kids[1], &value) || value.type != VT_STRING) return false;
+    if (ev->settings.nosettag) return true;   /* -nosettag: matches, sets nothing */
     GameSearch *s = ev->search;
     Tag *tag = game_tag_find(s->set_tags, s->nset_tags, name.str);
     if (!tag) {     /* a new name: the array grows by one, in the game's arena */
