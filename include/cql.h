@@ -201,6 +201,7 @@ CQL_API void cql_game_text_free(CqlGameText *t);
 CQL_API void cql_game_text_set(CqlGameText *t, const char *text, size_t len, long number);
 CQL_API long cql_game_text_number(const CqlGameText *t);   /* 1-based, in the input */
 CQL_API size_t cql_game_text_size(const CqlGameText *t);   /* bytes */
+CQL_API long cql_game_text_line(const CqlGameText *t);     /* the input line it starts on */
 
 typedef enum CqlGameStatus {
     CQL_GAME_OK,        /* read completely */

@@ -207,9 +207,21 @@ static bool read_job(Emitter *e, GameJob *job)
     if (limit_reached(e)) return false;
     if (job->out.cap > JOB_KEEP_CAPACITY) cql_text_free(&job->out);   /* left by a big game */
     CqlMessages messages = {collect_message, &job->messages, 0, 0};
-    if (!cql_reader_next(r, job->text, &messages)) {
-        deliver_messages(&job->messages, e->setup->messages);
-        return false;
+    for (;;) {
+        if (!cql_reader_next(r, job->text, &messages)) {
+            /* what is left after the last game belongs to the last part */
+            if (!e->setup->end_line) deliver_messages(&job->messages, e->setup->messages);
+            cql_text_clear(&job->messages);
+            return false;
+        }
+        long line = cql_game_text_line(job->text);
+        if (e->setup->end_line && line >= e->setup->end_line) {   /* the next part's */
+            cql_text_clear(&job->messages);
+            return false;
+        }
+        if (line >= e->setup->first_line) break;
+        cql_text_clear(&job->messages);   /* an earlier part's game and its messages */
+        if (wanted.set && cql_reader_games(r) >= wanted.max) return false;
     }
     job->text_bytes = cql_game_text_size(job->text);
     job->examined = !wanted.set || cql_game_text_number(job->text) >= wanted.min;

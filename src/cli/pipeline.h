@@ -32,6 +32,8 @@ typedef struct PipelineSetup {
     long threads;            /* 1: everything on the calling thread */
     long limit;              /* stop after this many matching games (0: no limit) */
     Progress *progress;      /* told after each game, or NULL */
+    long first_line;         /* -part: only games starting on this input line or later ... */
+    long end_line;           /* ... and before this one (0: to the end) */
 } PipelineSetup;
 
 /* What a run did. */

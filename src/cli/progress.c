@@ -18,13 +18,13 @@ static double elapsed(const Progress *p)
     return (double)(now.tv_sec - p->start.tv_sec) + (double)(now.tv_nsec - p->start.tv_nsec) / 1e9;
 }
 
-void progress_start(Progress *p, FILE *out, bool live, long lineincrement, uint64_t total_bytes)
+void progress_start(Progress *p, FILE *out, bool live, bool forced, long lineincrement, uint64_t total_bytes)
 {
     p->out = out;
-    p->live = live;
+    p->live = live || forced;
     p->lineincrement = lineincrement;
     p->total_bytes = total_bytes;
-    p->next_refresh = PROGRESS_FIRST;
+    p->next_refresh = forced ? 0 : PROGRESS_FIRST;
     p->shown = false;
     clock_gettime(CLOCK_MONOTONIC, &p->start);
 }

@@ -24,8 +24,9 @@ typedef struct Progress {
     bool shown;                /* the live line is on the screen */
 } Progress;
 
-/* live: show the live line (a terminal, or -progress). */
-void progress_start(Progress *p, FILE *out, bool live, long lineincrement, uint64_t total_bytes);
+/* live: show the live line (a terminal), after the first second; forced
+ * (-progress): from the first games on. */
+void progress_start(Progress *p, FILE *out, bool live, bool forced, long lineincrement, uint64_t total_bytes);
 /* After each game: the totals so far and the bytes of game text read. */
 void progress_update(Progress *p, long games, long matches, uint64_t bytes);
 /* Erases the live line. */

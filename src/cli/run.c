@@ -18,6 +18,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 
 #include "cli/html.h"
 #include "cli/input.h"
@@ -279,6 +282,55 @@ static ExitCode open_reader_and_output(Run *r)
     return EXIT_RAN;
 }
 
+/* 1 + the number of line ends in the first `bytes` bytes of fd's file: the
+ * line that byte `bytes` is on. */
+static long line_at(int fd, uint64_t bytes)
+{
+    static char buf[1 << 20];
+    long line = 1;
+    uint64_t done = 0;
+    if (lseek(fd, 0, SEEK_SET) != 0) return -1;
+    while (done < bytes) {
+        size_t want = bytes - done < sizeof buf ? (size_t)(bytes - done) : sizeof buf;
+        ssize_t got = read(fd, buf, want);
+        if (got <= 0) return got < 0 ? -1 : line;
+        for (const char *p = buf, *end = buf + got; (p = memchr(p, '\n', (size_t)(end - p))); p++) line++;
+        done += (uint64_t)got;
+    }
+    return line;
+}
+
+/* -part K/N: the input's bytes cut in N equal ranges, each moved to the
+ * start of the line it is in; part K is the games that start on a line from
+ * its range's start to the next one's. Every game is in one part, and the
+ * reader still numbers the games as in the whole file. */
+static ExitCode part_lines(Run *r, long *first_line, long *end_line)
+{
+    const CliOptions *o = r->o;
+    *first_line = 0;
+    *end_line = 0;
+    if (!o->part_count) return EXIT_RAN;
+    const InputFile *f = r->inputs.count == 1 ? &r->inputs.files[0] : NULL;
+    if (r->fen_stream || !f || f->decompressor || strcmp(f->path, "-") == 0 || f->size == 0) {
+        cql_report(r->m, CQL_ERROR, "-part needs one uncompressed PGN file (not standard input, not a pipe)");
+        return EXIT_USAGE;
+    }
+    int fd = open(f->path, O_RDONLY);
+    if (fd < 0) {
+        cql_report(r->m, CQL_ERROR, "cannot open input file '%s': %s", f->path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    uint64_t k = (uint64_t)o->part_index, n = (uint64_t)o->part_count;
+    *first_line = k == 0 ? 0 : line_at(fd, f->size / n * k + f->size % n * k / n);
+    *end_line = k + 1 == n ? 0 : line_at(fd, f->size / n * (k + 1) + f->size % n * (k + 1) / n);
+    close(fd);
+    if (*first_line < 0 || *end_line < 0) {
+        cql_report(r->m, CQL_ERROR, "cannot read input file '%s'", f->path);
+        return EXIT_USAGE;
+    }
+    return EXIT_RAN;
+}
+
 /* -dryrun: what the run would do, on standard error; nothing is read or written. */
 static ExitCode dry_run(Run *r)
 {
@@ -351,14 +403,17 @@ static ExitCode search_games(Run *r)
     const CliOptions *o = r->o;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    ExitCode rc = open_reader_and_output(r);
+    long first_line, end_line;
+    ExitCode rc = part_lines(r, &first_line, &end_line);
+    if (rc != EXIT_RAN) return rc;
+    rc = open_reader_and_output(r);
     if (rc != EXIT_RAN) return rc;
     long threads = o->singlethreaded ? 1 : o->threads ? o->threads : default_threads();
     if (cql_query_in_order(r->query)) threads = 1;
     bool games_on_stdout = output_is_standard_output(&r->out);
-    bool live = !o->nooutputstatus && (o->progress || isatty(STDERR_FILENO));
+    bool live = !o->nooutputstatus && isatty(STDERR_FILENO);
     Progress progress;
-    progress_start(&progress, stderr, live, o->nooutputstatus ? 0 : o->lineincrement,
+    progress_start(&progress, stderr, live, o->progress && !o->nooutputstatus, o->nooutputstatus ? 0 : o->lineincrement,
                    r->inputs.total_known ? r->inputs.total_size : 0);
     PipelineSetup setup = {
         .query = r->query,
@@ -370,6 +425,8 @@ static ExitCode search_games(Run *r)
         .threads = threads,
         .limit = o->limit,
         .progress = &progress,
+        .first_line = first_line,
+        .end_line = end_line,
     };
     PipelineTotals t;
     pipeline_run(&setup, &t, &r->persistent);
@@ -394,8 +451,10 @@ static ExitCode search_games(Run *r)
      * tools that parse this line */
     fprintf(summary, "%ld matches of %ld games in ", t.matches, t.games);
     print_seconds(summary, secs);
-    fprintf(summary, " seconds using %ld thread%s to %s\n", threads, threads == 1 ? "" : "s",
+    fprintf(summary, " seconds using %ld thread%s to %s", threads, threads == 1 ? "" : "s",
             strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
+    if (o->part_count) fprintf(summary, " (part %ld/%ld)", o->part_index, o->part_count);
+    fputc('\n', summary);
     if (r->persistent.len) fputs(r->persistent.data, summary);
     if (o->summary == SUMMARY_JSON) print_json_summary(summary, r, &t, secs, threads);
     fflush(summary);

@@ -415,6 +415,11 @@ long cql_game_text_number(const CqlGameText *t)
     return t->raw.number;
 }
 
+long cql_game_text_line(const CqlGameText *t)
+{
+    return (long)t->raw.first_line;
+}
+
 size_t cql_game_text_size(const CqlGameText *t)
 {
     return t->raw.text.len;
