@@ -467,8 +467,14 @@ void cli_print_help(FILE *out)
         else snprintf(names, sizeof names, "-%s", s->name);
         fprintf(out, "  %-24s %s\n", names, s->help);
     }
-    fputs("\nWithout -o the output is <query-stem>-out.pgn. The last line printed is\n"
-          "  N matches of M games in S seconds using T thread(s) to FILE\n\n"
+    fputs("\nWithout -o the output is <query-stem>-out.pgn in the current directory. The\n"
+          "summary line is\n"
+          "  N matches of M games in S seconds using T thread(s) to FILE\n"
+          "Also accepted, as by CQL 6.2: the transforms -fliphorizontal -flipvertical\n"
+          "-rotate90 -rotate45 -shifthorizontal -shiftvertical; -guipgnstdin and\n"
+          "-guipgnstdout (standard input and output); and, without effect here, -gui\n"
+          "-virtualmainline -uniquecomments -nouniquecomments -nosortcomments -nolinearize\n"
+          "-outputbuffer -utf8 -echo -colorize -lex -d -debug.\n\n"
           "exit status:\n"
           "  0  the run finished (whether or not anything matched)\n"
           "  1  the query has an error (no game is read)\n"
