@@ -209,6 +209,8 @@ done
 gzip -c "$T/badmove.pgn" >"$T/badmove.pgn.gz"
 expect_rc "gzip input: messages" 0 "$CQL" -i "$T/badmove.pgn.gz" -o "$T/x.pgn" -cql true
 expect_grep "gzip input: FILE:LINE" "$T/err" "^$T/badmove.pgn.gz:7:7: game 2: "
+expect_rc "after a compressed file: messages" 0 "$CQL" -i "$T/dir/a.pgn.gz" -i "$T/badmove.pgn" -o "$T/x.pgn" -cql true
+expect_grep "after a compressed file: FILE:LINE" "$T/err" "^$T/badmove.pgn:7:7: game 8: "
 # a damaged compressed file is an error of the run (exit 2), not a short success
 gzip -c <"$FOLD" | head -c 20000 >"$T/cut.pgn.gz"
 expect_rc "truncated gzip" 2 "$CQL" -i "$T/cut.pgn.gz" -o "$T/cut.pgn" -cql true
@@ -260,6 +262,11 @@ expect_rc "-limit not reached" 0 "$CQL" -limit 5000 -i "$KASPAROV" -o "$T/x.pgn"
 expect_no_grep "-limit not reached: no note" "$T/err" 'stopped after'
 expect_rc "-limit with gzip" 0 "$CQL" -limit 2 -i "$T/dir/a.pgn.gz" -o "$T/x.pgn" -cql true
 expect_grep "-limit with gzip: summary" "$T/out" '^2 matches of 2 games'
+# stopped while the decompressor still writes: it is ended, the run is not a failure
+gzip -c "$DATA/generated/engine-games-2000.pgn" >"$T/big.pgn.gz"
+expect_rc "-limit, decompressor still writing" 0 "$CQL" -limit 1 -i "$T/big.pgn.gz" -i "$KASPAROV" -o "$T/x.pgn" -cql true
+expect_grep "-limit, decompressor still writing: summary" "$T/out" '^1 matches of 1 games'
+expect_no_grep "-limit, decompressor still writing: no error" "$T/err" 'error'
 
 # ---- -noclobber refuses to replace a file; -dryrun reads and writes nothing
 echo keep >"$T/kept.pgn"

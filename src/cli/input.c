@@ -200,7 +200,24 @@ static bool send_all(InputSet *in, const char *p, size_t n)
     return true;
 }
 
-/* Copies a plain file into the stream, counting its lines. */
+/* Copies what fd gives into the stream, counting its lines. */
+static bool copy_into_stream(InputSet *in, int fd, const char *path, long *lines, char *last)
+{
+    static char buf[1 << 16];   /* the one feeding thread's */
+    for (;;) {
+        ssize_t got = read(fd, buf, sizeof buf);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            feed_fail(in, "cannot read input file", path, strerror(errno));
+            return false;
+        }
+        if (got == 0) return true;
+        for (const char *p = buf, *end = buf + got; (p = memchr(p, '\n', (size_t)(end - p))); p++) ++*lines;
+        *last = buf[got - 1];
+        if (!send_all(in, buf, (size_t)got)) return false;
+    }
+}
+
 static bool feed_plain(InputSet *in, const InputFile *f, long *lines, char *last)
 {
     int fd = strcmp(f->path, "-") == 0 ? STDIN_FILENO : open(f->path, O_RDONLY);
@@ -208,53 +225,49 @@ static bool feed_plain(InputSet *in, const InputFile *f, long *lines, char *last
         feed_fail(in, "cannot open input file", f->path, strerror(errno));
         return false;
     }
-    static char buf[1 << 16];   /* the one feeding thread's */
-    bool ok = true;
-    for (;;) {
-        ssize_t got = read(fd, buf, sizeof buf);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            feed_fail(in, "cannot read input file", f->path, strerror(errno));
-            ok = false;
-            break;
-        }
-        if (got == 0) break;
-        for (ssize_t i = 0; i < got; i++) *lines += buf[i] == '\n';
-        *last = buf[got - 1];
-        if (!send_all(in, buf, (size_t)got)) {
-            ok = false;
-            break;
-        }
-    }
+    bool ok = copy_into_stream(in, fd, f->path, lines, last);
     if (fd != STDIN_FILENO) close(fd);
     return ok;
 }
 
-/* Runs the decompressor with its output into the stream. Its lines are not
- * counted (messages then name the stream position for the files after it). */
-static bool feed_compressed(InputSet *in, const InputFile *f)
+/* Runs the decompressor as a child writing into a pipe, and copies what it
+ * writes into the stream (counting lines, so that messages name the file's
+ * own lines). */
+static bool feed_compressed(InputSet *in, const InputFile *f, long *lines, char *last)
 {
+    int fds[2];
+    if (pipe(fds) != 0) {
+        feed_fail(in, "cannot start a decompressor for", f->path, strerror(errno));
+        return false;
+    }
     pid_t pid = fork();
     if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
         feed_fail(in, "cannot start a decompressor for", f->path, strerror(errno));
         return false;
     }
     if (pid == 0) {
-        dup2(in->feed_fd, STDOUT_FILENO);
-        signal(SIGPIPE, SIG_DFL);
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        signal(SIGPIPE, SIG_DFL);   /* the run stopped early: the decompressor ends quietly */
         execlp(f->decompressor, f->decompressor, "-dc", "--", f->path, (char *)NULL);
         _exit(127);
     }
+    close(fds[1]);
     pthread_mutex_lock(&in->mu);
     in->child = pid;
     pthread_mutex_unlock(&in->mu);
+    bool copied = copy_into_stream(in, fds[0], f->path, lines, last);
+    close(fds[0]);   /* a decompressor still writing gets SIGPIPE */
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     pthread_mutex_lock(&in->mu);
     in->child = 0;
     bool stopping = in->stopping;
     pthread_mutex_unlock(&in->mu);
-    if (stopping) return false;
+    if (stopping || !copied) return false;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
     char why[64];
     if (WIFEXITED(status)) snprintf(why, sizeof why, "exit status %d", WEXITSTATUS(status));
@@ -280,25 +293,16 @@ static void add_bound(InputSet *in, long first_line, const char *path)
 static void *feeder_main(void *arg)
 {
     InputSet *in = arg;
-    long lines = 0;          /* lines fed so far; -1 once a compressed file made it unknown */
+    long lines = 0;          /* lines fed so far */
     for (int i = 0; i < in->count; i++) {
         const InputFile *f = &in->files[i];
-        add_bound(in, lines >= 0 ? lines + 1 : -1, f->path);
+        add_bound(in, lines + 1, f->path);
         char last = '\n';
-        bool ok;
-        if (f->decompressor) {
-            ok = feed_compressed(in, f);
-            /* a single compressed file keeps its line numbers */
-            lines = in->count == 1 ? 0 : -1;
-        } else {
-            long counted = 0;
-            ok = feed_plain(in, f, &counted, &last);
-            if (lines >= 0) lines += counted;
-        }
+        bool ok = f->decompressor ? feed_compressed(in, f, &lines, &last) : feed_plain(in, f, &lines, &last);
         if (!ok) break;
         if (last != '\n') {   /* the next file starts on a line of its own */
             if (!send_all(in, "\n", 1)) break;
-            if (lines >= 0) lines++;
+            lines++;
         }
     }
     shutdown(in->feed_fd, SHUT_WR);
@@ -320,9 +324,7 @@ static void rewrite_message(void *ctx, CqlSeverity severity, const char *text)
         long line = strtol(text + nl + 1, &end, 10);
         pthread_mutex_lock(&in->mu);
         const InputBoundary *b = NULL;
-        for (int i = 0; i < in->nbounds; i++)
-            if (in->bounds[i].first_line > 0 && in->bounds[i].first_line <= line) b = &in->bounds[i];
-            else if (in->bounds[i].first_line < 0) break;   /* unknown from here on */
+        for (int i = 0; i < in->nbounds && in->bounds[i].first_line <= line; i++) b = &in->bounds[i];
         CqlText t = {NULL, 0, 0};
         if (b) cql_text_printf(&t, "%s:%ld%s", b->path, line - b->first_line + 1, end);
         pthread_mutex_unlock(&in->mu);
