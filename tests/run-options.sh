@@ -181,6 +181,12 @@ expect_grep "no final line end: both games" "$T/out" '^2 matches of 2 games'
 printf '[Event "a"]\n\n1. e4 e5 *\n\n[Event "b"]\n\n1. e4 Nf9 *\n' >"$T/badmove.pgn"
 expect_rc "second file's message" 0 "$CQL" -i "$MOLINARI" -i "$T/badmove.pgn" -o "$T/x.pgn" -cql true
 expect_grep "second file's message: FILE:LINE" "$T/err" "^$T/badmove.pgn:7:7: game 3: "
+# a FIFO among the inputs is opened once, by the reader: nothing it sends is lost
+mkfifo "$T/fifo"
+cat "$KASPAROV" >"$T/fifo" &
+expect_rc "FIFO input" 0 "$CQL" -i "$T/fifo" -i "$MOLINARI" -o "$T/fifo-out.pgn" -cql true
+wait
+expect_same "FIFO input: every game" "$T/fifo-out.pgn" "$T/cat-out.pgn"
 # the output may be none of the inputs
 cp "$MOLINARI" "$T/in2.pgn"
 expect_rc "output over the second input" 2 "$CQL" -i "$KASPAROV" -i "$T/in2.pgn" -o "$T/in2.pgn" -cql true

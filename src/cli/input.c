@@ -118,15 +118,22 @@ static int add_directory(InputSet *in, const char *dir, CqlMessages *m)
 static int check_file(InputFile *f, CqlMessages *m)
 {
     if (strcmp(f->path, "-") == 0) return 0;
+    struct stat st;
+    if (stat(f->path, &st) != 0) {
+        cql_report(m, CQL_ERROR, "cannot open input file '%s': %s", f->path, strerror(errno));
+        return -1;
+    }
+    /* a FIFO or a process substitution (-i <(zcat x.gz)) is opened once, by
+     * the reader: opening it here would lose what its writer sends */
+    if (!S_ISREG(st.st_mode)) return 0;
+    f->size = (uint64_t)st.st_size;
     int fd = open(f->path, O_RDONLY);
     if (fd < 0) {
         cql_report(m, CQL_ERROR, "cannot open input file '%s': %s", f->path, strerror(errno));
         return -1;
     }
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) f->size = (uint64_t)st.st_size;
     unsigned char head[4096];
-    ssize_t got = S_ISREG(st.st_mode) ? read(fd, head, sizeof head) : 0;   /* a FIFO is read once */
+    ssize_t got = read(fd, head, sizeof head);
     close(fd);
     if (got < 0) {
         cql_report(m, CQL_ERROR, "cannot read input file '%s': %s", f->path, strerror(errno));
