@@ -323,6 +323,10 @@ for k in $(seq 0 8); do "$CQL" -i "$KASPAROV" -part $k/9 -o "$T/small$k.pgn" -cq
 cat $(for k in $(seq 0 8); do echo "$T/small$k.pgn"; done) >"$T/small.pgn"
 "$CQL" -i "$KASPAROV" -o "$T/plain-true.pgn" -cql true >/dev/null 2>&1
 expect_same "-part: 9 parts of 6 games" "$T/small.pgn" "$T/plain-true.pgn"
+expect_rc "-part of a sorting query" 2 "$CQL" -i "$KASPAROV" -part 0/2 -o "$T/x.pgn" -cql 'sort ply'
+expect_grep "-part of a sorting query: message" "$T/err" "cannot split this query: it sorts the games"
+expect_rc "-part of a persistent query" 2 "$CQL" -i "$KASPAROV" -part 0/2 -o "$T/x.pgn" -cql 'persistent Seen = 1'
+expect_grep "-part of a persistent query: message" "$T/err" "keeps values from game to game"
 expect_rc "-part of standard input" 2 "$CQL" -i - -part 0/2 -o "$T/x.pgn" -cql true
 expect_rc "-part of a compressed file" 2 "$CQL" -i "$T/dir/a.pgn.gz" -part 0/2 -o "$T/x.pgn" -cql true
 

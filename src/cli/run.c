@@ -12,15 +12,15 @@
  */
 #include "cli/run.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdint.h>
 
 #include "cli/html.h"
 #include "cli/input.h"
@@ -313,6 +313,12 @@ static ExitCode part_lines(Run *r, long *first_line, long *end_line)
     const InputFile *f = r->inputs.count == 1 ? &r->inputs.files[0] : NULL;
     if (r->fen_stream || !f || f->decompressor || strcmp(f->path, "-") == 0 || f->size == 0) {
         cql_report(r->m, CQL_ERROR, "-part needs one uncompressed PGN file (not standard input, not a pipe)");
+        return EXIT_USAGE;
+    }
+    if (cql_query_sorts(r->query) || cql_query_in_order(r->query)) {
+        cql_report(r->m, CQL_ERROR, "-part cannot split this query: it %s, so its parts would not add up to "
+                   "one run", cql_query_sorts(r->query) ? "sorts the games"
+                   : "keeps values from game to game (persistent variables or dictionaries)");
         return EXIT_USAGE;
     }
     int fd = open(f->path, O_RDONLY);
