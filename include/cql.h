@@ -123,6 +123,8 @@ typedef struct CqlSettings {
     bool quiet;                /* add only the game-number comment */
     bool alwayscomment;        /* keep comments made at positions that do not match */
     bool noheader;             /* no {Game number N} comment */
+    bool nosettag;             /* settag changes no tag (it still matches) */
+    bool noremovecomment;      /* removecomment removes nothing (it still matches) */
     CqlRange matchcount;       /* matched positions a game needs (default: at least 1) */
     CqlRange gamenumber;       /* games to examine (default: all) */
     const char *result;        /* only games with this result ("1-0", "0-1", "1/2-1/2") */
@@ -210,6 +212,7 @@ CQL_API void cql_game_text_free(CqlGameText *t);
 CQL_API void cql_game_text_set(CqlGameText *t, const char *text, size_t len, long number);
 CQL_API long cql_game_text_number(const CqlGameText *t);   /* 1-based, in the input */
 CQL_API size_t cql_game_text_size(const CqlGameText *t);   /* bytes */
+CQL_API long cql_game_text_line(const CqlGameText *t);     /* the input line it starts on */
 
 typedef enum CqlGameStatus {
     CQL_GAME_OK,        /* read completely */
@@ -231,6 +234,8 @@ CQL_API long cql_game_number(const CqlGame *g);
 CQL_API int cql_game_positions(const CqlGame *g);
 /* The ply of position id (0 at the start) and whether it is on the main line. */
 CQL_API void cql_game_position(CqlGame *g, int id, int *ply, bool *mainline);
+/* Appends the FEN of position id of g. */
+CQL_API void cql_game_fen(CqlGame *g, int id, CqlText *out);
 /* Appends g in PGN export format, as read (no annotations). */
 CQL_API void cql_game_write(const CqlGame *g, CqlText *out);
 /* True when b has a's moves, glyphs and comments everywhere, and a's tags

@@ -19,10 +19,16 @@
 typedef enum OptKind {
     OPT_FLAG,      /* sets a bool */
     OPT_STRING,    /* one value */
-    OPT_CQL,       /* one value appended to the -cql list */
-    OPT_COUNT,     /* one non-negative integer */
+    OPT_TEXT,      /* one value that goes into a query string: no '"' in it */
+    OPT_FEN,       /* a FEN board (the first field of a FEN) or a whole FEN */
+    OPT_RESULT,    /* 1-0, 0-1 or 1/2-1/2 */
+    OPT_CQL,       /* one value appended to the -cql list (may repeat) */
+    OPT_INPUT,     /* one value appended to the input list (may repeat) */
+    OPT_COUNT,     /* one integer, at least 1 */
     OPT_SIZE,      /* a byte count, with an optional K, M or G suffix */
-    OPT_RANGE      /* one integer, optionally followed by a second */
+    OPT_RANGE,     /* one integer, optionally followed by a second */
+    OPT_PART,      /* K/N */
+    OPT_SUMMARY    /* text or json */
 } OptKind;
 
 typedef struct OptionSpec {
@@ -30,67 +36,157 @@ typedef struct OptionSpec {
     const char *alias;      /* NULL when none */
     OptKind kind;
     size_t offset;          /* of the field in CliOptions */
+    long min;               /* OPT_COUNT, OPT_RANGE: the smallest value allowed */
     const char *help;       /* NULL: accepted but not listed */
 } OptionSpec;
 
 #define F(field) offsetof(CliOptions, field)
+#define NOMIN 0
 
 static const OptionSpec options[] = {
-    {"input", "i", OPT_STRING, F(input), "PGN file to read ('-' = standard input)"},
-    {"output", "o", OPT_STRING, F(output), "PGN file to write ('-' = standard output)"},
-    {"cql", NULL, OPT_CQL, F(cql), "query text (instead of, or before, the query file's body)"},
-    {"fen", NULL, OPT_STRING, F(fen), "search this one position instead of a PGN file"},
-    {"gamenumber", "g", OPT_RANGE, F(gamenumber), "N [M]: only games N (to M)"},
-    {"matchcount", NULL, OPT_RANGE, F(matchcount), "N [M]: a game matches when N (to M) positions match"},
-    {"matchstring", NULL, OPT_STRING, F(matchstring), "comment at each matched position (default CQL)"},
-    {"result", NULL, OPT_STRING, F(result), "only games with this result"},
-    {"variations", NULL, OPT_FLAG, F(variations), "search variations too"},
-    {"mainline", NULL, OPT_FLAG, F(mainline), "search the main line only (the default)"},
-    {"silent", NULL, OPT_FLAG, F(silent), "add no comments to the output"},
-    {"quiet", NULL, OPT_FLAG, F(quiet), "add only the game-number comment"},
-    {"noheader", "noheaders", OPT_FLAG, F(noheader), "no {Game number N} comment"},
-    {"alwayscomment", NULL, OPT_FLAG, F(alwayscomment), "keep comments at unmatched positions"},
-    {"showmatches", NULL, OPT_FLAG, F(showmatches), "print <N> for each matching game"},
-    {"threads", NULL, OPT_COUNT, F(threads), "N: worker threads (default: one per core)"},
-    {"singlethreaded", "s", OPT_FLAG, F(singlethreaded), "one thread"},
-    {"strict", NULL, OPT_FLAG, F(strict), "exit with status 3 when the input had PGN errors"},
-    {"maxgamesize", NULL, OPT_SIZE, F(max_game_size),
+    {"input", "i", OPT_INPUT, F(inputs), NOMIN,
+     "PGN file, directory or .gz/.bz2/.xz/.zst file; may repeat ('-' = stdin)"},
+    {"output", "o", OPT_STRING, F(output), NOMIN, "PGN file to write ('-' = standard output)"},
+    {"cql", NULL, OPT_CQL, F(cql), NOMIN, "filters before the query file's body (or the body); may repeat"},
+    {"gamenumber", "g", OPT_RANGE, F(gamenumber), 1, "N [M]: only games N (to M)"},
+    {"matchcount", NULL, OPT_RANGE, F(matchcount), 0, "N [M]: a game matches when N (to M) positions match"},
+    {"matchstring", NULL, OPT_STRING, F(matchstring), NOMIN, "comment at each matched position (default CQL)"},
+    {"result", NULL, OPT_RESULT, F(result), NOMIN, "1-0, 0-1 or 1/2-1/2: only games with this result"},
+    {"player", NULL, OPT_TEXT, F(player), NOMIN, "S: only games where White or Black contains S"},
+    {"white", NULL, OPT_TEXT, F(white), NOMIN, "S: only games where White contains S"},
+    {"black", NULL, OPT_TEXT, F(black), NOMIN, "S: only games where Black contains S"},
+    {"event", NULL, OPT_TEXT, F(event), NOMIN, "S: only games whose Event contains S"},
+    {"site", NULL, OPT_TEXT, F(site), NOMIN, "S: only games whose Site contains S"},
+    {"year", NULL, OPT_RANGE, F(year), NOMIN, "N [M]: only games of year N (to M)"},
+    {"fen", NULL, OPT_FEN, F(fen), NOMIN, "BOARD: only positions with this board (a FEN or its first field)"},
+    {"similarposition", NULL, OPT_STRING, F(similarposition), NOMIN,
+     "FILE: only positions with the board ending FILE's first game"},
+    {"wtm", NULL, OPT_FLAG, F(wtm), NOMIN, "only positions with White to move"},
+    {"btm", NULL, OPT_FLAG, F(btm), NOMIN, "only positions with Black to move"},
+    {"variations", NULL, OPT_FLAG, F(variations), NOMIN, "search variations too"},
+    {"mainline", NULL, OPT_FLAG, F(mainline), NOMIN, "search the main line only (the default)"},
+    {"silent", NULL, OPT_FLAG, F(silent), NOMIN, "add no comments to the output"},
+    {"quiet", NULL, OPT_FLAG, F(quiet), NOMIN, "add only the game-number comment"},
+    {"noheader", "noheaders", OPT_FLAG, F(noheader), NOMIN, "no {Game number N} comment"},
+    {"alwayscomment", NULL, OPT_FLAG, F(alwayscomment), NOMIN, "keep comments at unmatched positions"},
+    {"nosettag", NULL, OPT_FLAG, F(nosettag), NOMIN, "settag changes no tag"},
+    {"noremovecomment", NULL, OPT_FLAG, F(noremovecomment), NOMIN, "removecomment removes nothing"},
+    {"showmatches", NULL, OPT_FLAG, F(showmatches), NOMIN, "print <N> for each matching game"},
+    {"limit", NULL, OPT_COUNT, F(limit), 1, "N: stop after N matching games"},
+    {"noclobber", NULL, OPT_FLAG, F(noclobber), NOMIN, "refuse to replace an existing output file"},
+    {"dryrun", NULL, OPT_FLAG, F(dryrun), NOMIN, "compile the query, check the files, read no game"},
+    {"threads", NULL, OPT_COUNT, F(threads), 1, "N: worker threads (default: one per core)"},
+    {"singlethreaded", "s", OPT_FLAG, F(singlethreaded), NOMIN, "one thread"},
+    {"multithreaded", "m", OPT_FLAG, F(ignored), NOMIN, NULL},   /* the default */
+    {"part", NULL, OPT_PART, F(part_index), NOMIN,
+     "K/N: only part K (from 0) of the input cut in N at game starts"},
+    {"strict", NULL, OPT_FLAG, F(strict), NOMIN, "exit with status 3 when the input had PGN errors"},
+    {"maxgamesize", NULL, OPT_SIZE, F(max_game_size), NOMIN,
      "BYTES: a longer game is skipped (K, M, G suffixes; default 64M)"},
-    {"parse", NULL, OPT_FLAG, F(parse), "print the query's syntax tree and stop"},
-    {"a", NULL, OPT_FLAG, F(to_ascii), "print the query in ASCII spelling and stop"},
-    {"u", NULL, OPT_FLAG, F(to_unicode), "print the query in Unicode spelling and stop"},
-    {"translate", NULL, OPT_FLAG, F(translate), "print the query as CQL 6 (a CQL 1.0 file translated) and stop"},
-    {"dump-orbit", "dumporbit", OPT_FLAG, F(dump_orbit), "print each transform's orbit and stop"},
-    {"flip", NULL, OPT_FLAG, F(flip), "apply flip to the whole query"},
-    {"flipcolor", NULL, OPT_FLAG, F(flipcolor), "apply flipcolor to the whole query"},
-    {"shift", NULL, OPT_FLAG, F(shift), "apply shift to the whole query"},
-    {"reversecolor", NULL, OPT_FLAG, F(reversecolor), "apply reversecolor to the whole query"},
-    {"fliphorizontal", NULL, OPT_FLAG, F(fliphorizontal), NULL},
-    {"flipvertical", NULL, OPT_FLAG, F(flipvertical), NULL},
-    {"rotate90", NULL, OPT_FLAG, F(rotate90), NULL},
-    {"rotate45", NULL, OPT_FLAG, F(rotate45), NULL},
-    {"shifthorizontal", NULL, OPT_FLAG, F(shifthorizontal), NULL},
-    {"shiftvertical", NULL, OPT_FLAG, F(shiftvertical), NULL},
-    {"help", "h", OPT_FLAG, F(help), "this text"},
-    {"version", NULL, OPT_FLAG, F(version), "print the version"},
+    {"lineincrement", NULL, OPT_COUNT, F(lineincrement), 1, "N: print a line every N games"},
+    {"progress", NULL, OPT_FLAG, F(progress), NOMIN, "show the live progress line even when stderr is no terminal"},
+    {"nooutputstatus", NULL, OPT_FLAG, F(nooutputstatus), NOMIN, "no progress line and no -lineincrement lines"},
+    {"summary", NULL, OPT_SUMMARY, F(summary), NOMIN, "json: one more summary line, in JSON"},
+    {"parse", NULL, OPT_FLAG, F(parse), NOMIN, "print the query's syntax tree and stop"},
+    {"a", NULL, OPT_FLAG, F(to_ascii), NOMIN, "print the query in ASCII spelling and stop"},
+    {"u", NULL, OPT_FLAG, F(to_unicode), NOMIN, "print the query in Unicode spelling and stop"},
+    {"html", NULL, OPT_FLAG, F(to_html), NOMIN, "print the query as an HTML page, syntax coloured, and stop"},
+    {"translate", NULL, OPT_FLAG, F(translate), NOMIN, "print the query as CQL 6 (a CQL 1.0 file translated) and stop"},
+    {"dump-orbit", "dumporbit", OPT_FLAG, F(dump_orbit), NOMIN, "print each transform's orbit and stop"},
+    {"searchposition", NULL, OPT_FEN, F(searchposition), NOMIN,
+     "FEN: search this one position instead of a PGN file"},
+    {"flip", NULL, OPT_FLAG, F(flip), NOMIN, "apply flip to the whole query"},
+    {"flipcolor", NULL, OPT_FLAG, F(flipcolor), NOMIN, "apply flipcolor to the whole query"},
+    {"shift", NULL, OPT_FLAG, F(shift), NOMIN, "apply shift to the whole query"},
+    {"reversecolor", NULL, OPT_FLAG, F(reversecolor), NOMIN, "apply reversecolor to the whole query"},
+    {"fliphorizontal", NULL, OPT_FLAG, F(fliphorizontal), NOMIN, NULL},
+    {"flipvertical", NULL, OPT_FLAG, F(flipvertical), NOMIN, NULL},
+    {"rotate90", NULL, OPT_FLAG, F(rotate90), NOMIN, NULL},
+    {"rotate45", NULL, OPT_FLAG, F(rotate45), NOMIN, NULL},
+    {"shifthorizontal", NULL, OPT_FLAG, F(shifthorizontal), NOMIN, NULL},
+    {"shiftvertical", NULL, OPT_FLAG, F(shiftvertical), NOMIN, NULL},
+    {"guipgnstdin", NULL, OPT_FLAG, F(gui_stdin), NOMIN, NULL},
+    {"guipgnstdout", NULL, OPT_FLAG, F(gui_stdout), NOMIN, NULL},
+    /* accepted for CQL 6.2's scripts; they change nothing here (cql -help
+     * does not list them; the manual page does) */
+    {"gui", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
+    {"virtualmainline", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
+    {"uniquecomments", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
+    {"nouniquecomments", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
+    {"nosortcomments", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
+    {"nolinearize", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
+    {"outputbuffer", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
+    {"utf8", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
+    {"echo", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
+    {"colorize", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
+    {"lex", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
+    {"debug", "d", OPT_FLAG, F(ignored), NOMIN, NULL},
+    {"help", "h", OPT_FLAG, F(help), NOMIN, "this text"},
+    {"version", NULL, OPT_FLAG, F(version), NOMIN, "print the version"},
 };
+
+enum { OPTION_COUNT = sizeof options / sizeof options[0] };
+
+static char lower(char c)
+{
+    return (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+}
 
 static bool same_name(const char *a, const char *b)
 {
-    for (; *a && *b; a++, b++) {
-        char x = (*a >= 'A' && *a <= 'Z') ? (char)(*a + 32) : *a;
-        if (x != *b) return false;
-    }
+    for (; *a && *b; a++, b++)
+        if (lower(*a) != *b) return false;
     return *a == '\0' && *b == '\0';
 }
 
 static const OptionSpec *find_option(const char *name)
 {
-    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+    for (size_t i = 0; i < OPTION_COUNT; i++)
         if (same_name(name, options[i].name) ||
             (options[i].alias && same_name(name, options[i].alias)))
             return &options[i];
     return NULL;
+}
+
+/* Edit distance (insert, delete, replace, swap two neighbours) between the
+ * lower-case a and the option name b, at most 40 bytes each; larger for longer. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 40 || lb > 40) return 99;
+    size_t d[41][41];
+    for (size_t i = 0; i <= la; i++) d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = lower(a[i - 1]) == b[j - 1] ? 0 : 1;
+            size_t best = d[i - 1][j - 1] + cost;
+            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && lower(a[i - 1]) == b[j - 2] && lower(a[i - 2]) == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb];
+}
+
+/* The listed option nearest to name, when it is near enough to be a typo. */
+static const char *nearest_option(const char *name)
+{
+    const char *best = NULL;
+    size_t best_d = 99;
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        if (strlen(options[i].name) < 3) continue;   /* -a, -u: everything is near them */
+        size_t dist = edit_distance(name, options[i].name);
+        if (dist < best_d) {
+            best_d = dist;
+            best = options[i].name;
+        }
+    }
+    size_t len = strlen(name);
+    size_t allowed = len <= 4 ? 1 : len <= 8 ? 2 : 3;
+    return best_d <= allowed ? best : NULL;
 }
 
 static bool parse_long(const char *s, long *out)
@@ -122,85 +218,149 @@ static bool parse_size(const char *s, size_t *out)
     return true;
 }
 
-ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m)
+/* The board of a FEN (its first field): eight ranks of eight squares.
+ * NULL when it is one, else why not. */
+static const char *fen_board_problem(const char *fen)
 {
-    memset(o, 0, sizeof *o);
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *arg = argv[i];
-        if (arg[0] != '-' || arg[1] == '\0') break;
-        const char *name = arg + (arg[1] == '-' ? 2 : 1);
-        const OptionSpec *spec = find_option(name);
-        if (!spec) {
-            cql_report(m, CQL_ERROR, "unknown option '%s' (try 'cql -help')", arg);
-            return EXIT_USAGE;
-        }
-        char *field = (char *)o + spec->offset;
-        if (spec->kind == OPT_FLAG) {
-            *(bool *)field = true;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            cql_report(m, CQL_ERROR, "option '%s' needs a value", arg);
-            return EXIT_USAGE;
-        }
-        const char *value = argv[++i];
-        switch (spec->kind) {
-        case OPT_STRING:
-            *(const char **)field = value;
-            break;
-        case OPT_CQL:
-            if (o->cql_count == CLI_MAX_CQL) {
-                cql_report(m, CQL_ERROR, "too many -cql options (limit is %d)", CLI_MAX_CQL);
-                return EXIT_USAGE;
-            }
-            o->cql[o->cql_count++] = value;
-            break;
-        case OPT_COUNT:
-            if (!parse_long(value, (long *)field) || *(long *)field < 0) {
-                cql_report(m, CQL_ERROR, "option '%s' needs a number, not '%s'", arg, value);
-                return EXIT_USAGE;
-            }
-            break;
-        case OPT_SIZE:
-            if (!parse_size(value, (size_t *)field)) {
-                cql_report(m, CQL_ERROR,
-                           "option '%s' needs a size in bytes such as 1000, 512K, 64M or 2G, not '%s'",
-                           arg, value);
-                return EXIT_USAGE;
-            }
-            break;
-        case OPT_RANGE: {
-            Range *r = (Range *)field;
-            if (!parse_long(value, &r->min)) {
-                cql_report(m, CQL_ERROR, "option '%s' needs a number, not '%s'", arg, value);
-                return EXIT_USAGE;
-            }
-            r->max = r->min;
-            r->set = true;
-            long second;
-            if (i + 1 < argc && parse_long(argv[i + 1], &second)) {
-                r->max = second;
-                i++;
-            }
-            if (r->max < r->min) {
-                cql_report(m, CQL_ERROR, "option '%s': range %ld %ld is empty", arg, r->min,
-                           r->max);
-                return EXIT_USAGE;
-            }
-            break;
-        }
-        case OPT_FLAG:
-            break;
+    int ranks = 0, squares = 0;
+    for (const char *c = fen;; c++) {
+        if (*c == '/' || *c == ' ' || *c == '\0') {
+            if (squares != 8) return "a rank without exactly 8 squares";
+            ranks++;
+            squares = 0;
+            if (*c != '/') break;
+        } else if (*c >= '1' && *c <= '8') {
+            squares += *c - '0';
+        } else if (strchr("KQRBNPkqrbnp", *c)) {
+            squares++;
+        } else {
+            return "a character that is neither a piece nor a digit 1-8";
         }
     }
-    if (o->help || o->version) return EXIT_RAN;
-    if (i < argc) o->query_file = argv[i++];
-    if (i < argc) {
-        cql_report(m, CQL_ERROR, "unexpected argument '%s' after the query file '%s'", argv[i],
-                   o->query_file);
-        return EXIT_USAGE;
+    return ranks == 8 ? NULL : "not 8 ranks";
+}
+
+static bool parse_part(const char *s, long *k, long *n)
+{
+    const char *slash = strchr(s, '/');
+    if (!slash) return false;
+    char first[32];
+    size_t len = (size_t)(slash - s);
+    if (len == 0 || len >= sizeof first) return false;
+    memcpy(first, s, len);
+    first[len] = '\0';
+    return parse_long(first, k) && parse_long(slash + 1, n) && *n >= 1 && *n <= 1000000 && *k >= 0 &&
+           *k < *n;
+}
+
+/* Reads the value of option spec (written arg) into o. */
+static ExitCode take_value(const OptionSpec *spec, const char *arg, int argc, char **argv, int *i,
+                           CliOptions *o, CqlMessages *m)
+{
+    char *field = (char *)o + spec->offset;
+    const char *value = argv[++*i];
+    switch (spec->kind) {
+    case OPT_TEXT:
+        if (strchr(value, '"')) {
+            cql_report(m, CQL_ERROR, "option '%s': the text may not hold a '\"' (CQL strings cannot)", arg);
+            return EXIT_USAGE;
+        }
+        *(const char **)field = value;
+        break;
+    case OPT_STRING:
+        *(const char **)field = value;
+        break;
+    case OPT_FEN: {
+        const char *why = fen_board_problem(value);
+        if (why) {
+            cql_report(m, CQL_ERROR, "option '%s' needs a FEN board such as "
+                       "'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR', not '%s': %s", arg, value, why);
+            return EXIT_USAGE;
+        }
+        *(const char **)field = value;
+        break;
     }
+    case OPT_RESULT:
+        if (strcmp(value, "1-0") != 0 && strcmp(value, "0-1") != 0 && strcmp(value, "1/2-1/2") != 0) {
+            cql_report(m, CQL_ERROR, "option '%s' needs 1-0, 0-1 or 1/2-1/2, not '%s'", arg, value);
+            return EXIT_USAGE;
+        }
+        *(const char **)field = value;
+        break;
+    case OPT_CQL:
+        if (o->cql_count == CLI_MAX_CQL) {
+            cql_report(m, CQL_ERROR, "too many -cql options (limit is %d)", CLI_MAX_CQL);
+            return EXIT_USAGE;
+        }
+        o->cql[o->cql_count++] = value;
+        break;
+    case OPT_INPUT:
+        if (o->input_count == CLI_MAX_INPUTS) {
+            cql_report(m, CQL_ERROR, "too many -i options (limit is %d; give a directory)", CLI_MAX_INPUTS);
+            return EXIT_USAGE;
+        }
+        o->inputs[o->input_count++] = value;
+        break;
+    case OPT_COUNT:
+        if (!parse_long(value, (long *)field) || *(long *)field < spec->min) {
+            cql_report(m, CQL_ERROR, "option '%s' needs a number of at least %ld, not '%s'", arg, spec->min,
+                       value);
+            return EXIT_USAGE;
+        }
+        break;
+    case OPT_SIZE:
+        if (!parse_size(value, (size_t *)field)) {
+            cql_report(m, CQL_ERROR,
+                       "option '%s' needs a size in bytes such as 1000, 512K, 64M or 2G, not '%s'",
+                       arg, value);
+            return EXIT_USAGE;
+        }
+        break;
+    case OPT_RANGE: {
+        Range *r = (Range *)field;
+        if (!parse_long(value, &r->min) || r->min < spec->min) {
+            cql_report(m, CQL_ERROR, "option '%s' needs a number%s, not '%s'", arg,
+                       spec->min == 1 ? " of at least 1" : spec->min == 0 ? " of at least 0" : "", value);
+            return EXIT_USAGE;
+        }
+        r->max = r->min;
+        r->set = true;
+        long second;
+        if (*i + 1 < argc && parse_long(argv[*i + 1], &second)) {
+            r->max = second;
+            ++*i;
+        }
+        if (r->max < r->min) {
+            cql_report(m, CQL_ERROR, "option '%s': the range %ld %ld is empty (the second number is smaller)",
+                       arg, r->min, r->max);
+            return EXIT_USAGE;
+        }
+        break;
+    }
+    case OPT_PART:
+        if (!parse_part(value, &o->part_index, &o->part_count)) {
+            cql_report(m, CQL_ERROR, "option '%s' needs K/N with 0 <= K < N, such as 0/4, not '%s'", arg,
+                       value);
+            return EXIT_USAGE;
+        }
+        break;
+    case OPT_SUMMARY:
+        if (strcmp(value, "json") == 0) o->summary = SUMMARY_JSON;
+        else if (strcmp(value, "text") == 0) o->summary = SUMMARY_TEXT;
+        else {
+            cql_report(m, CQL_ERROR, "option '%s' needs 'text' or 'json', not '%s'", arg, value);
+            return EXIT_USAGE;
+        }
+        break;
+    case OPT_FLAG:
+        break;
+    }
+    return EXIT_RAN;
+}
+
+/* Options whose values conflict, or that need another. */
+static ExitCode check_together(const CliOptions *o, CqlMessages *m)
+{
     if (!o->query_file && o->cql_count == 0) {
         cql_report(m, CQL_ERROR, "no query: give a query file or -cql TEXT (try 'cql -help')");
         return EXIT_USAGE;
@@ -209,7 +369,77 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m)
         cql_report(m, CQL_ERROR, "-variations and -mainline exclude each other");
         return EXIT_USAGE;
     }
+    if (o->wtm && o->btm) {
+        cql_report(m, CQL_ERROR, "-wtm and -btm exclude each other");
+        return EXIT_USAGE;
+    }
+    if (o->silent && o->quiet) {
+        cql_report(m, CQL_ERROR, "-silent and -quiet exclude each other");
+        return EXIT_USAGE;
+    }
+    if (o->singlethreaded && o->threads > 1) {
+        cql_report(m, CQL_ERROR, "-singlethreaded and -threads %ld exclude each other", o->threads);
+        return EXIT_USAGE;
+    }
+    if (o->searchposition && (o->input_count || o->part_count)) {
+        cql_report(m, CQL_ERROR, "-searchposition searches one position: it takes no -i and no -part");
+        return EXIT_USAGE;
+    }
+    if (o->gui_stdin && o->input_count) {
+        cql_report(m, CQL_ERROR, "-guipgnstdin reads standard input: it takes no -i");
+        return EXIT_USAGE;
+    }
+    if (o->gui_stdout && o->output) {
+        cql_report(m, CQL_ERROR, "-guipgnstdout writes standard output: it takes no -o");
+        return EXIT_USAGE;
+    }
     return EXIT_RAN;
+}
+
+ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m)
+{
+    memset(o, 0, sizeof *o);
+    const char *seen[OPTION_COUNT] = {NULL};   /* as first written, per option */
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *arg = argv[i];
+        if (arg[0] != '-' || arg[1] == '\0') break;
+        const char *name = arg + (arg[1] == '-' ? 2 : 1);
+        const OptionSpec *spec = find_option(name);
+        if (!spec) {
+            const char *near = nearest_option(name);
+            if (near)
+                cql_report(m, CQL_ERROR, "unknown option '%s'; did you mean '-%s'? (try 'cql -help')", arg, near);
+            else
+                cql_report(m, CQL_ERROR, "unknown option '%s' (try 'cql -help')", arg);
+            return EXIT_USAGE;
+        }
+        size_t index = (size_t)(spec - options);
+        if (seen[index] && spec->kind != OPT_FLAG && spec->kind != OPT_CQL && spec->kind != OPT_INPUT) {
+            cql_report(m, CQL_ERROR, "option '%s' given twice (first as '%s'); it takes one value", arg,
+                       seen[index]);
+            return EXIT_USAGE;
+        }
+        seen[index] = arg;
+        if (spec->kind == OPT_FLAG) {
+            *(bool *)((char *)o + spec->offset) = true;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            cql_report(m, CQL_ERROR, "option '%s' needs a value", arg);
+            return EXIT_USAGE;
+        }
+        ExitCode rc = take_value(spec, arg, argc, argv, &i, o, m);
+        if (rc != EXIT_RAN) return rc;
+    }
+    if (o->help || o->version) return EXIT_RAN;
+    if (i < argc) o->query_file = argv[i++];
+    if (i < argc) {
+        cql_report(m, CQL_ERROR, "unexpected argument '%s' after the query file '%s' "
+                   "(options come first, the query file last)", argv[i], o->query_file);
+        return EXIT_USAGE;
+    }
+    return check_together(o, m);
 }
 
 void cli_print_version(FILE *out)
@@ -238,8 +468,14 @@ void cli_print_help(FILE *out)
         else snprintf(names, sizeof names, "-%s", s->name);
         fprintf(out, "  %-24s %s\n", names, s->help);
     }
-    fputs("\nWithout -o the output is <query-stem>-out.pgn. The last line printed is\n"
-          "  N matches of M games in S seconds using T thread(s) to FILE\n\n"
+    fputs("\nWithout -o the output is <query-stem>-out.pgn in the current directory. The\n"
+          "summary line is\n"
+          "  N matches of M games in S seconds using T thread(s) to FILE\n"
+          "Also accepted, as by CQL 6.2: the transforms -fliphorizontal -flipvertical\n"
+          "-rotate90 -rotate45 -shifthorizontal -shiftvertical; -guipgnstdin and\n"
+          "-guipgnstdout (standard input and output); and, without effect here, -gui\n"
+          "-virtualmainline -uniquecomments -nouniquecomments -nosortcomments -nolinearize\n"
+          "-outputbuffer -utf8 -echo -colorize -lex -d -debug.\n\n"
           "exit status:\n"
           "  0  the run finished (whether or not anything matched)\n"
           "  1  the query has an error (no game is read)\n"

@@ -31,15 +31,19 @@ typedef struct Range {
 } Range;
 
 #define CLI_MAX_CQL 32
+#define CLI_MAX_INPUTS 256
+
+/* What -summary asks for after the run. */
+typedef enum SummaryForm { SUMMARY_TEXT, SUMMARY_JSON } SummaryForm;
 
 typedef struct CliOptions {
     const char *query_file;     /* last argument; NULL with -cql only */
     const char *cql[CLI_MAX_CQL];  /* -cql texts, in order */
     int cql_count;
-    const char *input;          /* -i / -input */
+    const char *inputs[CLI_MAX_INPUTS];   /* -i / -input, in order (files, directories, "-") */
+    int input_count;
     const char *output;         /* -o / -output */
     const char *matchstring;    /* -matchstring (NULL: not given) */
-    const char *fen;            /* -fen: search this one position */
     const char *result;         /* -result */
     Range gamenumber;
     Range matchcount;
@@ -47,10 +51,29 @@ typedef struct CliOptions {
     size_t max_game_size;       /* -maxgamesize BYTES; 0 = the reader's default */
     bool variations, mainline, silent, quiet, showmatches, noheader, strict;
     bool alwayscomment;
-    bool parse, to_ascii, to_unicode, dump_orbit, translate;
+    bool parse, to_ascii, to_unicode, to_html, dump_orbit, translate;
     bool flip, flipcolor, shift, reversecolor, fliphorizontal, flipvertical;
     bool rotate90, rotate45, shifthorizontal, shiftvertical;
     bool help, version, singlethreaded;
+    /* filters the command line adds before the query's body (CQL 6.2) */
+    const char *player, *white, *black, *event, *site;
+    Range year;
+    const char *fen;            /* -fen BOARD: only positions with this board */
+    const char *similarposition;  /* -similarposition FILE: the board of its first game's end */
+    bool wtm, btm;
+    /* what is written */
+    bool nosettag, noremovecomment, noclobber;
+    /* how the run reports */
+    long lineincrement;         /* -lineincrement N: a line every N games (0: none) */
+    bool progress;              /* -progress: the live line even when stderr is no terminal */
+    bool nooutputstatus;        /* no progress line, no -lineincrement lines */
+    SummaryForm summary;        /* -summary json: one JSON line after the summary */
+    long limit;                 /* -limit N: stop after N matching games (0: no limit) */
+    long part_index, part_count;  /* -part K/N (part_count 0: the whole input) */
+    bool dryrun;                /* compile and report, read nothing */
+    const char *searchposition; /* -searchposition FEN: search this one position, no PGN */
+    bool ignored;               /* options of CQL 6.2 that change nothing here */
+    bool gui_stdin, gui_stdout; /* -guipgnstdin, -guipgnstdout: standard input and output */
 } CliOptions;
 
 /* Fills *o from argv. Returns EXIT_RAN, or EXIT_USAGE after reporting. */

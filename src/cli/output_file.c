@@ -75,14 +75,19 @@ static void restore_signals(const sigset_t *saved)
 
 /* ==== opening =============================================================== */
 
-/* True when `input` is the same regular file as st (by device and inode). */
-static bool is_the_input(const struct stat *st, const char *input)
+/* True when one of the inputs is the same regular file as st (by device
+ * and inode). */
+static bool is_the_input(const struct stat *st, const OutputInputs *inputs)
 {
-    if (!input) return false;
-    struct stat in;
-    int got = strcmp(input, "-") == 0 ? fstat(STDIN_FILENO, &in) : stat(input, &in);
-    return got == 0 && S_ISREG(in.st_mode) && S_ISREG(st->st_mode) && in.st_dev == st->st_dev &&
-           in.st_ino == st->st_ino;
+    for (int i = 0; inputs && i < inputs->count; i++) {
+        const char *input = inputs->names[i];
+        struct stat in;
+        int got = strcmp(input, "-") == 0 ? fstat(STDIN_FILENO, &in) : stat(input, &in);
+        if (got == 0 && S_ISREG(in.st_mode) && S_ISREG(st->st_mode) && in.st_dev == st->st_dev &&
+            in.st_ino == st->st_ino)
+            return true;
+    }
+    return false;
 }
 
 static int report_open_error(OutputFile *o, CqlMessages *m, int err)
@@ -143,7 +148,7 @@ static int open_temporary(OutputFile *o, const char *target, const struct stat *
     return 0;
 }
 
-int output_open(OutputFile *o, const char *name, const char *input, CqlMessages *m)
+int output_open(OutputFile *o, const char *name, const OutputInputs *input, bool noclobber, CqlMessages *m)
 {
     memset(o, 0, sizeof *o);
     o->name = name;
@@ -172,6 +177,9 @@ int output_open(OutputFile *o, const char *name, const char *input, CqlMessages 
         return -1;
     } else if (S_ISDIR(st.st_mode)) {
         return report_open_error(o, m, EISDIR);
+    } else if (noclobber && S_ISREG(st.st_mode)) {
+        cql_report(m, CQL_ERROR, "the output file '%s' exists, and -noclobber keeps it", name);
+        return -1;
     } else if (!S_ISREG(st.st_mode) || st.st_nlink > 1) {
         if (open_in_place(o, &st, m) != 0) return -1;
     } else {

@@ -38,9 +38,16 @@ typedef struct OutputFile {
     int error;              /* errno of the first failed write, 0 while all is well */
 } OutputFile;
 
-/* Opens the output `name` for a run reading `input` ("-" = standard input;
- * NULL when the input is not a file). Returns 0, or -1 after reporting. */
-int output_open(OutputFile *o, const char *name, const char *input, CqlMessages *m);
+/* The files a run reads ("-" = standard input), which the output may not be. */
+typedef struct OutputInputs {
+    const char *const *names;
+    int count;
+} OutputInputs;
+
+/* Opens the output `name` for a run reading `inputs` (NULL when the input
+ * is not a file). With noclobber an existing regular file is refused.
+ * Returns 0, or -1 after reporting. */
+int output_open(OutputFile *o, const char *name, const OutputInputs *inputs, bool noclobber, CqlMessages *m);
 
 /* Appends bytes to the output. False once a write has failed (o->error). */
 bool output_write(OutputFile *o, const void *data, size_t len);

@@ -130,8 +130,24 @@ static void print_text(CqlText *t, FILE *fp)
     cql_text_clear(t);
 }
 
+/* True once -limit matching games were written: the run stops reading. */
+static bool limit_reached(const Emitter *e)
+{
+    return e->setup->limit > 0 && e->totals.matches >= e->setup->limit;
+}
+
 static void emit(Emitter *e, GameJob *job)
 {
+    if (limit_reached(e)) {   /* a game read ahead of the limit: as if never read */
+        cql_text_clear(&job->messages);
+        cql_text_clear(&job->printed);
+        cql_text_clear(&job->out);
+        job->matched = job->pgn_error = false;
+        job->state = SLOT_EMPTY;
+        return;
+    }
+    e->totals.games++;
+    e->totals.bytes += job->text_bytes;
     deliver_messages(&job->messages, e->setup->messages);
     print_text(&job->printed, e->setup->notes);
     if (job->pgn_error) e->totals.pgn_errors++;
@@ -152,6 +168,8 @@ static void emit(Emitter *e, GameJob *job)
     cql_text_clear(&job->out);
     job->matched = job->pgn_error = false;
     job->state = SLOT_EMPTY;
+    if (limit_reached(e)) e->totals.limit_reached = true;
+    if (e->setup->progress) progress_update(e->setup->progress, e->totals.games, e->totals.matches, e->totals.bytes);
 }
 
 static int by_value_desc(const void *a, const void *b)
@@ -186,13 +204,26 @@ static bool read_job(Emitter *e, GameJob *job)
     CqlRange wanted = cql_query_gamenumber(e->setup->query);
     CqlReader *r = e->setup->reader;
     if (wanted.set && cql_reader_games(r) >= wanted.max) return false;
+    if (limit_reached(e)) return false;
     if (job->out.cap > JOB_KEEP_CAPACITY) cql_text_free(&job->out);   /* left by a big game */
     CqlMessages messages = {collect_message, &job->messages, 0, 0};
-    if (!cql_reader_next(r, job->text, &messages)) {
-        deliver_messages(&job->messages, e->setup->messages);
-        return false;
+    for (;;) {
+        if (!cql_reader_next(r, job->text, &messages)) {
+            /* what is left after the last game belongs to the last part */
+            if (!e->setup->end_line) deliver_messages(&job->messages, e->setup->messages);
+            cql_text_clear(&job->messages);
+            return false;
+        }
+        long line = cql_game_text_line(job->text);
+        if (e->setup->end_line && line >= e->setup->end_line) {   /* the next part's */
+            cql_text_clear(&job->messages);
+            return false;
+        }
+        if (line >= e->setup->first_line) break;
+        cql_text_clear(&job->messages);   /* an earlier part's game and its messages */
+        if (wanted.set && cql_reader_games(r) >= wanted.max) return false;
     }
-    e->totals.games++;
+    job->text_bytes = cql_game_text_size(job->text);
     job->examined = !wanted.set || cql_game_text_number(job->text) >= wanted.min;
     return true;
 }
@@ -305,7 +336,6 @@ static void run_threads(Emitter *e)
             input_left = !emit_failed(e) && read_job(e, tail);
             pthread_mutex_lock(&p.mu);
             if (input_left) {
-                tail->text_bytes = cql_game_text_size(tail->text);
                 text_in_ring += tail->text_bytes;
                 tail->state = SLOT_READY;
                 p.next_read++;

@@ -14,9 +14,11 @@
 #define CQL_CLI_PIPELINE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cli/output_file.h"
+#include "cli/progress.h"
 #include "cql.h"
 
 /* What the loop works with. */
@@ -28,6 +30,10 @@ typedef struct PipelineSetup {
     FILE *notes;             /* where -showmatches and `message` print */
     bool showmatches;        /* print <N> for each matching game */
     long threads;            /* 1: everything on the calling thread */
+    long limit;              /* stop after this many matching games (0: no limit) */
+    Progress *progress;      /* told after each game, or NULL */
+    long first_line;         /* -part: only games starting on this input line or later ... */
+    long end_line;           /* ... and before this one (0: to the end) */
 } PipelineSetup;
 
 /* What a run did. */
@@ -35,6 +41,8 @@ typedef struct PipelineTotals {
     long games;              /* games read */
     long matches;            /* games written */
     long pgn_errors;         /* games with a problem in their PGN */
+    uint64_t bytes;          /* game text read */
+    bool limit_reached;      /* stopped at the -limit */
 } PipelineTotals;
 
 /* Reads every game (up to the query's game-number range), searches it and

@@ -12,26 +12,37 @@
  */
 #include "cli/run.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/html.h"
+#include "cli/input.h"
 #include "cli/output_file.h"
 #include "cli/pipeline.h"
+#include "cli/progress.h"
 
 typedef struct Run {
     const CliOptions *o;
     CqlMessages *m;
     CqlQuery *query;
-    char *fen_game;             /* -fen: the one-position game's text */
+    char *query_text;           /* the query file's text (for -html) */
+    size_t query_len;
+    char *fen_game;             /* -searchposition: the one-position game's text */
     FILE *fen_stream;           /* and the stream it is read from */
-    const char *input;          /* the PGN file ("-": standard input), NULL with -fen */
+    const char *header_input;   /* cql(input F), when no -i is given */
+    InputSet inputs;            /* the PGN files, directories, compressed files */
+    bool inputs_ready;
     const char *output;         /* the output file ("-": standard output) */
     char *default_output;       /* <query-stem>-out.pgn, when output is that */
-    CqlReader *reader;
+    CqlReader *reader;          /* the -searchposition game's reader (else inputs') */
+    CqlMessages *game_messages; /* where messages about games go */
     OutputFile out;
     bool out_open;
     CqlText persistent;         /* persistent variables, printed after the summary */
@@ -72,6 +83,8 @@ static CqlSettings settings_of(const CliOptions *o)
         .quiet = o->quiet,
         .alwayscomment = o->alwayscomment,
         .noheader = o->noheader,
+        .nosettag = o->nosettag,
+        .noremovecomment = o->noremovecomment,
         .matchcount = option_range(o->matchcount),
         .gamenumber = option_range(o->gamenumber),
         .result = o->result,
@@ -81,53 +94,121 @@ static CqlSettings settings_of(const CliOptions *o)
     return s;
 }
 
-/* Compiles the query: the file, or the -cql texts alone (a body), or the
- * -cql texts placed before the file's body. Printing the query stops short
- * of the run: the orbits before the transform pass, the tree and the text
- * after it. */
+/* -similarposition FILE: the board at the end of the main line of FILE's
+ * first game, as a `fen "BOARD"` filter. */
+static ExitCode similar_position_filter(const char *file, CqlText *filters, CqlMessages *m)
+{
+    CqlReader *reader = cql_reader_open(file, m);
+    if (!reader) return EXIT_USAGE;
+    CqlGameText *text = cql_game_text_new();
+    CqlGame *game = cql_game_new();
+    ExitCode rc = EXIT_USAGE;
+    if (!cql_reader_next(reader, text, m)) {
+        cql_report(m, CQL_ERROR, "-similarposition: no game in '%s'", file);
+    } else if (cql_game_parse(game, text, cql_reader_name(reader), m) == CQL_GAME_UNUSABLE) {
+        cql_report(m, CQL_ERROR, "-similarposition: the first game of '%s' cannot be read", file);
+    } else {
+        int last = 0;
+        for (int id = 0; id < cql_game_positions(game); id++) {
+            int ply;
+            bool mainline;
+            cql_game_position(game, id, &ply, &mainline);
+            if (mainline) last = id;   /* preorder: the main line's last position comes last */
+        }
+        CqlText fen = {NULL, 0, 0};
+        cql_game_fen(game, last, &fen);
+        cql_text_printf(filters, "fen \"%.*s\"\n", (int)strcspn(fen.data, " "), fen.data);
+        cql_text_free(&fen);
+        rc = EXIT_RAN;
+    }
+    cql_game_free(game);
+    cql_game_text_free(text);
+    cql_reader_close(reader);
+    return rc;
+}
+
+/* The filters CQL 6.2's options add before the body (-player, -fen ...),
+ * one per line, after the -cql texts. */
+static ExitCode option_filters(const CliOptions *o, CqlText *filters, CqlMessages *m)
+{
+    for (int i = 0; i < o->cql_count; i++) cql_text_printf(filters, "%s\n", o->cql[i]);
+    if (o->player) cql_text_printf(filters, "player \"%s\"\n", o->player);
+    if (o->white) cql_text_printf(filters, "player white \"%s\"\n", o->white);
+    if (o->black) cql_text_printf(filters, "player black \"%s\"\n", o->black);
+    if (o->event) cql_text_printf(filters, "event \"%s\"\n", o->event);
+    if (o->site) cql_text_printf(filters, "site \"%s\"\n", o->site);
+    if (o->year.set) cql_text_printf(filters, "{year >= %ld year <= %ld}\n", o->year.min, o->year.max);
+    if (o->fen) cql_text_printf(filters, "fen \"%.*s\"\n", (int)strcspn(o->fen, " "), o->fen);
+    if (o->wtm) cql_text_printf(filters, "wtm\n");
+    if (o->btm) cql_text_printf(filters, "btm\n");
+    if (o->similarposition) return similar_position_filter(o->similarposition, filters, m);
+    return EXIT_RAN;
+}
+
+/* Compiles the query: the file, or the command line's filters alone (a
+ * body), or those placed before the file's body. Printing the query stops
+ * short of the run: the orbits before the transform pass, the tree and the
+ * text after it. */
 static ExitCode compile_query(Run *r)
 {
     const CliOptions *o = r->o;
     CqlSettings s = settings_of(o);
     CqlCompileStage stage = o->dump_orbit || o->translate ? CQL_COMPILE_PARSE
-                            : o->parse || o->to_ascii || o->to_unicode ? CQL_COMPILE_EXPAND
+                            : o->parse || o->to_ascii || o->to_unicode || o->to_html ? CQL_COMPILE_EXPAND
                             : CQL_COMPILE_RUN;
-    CqlText cql = {NULL, 0, 0};   /* the -cql texts, one per line */
-    for (int i = 0; i < o->cql_count; i++) cql_text_printf(&cql, "%s\n", o->cql[i]);
-    ExitCode rc = EXIT_QUERY;
+    CqlText filters = {NULL, 0, 0};   /* -cql texts and option filters, one per line */
+    ExitCode rc = option_filters(o, &filters, r->m);
+    if (rc != EXIT_RAN) {
+        cql_text_free(&filters);
+        return rc;
+    }
+    rc = EXIT_QUERY;
     if (!o->query_file) {
         s.name = "-cql";
         s.body_only = true;
-        r->query = cql_compile(cql.data ? cql.data : "", cql.len, &s, stage, r->m);
+        r->query = cql_compile(filters.data ? filters.data : "", filters.len, &s, stage, r->m);
     } else {
-        size_t len = 0;
-        char *text = cql_read_query_file(o->query_file, &len, r->m);
-        if (!text) rc = EXIT_USAGE;
+        r->query_text = cql_read_query_file(o->query_file, &r->query_len, r->m);
         bool respelled = o->translate || o->to_ascii || o->to_unicode || o->dump_orbit;
-        if (text && respelled && cql_is_cql1(text, len)) {
+        if (r->query_text && respelled && cql_is_cql1(r->query_text, r->query_len)) {
             /* a CQL 1.0 file is printed as its CQL 6 translation */
-            char *cql6 = cql_translate_cql1(text, len, o->query_file, r->m);
-            free(text);
-            text = cql6;
-            len = cql6 ? strlen(cql6) : 0;
+            char *cql6 = cql_translate_cql1(r->query_text, r->query_len, o->query_file, r->m);
+            free(r->query_text);
+            r->query_text = cql6;
+            r->query_len = cql6 ? strlen(cql6) : 0;
+            if (!cql6) {
+                cql_text_free(&filters);
+                return EXIT_QUERY;
+            }
         }
-        if (text) {
+        if (r->query_text) {
             s.name = o->query_file;
-            s.preamble = o->cql_count > 0 ? cql.data : NULL;
-            r->query = cql_compile(text, len, &s, stage, r->m);
-            free(text);
+            s.preamble = filters.len > 0 ? filters.data : NULL;
+            r->query = cql_compile(r->query_text, r->query_len, &s, stage, r->m);
+        } else {
+            rc = EXIT_USAGE;
         }
     }
-    cql_text_free(&cql);
+    cql_text_free(&filters);
     return r->query ? EXIT_RAN : rc;
 }
 
-/* --dump-orbit, -parse, -a, -u, -translate: print the query and stop
- * (-translate: a CQL 1.0 file as CQL 6, in ASCII or with -u in Unicode,
- * before the transform pass). */
+/* --dump-orbit, -parse, -a, -u, -html, -translate: print the query and
+ * stop (-translate: a CQL 1.0 file as CQL 6, in ASCII or with -u in
+ * Unicode, before the transform pass). */
 static ExitCode print_query(Run *r)
 {
     const CliOptions *o = r->o;
+    if (o->to_html) {
+        if (r->query_text) html_write_query(o->query_file, r->query_text, r->query_len, stdout);
+        else {
+            CqlText body = {NULL, 0, 0};
+            for (int i = 0; i < o->cql_count; i++) cql_text_printf(&body, "%s\n", o->cql[i]);
+            html_write_query("-cql", body.data ? body.data : "", body.len, stdout);
+            cql_text_free(&body);
+        }
+        return EXIT_RAN;
+    }
     CqlText text = {NULL, 0, 0};
     cql_query_print(r->query, o->dump_orbit ? CQL_PRINT_ORBITS : o->parse ? CQL_PRINT_TREE
                               : o->to_unicode ? CQL_PRINT_UNICODE : CQL_PRINT_ASCII, &text);
@@ -140,55 +221,148 @@ static ExitCode print_query(Run *r)
 
 /* {==== input and output ===================================================== */
 
-/* "dir/query.cql" -> "dir/query-out.pgn" */
+/* "dir/query.cql" -> "query-out.pgn", in the current directory as CQL 6.2
+ * writes it */
 static char *default_output_name(const char *query_file)
 {
     const char *base = query_file ? query_file : "cqldefault.cql";
-    size_t n = strlen(base);
     const char *slash = strrchr(base, '/');
+    if (slash) base = slash + 1;
+    size_t n = strlen(base);
     const char *dot = strrchr(base, '.');
-    if (dot && (!slash || dot > slash)) n = (size_t)(dot - base);
+    if (dot && dot > base) n = (size_t)(dot - base);
     CqlText name = {NULL, 0, 0};
     cql_text_printf(&name, "%.*s-out.pgn", (int)n, base);
     return name.data;
 }
 
-/* The games: the input file, or with -fen one game holding that position. */
+/* The games: the input files (-i, else the header's input, else standard
+ * input with -guipgnstdin), or with -searchposition one game holding that
+ * position; and the output's name. */
 static ExitCode open_input(Run *r)
 {
     const CliOptions *o = r->o;
-    r->input = o->input ? o->input : cql_query_input(r->query);
-    if (o->fen) {
+    if (o->searchposition) {
         int field, column;
         char why[160];
-        if (!cql_fen_check(o->fen, &field, &column, why, sizeof why)) {
-            cql_report(r->m, CQL_ERROR, "bad -fen position (field %d, column %d): %s", field, column, why);
+        if (!cql_fen_check(o->searchposition, &field, &column, why, sizeof why)) {
+            cql_report(r->m, CQL_ERROR, "bad -searchposition position (field %d, column %d): %s", field, column,
+                       why);
             return EXIT_USAGE;
         }
         CqlText game = {NULL, 0, 0};
-        cql_text_printf(&game, "[SetUp \"1\"]\n[FEN \"%s\"]\n\n*\n", o->fen);
+        cql_text_printf(&game, "[SetUp \"1\"]\n[FEN \"%s\"]\n\n*\n", o->searchposition);
         r->fen_game = game.data;
         r->fen_stream = fmemopen(r->fen_game, game.len, "rb");
-        r->input = NULL;
-    }
-    if (!r->input && !r->fen_stream) {
-        cql_report(r->m, CQL_ERROR, "no input: give a PGN file with -i FILE ('-' for standard input)");
-        return EXIT_USAGE;
+    } else {
+        static const char *const standard_input[] = {"-"};
+        r->header_input = cql_query_input(r->query);
+        const char *const *names = o->inputs;
+        int count = o->input_count;
+        if (!count && o->gui_stdin) names = standard_input, count = 1;
+        else if (!count && r->header_input) names = &r->header_input, count = 1;
+        if (!count) {
+            cql_report(r->m, CQL_ERROR, "no input: give a PGN file with -i FILE ('-' for standard input)");
+            return EXIT_USAGE;
+        }
+        r->inputs_ready = true;
+        if (input_expand(&r->inputs, names, count, r->m) != 0) return EXIT_USAGE;
     }
     const char *header_output = cql_query_output(r->query);
-    r->output = o->output ? o->output : header_output ? header_output
+    r->output = o->output ? o->output : o->gui_stdout ? "-" : header_output ? header_output
                 : (r->default_output = default_output_name(o->query_file));
     return EXIT_RAN;
 }
 
 static ExitCode open_reader_and_output(Run *r)
 {
-    r->reader = r->fen_stream ? cql_reader_open_stream(r->fen_stream, "-fen", r->m)
-                              : cql_reader_open(r->input, r->m);
-    if (!r->reader) return EXIT_USAGE;
-    if (r->o->max_game_size) cql_reader_set_max_game_size(r->reader, r->o->max_game_size);
-    if (output_open(&r->out, r->output, r->fen_stream ? NULL : r->input, r->m) != 0) return EXIT_USAGE;
+    r->game_messages = r->m;
+    CqlReader *reader;
+    if (r->fen_stream) reader = r->reader = cql_reader_open_stream(r->fen_stream, "-searchposition", r->m);
+    else reader = input_open(&r->inputs, r->m, &r->game_messages);
+    if (!reader) return EXIT_USAGE;
+    if (r->o->max_game_size) cql_reader_set_max_game_size(reader, r->o->max_game_size);
+    const char **names = NULL;
+    OutputInputs inputs = {NULL, 0};
+    if (!r->fen_stream) {
+        names = malloc((size_t)r->inputs.count * sizeof *names);
+        for (int i = 0; names && i < r->inputs.count; i++) names[i] = r->inputs.files[i].path;
+        inputs = (OutputInputs){names, names ? r->inputs.count : 0};
+    }
+    int failed = output_open(&r->out, r->output, r->fen_stream ? NULL : &inputs, r->o->noclobber, r->m);
+    free(names);
+    if (failed) return EXIT_USAGE;
     r->out_open = true;
+    return EXIT_RAN;
+}
+
+/* 1 + the number of line ends in the first `bytes` bytes of fd's file: the
+ * line that byte `bytes` is on. */
+static long line_at(int fd, uint64_t bytes)
+{
+    static char buf[1 << 20];
+    long line = 1;
+    uint64_t done = 0;
+    if (lseek(fd, 0, SEEK_SET) != 0) return -1;
+    while (done < bytes) {
+        size_t want = bytes - done < sizeof buf ? (size_t)(bytes - done) : sizeof buf;
+        ssize_t got = read(fd, buf, want);
+        if (got <= 0) return got < 0 ? -1 : line;
+        for (const char *p = buf, *end = buf + got; (p = memchr(p, '\n', (size_t)(end - p))); p++) line++;
+        done += (uint64_t)got;
+    }
+    return line;
+}
+
+/* -part K/N: the input's bytes cut in N equal ranges, each moved to the
+ * start of the line it is in; part K is the games that start on a line from
+ * its range's start to the next one's. Every game is in one part, and the
+ * reader still numbers the games as in the whole file. */
+static ExitCode part_lines(Run *r, long *first_line, long *end_line)
+{
+    const CliOptions *o = r->o;
+    *first_line = 0;
+    *end_line = 0;
+    if (!o->part_count) return EXIT_RAN;
+    const InputFile *f = r->inputs.count == 1 ? &r->inputs.files[0] : NULL;
+    if (r->fen_stream || !f || f->decompressor || strcmp(f->path, "-") == 0 || f->size == 0) {
+        cql_report(r->m, CQL_ERROR, "-part needs one uncompressed PGN file (not standard input, not a pipe)");
+        return EXIT_USAGE;
+    }
+    if (cql_query_sorts(r->query) || cql_query_in_order(r->query)) {
+        cql_report(r->m, CQL_ERROR, "-part cannot split this query: it %s, so its parts would not add up to "
+                   "one run", cql_query_sorts(r->query) ? "sorts the games"
+                   : "keeps values from game to game (persistent variables or dictionaries)");
+        return EXIT_USAGE;
+    }
+    int fd = open(f->path, O_RDONLY);
+    if (fd < 0) {
+        cql_report(r->m, CQL_ERROR, "cannot open input file '%s': %s", f->path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    uint64_t k = (uint64_t)o->part_index, n = (uint64_t)o->part_count;
+    *first_line = k == 0 ? 0 : line_at(fd, f->size / n * k + f->size % n * k / n);
+    *end_line = k + 1 == n ? 0 : line_at(fd, f->size / n * (k + 1) + f->size % n * (k + 1) / n);
+    close(fd);
+    if (*first_line < 0 || *end_line < 0) {
+        cql_report(r->m, CQL_ERROR, "cannot read input file '%s'", f->path);
+        return EXIT_USAGE;
+    }
+    return EXIT_RAN;
+}
+
+/* -dryrun: what the run would do, on standard error; nothing is read or written. */
+static ExitCode dry_run(Run *r)
+{
+    uint64_t bytes = 0;
+    for (int i = 0; i < r->inputs.count; i++) bytes += r->inputs.files[i].size;
+    fprintf(stderr, "cql: the query compiled; %d input file%s (%llu bytes on disk) would be read and the "
+            "matching games written to %s\n", r->fen_stream ? 1 : r->inputs.count,
+            r->fen_stream || r->inputs.count == 1 ? "" : "s", (unsigned long long)bytes,
+            strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
+    for (int i = 0; i < r->inputs.count; i++)
+        fprintf(stderr, "  %s%s%s\n", r->inputs.files[i].path, r->inputs.files[i].decompressor ? " via " : "",
+                r->inputs.files[i].decompressor ? r->inputs.files[i].decompressor : "");
     return EXIT_RAN;
 }
 
@@ -202,6 +376,7 @@ static long default_threads(void)
     return n > 0 ? n : 1;
 }
 
+/* About three significant digits, as CQL 6.2 prints them. */
 static void print_seconds(FILE *fp, double s)
 {
     if (s >= 100) fprintf(fp, "%.0f", s);
@@ -217,6 +392,30 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* A JSON string: quotes, backslashes and control bytes escaped. */
+static void json_string(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(fp, "\\%c", c);
+        else if (c < 0x20) fprintf(fp, "\\u%04x", c);
+        else fputc(c, fp);
+    }
+    fputc('"', fp);
+}
+
+/* -summary json: the summary for a program that adds up the parts of a run. */
+static void print_json_summary(FILE *fp, const Run *r, const PipelineTotals *t, double secs, long threads)
+{
+    fprintf(fp, "{\"matches\": %ld, \"games\": %ld, \"pgn_errors\": %ld, \"seconds\": %.3f, \"threads\": %ld, "
+            "\"output\": ", t->matches, t->games, t->pgn_errors, secs, threads);
+    json_string(fp, strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
+    fprintf(fp, ", \"limit_reached\": %s", t->limit_reached ? "true" : "false");
+    if (r->o->part_count) fprintf(fp, ", \"part\": %ld, \"parts\": %ld", r->o->part_index, r->o->part_count);
+    fputs("}\n", fp);
+}
+
 /* The game loop, then `N matches of M games in S seconds using T threads to
  * FILE` (on standard error when the games go to standard output). */
 static ExitCode search_games(Run *r)
@@ -224,25 +423,36 @@ static ExitCode search_games(Run *r)
     const CliOptions *o = r->o;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    ExitCode rc = open_reader_and_output(r);
+    long first_line, end_line;
+    ExitCode rc = part_lines(r, &first_line, &end_line);
+    if (rc != EXIT_RAN) return rc;
+    rc = open_reader_and_output(r);
     if (rc != EXIT_RAN) return rc;
     long threads = o->singlethreaded ? 1 : o->threads ? o->threads : default_threads();
     if (cql_query_in_order(r->query)) threads = 1;
     bool games_on_stdout = output_is_standard_output(&r->out);
+    bool live = !o->nooutputstatus && isatty(STDERR_FILENO);
+    Progress progress;
+    progress_start(&progress, stderr, live, o->progress && !o->nooutputstatus, o->nooutputstatus ? 0 : o->lineincrement,
+                   r->inputs.total_known ? r->inputs.total_size : 0);
     PipelineSetup setup = {
         .query = r->query,
-        .reader = r->reader,
+        .reader = r->fen_stream ? r->reader : r->inputs.reader,
         .out = &r->out,
-        .messages = r->m,
+        .messages = r->game_messages,
         .notes = games_on_stdout ? stderr : stdout,
         .showmatches = o->showmatches,
         .threads = threads,
+        .limit = o->limit,
+        .progress = &progress,
+        .first_line = first_line,
+        .end_line = end_line,
     };
     PipelineTotals t;
     pipeline_run(&setup, &t, &r->persistent);
-    bool read_failed = cql_reader_failed(r->reader);
-    cql_reader_close(r->reader);
-    r->reader = NULL;
+    progress_end(&progress);
+    bool read_failed = cql_reader_failed(setup.reader);
+    if (!r->fen_stream && !input_close(&r->inputs, true, r->m)) read_failed = true;
     r->out_open = false;
     bool ok = output_close(&r->out, !read_failed, r->m) == 0;
 
@@ -257,13 +467,19 @@ static ExitCode search_games(Run *r)
                    strcmp(r->output, "-") == 0 ? "the output is incomplete" : "the output file was not written");
         return EXIT_USAGE;
     }
-    fprintf(summary, "%ld match%s of %ld game%s in ", t.matches, t.matches == 1 ? "" : "es", t.games,
-            t.games == 1 ? "" : "s");
+    /* "1 matches of 1 games": always plural, as CQL 6.2 writes it, for the
+     * tools that parse this line */
+    fprintf(summary, "%ld matches of %ld games in ", t.matches, t.games);
     print_seconds(summary, secs);
-    fprintf(summary, " seconds using %ld thread%s to %s\n", threads, threads == 1 ? "" : "s",
+    fprintf(summary, " seconds using %ld thread%s to %s", threads, threads == 1 ? "" : "s",
             strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
+    if (o->part_count) fprintf(summary, " (part %ld/%ld)", o->part_index, o->part_count);
+    fputc('\n', summary);
     if (r->persistent.len) fputs(r->persistent.data, summary);
+    if (o->summary == SUMMARY_JSON) print_json_summary(summary, r, &t, secs, threads);
     fflush(summary);
+    if (t.limit_reached)
+        cql_report(r->m, CQL_NOTE, "stopped after %ld matching games (-limit %ld)", t.matches, o->limit);
     if (o->strict && t.pgn_errors) return EXIT_PGN_STRICT;
     return EXIT_RAN;
 }
@@ -272,11 +488,13 @@ static ExitCode search_games(Run *r)
 
 static ExitCode run_steps(Run *r)
 {
+    const CliOptions *o = r->o;
     ExitCode rc = compile_query(r);
     if (rc != EXIT_RAN) return rc;
-    if (r->o->dump_orbit || r->o->translate || r->o->parse || r->o->to_ascii || r->o->to_unicode) return print_query(r);
+    if (o->dump_orbit || o->translate || o->parse || o->to_ascii || o->to_unicode || o->to_html) return print_query(r);
     rc = open_input(r);
     if (rc != EXIT_RAN) return rc;
+    if (o->dryrun) return dry_run(r);
     return search_games(r);
 }
 
@@ -284,10 +502,12 @@ static ExitCode run_steps(Run *r)
 static void run_free(Run *r)
 {
     if (r->out_open) output_close(&r->out, false, r->m);
+    if (r->inputs_ready) input_free(&r->inputs);
     cql_reader_close(r->reader);
     if (r->fen_stream) fclose(r->fen_stream);
     free(r->fen_game);
     free(r->default_output);
+    free(r->query_text);
     cql_text_free(&r->persistent);
     cql_query_free(r->query);
 }

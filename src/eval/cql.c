@@ -225,6 +225,8 @@ CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings,
         .quiet = cs->quiet,
         .alwayscomment = cs->alwayscomment,
         .noheader = cs->noheader,
+        .nosettag = cs->nosettag,
+        .noremovecomment = cs->noremovecomment,
         .matchcount = range_of(cs->matchcount),
         .gamenumber = range_of(cs->gamenumber),
         .result = kept(q, cs->result),
@@ -440,6 +442,11 @@ long cql_game_text_number(const CqlGameText *t)
     return t->raw.number;
 }
 
+long cql_game_text_line(const CqlGameText *t)
+{
+    return (long)t->raw.first_line;
+}
+
 size_t cql_game_text_size(const CqlGameText *t)
 {
     return t->raw.text.len;
@@ -492,6 +499,16 @@ void cql_game_position(CqlGame *g, int id, int *ply, bool *mainline)
     const GameNode *n = g->by_id[id];
     *ply = n->ply;
     *mainline = node_is_mainline(n);
+}
+
+void cql_game_fen(CqlGame *g, int id, CqlText *out)
+{
+    int ply;
+    bool mainline;
+    cql_game_position(g, id, &ply, &mainline);   /* makes g->by_id */
+    char fen[FEN_MAX];
+    size_t len = pos_to_fen(&g->by_id[id]->pos, fen);
+    cql_text_append(out, fen, len);
 }
 
 void cql_game_write(const CqlGame *g, CqlText *out)

@@ -877,6 +877,7 @@ static bool eval_settag(Evaluator *ev, const Node *n, Value *out)
     if (!eval_node(ev, n->kids[0], &name) || name.type != VT_STRING) return false;
     if (!eval_node(ev, n->kids[1], &value) || value.type != VT_STRING) return false;
     if (!pgn_can_hold_tag(name.str, value.str)) return false;
+    if (ev->settings.nosettag) return true;   /* -nosettag: matches, sets nothing */
     GameSearch *s = ev->search;
     Tag *tag = game_tag_find(s->set_tags, s->nset_tags, name.str);
     if (!tag) {     /* a new name: the array grows by one, in the game's arena */

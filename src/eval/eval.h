@@ -27,6 +27,8 @@ typedef struct EvalSettings {
     bool variations;          /* search variation positions too */
     bool alwayscomment;       /* keep comments made at unmatched positions */
     bool silent;              /* add no comment at all */
+    bool nosettag;            /* settag matches and sets no tag (-nosettag) */
+    bool noremovecomment;     /* removecomment matches and removes nothing (-noremovecomment) */
     const char *matchstring;  /* comment at matched positions ("" for none) */
 } EvalSettings;
 

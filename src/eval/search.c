@@ -76,6 +76,8 @@ void search_init(Search *s, const SearchSettings *o, const Query *q)
     s->eval.variations = !o->mainline && (o->variations || (h->present & QH_VARIATIONS));
     s->eval.silent = o->silent || (h->present & QH_SILENT);
     s->eval.alwayscomment = o->alwayscomment;
+    s->eval.nosettag = o->nosettag;
+    s->eval.noremovecomment = o->noremovecomment;
     if (o->quiet || (h->present & QH_QUIET)) s->eval.matchstring = "";
     s->noheader = o->noheader;
     s->matchcount_min = 1;

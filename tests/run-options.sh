@@ -1,0 +1,339 @@
+#!/bin/sh
+# tests/run-options.sh — the command line as CQL 6.2 users have it (issue 15):
+# CQL 6.2's options with their meaning, the summary line, several inputs,
+# directories and compressed files, bad option values, -limit, -noclobber,
+# -dryrun, -part with GNU parallel (or xargs when it is not installed).
+# Usage: sh tests/run-options.sh build/MODE
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+BUILD=${1:-build/release}
+CQL=$(pwd)/$BUILD/cql
+export LC_ALL=C
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+expect_rc() {
+    name=$1 want=$2
+    shift 2
+    "$@" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" = "$want" ]; then ok; else bad "$name: exit $rc, expected $want"; cat "$T/err" >&2; fi
+}
+expect_grep() { if grep -q -- "$3" "$2"; then ok; else bad "$1: no line matching '$3' in:"; cat "$2" >&2; fi; }
+expect_no_grep() { if grep -q -- "$3" "$2"; then bad "$1: a line matches '$3' in:"; cat "$2" >&2; else ok; fi; }
+expect_eq() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
+expect_same() { if cmp -s "$2" "$3"; then ok; else bad "$1: $2 and $3 differ"; fi; }
+# the number of games in a cql output file
+games_in() { grep -c '^\[Event ' "$1"; }
+# N of "N matches of M games ..." in FILE
+matches_in() { sed -n 's/^\([0-9]*\) matches of .*/\1/p' "$1"; }
+
+DATA=tests/data/pgn
+KASPAROV=$DATA/python-chess/kasparov-deep-blue-1997.pgn
+MOLINARI=$DATA/python-chess/molinari-bordais-1979.pgn
+FOLD=$DATA/sunfish/3fold.pgn
+SUMMARY='^[0-9][0-9]* matches of [0-9][0-9]* games in [0-9.][0-9.]* seconds using [0-9][0-9]* threads\{0,1\} to '
+
+# ---- the summary line, exactly as CQL 6.2 writes it: "1 matches of 1 games"
+expect_rc "summary" 0 "$CQL" -i "$MOLINARI" -o "$T/m.pgn" -cql true
+expect_grep "summary: always plural" "$T/out" "^1 matches of 1 games in [0-9.]* seconds using [0-9]* threads\{0,1\} to $T/m.pgn\$"
+expect_eq "summary: the only line on stdout" "$(wc -l <"$T/out" | tr -d ' ')" 1
+expect_eq "summary: stderr empty" "$(wc -c <"$T/err" | tr -d ' ')" 0
+# with -o -, stdout carries only PGN: the summary and -showmatches go to stderr
+"$CQL" -showmatches -i "$KASPAROV" -o - -cql true >"$T/stdout.pgn" 2>"$T/err"
+expect_no_grep "-o -: no summary on stdout" "$T/stdout.pgn" ' matches of '
+expect_no_grep "-o -: no <N> on stdout" "$T/stdout.pgn" '^<[0-9]*>$'
+expect_grep "-o -: <N> on stderr" "$T/err" '^<6>$'
+expect_grep "-o -: the summary on stderr" "$T/err" "$SUMMARY<stdout>\$"
+
+# ---- the tag filters, against counts made from the tags by awk
+# (case-sensitive substrings of the tag, as CQL 6.2)
+TAGS="$DATA/pychess/mate_in_3.pgn $DATA/lichess-openings/chess-openings.pgn $KASPAROV"
+# tag_count FIELD SUBSTRING [YEAR-MIN YEAR-MAX]: games whose tag holds the substring
+tag_count() {
+    cat $TAGS | tr -d '\r' | awk -v field="$1" -v s="$2" -v lo="${3:-}" -v hi="${4:-}" '
+        function done() { if (n && hit) count++; hit = 0 }
+        /^\[Event / { done(); n = 1 }
+        /^\[[A-Za-z]+ "/ {
+            tag = substr($1, 2); v = $0; sub(/^[^"]*"/, "", v); sub(/"\][ \t]*$/, "", v)
+            if (field == "Year" && tag == "Date" && v ~ /^[0-9][0-9][0-9][0-9]/) {
+                y = substr(v, 1, 4) + 0; if (y >= lo && y <= hi) hit = 1
+            } else if ((field == tag || (field == "Player" && (tag == "White" || tag == "Black"))) && index(v, s)) hit = 1
+        }
+        END { done(); print count + 0 }'
+}
+tag_run() {   # tag_run NAME EXPECTED OPTIONS...
+    name=$1 want=$2
+    shift 2
+    i_args=""
+    for f in $TAGS; do i_args="$i_args -i $f"; done
+    "$CQL" $i_args -o "$T/tag.pgn" "$@" -cql true >"$T/out" 2>"$T/err"
+    expect_eq "$name (matching games)" "$(matches_in "$T/out")" "$want"
+    expect_eq "$name (games written)" "$(games_in "$T/tag.pgn")" "$want"
+}
+for s in Blackburne Morphy Anderssen Kasparov; do
+    tag_run "-player $s" "$(tag_count Player "$s")" -player "$s"
+    tag_run "-white $s" "$(tag_count White "$s")" -white "$s"
+    tag_run "-black $s" "$(tag_count Black "$s")" -black "$s"
+done
+expect_eq "tag test data has games of each colour" "$(tag_count White Blackburne)$(tag_count Black Blackburne)" \
+    "$(tag_count White Blackburne)$(tag_count Black Blackburne)"
+[ "$(tag_count Player Blackburne)" -gt 0 ] && ok || bad "no Blackburne game in the tag test data"
+tag_run "-player kasparov (case)" "$(tag_count Player kasparov)" -player kasparov
+tag_run "-event openings 99" "$(tag_count Event 'openings 99')" -event "openings 99"
+tag_run "-event IBM" "$(tag_count Event IBM)" -event IBM
+tag_run "-site London" "$(tag_count Site London)" -site London
+tag_run "-site New York" "$(tag_count Site 'New York')" -site "New York"
+tag_run "-year 1997" "$(tag_count Year '' 1997 1997)" -year 1997
+tag_run "-year 1850 1859" "$(tag_count Year '' 1850 1859)" -year 1850 1859
+[ "$(tag_count Year '' 1850 1859)" -gt 1 ] && ok || bad "no game of the 1850s in the tag test data"
+# the tag options together: each must hold
+ALL_TAGS=$TAGS
+TAGS=$KASPAROV   # the games of one year
+tag_run "-white Kasparov -year 1997" "$(tag_count White Kasparov)" -white Kasparov -year 1997
+tag_run "-white Kasparov -year 1990 1996" 0 -white Kasparov -year 1990 1996
+TAGS=$ALL_TAGS
+
+# ---- -fen BOARD restricts the input games' positions to that board
+AFTER_E4='rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR'
+expect_rc "-fen" 0 "$CQL" -i "$FOLD" -o "$T/fen.pgn" -fen "$AFTER_E4" -cql true
+expect_rc "-cql fen" 0 "$CQL" -i "$FOLD" -o "$T/fen-cql.pgn" -cql "fen \"$AFTER_E4\""
+expect_same "-fen is the filter fen" "$T/fen.pgn" "$T/fen-cql.pgn"
+e4_games=$(tr -d '\r' <"$FOLD" | grep -c '^1\. *e4 ')
+expect_eq "-fen: the games that begin 1. e4" "$(games_in "$T/fen.pgn")" "$e4_games"
+[ "$e4_games" -gt 0 ] && ok || bad "no 1. e4 game in $FOLD"
+expect_rc "-fen with a whole FEN" 0 "$CQL" -i "$FOLD" -o "$T/fen2.pgn" -fen "$AFTER_E4 b KQkq e3 0 1" -cql true
+expect_same "-fen: a whole FEN is its board" "$T/fen.pgn" "$T/fen2.pgn"
+expect_rc "-fen bad board" 2 "$CQL" -i "$FOLD" -o "$T/x.pgn" -fen 'rnbqkbnr/ppp' -cql true
+expect_grep "-fen bad board message" "$T/err" "option '-fen' needs a FEN board"
+# the one-position search of earlier versions of cql is -searchposition
+expect_rc "-searchposition" 0 "$CQL" -searchposition '7k/6Q1/6K1/8/8/8/8/8 b - - 0 1' -o - -cql mate
+expect_grep "-searchposition finds the mate" "$T/err" '^1 matches of 1 games'
+expect_rc "-searchposition not mate" 0 "$CQL" -searchposition '7k/8/6K1/8/8/8/8/6Q1 b - - 0 1' -o - -cql mate
+expect_grep "-searchposition no mate" "$T/err" '^0 matches of 1 games'
+
+# ---- -similarposition FILE: the board at the end of FILE's first game
+printf '[Event "x"]\n\n1. e4 *\n\n[Event "y"]\n\n1. d4 *\n' >"$T/similar.pgn"
+expect_rc "-similarposition" 0 "$CQL" -i "$FOLD" -o "$T/sim.pgn" -similarposition "$T/similar.pgn" -cql true
+expect_same "-similarposition is -fen of that board" "$T/sim.pgn" "$T/fen.pgn"
+expect_rc "-similarposition missing file" 2 "$CQL" -i "$FOLD" -o "$T/x.pgn" -similarposition "$T/none.pgn" -cql true
+
+# ---- -wtm, -btm
+expect_rc "-wtm" 0 "$CQL" -i "$KASPAROV" -o - -wtm -cql 'ply == 1'
+expect_grep "-wtm: ply 1 is Black's" "$T/err" '^0 matches of 6 games'
+expect_rc "-btm" 0 "$CQL" -i "$KASPAROV" -o - -btm -cql 'ply == 1'
+expect_grep "-btm: ply 1" "$T/err" '^6 matches of 6 games'
+expect_rc "-wtm -btm" 2 "$CQL" -i "$KASPAROV" -o - -wtm -btm -cql true
+
+# ---- -nosettag, -noremovecomment
+expect_rc "settag" 0 "$CQL" -i "$MOLINARI" -o "$T/tag1.pgn" -cql 'settag("Hit" "yes")'
+expect_grep "settag writes the tag" "$T/tag1.pgn" '^\[Hit "yes"\]$'
+expect_rc "-nosettag" 0 "$CQL" -nosettag -i "$MOLINARI" -o "$T/tag2.pgn" -cql 'settag("Hit" "yes")'
+expect_no_grep "-nosettag: no tag" "$T/tag2.pgn" '^\[Hit '
+expect_eq "-nosettag: settag still matches" "$(games_in "$T/tag2.pgn")" 1
+expect_rc "-noremovecomment" 0 "$CQL" -noremovecomment -i "$MOLINARI" -o "$T/nrc.pgn" -cql true
+expect_same "-noremovecomment without removecomment" "$T/nrc.pgn" "$T/tag2.pgn"
+
+# ---- -html: the query as a page, its syntax coloured
+printf 'cql(quiet)\n// a fork\nflipcolor {Ka1 attacks k "x<y" 3}\n' >"$T/page.cql"
+expect_rc "-html" 0 "$CQL" -html "$T/page.cql"
+expect_grep "-html: a page" "$T/out" '^<!DOCTYPE html>$'
+expect_grep "-html: keyword" "$T/out" '<span class="keyword">flipcolor</span>'
+expect_grep "-html: piece" "$T/out" '<span class="piece">Ka1</span>'
+expect_grep "-html: comment" "$T/out" '<span class="comment">// a fork</span>'
+expect_grep "-html: string escaped" "$T/out" '<span class="string">&quot;x&lt;y&quot;</span>'
+expect_grep "-html: number" "$T/out" '<span class="number">3</span>'
+sed 's/<[^>]*>//g; s/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g' "$T/out" | sed -n '/^cql(quiet)$/,/^flipcolor/p' >"$T/text.cql"
+expect_same "-html: the text as written" "$T/text.cql" "$T/page.cql"
+printf 'cql() atacks k\n' >"$T/bad.cql"
+expect_rc "-html of a bad query" 1 "$CQL" -html "$T/bad.cql"
+
+# ---- -lineincrement N and the progress line (stderr only, never stdout)
+expect_rc "-lineincrement" 0 "$CQL" -lineincrement 100 -i "$FOLD" -o "$T/li.pgn" -cql true
+expect_eq "-lineincrement: a line per 100 games" "$(grep -c '^[0-9]* games examined, [0-9]* matches$' "$T/err")" \
+    $(($(games_in "$T/li.pgn") / 100))
+expect_grep "-lineincrement: the 700th game" "$T/err" '^700 games examined, 700 matches$'
+expect_no_grep "-lineincrement: not on stdout" "$T/out" 'examined'
+expect_rc "no progress when stderr is no terminal" 0 "$CQL" -i "$FOLD" -o "$T/p.pgn" -cql true
+expect_eq "no progress: stderr empty" "$(wc -c <"$T/err" | tr -d ' ')" 0
+expect_rc "-progress" 0 "$CQL" -progress -i "$FOLD" -o "$T/p.pgn" -cql true
+expect_grep "-progress: the live line" "$T/err" 'games, [0-9]* matches, [0-9]* games/s, [0-9]*%'
+if tr '\r' '\n' <"$T/err" | tail -1 | grep -q '^.\[K$'; then ok; else bad "-progress: the line is erased at the end"; fi
+expect_rc "-nooutputstatus" 0 "$CQL" -nooutputstatus -progress -lineincrement 100 -i "$FOLD" -o "$T/p.pgn" -cql true
+expect_eq "-nooutputstatus: stderr empty" "$(wc -c <"$T/err" | tr -d ' ')" 0
+
+# ---- several -i: read in order, games numbered on across the files
+expect_rc "two inputs" 0 "$CQL" -i "$KASPAROV" -i "$MOLINARI" -o "$T/two.pgn" -cql true
+expect_grep "two inputs: summary" "$T/out" '^7 matches of 7 games'
+expect_grep "two inputs: game 7 is the second file's" "$T/two.pgn" '{Game number 7 CQL}'
+cat "$KASPAROV" "$MOLINARI" >"$T/cat.pgn"
+expect_rc "concatenated" 0 "$CQL" -i "$T/cat.pgn" -o "$T/cat-out.pgn" -cql true
+expect_same "two inputs are their concatenation" "$T/two.pgn" "$T/cat-out.pgn"
+# a file without a final line end: the next file's first game is not glued to it
+printf '[Event "a"]\n\n1. e4 *' >"$T/noeol.pgn"
+expect_rc "no final line end" 0 "$CQL" -i "$T/noeol.pgn" -i "$MOLINARI" -o "$T/x.pgn" -cql true
+expect_grep "no final line end: both games" "$T/out" '^2 matches of 2 games'
+# messages about the second file name it and its own line numbers
+printf '[Event "a"]\n\n1. e4 e5 *\n\n[Event "b"]\n\n1. e4 Nf9 *\n' >"$T/badmove.pgn"
+expect_rc "second file's message" 0 "$CQL" -i "$MOLINARI" -i "$T/badmove.pgn" -o "$T/x.pgn" -cql true
+expect_grep "second file's message: FILE:LINE" "$T/err" "^$T/badmove.pgn:7:7: game 3: "
+# a FIFO among the inputs is opened once, by the reader: nothing it sends is lost
+mkfifo "$T/fifo"
+cat "$KASPAROV" >"$T/fifo" &
+expect_rc "FIFO input" 0 "$CQL" -i "$T/fifo" -i "$MOLINARI" -o "$T/fifo-out.pgn" -cql true
+wait
+expect_same "FIFO input: every game" "$T/fifo-out.pgn" "$T/cat-out.pgn"
+# the output may be none of the inputs
+cp "$MOLINARI" "$T/in2.pgn"
+expect_rc "output over the second input" 2 "$CQL" -i "$KASPAROV" -i "$T/in2.pgn" -o "$T/in2.pgn" -cql true
+expect_same "the second input untouched" "$T/in2.pgn" "$MOLINARI"
+
+# ---- a directory: its PGN files in name order (compressed ones too), no hidden file
+mkdir "$T/dir"
+cp "$MOLINARI" "$T/dir/b.pgn"
+gzip -c "$KASPAROV" >"$T/dir/a.pgn.gz"
+cp "$MOLINARI" "$T/dir/.hidden.pgn"
+echo 'not a game' >"$T/dir/notes.txt"
+expect_rc "directory" 0 "$CQL" -i "$T/dir" -o "$T/dir-out.pgn" -cql true
+expect_same "directory: a.pgn.gz then b.pgn" "$T/dir-out.pgn" "$T/cat-out.pgn"
+mkdir "$T/empty"
+expect_rc "empty directory" 2 "$CQL" -i "$T/empty" -o "$T/x.pgn" -cql true
+expect_grep "empty directory message" "$T/err" "has no PGN file"
+
+# ---- compressed inputs through the system's decompressor, known by their first bytes
+"$CQL" -i "$KASPAROV" -o "$T/plain.pgn" -cql true >/dev/null 2>&1
+for z in gzip bzip2 xz zstd; do
+    if ! command -v $z >/dev/null 2>&1; then echo "note: $z not installed; its test skipped" >&2; continue; fi
+    $z -c <"$KASPAROV" >"$T/k.pgn.$z"
+    expect_rc "$z input" 0 "$CQL" -i "$T/k.pgn.$z" -o "$T/z.pgn" -cql true
+    expect_same "$z input: the same games" "$T/z.pgn" "$T/plain.pgn"
+done
+gzip -c "$T/badmove.pgn" >"$T/badmove.pgn.gz"
+expect_rc "gzip input: messages" 0 "$CQL" -i "$T/badmove.pgn.gz" -o "$T/x.pgn" -cql true
+expect_grep "gzip input: FILE:LINE" "$T/err" "^$T/badmove.pgn.gz:7:7: game 2: "
+expect_rc "after a compressed file: messages" 0 "$CQL" -i "$T/dir/a.pgn.gz" -i "$T/badmove.pgn" -o "$T/x.pgn" -cql true
+expect_grep "after a compressed file: FILE:LINE" "$T/err" "^$T/badmove.pgn:7:7: game 8: "
+# a damaged compressed file is an error of the run (exit 2), not a short success
+gzip -c <"$FOLD" | head -c 20000 >"$T/cut.pgn.gz"
+expect_rc "truncated gzip" 2 "$CQL" -i "$T/cut.pgn.gz" -o "$T/cut.pgn" -cql true
+expect_grep "truncated gzip message" "$T/err" "'gzip -dc' could not read '$T/cut.pgn.gz'"
+expect_no_grep "truncated gzip: no summary" "$T/out" ' matches of '
+if [ -e "$T/cut.pgn" ]; then bad "truncated gzip: an output was written"; else ok; fi
+# the decompressor missing: a clear error
+expect_rc "no decompressor" 2 env PATH="$T/nowhere" "$CQL" -i "$T/dir/a.pgn.gz" -o "$T/x.pgn" -cql true
+expect_grep "no decompressor message" "$T/err" "is gzip-compressed, and the program 'gzip' to read it is not installed"
+
+# ---- a file that is not PGN at all: reported, exit 2
+head -c 3000 "$CQL" >"$T/binary.pgn"
+expect_rc "binary input" 2 "$CQL" -i "$T/binary.pgn" -o "$T/x.pgn" -cql true
+expect_grep "binary input message" "$T/err" "the input file '$T/binary.pgn' is not a PGN file (it holds binary data)"
+
+# ---- bad option values: exit 2 with a message
+bad_option() {   # bad_option NAME MESSAGE-PATTERN OPTIONS...
+    name=$1 pattern=$2
+    shift 2
+    expect_rc "$name" 2 "$CQL" "$@"
+    expect_grep "$name: message" "$T/err" "$pattern"
+}
+bad_option "-result 1-1" "option '-result' needs 1-0, 0-1 or 1/2-1/2, not '1-1'" -i "$MOLINARI" -result 1-1 -cql true
+bad_option "-g 0" "option '-g' needs a number of at least 1, not '0'" -i "$MOLINARI" -g 0 -cql true
+bad_option "-gamenumber 5 2" "the range 5 2 is empty" -i "$MOLINARI" -gamenumber 5 2 -cql true
+bad_option "-year 2000 1990" "the range 2000 1990 is empty" -i "$MOLINARI" -year 2000 1990 -cql true
+bad_option "-o twice" "option '-o' given twice (first as '-output')" -i "$MOLINARI" -output a.pgn -o b.pgn -cql true
+bad_option "-player twice" "option '-player' given twice" -i "$MOLINARI" -player a -player b -cql true
+bad_option "-threads 0" "option '-threads' needs a number of at least 1, not '0'" -i "$MOLINARI" -threads 0 -cql true
+bad_option "-lineincrement x" "option '-lineincrement' needs a number" -i "$MOLINARI" -lineincrement x -cql true
+bad_option "-limit 0" "option '-limit' needs a number of at least 1" -i "$MOLINARI" -limit 0 -cql true
+bad_option "-part 4/4" "option '-part' needs K/N with 0 <= K < N" -i "$MOLINARI" -part 4/4 -cql true
+bad_option "-summary xml" "option '-summary' needs 'text' or 'json'" -i "$MOLINARI" -summary xml -cql true
+bad_option "-player with a quote" "may not hold a '\"'" -i "$MOLINARI" -player 'a"b' -cql true
+bad_option "did you mean" "unknown option '-plyer'; did you mean '-player'?" -i "$MOLINARI" -plyer x -cql true
+bad_option "did you mean (case, two hyphens)" "unknown option '--VARIATOINS'; did you mean '-variations'?" --VARIATOINS -cql true
+bad_option "no hint when far" "^cql: error: unknown option '-xyzzyq' (try 'cql -help')$" -xyzzyq -cql true
+bad_option "argument after the query" "options come first, the query file last" "$T/page.cql" -i "$MOLINARI"
+bad_option "-singlethreaded -threads 4" "exclude each other" -s -threads 4 -i "$MOLINARI" -cql true
+
+# ---- -limit N: stop after N matching games; the same output for any thread count
+expect_rc "-limit" 0 "$CQL" -limit 5 -threads 3 -i "$FOLD" -o "$T/l3.pgn" -cql true
+expect_grep "-limit: summary" "$T/out" '^5 matches of 5 games'
+expect_grep "-limit: says so" "$T/err" 'stopped after 5 matching games (-limit 5)'
+expect_eq "-limit: games written" "$(games_in "$T/l3.pgn")" 5
+expect_rc "-limit one thread" 0 "$CQL" -limit 5 -threads 1 -i "$FOLD" -o "$T/l1.pgn" -cql true
+expect_same "-limit: any thread count" "$T/l1.pgn" "$T/l3.pgn"
+expect_rc "-limit not reached" 0 "$CQL" -limit 5000 -i "$KASPAROV" -o "$T/x.pgn" -cql true
+expect_no_grep "-limit not reached: no note" "$T/err" 'stopped after'
+expect_rc "-limit with gzip" 0 "$CQL" -limit 2 -i "$T/dir/a.pgn.gz" -o "$T/x.pgn" -cql true
+expect_grep "-limit with gzip: summary" "$T/out" '^2 matches of 2 games'
+# stopped while the decompressor still writes: it is ended, the run is not a failure
+gzip -c "$DATA/generated/engine-games-2000.pgn" >"$T/big.pgn.gz"
+expect_rc "-limit, decompressor still writing" 0 "$CQL" -limit 1 -i "$T/big.pgn.gz" -i "$KASPAROV" -o "$T/x.pgn" -cql true
+expect_grep "-limit, decompressor still writing: summary" "$T/out" '^1 matches of 1 games'
+expect_no_grep "-limit, decompressor still writing: no error" "$T/err" 'error'
+
+# ---- -noclobber refuses to replace a file; -dryrun reads and writes nothing
+echo keep >"$T/kept.pgn"
+expect_rc "-noclobber" 2 "$CQL" -noclobber -i "$MOLINARI" -o "$T/kept.pgn" -cql true
+expect_grep "-noclobber message" "$T/err" "the output file '$T/kept.pgn' exists, and -noclobber keeps it"
+expect_eq "-noclobber: file kept" "$(cat "$T/kept.pgn")" keep
+expect_rc "-noclobber new file" 0 "$CQL" -noclobber -i "$MOLINARI" -o "$T/new.pgn" -cql true
+expect_rc "-dryrun" 0 "$CQL" -dryrun -i "$T/dir" -o "$T/dry.pgn" -cql true
+if [ -e "$T/dry.pgn" ]; then bad "-dryrun wrote the output"; else ok; fi
+expect_grep "-dryrun: reports" "$T/err" 'the query compiled; 2 input files'
+expect_rc "-dryrun bad query" 1 "$CQL" -dryrun -i "$MOLINARI" "$T/bad.cql"
+expect_rc "-dryrun missing input" 2 "$CQL" -dryrun -i "$T/none.pgn" -cql true
+
+# ---- options CQL 6.2 accepts without listing them: the same output
+"$CQL" -i "$KASPAROV" -o "$T/plain.pgn" -cql check >/dev/null 2>&1
+for opt in -gui -virtualmainline -m -multithreaded -uniquecomments -nouniquecomments -nosortcomments \
+    -nolinearize -outputbuffer -utf8 -echo -colorize -lex -d -debug -noheaders; do
+    expect_rc "accepted $opt" 0 "$CQL" $opt -i "$KASPAROV" -o "$T/acc.pgn" -cql check
+    [ "$opt" = -noheaders ] || expect_same "accepted $opt: the same output" "$T/acc.pgn" "$T/plain.pgn"
+done
+"$CQL" -guipgnstdin -guipgnstdout -cql check <"$KASPAROV" >"$T/gui.pgn" 2>"$T/err"
+expect_same "-guipgnstdin -guipgnstdout" "$T/gui.pgn" "$T/plain.pgn"
+
+# ---- -part K/N: the parts' outputs concatenated are one run's output, byte for byte
+BIG=$DATA/generated/engine-games-2000.pgn
+"$CQL" -i "$BIG" -o "$T/whole.pgn" -cql check >"$T/whole.out" 2>&1
+N=4
+parts=$(seq 0 $((N - 1)))
+if command -v parallel >/dev/null 2>&1 && parallel --version 2>/dev/null | grep -q 'GNU parallel'; then
+    # the recipe of the documentation (also across machines with --sshloginfile on shared storage)
+    parallel "$CQL" -i "$BIG" -part {}/$N -summary json -o "$T/part{}.pgn" -cql check ::: $parts >"$T/parts.out" 2>&1
+else
+    echo "note: GNU parallel not installed; the -part recipe runs with xargs -P" >&2
+    echo $parts | tr ' ' '\n' | xargs -P 2 -I{} "$CQL" -i "$BIG" -part {}/$N -summary json -o "$T/part{}.pgn" -cql check >"$T/parts.out" 2>&1
+fi
+cat $(for k in $parts; do echo "$T/part$k.pgn"; done) >"$T/joined.pgn"
+expect_same "-part: concatenated parts = one run" "$T/joined.pgn" "$T/whole.pgn"
+sum_field() { sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" "$T/parts.out" | awk '{ s += $1 } END { print s + 0 }'; }
+expect_eq "-part: the parts' matches add up" "$(sum_field matches)" "$(matches_in "$T/whole.out")"
+expect_eq "-part: the parts' games add up" "$(sum_field games)" "$(games_in "$BIG")"
+expect_eq "-part: each summary says its share" "$(grep -c "$SUMMARY.* (part [0-9]/$N)\$" "$T/parts.out")" $N
+expect_grep "-part: game numbers of the whole file" "$T/part3.pgn" "{Game number $(games_in "$BIG")[ }]"
+# one thread or several, the same parts
+"$CQL" -threads 1 -i "$BIG" -part 2/$N -o "$T/p2t1.pgn" -cql check >/dev/null 2>&1
+expect_same "-part: any thread count" "$T/p2t1.pgn" "$T/part2.pgn"
+# more parts than games: empty parts, still the whole
+for k in $(seq 0 8); do "$CQL" -i "$KASPAROV" -part $k/9 -o "$T/small$k.pgn" -cql true >/dev/null 2>&1; done
+cat $(for k in $(seq 0 8); do echo "$T/small$k.pgn"; done) >"$T/small.pgn"
+"$CQL" -i "$KASPAROV" -o "$T/plain-true.pgn" -cql true >/dev/null 2>&1
+expect_same "-part: 9 parts of 6 games" "$T/small.pgn" "$T/plain-true.pgn"
+expect_rc "-part of a sorting query" 2 "$CQL" -i "$KASPAROV" -part 0/2 -o "$T/x.pgn" -cql 'sort ply'
+expect_grep "-part of a sorting query: message" "$T/err" "cannot split this query: it sorts the games"
+expect_rc "-part of a persistent query" 2 "$CQL" -i "$KASPAROV" -part 0/2 -o "$T/x.pgn" -cql 'persistent Seen = 1'
+expect_grep "-part of a persistent query: message" "$T/err" "keeps values from game to game"
+expect_rc "-part of standard input" 2 "$CQL" -i - -part 0/2 -o "$T/x.pgn" -cql true
+expect_rc "-part of a compressed file" 2 "$CQL" -i "$T/dir/a.pgn.gz" -part 0/2 -o "$T/x.pgn" -cql true
+
+# ---- -summary json
+expect_rc "-summary json" 0 "$CQL" -summary json -i "$KASPAROV" -o "$T/x.pgn" -cql check
+expect_grep "-summary json line" "$T/out" '^{"matches": [0-9]*, "games": 6, "pgn_errors": 0, "seconds": [0-9.]*, "threads": [0-9]*, "output": ".*x.pgn", "limit_reached": false}$'
+expect_grep "-summary json: the text line first" "$T/out" "$SUMMARY"
+
+echo "option tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
