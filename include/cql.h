@@ -123,6 +123,7 @@ typedef struct CqlSettings {
     bool quiet;                /* add only the game-number comment */
     bool alwayscomment;        /* keep comments made at positions that do not match */
     bool noheader;             /* no {Game number N} comment */
+    bool noremovecomment;      /* `removecomment` removes nothing */
     CqlRange matchcount;       /* matched positions a game needs (default: at least 1) */
     CqlRange gamenumber;       /* games to examine (default: all) */
     const char *result;        /* only games with this result ("1-0", "0-1", "1/2-1/2") */
@@ -159,6 +160,12 @@ CQL_API bool cql_query_in_order(const CqlQuery *q);
 /* True when matching games are to be kept and written sorted at the end, by
  * CqlGameResult.sort_value, largest first. */
 CQL_API bool cql_query_sorts(const CqlQuery *q);
+/* True when q uses `lastgamenumber`: before the first search the caller
+ * gives the number of games with cql_query_set_game_count. */
+CQL_API bool cql_query_needs_game_count(const CqlQuery *q);
+/* Sets the value of `lastgamenumber` (clipped to the header's gamenumber
+ * range); call it before the first searcher is made. */
+CQL_API void cql_query_set_game_count(CqlQuery *q, long count);
 
 typedef enum CqlPrint {
     CQL_PRINT_TREE,      /* the syntax tree, one node per line (cql -parse) */
@@ -241,6 +248,10 @@ typedef struct CqlGameResult {
     bool matched;             /* the game matches: write it (cql_write_match) */
     long matched_positions;   /* positions where the query matched */
     int64_t sort_value;       /* its place in sorted output (cql_query_sorts) */
+    const char *error;        /* a runtime error stopped the search (a failed `assert`, a
+                                 file `readfile` cannot read ...): the message, to be
+                                 printed; the run must stop (CQL 6.2 exits with status 1).
+                                 Valid until the next search. NULL otherwise */
 } CqlGameResult;
 
 /* A searcher holds what one thread needs to search games with q: variable

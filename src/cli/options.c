@@ -50,6 +50,7 @@ static const OptionSpec options[] = {
     {"quiet", NULL, OPT_FLAG, F(quiet), "add only the game-number comment"},
     {"noheader", "noheaders", OPT_FLAG, F(noheader), "no {Game number N} comment"},
     {"alwayscomment", NULL, OPT_FLAG, F(alwayscomment), "keep comments at unmatched positions"},
+    {"noremovecomment", NULL, OPT_FLAG, F(noremovecomment), "`removecomment` removes no comment"},
     {"showmatches", NULL, OPT_FLAG, F(showmatches), "print <N> for each matching game"},
     {"threads", NULL, OPT_COUNT, F(threads), "N: worker threads (default: one per core)"},
     {"singlethreaded", "s", OPT_FLAG, F(singlethreaded), "one thread"},

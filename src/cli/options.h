@@ -19,7 +19,8 @@
 /* Exit status of the cql program (ARCHITECTURE.md, shown by -help). */
 typedef enum ExitCode {
     EXIT_RAN = 0,        /* the run finished, whether or not anything matched */
-    EXIT_QUERY = 1,      /* the query has an error; no game was read */
+    EXIT_QUERY = 1,      /* the query has an error (no game was read), or a filter stopped
+                            the run (a failed `assert`, a file `readfile` cannot read ...) */
     EXIT_USAGE = 2,      /* bad options, or a file could not be read or written */
     EXIT_PGN_STRICT = 3  /* the input had PGN errors and --strict was given */
 } ExitCode;
@@ -46,7 +47,7 @@ typedef struct CliOptions {
     long threads;               /* -threads N; 0 = one per core */
     size_t max_game_size;       /* -maxgamesize BYTES; 0 = the reader's default */
     bool variations, mainline, silent, quiet, showmatches, noheader, strict;
-    bool alwayscomment;
+    bool alwayscomment, noremovecomment;
     bool parse, to_ascii, to_unicode, dump_orbit;
     bool flip, flipcolor, shift, reversecolor, fliphorizontal, flipvertical;
     bool rotate90, rotate45, shifthorizontal, shiftvertical;

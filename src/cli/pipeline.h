@@ -35,6 +35,7 @@ typedef struct PipelineTotals {
     long games;              /* games read */
     long matches;            /* games written */
     long pgn_errors;         /* games with a problem in their PGN */
+    bool runtime_error;      /* a filter stopped the run (a failed `assert` ...) */
 } PipelineTotals;
 
 /* Reads every game (up to the query's game-number range), searches it and

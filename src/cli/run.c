@@ -71,6 +71,7 @@ static CqlSettings settings_of(const CliOptions *o)
         .silent = o->silent,
         .quiet = o->quiet,
         .alwayscomment = o->alwayscomment,
+        .noremovecomment = o->noremovecomment,
         .noheader = o->noheader,
         .matchcount = option_range(o->matchcount),
         .gamenumber = option_range(o->gamenumber),
@@ -172,6 +173,53 @@ static ExitCode open_input(Run *r)
     return EXIT_RAN;
 }
 
+/* `lastgamenumber`: the games of the input counted before the first one is
+ * searched, as CQL 6.2 counts them: the occurrences of "[White " in the
+ * text, with its three lines on standard output (cql62-remaining.md §12). */
+static ExitCode count_games(Run *r)
+{
+    if (!cql_query_needs_game_count(r->query)) return EXIT_RAN;
+    if (!r->input || strcmp(r->input, "-") == 0) {
+        cql_report(r->m, CQL_ERROR, "'lastgamenumber' needs an input file to count its games");
+        return EXIT_USAGE;
+    }
+    FILE *fp = fopen(r->input, "rb");
+    if (!fp) {
+        cql_report(r->m, CQL_ERROR, "cannot open '%s' to count its games", r->input);
+        return EXIT_USAGE;
+    }
+    static const char pattern[] = "[White ";
+    const size_t plen = sizeof pattern - 1;
+    char buf[65536 + sizeof pattern];
+    size_t keep = 0, bytes = 0;
+    long count = 0;
+    size_t got;
+    while ((got = fread(buf + keep, 1, sizeof buf - keep - 1, fp)) > 0) {
+        bytes += got;
+        size_t len = keep + got;
+        for (size_t i = 0; i + plen <= len; i++)
+            if (buf[i] == '[' && memcmp(buf + i, pattern, plen) == 0) count++;
+        /* the last plen - 1 bytes may begin a match that the next read ends */
+        keep = len < plen - 1 ? len : plen - 1;
+        memmove(buf, buf + len - keep, keep);
+    }
+    fclose(fp);
+    printf("lastgamenumber: reading file: %s\n", r->input);
+    printf("lastnumber: read %zu bytes. Counting games:...\n", bytes);
+    if (count == 0) {
+        printf("No valid games found by searching for the pattern '[White ' in the file: %s\n", r->input);
+        fflush(stdout);
+        return EXIT_QUERY;
+    }
+    printf("Detected estimated %ld games in the file: %s (Number may not be accurate)\n", count, r->input);
+    CqlRange wanted = cql_query_gamenumber(r->query);
+    if (wanted.set && count > wanted.max)
+        printf("Due to CQL header gamenumber, using lastgamenumber value of: %ld\n", wanted.max);
+    fflush(stdout);
+    cql_query_set_game_count(r->query, count);
+    return EXIT_RAN;
+}
+
 static ExitCode open_reader_and_output(Run *r)
 {
     r->reader = r->fen_stream ? cql_reader_open_stream(r->fen_stream, "-fen", r->m)
@@ -235,7 +283,11 @@ static ExitCode search_games(Run *r)
     cql_reader_close(r->reader);
     r->reader = NULL;
     r->out_open = false;
-    bool ok = output_close(&r->out, !read_failed, r->m) == 0;
+    bool ok = output_close(&r->out, !read_failed && !t.runtime_error, r->m) == 0;
+    if (t.runtime_error) {
+        fflush(stdout);
+        return EXIT_QUERY;   /* as CQL 6.2: the message printed, no summary, no output */
+    }
 
     double secs = seconds_since(&t0);
     FILE *summary = games_on_stdout ? stderr : stdout;
@@ -267,6 +319,8 @@ static ExitCode run_steps(Run *r)
     if (rc != EXIT_RAN) return rc;
     if (r->o->dump_orbit || r->o->parse || r->o->to_ascii || r->o->to_unicode) return print_query(r);
     rc = open_input(r);
+    if (rc != EXIT_RAN) return rc;
+    rc = count_games(r);
     if (rc != EXIT_RAN) return rc;
     return search_games(r);
 }

@@ -225,6 +225,7 @@ CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings,
         .quiet = cs->quiet,
         .alwayscomment = cs->alwayscomment,
         .noheader = cs->noheader,
+        .noremovecomment = cs->noremovecomment,
         .matchcount = range_of(cs->matchcount),
         .gamenumber = range_of(cs->gamenumber),
         .result = kept(q, cs->result),
@@ -294,6 +295,17 @@ bool cql_query_in_order(const CqlQuery *q)
 bool cql_query_sorts(const CqlQuery *q)
 {
     return q->search.sorting;
+}
+
+bool cql_query_needs_game_count(const CqlQuery *q)
+{
+    return eval_needs_game_count(q->query);
+}
+
+void cql_query_set_game_count(CqlQuery *q, long count)
+{
+    const SearchRange *r = &q->search.gamenumber;
+    q->search.eval.last_game_number = r->set && count > r->max ? r->max : count;
 }
 
 void cql_query_print(const CqlQuery *q, CqlPrint what, CqlText *out)
@@ -523,6 +535,7 @@ bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText 
     found->matched = matched;
     found->matched_positions = s->found.matched_positions;
     found->sort_value = search_sort_value(&s->query->search, &s->found);
+    found->error = s->found.runtime_error;
     return matched;
 }
 

@@ -28,6 +28,8 @@ typedef struct EvalSettings {
     bool alwayscomment;       /* keep comments made at unmatched positions */
     bool silent;              /* add no comment at all */
     const char *matchstring;  /* comment at matched positions ("" for none) */
+    bool noremovecomment;     /* `removecomment` does nothing (but matches) */
+    int64_t last_game_number; /* the value of `lastgamenumber` (set by the caller before a run) */
 } EvalSettings;
 
 /* What the search of one game found. Strings live in the game's arena. */
@@ -40,6 +42,10 @@ typedef struct GameSearch {
     const char *sort_doc;     /* the sort's documentation string, or NULL */
     Tag *set_tags;            /* tags given by `settag`, in the order first set */
     int nset_tags;
+    bool *remove_comment;     /* per node id: `removecomment` was evaluated there, or NULL */
+    const char *runtime_error;/* set when a filter stopped the run (a failed `assert`, a
+                                 file that cannot be read ...): the message, and the
+                                 search of the game ended there */
 } GameSearch;
 
 typedef struct Evaluator Evaluator;
@@ -54,8 +60,12 @@ bool eval_check_supported(const Query *q, DiagSink *diag);
 
 /* True when evaluating q must see the games in input order on one thread
  * (persistent variables and dictionaries that are not local, which carry
- * values from game to game). */
+ * values from game to game; `readfile` and `writefile`, whose files are
+ * read and written in input order). */
 bool eval_needs_order(const Query *q);
+
+/* True when q uses `lastgamenumber` (the caller counts the games first). */
+bool eval_needs_game_count(const Query *q);
 
 Evaluator *eval_new(const Query *q, const EvalSettings *s);
 void eval_free(Evaluator *ev);

@@ -25,6 +25,7 @@ bool search_matches(const Search *s, Evaluator *ev, const Game *g, Arena *a, Gam
         return false;
     if (!result_matches(s, g)) return false;
     eval_game(ev, g, a, found, printed);
+    if (found->runtime_error) return false;
     return found->matched_positions >= s->matchcount_min &&
            found->matched_positions <= s->matchcount_max;
 }
@@ -56,7 +57,7 @@ static const char *search_header_note(const Search *s, const Game *g, const Game
 void search_write_game(const Search *s, const Game *g, GameSearch *found, Arena *a, StrBuf *out)
 {
     found->notes[0] = search_header_note(s, g, found, found->notes[0], a);
-    PgnAnnotations ann = {found->notes, found->set_tags, found->nset_tags};
+    PgnAnnotations ann = {found->notes, found->set_tags, found->nset_tags, found->remove_comment};
     pgn_write_game(g, &ann, out);
 }
 
@@ -76,6 +77,7 @@ void search_init(Search *s, const SearchSettings *o, const Query *q)
     s->eval.variations = !o->mainline && (o->variations || (h->present & QH_VARIATIONS));
     s->eval.silent = o->silent || (h->present & QH_SILENT);
     s->eval.alwayscomment = o->alwayscomment;
+    s->eval.noremovecomment = o->noremovecomment;
     if (o->quiet || (h->present & QH_QUIET)) s->eval.matchstring = "";
     s->noheader = o->noheader;
     s->matchcount_min = 1;

@@ -27,7 +27,7 @@ typedef struct SearchRange {
  * query's cql(...) header, and a zero field leaves it to the header. */
 typedef struct SearchSettings {
     const char *matchstring;    /* comment at matched positions; NULL: the header's or "CQL" */
-    bool variations, mainline, silent, quiet, alwayscomment, noheader;
+    bool variations, mainline, silent, quiet, alwayscomment, noheader, noremovecomment;
     SearchRange matchcount;     /* matched positions a game needs */
     SearchRange gamenumber;     /* games to examine */
     const char *result;         /* only games with this result */

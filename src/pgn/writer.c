@@ -204,6 +204,13 @@ typedef struct Writer {
     size_t note_len;
 } Writer;
 
+/* The input's comments after the move into n, unless the driver drops them. */
+static const Comment *comments_of(const Writer *w, const GameNode *n)
+{
+    if (w->notes && w->notes->drop_comments && w->notes->drop_comments[n->id]) return NULL;
+    return n->comments;
+}
+
 static const char *note_for(const Writer *w, const GameNode *n)
 {
     if (!w->notes || !w->notes->node_comments) return NULL;
@@ -254,9 +261,10 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
     }
     /* after a move, the note is a comment of its own: {book} {CQL} */
     const char *note = note_for(w, n);
-    if (n->comments) put_comments(&w->fill, n->comments);
+    const Comment *comments = comments_of(w, n);
+    if (comments) put_comments(&w->fill, comments);
     if (note) put_note(w, note);
-    return n->comments || note;
+    return comments || note;
 }
 
 /* Writes the line that starts with `first`. For a variation's first move,
@@ -363,7 +371,7 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     sb_putc(out, '\n');
 
     Writer w = {{out, 0, false, false}, notes, NULL, "", 0};
-    put_root_comments_and_note(&w.fill, g->root->comments, note_for(&w, g->root));
+    put_root_comments_and_note(&w.fill, comments_of(&w, g->root), note_for(&w, g->root));
     if (g->root->child) put_line(&w, g->root->child, false);
     if (g->truncated && g->unread_text)
         put_comment_text(&w.fill, "cql: the rest of this game could not be read:", g->unread_text);

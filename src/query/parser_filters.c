@@ -659,20 +659,6 @@ Node *parse_position_or_child(Parser *p)
     return n;
 }
 
-/* try := 'try' [F] */
-Node *parse_try(Parser *p)
-{
-    Token kw = p->tok;
-    parse_advance(p);
-    Node *n = parse_node(p, ND_TRY, tok_span(kw), 1);
-    if (parse_starts_filter(&p->tok)) {
-        n->kids[0] = parse_filter(p);
-        n->span = span_join(n->span, n->kids[0]->span);
-    }
-    n->type = n->kids[0] ? value_type(n->kids[0]->type) : VT_NONE;
-    return n;
-}
-
 /* hhdb := 'hhdb' name [string]      (Heijden database interface) */
 Node *parse_hhdb(Parser *p)
 {
