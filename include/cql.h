@@ -150,6 +150,9 @@ CQL_API void cql_query_free(CqlQuery *q);
  * or NULL after reporting. */
 CQL_API char *cql_read_query_file(const char *path, size_t *len, CqlMessages *m);
 
+/* The i-th keyword of `hhdb` as it is written after it (NULL past the end). */
+CQL_API const char *cql_hhdb_key(size_t i);
+
 /* What the query's header says, merged with the settings. */
 CQL_API const char *cql_query_input(const CqlQuery *q);    /* cql(input F), or NULL */
 CQL_API const char *cql_query_output(const CqlQuery *q);   /* cql(output F), or NULL */

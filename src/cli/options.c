@@ -22,7 +22,8 @@ typedef enum OptKind {
     OPT_CQL,       /* one value appended to the -cql list */
     OPT_COUNT,     /* one non-negative integer */
     OPT_SIZE,      /* a byte count, with an optional K, M or G suffix */
-    OPT_RANGE      /* one integer, optionally followed by a second */
+    OPT_RANGE,     /* one integer, optionally followed by a second */
+    OPT_HHDB       /* -hhdb KEY [PARAM]: the parameter when the key takes a string */
 } OptKind;
 
 typedef struct OptionSpec {
@@ -51,6 +52,9 @@ static const OptionSpec options[] = {
     {"noheader", "noheaders", OPT_FLAG, F(noheader), "no {Game number N} comment"},
     {"alwayscomment", NULL, OPT_FLAG, F(alwayscomment), "keep comments at unmatched positions"},
     {"noremovecomment", NULL, OPT_FLAG, F(noremovecomment), "`removecomment` removes no comment"},
+    {"hhdb", NULL, OPT_HHDB, F(hhdb_key), "KEY [TEXT]: add the filter hhdb KEY \"TEXT\" ('-hhdb info': the keys)"},
+    {"vi", NULL, OPT_FLAG, F(vi), "read hhdbvi.pgn (when no -i is given)"},
+    {"vii", NULL, OPT_FLAG, F(vii), "read hhdbvii.pgn (when no -i is given)"},
     {"showmatches", NULL, OPT_FLAG, F(showmatches), "print <N> for each matching game"},
     {"threads", NULL, OPT_COUNT, F(threads), "N: worker threads (default: one per core)"},
     {"singlethreaded", "s", OPT_FLAG, F(singlethreaded), "one thread"},
@@ -145,6 +149,7 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m)
             return EXIT_USAGE;
         }
         const char *value = argv[++i];
+        if (spec->kind == OPT_HHDB && (strcmp(value, "info") == 0 || strcmp(value, "help") == 0)) o->hhdb_info = true;
         switch (spec->kind) {
         case OPT_STRING:
             *(const char **)field = value;
@@ -190,18 +195,35 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m)
             }
             break;
         }
+        case OPT_HHDB: {
+            /* the keys whose value is a string take a text to look for */
+            static const char *const with_text[] = {"composer", "firstcomment", "gbr", "search", "source",
+                                                    "stipulation"};
+            o->hhdb_key = value;
+            if (strcmp(value, "info") == 0 || strcmp(value, "help") == 0) break;
+            for (size_t k = 0; k < sizeof with_text / sizeof with_text[0]; k++) {
+                if (strcmp(value, with_text[k]) != 0) continue;
+                if (i + 1 >= argc) {
+                    cql_report(m, CQL_ERROR, "Unable to parse 'hhdb' parameters at command line: '%s' needs a text",
+                               value);
+                    return EXIT_USAGE;
+                }
+                o->hhdb_param = argv[++i];
+            }
+            break;
+        }
         case OPT_FLAG:
             break;
         }
     }
-    if (o->help || o->version) return EXIT_RAN;
+    if (o->help || o->version || o->hhdb_info) return EXIT_RAN;
     if (i < argc) o->query_file = argv[i++];
     if (i < argc) {
         cql_report(m, CQL_ERROR, "unexpected argument '%s' after the query file '%s'", argv[i],
                    o->query_file);
         return EXIT_USAGE;
     }
-    if (!o->query_file && o->cql_count == 0) {
+    if (!o->query_file && o->cql_count == 0 && !o->hhdb_key) {
         cql_report(m, CQL_ERROR, "no query: give a query file or -cql TEXT (try 'cql -help')");
         return EXIT_USAGE;
     }

@@ -52,6 +52,10 @@ typedef struct CliOptions {
     bool flip, flipcolor, shift, reversecolor, fliphorizontal, flipvertical;
     bool rotate90, rotate45, shifthorizontal, shiftvertical;
     bool help, version, singlethreaded;
+    const char *hhdb_key;       /* -hhdb KEY [PARAM]: the filter hhdb KEY "PARAM" added */
+    const char *hhdb_param;
+    bool hhdb_info;             /* -hhdb info / -hhdb help: print the keys */
+    bool vi, vii;               /* -vi / -vii: read hhdbvi.pgn / hhdbvii.pgn */
 } CliOptions;
 
 /* Fills *o from argv. Returns EXIT_RAN, or EXIT_USAGE after reporting. */

@@ -95,6 +95,15 @@ static ExitCode compile_query(Run *r)
                             : CQL_COMPILE_RUN;
     CqlText cql = {NULL, 0, 0};   /* the -cql texts, one per line */
     for (int i = 0; i < o->cql_count; i++) cql_text_printf(&cql, "%s\n", o->cql[i]);
+    if (o->hhdb_key) {
+        /* -hhdb KEY [PARAM]: a key of other characters than letters, digits
+         * and _ is written quoted */
+        bool bare = o->hhdb_key[0] && strspn(o->hhdb_key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                           "0123456789_") == strlen(o->hhdb_key);
+        cql_text_printf(&cql, bare ? "hhdb %s" : "hhdb \"%s\"", o->hhdb_key);
+        if (o->hhdb_param) cql_text_printf(&cql, " \"%s\"", o->hhdb_param);
+        cql_text_printf(&cql, "\n");
+    }
     ExitCode rc = EXIT_QUERY;
     if (!o->query_file) {
         s.name = "-cql";
@@ -105,7 +114,7 @@ static ExitCode compile_query(Run *r)
         char *text = cql_read_query_file(o->query_file, &len, r->m);
         if (text) {
             s.name = o->query_file;
-            s.preamble = o->cql_count > 0 ? cql.data : NULL;
+            s.preamble = cql.len > 0 ? cql.data : NULL;
             r->query = cql_compile(text, len, &s, stage, r->m);
             free(text);
         } else {
@@ -149,7 +158,7 @@ static char *default_output_name(const char *query_file)
 static ExitCode open_input(Run *r)
 {
     const CliOptions *o = r->o;
-    r->input = o->input ? o->input : cql_query_input(r->query);
+    r->input = o->input ? o->input : o->vi ? "hhdbvi.pgn" : o->vii ? "hhdbvii.pgn" : cql_query_input(r->query);
     if (o->fen) {
         int field, column;
         char why[160];
@@ -345,6 +354,12 @@ ExitCode run(const CliOptions *o, CqlMessages *m)
     }
     if (o->version) {
         cli_print_version(stdout);
+        return EXIT_RAN;
+    }
+    if (o->hhdb_info) {
+        fputs("the keys of hhdb (cql -hhdb KEY [TEXT] adds the filter hhdb KEY \"TEXT\"):\n", stdout);
+        for (size_t i = 0; cql_hhdb_key(i); i++) printf("  %s\n", cql_hhdb_key(i));
+        fputs("  award prize hm commendation special max sort (in any order)\n", stdout);
         return EXIT_RAN;
     }
     Run r;

@@ -1148,6 +1148,7 @@ const EvalFamily eval_core_family = {core_entries, NULL, NULL, NULL};
 static const EvalFamily *const eval_families[] = {
     &eval_core_family, &eval_nav_family, &eval_text_family, &eval_moves_family,
     &eval_path_family, &eval_orbit_family, &eval_dict_family, &eval_program_family,
+    &eval_hhdb_family,
 };
 
 #define FAMILIES (sizeof eval_families / sizeof eval_families[0])

@@ -40,6 +40,7 @@ typedef struct GameSearch {
     bool has_sort_value;
     int64_t sort_value;       /* the game's `sort` value (max, or min with `sort min`) */
     const char *sort_doc;     /* the sort's documentation string, or NULL */
+    bool sort_quiet;          /* the sort value is not written (`hhdb sort`) */
     Tag *set_tags;            /* tags given by `settag`, in the order first set */
     int nset_tags;
     bool *remove_comment;     /* per node id: `removecomment` was evaluated there, or NULL */
@@ -63,6 +64,10 @@ bool eval_check_supported(const Query *q, DiagSink *diag);
  * values from game to game; `readfile` and `writefile`, whose files are
  * read and written in input order). */
 bool eval_needs_order(const Query *q);
+
+/* True when the filters of q can run with settings s; otherwise reports
+ * the first that cannot (`hhdb <main>` without `variations` ...). */
+bool eval_check_settings(const Query *q, const EvalSettings *s, DiagSink *diag);
 
 /* True when q uses `lastgamenumber` (the caller counts the games first). */
 bool eval_needs_game_count(const Query *q);

@@ -99,6 +99,7 @@ struct Evaluator {
      * (heap), the filters whose value is thrown away, the files of `writefile` */
     char *runtime_error;
     struct ProgramState *program;
+    int8_t hhdb_cooked;           /* hhdb.c: the game contains <cook (-1: not worked out yet) */
 };
 
 typedef bool (*EvalFn)(Evaluator *ev, const Node *n, Value *out);
@@ -127,6 +128,7 @@ extern const EvalFamily eval_path_family;        /* path.c */
 extern const EvalFamily eval_orbit_family;       /* orbit.c */
 extern const EvalFamily eval_dict_family;        /* dict.c */
 extern const EvalFamily eval_program_family;     /* program.c */
+extern const EvalFamily eval_hhdb_family;        /* hhdb.c */
 
 /* Stops the search with a runtime error (CQL 6.2 prints it and exits with
  * status 1): every later evaluation fails at once, and the search of the

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pgn/writer.h"
+#include "query/hhdb_keys.h"
 
 static bool result_matches(const Search *s, const Game *g)
 {
@@ -45,7 +46,7 @@ static const char *search_header_note(const Search *s, const Game *g, const Game
     if (!s->noheader) sb_printf(&head, "Game number %ld", g->number);
     if (s->sort_by_matchcount)
         sb_printf(&head, "%smatchcount: %ld", head.len ? "  " : "", found->matched_positions);
-    else if (found->has_sort_value)
+    else if (found->has_sort_value && !found->sort_quiet)
         sb_printf(&head, "%s%s: %lld", head.len ? "  " : "", found->sort_doc ? found->sort_doc : "sort",
                   (long long)found->sort_value);
     if (root_note) sb_printf(&head, "%s%s", head.len ? " " : "", root_note);
@@ -63,7 +64,7 @@ void search_write_game(const Search *s, const Game *g, GameSearch *found, Arena 
 
 static bool has_sort(const Node *n, void *ctx)
 {
-    if (n->kind == ND_SORT) *(bool *)ctx = true;
+    if (n->kind == ND_SORT || (n->kind == ND_HHDB && n->num < 0 && (n->num2 & HHA_SORT))) *(bool *)ctx = true;
     return true;
 }
 
