@@ -264,7 +264,8 @@ void cli_print_help(FILE *out)
           "  N matches of M games in S seconds using T thread(s) to FILE\n\n"
           "exit status:\n"
           "  0  the run finished (whether or not anything matched)\n"
-          "  1  the query has an error (no game is read)\n"
+          "  1  the query has an error (no game is read), or a filter stopped the run\n"
+          "     (a failed assert, a file readfile cannot read ...)\n"
           "  2  bad options, or a file could not be read or written\n"
           "  3  the input had PGN errors and -strict was given\n",
           out);
