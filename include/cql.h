@@ -161,6 +161,9 @@ CQL_API bool cql_is_cql1(const char *text, size_t len);
  * name in messages. */
 CQL_API char *cql_translate_cql1(const char *text, size_t len, const char *name, CqlMessages *m);
 
+/* The i-th keyword of `hhdb` as it is written after it (NULL past the end). */
+CQL_API const char *cql_hhdb_key(size_t i);
+
 /* What the query's header says, merged with the settings. */
 CQL_API const char *cql_query_input(const CqlQuery *q);    /* cql(input F), or NULL */
 CQL_API const char *cql_query_output(const CqlQuery *q);   /* cql(output F), or NULL */
@@ -171,6 +174,12 @@ CQL_API bool cql_query_in_order(const CqlQuery *q);
 /* True when matching games are to be kept and written sorted at the end, by
  * CqlGameResult.sort_value, largest first. */
 CQL_API bool cql_query_sorts(const CqlQuery *q);
+/* True when q uses `lastgamenumber`: before the first search the caller
+ * gives the number of games with cql_query_set_game_count. */
+CQL_API bool cql_query_needs_game_count(const CqlQuery *q);
+/* Sets the value of `lastgamenumber` (clipped to the header's gamenumber
+ * range); call it before the first searcher is made. */
+CQL_API void cql_query_set_game_count(CqlQuery *q, long count);
 
 typedef enum CqlPrint {
     CQL_PRINT_TREE,      /* the syntax tree, one node per line (cql -parse) */
@@ -257,6 +266,10 @@ typedef struct CqlGameResult {
     bool matched;             /* the game matches: write it (cql_write_match) */
     long matched_positions;   /* positions where the query matched */
     int64_t sort_value;       /* its place in sorted output (cql_query_sorts) */
+    const char *error;        /* a runtime error stopped the search (a failed `assert`, a
+                                 file `readfile` cannot read ...): the message, to be
+                                 printed; the run must stop (CQL 6.2 exits with status 1).
+                                 Valid until the next search. NULL otherwise */
 } CqlGameResult;
 
 /* A searcher holds what one thread needs to search games with q: variable

@@ -238,5 +238,83 @@ printf 'cql() check // a\000b\n' >"$T/nul-comment.cql"
 expect_rc "NUL in a comment" 0 "$CQL" -a "$T/nul-comment.cql"
 if cmp -s "$T/out" "$T/nul-comment.cql"; then ok; else bad "-a lost what follows a NUL in a comment"; fi
 
+# ---- the filters that reach outside the query: files, runtime errors, hhdb
+# Everything that reads or writes a file runs inside the temporary directory.
+CQLABS=$(cd "$(dirname "$CQL")" && pwd)/$(basename "$CQL")
+P1="$T/p1.pgn"
+printf '[Event "p1"]\n[White "a"]\n[Black "b"]\n[Result "1-0"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n' >"$P1"
+printf '[Event "p2"]\n[White "c"]\n[Black "d"]\n[Result "*"]\n\n1. d4 *\n' >>"$P1"
+mkdir "$T/files"
+# writefile: created on first use, appended to and flushed, no newline added
+printf 'cql() gamenumber == 1 ply < 3 writefile("w1.cqo" str(ply) + \\n)\n' >"$T/files/w1.cql"
+(cd "$T/files" && "$CQLABS" -i "$P1" -o out.pgn w1.cql >stdout 2>stderr); rc=$?
+expect_eq "writefile exit" "$rc" 0
+expect_eq "writefile content" "$(od -An -c "$T/files/w1.cqo" | tr -s ' ' | tr -d '\n')" " 0 \n 1 \n 2 \n"
+expect_grep "writefile says it opens the file" "$T/files/stdout" '^writefile: opening file: w1.cqo$'
+expect_eq "writefile forces one thread" "$(grep -c 'using 1 thread to' "$T/files/stdout")" 1
+printf 'cql() writefile("w2.cql" "a") writefile("w2.cql" "b") ply == 0\n' >"$T/files/w2q.cql"
+(cd "$T/files" && "$CQLABS" -i "$P1" -o out.pgn w2q.cql >stdout 2>stderr)
+expect_eq "writefile appends at every evaluation" "$(cat "$T/files/w2.cql")" "abababababababababab"
+# a bad extension stops the run (status 1, no output file); unevaluated, nothing happens
+printf 'cql() writefile("w.txt" "a")\n' >"$T/files/bad.cql"
+(cd "$T/files" && "$CQLABS" -i "$P1" -o bad-out.pgn bad.cql >stdout 2>stderr); rc=$?
+expect_eq "writefile extension exit" "$rc" 1
+expect_grep "writefile extension message" "$T/files/stdout" "^writefile: filename must have extension '.cqo' or '.cql' but got filename: w.txt$"
+expect_eq "writefile extension: no file" "$(ls "$T/files" | grep -c -e '^w.txt$' -e '^bad-out.pgn$')" 0
+printf 'cql() false writefile("w.txt" "a")\n' >"$T/files/bad2.cql"
+(cd "$T/files" && "$CQLABS" -i "$P1" -o out.pgn bad2.cql >stdout 2>stderr); rc=$?
+expect_eq "writefile unevaluated" "$rc" 0
+# readfile: the whole file, read at every evaluation, with two lines printed
+printf 'cql() initial x = readfile "w1.cqo" #x == 6 message(x)\n' >"$T/files/r1.cql"
+(cd "$T/files" && "$CQLABS" -i "$P1" -o out.pgn r1.cql >stdout 2>stderr); rc=$?
+expect_eq "readfile exit" "$rc" 0
+expect_grep "readfile summary" "$T/files/stdout" '^2 matches of 2 games'
+expect_eq "readfile reads each time" "$(grep -c '^Read file: w1.cqo got 6 bytes$' "$T/files/stdout")" 2
+expect_grep "readfile reading" "$T/files/stdout" '^Reading file: w1.cqo$'
+printf 'cql() x = readfile "nothere.pgn" #x > 0\n' >"$T/files/r2.cql"
+(cd "$T/files" && "$CQLABS" -i "$P1" -o out.pgn r2.cql >stdout 2>stderr); rc=$?
+expect_eq "readfile missing exit" "$rc" 1
+expect_grep "readfile missing message" "$T/files/stdout" '^Unable to open file: nothere.pgn$'
+printf 'cql() x = readfile "w1.txt" #x > 0\n' >"$T/files/r3.cql"
+(cd "$T/files" && "$CQLABS" -i "$P1" -o out.pgn r3.cql >stdout 2>stderr); rc=$?
+expect_eq "readfile extension exit" "$rc" 1
+expect_grep "readfile extension message" "$T/files/stdout" "Filename must have extension '.cqo', '.pgn', or '.cql' but got filename: w1.txt"
+# assert: the message, status 1, no summary and no output, whatever the threads
+printf 'cql()\ncheck assert wtm\n' >"$T/assert.cql"
+for threads in 1 2; do
+    "$CQL" -threads $threads -i "$P1" -o "$T/assert-out.pgn" "$T/assert.cql" >"$T/out" 2>"$T/err"; rc=$?
+    expect_eq "assert exit ($threads threads)" "$rc" 1
+    expect_grep "assert message ($threads threads)" "$T/out" '^assert filter in .cql file failed at gamenumber 1 and positionid: 7: {Line 2, Column 7}$'
+    expect_eq "assert: no summary ($threads threads)" "$(grep -c 'match' "$T/out")" 0
+    if [ -e "$T/assert-out.pgn" ]; then bad "assert: the output file was written"; else ok; fi
+done
+# lastgamenumber counts "[White " in the input first
+expect_rc "lastgamenumber" 0 "$CQL" -i "$P1" -o "$T/lgn.pgn" -cql 'gamenumber == lastgamenumber'
+expect_grep "lastgamenumber count line" "$T/out" '^Detected estimated 2 games in the file: '
+expect_eq "lastgamenumber matches the last game" "$(grep -c 'Game number 2' "$T/lgn.pgn")" 1
+expect_rc "lastgamenumber with gamenumber" 0 "$CQL" -i "$P1" -o "$T/lgn.pgn" -gamenumber 1 1 -cql 'gamenumber == lastgamenumber'
+expect_grep "lastgamenumber clipped" "$T/out" '^Due to CQL header gamenumber, using lastgamenumber value of: 1$'
+# hhdb sort orders the games by award; -hhdb adds the filter
+HH=tests/data/hhdb/hh.pgn
+expect_rc "hhdb sort award" 0 "$CQL" -i "$HH" -o "$T/hh.pgn" -cql 'hhdb sort award'
+expect_eq "hhdb sort award order" "$(grep -o 'Game number [0-9]*' "$T/hh.pgn" | cut -d' ' -f3 | tr '\n' ' ')" "1 6 5 7 2 3 "
+expect_rc "hhdb sort special" 0 "$CQL" -i "$HH" -o "$T/hh.pgn" -cql 'hhdb sort special'
+expect_eq "hhdb sort special order" "$(grep -o 'Game number [0-9]*' "$T/hh.pgn" | cut -d' ' -f3 | tr '\n' ' ')" "7 2 "
+expect_rc "-hhdb composer" 0 "$CQL" -i "$HH" -o "$T/hh.pgn" -hhdb composer Jones
+expect_eq "-hhdb composer games" "$(grep -o 'Game number [0-9]*' "$T/hh.pgn" | cut -d' ' -f3 | tr '\n' ' ')" "2 "
+expect_rc "-hhdb (c)" 0 "$CQL" -i "$HH" -o "$T/hh.pgn" -hhdb '(c)'
+expect_eq "-hhdb (c) games" "$(grep -o 'Game number [0-9]*' "$T/hh.pgn" | cut -d' ' -f3 | tr '\n' ' ')" "3 "
+expect_rc "-hhdb composer needs a text" 2 "$CQL" -i "$HH" -o "$T/hh.pgn" -hhdb composer
+expect_rc "-hhdb info" 0 "$CQL" -hhdb info
+expect_grep "-hhdb info lists the keys" "$T/out" '^  theme_tourney$'
+cp "$HH" "$T/files/hhdbvi.pgn"; (cd "$T/files" && "$CQLABS" -vi -o vi-out.pgn -cql 'hhdb TW' >stdout 2>stderr); rc=$?
+expect_eq "-vi exit" "$rc" 0
+expect_grep "-vi reads hhdbvi.pgn" "$T/files/stdout" '^1 matches of 7 games'
+# removecomment, and -noremovecomment
+expect_rc "removecomment" 0 "$CQL" -i "$HH" -o "$T/rc.pgn" -gamenumber 5 -cql 'removecomment'
+expect_eq "removecomment drops the comment" "$(grep -c '<cook>' "$T/rc.pgn")" 0
+expect_rc "noremovecomment" 0 "$CQL" -noremovecomment -i "$HH" -o "$T/rc.pgn" -gamenumber 5 -cql 'removecomment'
+expect_eq "noremovecomment keeps it" "$(grep -c '<cook>' "$T/rc.pgn")" 1
+
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

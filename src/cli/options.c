@@ -28,7 +28,8 @@ typedef enum OptKind {
     OPT_SIZE,      /* a byte count, with an optional K, M or G suffix */
     OPT_RANGE,     /* one integer, optionally followed by a second */
     OPT_PART,      /* K/N */
-    OPT_SUMMARY    /* text or json */
+    OPT_SUMMARY,   /* text or json */
+    OPT_HHDB       /* -hhdb KEY [PARAM]: the parameter when the key takes a string */
 } OptKind;
 
 typedef struct OptionSpec {
@@ -71,6 +72,9 @@ static const OptionSpec options[] = {
     {"alwayscomment", NULL, OPT_FLAG, F(alwayscomment), NOMIN, "keep comments at unmatched positions"},
     {"nosettag", NULL, OPT_FLAG, F(nosettag), NOMIN, "settag changes no tag"},
     {"noremovecomment", NULL, OPT_FLAG, F(noremovecomment), NOMIN, "removecomment removes nothing"},
+    {"hhdb", NULL, OPT_HHDB, F(hhdb_key), NOMIN, "KEY [TEXT]: add the filter hhdb KEY \"TEXT\" ('-hhdb info': the keys)"},
+    {"vi", NULL, OPT_FLAG, F(vi), NOMIN, "read hhdbvi.pgn (when no -i is given)"},
+    {"vii", NULL, OPT_FLAG, F(vii), NOMIN, "read hhdbvii.pgn (when no -i is given)"},
     {"showmatches", NULL, OPT_FLAG, F(showmatches), NOMIN, "print <N> for each matching game"},
     {"limit", NULL, OPT_COUNT, F(limit), 1, "N: stop after N matching games"},
     {"noclobber", NULL, OPT_FLAG, F(noclobber), NOMIN, "refuse to replace an existing output file"},
@@ -352,6 +356,26 @@ static ExitCode take_value(const OptionSpec *spec, const char *arg, int argc, ch
             return EXIT_USAGE;
         }
         break;
+    case OPT_HHDB: {
+        /* the keys whose value is a string take a text to look for */
+        static const char *const with_text[] = {"composer", "firstcomment", "gbr", "search", "source",
+                                                "stipulation"};
+        o->hhdb_key = value;
+        if (strcmp(value, "info") == 0 || strcmp(value, "help") == 0) {
+            o->hhdb_info = true;
+            break;
+        }
+        for (size_t k = 0; k < sizeof with_text / sizeof with_text[0]; k++) {
+            if (strcmp(value, with_text[k]) != 0) continue;
+            if (*i + 1 >= argc) {
+                cql_report(m, CQL_ERROR, "Unable to parse 'hhdb' parameters at command line: '%s' needs a text",
+                           value);
+                return EXIT_USAGE;
+            }
+            o->hhdb_param = argv[++*i];
+        }
+        break;
+    }
     case OPT_FLAG:
         break;
     }
@@ -361,7 +385,7 @@ static ExitCode take_value(const OptionSpec *spec, const char *arg, int argc, ch
 /* Options whose values conflict, or that need another. */
 static ExitCode check_together(const CliOptions *o, CqlMessages *m)
 {
-    if (!o->query_file && o->cql_count == 0) {
+    if (!o->query_file && o->cql_count == 0 && !o->hhdb_key) {
         cql_report(m, CQL_ERROR, "no query: give a query file or -cql TEXT (try 'cql -help')");
         return EXIT_USAGE;
     }
@@ -432,7 +456,7 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m)
         ExitCode rc = take_value(spec, arg, argc, argv, &i, o, m);
         if (rc != EXIT_RAN) return rc;
     }
-    if (o->help || o->version) return EXIT_RAN;
+    if (o->help || o->version || o->hhdb_info) return EXIT_RAN;
     if (i < argc) o->query_file = argv[i++];
     if (i < argc) {
         cql_report(m, CQL_ERROR, "unexpected argument '%s' after the query file '%s' "
@@ -478,7 +502,8 @@ void cli_print_help(FILE *out)
           "-outputbuffer -utf8 -echo -colorize -lex -d -debug.\n\n"
           "exit status:\n"
           "  0  the run finished (whether or not anything matched)\n"
-          "  1  the query has an error (no game is read)\n"
+          "  1  the query has an error (no game is read), or a filter stopped the run\n"
+          "     (a failed assert, a file readfile cannot read ...)\n"
           "  2  bad options, or a file could not be read or written\n"
           "  3  the input had PGN errors and -strict was given\n",
           out);

@@ -19,7 +19,8 @@
 /* Exit status of the cql program (ARCHITECTURE.md, shown by -help). */
 typedef enum ExitCode {
     EXIT_RAN = 0,        /* the run finished, whether or not anything matched */
-    EXIT_QUERY = 1,      /* the query has an error; no game was read */
+    EXIT_QUERY = 1,      /* the query has an error (no game was read), or a filter stopped
+                            the run (a failed `assert`, a file `readfile` cannot read ...) */
     EXIT_USAGE = 2,      /* bad options, or a file could not be read or written */
     EXIT_PGN_STRICT = 3  /* the input had PGN errors and --strict was given */
 } ExitCode;
@@ -74,6 +75,10 @@ typedef struct CliOptions {
     const char *searchposition; /* -searchposition FEN: search this one position, no PGN */
     bool ignored;               /* options of CQL 6.2 that change nothing here */
     bool gui_stdin, gui_stdout; /* -guipgnstdin, -guipgnstdout: standard input and output */
+    const char *hhdb_key;       /* -hhdb KEY [PARAM]: the filter hhdb KEY "PARAM" added */
+    const char *hhdb_param;
+    bool hhdb_info;             /* -hhdb info / -hhdb help: print the keys */
+    bool vi, vii;               /* -vi / -vii: read hhdbvi.pgn / hhdbvii.pgn */
 } CliOptions;
 
 /* Fills *o from argv. Returns EXIT_RAN, or EXIT_USAGE after reporting. */

@@ -22,6 +22,7 @@ typedef struct GameJob {
     CqlText out;         /* PGN of the game when it matched */
     CqlText messages;    /* diagnostics about the game, in order (collect_message) */
     CqlText printed;     /* what `message` filters printed */
+    CqlText error;       /* a runtime error that stops the run (cql_search) */
     bool matched;
     bool pgn_error;
     bool examined;       /* inside the gamenumber range */
@@ -81,6 +82,7 @@ static void job_free(GameJob *job)
     cql_text_free(&job->out);
     cql_text_free(&job->messages);
     cql_text_free(&job->printed);
+    cql_text_free(&job->error);
 }
 
 static void search_game(Worker *w, GameJob *job)
@@ -91,6 +93,7 @@ static void search_game(Worker *w, GameJob *job)
     if (st == CQL_GAME_UNUSABLE) return;
     CqlGameResult found;
     job->matched = cql_search(w->searcher, w->game, &found, &job->printed);
+    if (found.error) cql_text_printf(&job->error, "%s\n", found.error);
     if (job->matched) {
         job->sort_value = found.sort_value;
         cql_write_match(w->searcher, w->game, &job->out);
@@ -117,10 +120,11 @@ typedef struct Emitter {
     PipelineTotals totals;
 } Emitter;
 
-/* True once a write to the output failed: the run stops reading. */
+/* True once a write to the output failed, or a runtime error stopped the
+ * run: the run stops reading. */
 static bool emit_failed(const Emitter *e)
 {
-    return e->setup->out->error != 0;
+    return e->setup->out->error != 0 || e->totals.runtime_error;
 }
 
 static void print_text(CqlText *t, FILE *fp)
@@ -138,9 +142,11 @@ static bool limit_reached(const Emitter *e)
 
 static void emit(Emitter *e, GameJob *job)
 {
-    if (limit_reached(e)) {   /* a game read ahead of the limit: as if never read */
+    /* a game read ahead of the -limit, or after a runtime error: as if never read */
+    if (limit_reached(e) || e->totals.runtime_error) {
         cql_text_clear(&job->messages);
         cql_text_clear(&job->printed);
+        cql_text_clear(&job->error);
         cql_text_clear(&job->out);
         job->matched = job->pgn_error = false;
         job->state = SLOT_EMPTY;
@@ -150,6 +156,12 @@ static void emit(Emitter *e, GameJob *job)
     e->totals.bytes += job->text_bytes;
     deliver_messages(&job->messages, e->setup->messages);
     print_text(&job->printed, e->setup->notes);
+    if (job->error.len) {
+        /* CQL 6.2 prints a runtime error on standard output and stops */
+        print_text(&job->error, e->setup->notes);
+        e->totals.runtime_error = true;
+        job->matched = false;
+    }
     if (job->pgn_error) e->totals.pgn_errors++;
     if (job->matched && !emit_failed(e)) {
         e->totals.matches++;
@@ -185,7 +197,8 @@ static void emit_sorted(Emitter *e)
     if (e->nsorted)   /* qsort wants an array, even of nothing */
         qsort(e->sorted, e->nsorted, sizeof *e->sorted, by_value_desc);
     for (size_t i = 0; i < e->nsorted; i++) {
-        output_write(e->setup->out, e->sorted[i].text.data, e->sorted[i].text.len);
+        if (!e->totals.runtime_error)
+            output_write(e->setup->out, e->sorted[i].text.data, e->sorted[i].text.len);
         cql_text_free(&e->sorted[i].text);
     }
     free(e->sorted);

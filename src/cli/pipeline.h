@@ -43,6 +43,7 @@ typedef struct PipelineTotals {
     long pgn_errors;         /* games with a problem in their PGN */
     uint64_t bytes;          /* game text read */
     bool limit_reached;      /* stopped at the -limit */
+    bool runtime_error;      /* a filter stopped the run (a failed `assert` ...) */
 } PipelineTotals;
 
 /* Reads every game (up to the query's game-number range), searches it and

@@ -162,6 +162,15 @@ static ExitCode compile_query(Run *r)
         cql_text_free(&filters);
         return rc;
     }
+    if (o->hhdb_key) {
+        /* -hhdb KEY [PARAM]: a key of other characters than letters, digits
+         * and _ is written quoted */
+        bool bare = o->hhdb_key[0] && strspn(o->hhdb_key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                           "0123456789_") == strlen(o->hhdb_key);
+        cql_text_printf(&filters, bare ? "hhdb %s" : "hhdb \"%s\"", o->hhdb_key);
+        if (o->hhdb_param) cql_text_printf(&filters, " \"%s\"", o->hhdb_param);
+        cql_text_printf(&filters, "\n");
+    }
     rc = EXIT_QUERY;
     if (!o->query_file) {
         s.name = "-cql";
@@ -259,7 +268,10 @@ static ExitCode open_input(Run *r)
         r->header_input = cql_query_input(r->query);
         const char *const *names = o->inputs;
         int count = o->input_count;
+        static const char *const hhdb_vi[] = {"hhdbvi.pgn"}, *const hhdb_vii[] = {"hhdbvii.pgn"};
         if (!count && o->gui_stdin) names = standard_input, count = 1;
+        else if (!count && o->vi) names = hhdb_vi, count = 1;
+        else if (!count && o->vii) names = hhdb_vii, count = 1;
         else if (!count && r->header_input) names = &r->header_input, count = 1;
         if (!count) {
             cql_report(r->m, CQL_ERROR, "no input: give a PGN file with -i FILE ('-' for standard input)");
@@ -271,6 +283,57 @@ static ExitCode open_input(Run *r)
     const char *header_output = cql_query_output(r->query);
     r->output = o->output ? o->output : o->gui_stdout ? "-" : header_output ? header_output
                 : (r->default_output = default_output_name(o->query_file));
+    return EXIT_RAN;
+}
+
+/* `lastgamenumber`: the games of the input counted before the first one is
+ * searched, as CQL 6.2 counts them: the occurrences of "[White " in the
+ * text, with its three lines on standard output (cql62-remaining.md §12). */
+static ExitCode count_games(Run *r)
+{
+    if (!cql_query_needs_game_count(r->query)) return EXIT_RAN;
+    static const char pattern[] = "[White ";
+    const size_t plen = sizeof pattern - 1;
+    long count = 0;
+    for (int f = 0; !r->fen_stream && f < r->inputs.count; f++) {
+        const InputFile *in = &r->inputs.files[f];
+        if (strcmp(in->path, "-") == 0 || in->decompressor) {
+            cql_report(r->m, CQL_ERROR, "'lastgamenumber' needs input files it can read twice to count their "
+                       "games, not %s", in->decompressor ? "a compressed file" : "standard input");
+            return EXIT_USAGE;
+        }
+        FILE *fp = fopen(in->path, "rb");
+        if (!fp) {
+            cql_report(r->m, CQL_ERROR, "cannot open '%s' to count its games", in->path);
+            return EXIT_USAGE;
+        }
+        char buf[65536 + sizeof pattern];
+        size_t keep = 0, bytes = 0, got;
+        while ((got = fread(buf + keep, 1, sizeof buf - keep - 1, fp)) > 0) {
+            bytes += got;
+            size_t len = keep + got;
+            for (size_t i = 0; i + plen <= len; i++)
+                if (buf[i] == '[' && memcmp(buf + i, pattern, plen) == 0) count++;
+            /* the last plen - 1 bytes may begin a match that the next read ends */
+            keep = len < plen - 1 ? len : plen - 1;
+            memmove(buf, buf + len - keep, keep);
+        }
+        fclose(fp);
+        printf("lastgamenumber: reading file: %s\n", in->path);
+        printf("lastnumber: read %zu bytes. Counting games:...\n", bytes);
+    }
+    const char *name = r->inputs.count == 1 ? r->inputs.files[0].path : "the input files";
+    if (count == 0) {
+        printf("No valid games found by searching for the pattern '[White ' in the file: %s\n", name);
+        fflush(stdout);
+        return EXIT_QUERY;
+    }
+    printf("Detected estimated %ld games in the file: %s (Number may not be accurate)\n", count, name);
+    CqlRange wanted = cql_query_gamenumber(r->query);
+    if (wanted.set && count > wanted.max)
+        printf("Due to CQL header gamenumber, using lastgamenumber value of: %ld\n", wanted.max);
+    fflush(stdout);
+    cql_query_set_game_count(r->query, count);
     return EXIT_RAN;
 }
 
@@ -454,7 +517,11 @@ static ExitCode search_games(Run *r)
     bool read_failed = cql_reader_failed(setup.reader);
     if (!r->fen_stream && !input_close(&r->inputs, true, r->m)) read_failed = true;
     r->out_open = false;
-    bool ok = output_close(&r->out, !read_failed, r->m) == 0;
+    bool ok = output_close(&r->out, !read_failed && !t.runtime_error, r->m) == 0;
+    if (t.runtime_error) {
+        fflush(stdout);
+        return EXIT_QUERY;   /* as CQL 6.2: the message printed, no summary, no output */
+    }
 
     double secs = seconds_since(&t0);
     FILE *summary = games_on_stdout ? stderr : stdout;
@@ -495,6 +562,8 @@ static ExitCode run_steps(Run *r)
     rc = open_input(r);
     if (rc != EXIT_RAN) return rc;
     if (o->dryrun) return dry_run(r);
+    rc = count_games(r);
+    if (rc != EXIT_RAN) return rc;
     return search_games(r);
 }
 
@@ -520,6 +589,12 @@ ExitCode run(const CliOptions *o, CqlMessages *m)
     }
     if (o->version) {
         cli_print_version(stdout);
+        return EXIT_RAN;
+    }
+    if (o->hhdb_info) {
+        fputs("the keys of hhdb (cql -hhdb KEY [TEXT] adds the filter hhdb KEY \"TEXT\"):\n", stdout);
+        for (size_t i = 0; cql_hhdb_key(i); i++) printf("  %s\n", cql_hhdb_key(i));
+        fputs("  award prize hm commendation special max sort (in any order)\n", stdout);
         return EXIT_RAN;
     }
     Run r;

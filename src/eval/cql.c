@@ -30,6 +30,7 @@
 #include "pgn/reader.h"
 #include "pgn/writer.h"
 #include "query/compile.h"
+#include "query/hhdb_keys.h"
 #include "query/print.h"
 #include "query/transform.h"
 
@@ -234,6 +235,11 @@ CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings,
     CqlQuery *cq = xcalloc(1, sizeof *cq);
     cq->query = q;
     search_init(&cq->search, &ss, q);
+    if (stage == CQL_COMPILE_RUN && !eval_check_settings(q, &cq->search.eval, &d)) {
+        count_messages(m, &d);
+        cql_query_free(cq);
+        return NULL;
+    }
     return cq;
 }
 
@@ -310,6 +316,29 @@ bool cql_query_in_order(const CqlQuery *q)
 bool cql_query_sorts(const CqlQuery *q)
 {
     return q->search.sorting;
+}
+
+const char *cql_hhdb_key(size_t i)
+{
+    const HhdbKey *k = hhdb_key_at(i);
+    if (!k) return NULL;
+    if (k->what == HH_GBR && k->arg) {   /* a part of gbr */
+        static const char *const parts[] = {"gbr material", "gbr pieces", "gbr pawns", "gbr kings"};
+        for (size_t p = 0; p < 4; p++)
+            if (strcmp(parts[p] + 4, k->name) == 0) return parts[p];
+    }
+    return k->name;
+}
+
+bool cql_query_needs_game_count(const CqlQuery *q)
+{
+    return eval_needs_game_count(q->query);
+}
+
+void cql_query_set_game_count(CqlQuery *q, long count)
+{
+    const SearchRange *r = &q->search.gamenumber;
+    q->search.eval.last_game_number = r->set && count > r->max ? r->max : count;
 }
 
 void cql_query_print(const CqlQuery *q, CqlPrint what, CqlText *out)
@@ -567,6 +596,7 @@ bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText 
     found->matched = matched;
     found->matched_positions = s->found.matched_positions;
     found->sort_value = search_sort_value(&s->query->search, &s->found);
+    found->error = s->found.runtime_error;
     return matched;
 }
 

@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,20 @@ static EvalFn eval_table[ND_COUNT_];
 bool eval_node(Evaluator *ev, const Node *n, Value *out)
 {
     out->type = VT_NONE;
+    if (ev->runtime_error) return false;
     return eval_table[n->kind](ev, n, out);
+}
+
+void eval_runtime_error(Evaluator *ev, const char *fmt, ...)
+{
+    if (ev->runtime_error) return;
+    StrBuf sb = SB_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    ev->runtime_error = xstrdup(sb_str(&sb));
+    sb_free(&sb);
 }
 
 /* The square of piece `id` at the current node, as a set (empty if captured). */
@@ -264,6 +278,16 @@ static bool eval_assign(Evaluator *ev, const Node *n, Value *out)
     } else if (v.type == VT_PIECE && ev->q->vars[slot].kind != VK_PIECE) {
         eval_piece_to_set(ev, &v);
     }
+    if (n->op == TK_ASSIGN_IF) {
+        /* x =? S: binds x only to a non-empty set; otherwise fails and leaves x
+         * as it was (cql62-remaining.md §7) */
+        eval_piece_to_set(ev, &v);
+        if (!matched || v.type != VT_SET || !v.set) return false;
+        ev->vars[slot] = v;
+        ev->bound[slot] = true;
+        *out = v;
+        return true;
+    }
     if (n->op == TK_ASSIGN) {
         /* a set assignment always matches; other values only when F matched */
         if (!matched && !(v.type == VT_SET && type_is_set(n->kids[0]->type))) return false;
@@ -348,7 +372,10 @@ static bool eval_if(Evaluator *ev, const Node *n, Value *out)
     Value test;
     if (eval_node(ev, n->kids[0], &test)) return eval_node(ev, n->kids[1], out);
     if (n->kids[2]) return eval_node(ev, n->kids[2], out);
-    return false;
+    /* without else, a failed test lets the query go on: CQL 6.2 evaluates
+     * the `assert y` of `if false y = 1 assert y` (and stops the run there,
+     * cql62-remaining-vectors.tsv) */
+    return true;
 }
 
 /* loop F: evaluates F again and again until it does not match. The loop
@@ -1137,7 +1164,8 @@ const EvalFamily eval_core_family = {core_entries, NULL, NULL, NULL};
 /* The families of evaluation functions: each registers its descriptor here. */
 static const EvalFamily *const eval_families[] = {
     &eval_core_family, &eval_nav_family, &eval_text_family, &eval_moves_family,
-    &eval_path_family, &eval_orbit_family, &eval_dict_family,
+    &eval_path_family, &eval_orbit_family, &eval_dict_family, &eval_program_family,
+    &eval_hhdb_family,
 };
 
 #define FAMILIES (sizeof eval_families / sizeof eval_families[0])
@@ -1197,8 +1225,8 @@ static bool check_node(const Node *n, void *ctx)
         c->ok = false;
         return false;
     }
-    if (!eval_table[n->kind] || (n->kind == ND_ASSIGN && n->op == TK_ASSIGN_IF)) {
-        const char *name = n->kind == ND_ASSIGN ? "=?" : ast_kind_name(n->kind);
+    if (!eval_table[n->kind]) {
+        const char *name = ast_kind_name(n->kind);
         diag_at(c->diag, &c->q->src, n->span, DIAG_ERROR, "filter '%s' is not supported yet", name);
         c->ok = false;
         return false;
@@ -1233,8 +1261,30 @@ bool eval_check_supported(const Query *q, DiagSink *diag)
     return c.ok;
 }
 
+static bool uses_files(const Node *n, void *ctx)
+{
+    if (n->kind == ND_READFILE || n->kind == ND_WRITEFILE) *(bool *)ctx = true;
+    return true;
+}
+
+static bool uses_game_count(const Node *n, void *ctx)
+{
+    if (n->kind == ND_LASTGAMENUMBER) *(bool *)ctx = true;
+    return true;
+}
+
+bool eval_needs_game_count(const Query *q)
+{
+    bool found = false;
+    ast_walk(q->body, uses_game_count, &found);
+    return found;
+}
+
 bool eval_needs_order(const Query *q)
 {
+    bool files = false;
+    ast_walk(q->body, uses_files, &files);
+    if (files) return true;
     for (uint32_t i = 0; i < q->nvars; i++) {
         if (q->vars[i].persistent) return true;
         /* a dictionary keeps its entries from game to game unless local */
@@ -1263,6 +1313,7 @@ void eval_free(Evaluator *ev)
     free(ev->vars);
     free(ev->bound);
     free(ev->pending);
+    free(ev->runtime_error);
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->free) eval_families[f]->free(ev);
     arena_free(&ev->persistent_strings);
@@ -1324,6 +1375,12 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
             for (int i = 0; i < ev->npending; i++)
                 add_note(ev, out->notes, ev->pending[i].node_id, ev->pending[i].text);
         if (annotate && matched) add_note(ev, out->notes, n->id, ev->settings.matchstring);
+        if (ev->runtime_error) {
+            out->runtime_error = arena_strdup(arena, ev->runtime_error);
+            free(ev->runtime_error);
+            ev->runtime_error = NULL;
+            break;
+        }
     }
     ev->cur = ev->origin = NULL;
     /* persistent strings must outlive the game's arena */

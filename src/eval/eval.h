@@ -30,6 +30,7 @@ typedef struct EvalSettings {
     bool nosettag;            /* settag matches and sets no tag (-nosettag) */
     bool noremovecomment;     /* removecomment matches and removes nothing (-noremovecomment) */
     const char *matchstring;  /* comment at matched positions ("" for none) */
+    int64_t last_game_number; /* the value of `lastgamenumber` (set by the caller before a run) */
 } EvalSettings;
 
 /* What the search of one game found. Strings live in the game's arena. */
@@ -40,8 +41,13 @@ typedef struct GameSearch {
     bool has_sort_value;
     int64_t sort_value;       /* the game's `sort` value (max, or min with `sort min`) */
     const char *sort_doc;     /* the sort's documentation string, or NULL */
+    bool sort_quiet;          /* the sort value is not written (`hhdb sort`) */
     Tag *set_tags;            /* tags given by `settag`, in the order first set */
     int nset_tags;
+    bool *remove_comment;     /* per node id: `removecomment` was evaluated there, or NULL */
+    const char *runtime_error;/* set when a filter stopped the run (a failed `assert`, a
+                                 file that cannot be read ...): the message, and the
+                                 search of the game ended there */
 } GameSearch;
 
 typedef struct Evaluator Evaluator;
@@ -56,8 +62,16 @@ bool eval_check_supported(const Query *q, DiagSink *diag);
 
 /* True when evaluating q must see the games in input order on one thread
  * (persistent variables and dictionaries that are not local, which carry
- * values from game to game). */
+ * values from game to game; `readfile` and `writefile`, whose files are
+ * read and written in input order). */
 bool eval_needs_order(const Query *q);
+
+/* True when the filters of q can run with settings s; otherwise reports
+ * the first that cannot (`hhdb <main>` without `variations` ...). */
+bool eval_check_settings(const Query *q, const EvalSettings *s, DiagSink *diag);
+
+/* True when q uses `lastgamenumber` (the caller counts the games first). */
+bool eval_needs_game_count(const Query *q);
 
 Evaluator *eval_new(const Query *q, const EvalSettings *s);
 void eval_free(Evaluator *ev);

@@ -95,6 +95,11 @@ struct Evaluator {
     /* dictionaries (dict.c), by variable slot; local ones are emptied by
      * eval_game, the others live for the whole run */
     Dictionary *dicts;
+    /* program.c: the message of the runtime error that stopped the search
+     * (heap), the filters whose value is thrown away, the files of `writefile` */
+    char *runtime_error;
+    struct ProgramState *program;
+    int8_t hhdb_cooked;           /* hhdb.c: the game contains <cook (-1: not worked out yet) */
 };
 
 typedef bool (*EvalFn)(Evaluator *ev, const Node *n, Value *out);
@@ -122,6 +127,21 @@ extern const EvalFamily eval_moves_family;       /* moves.c */
 extern const EvalFamily eval_path_family;        /* path.c */
 extern const EvalFamily eval_orbit_family;       /* orbit.c */
 extern const EvalFamily eval_dict_family;        /* dict.c */
+extern const EvalFamily eval_program_family;     /* program.c */
+extern const EvalFamily eval_hhdb_family;        /* hhdb.c */
+
+/* Stops the search with a runtime error (CQL 6.2 prints it and exits with
+ * status 1): every later evaluation fails at once, and the search of the
+ * game ends after the current position. The first error is kept. */
+void eval_runtime_error(Evaluator *ev, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* program.c: true when the value of n is thrown away where it stands (it is
+ * evaluated only for whether it matches), for the filters whose use that
+ * way CQL 6.2 reports as an error. */
+bool eval_value_discarded(const Evaluator *ev, const Node *n);
 
 bool eval_node(Evaluator *ev, const Node *n, Value *out);
 bool eval_set(Evaluator *ev, const Node *n, Bitboard *out);

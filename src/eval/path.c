@@ -360,7 +360,11 @@ static bool eval_line(Evaluator *ev, const Node *n, Value *out)
 
 static void path_comment(Evaluator *ev, const Node *n, const GameNode *start, const GameNode *end)
 {
-    const char *what = n->text ? n->text : "path";
+    /* the title is a comment of its own before the Start comment; it does
+     * not replace the word path: {T Start path that ends at move 2(wtm)}
+     * (cql62-remaining.md §1) */
+    const char *what = "path";
+    if (n->text) eval_add_comment(ev, start, n->text);
     StrBuf sb = SB_INIT;
     sb_printf(&sb, "Start %s that ends at move %u(%s)", what, end->pos.fullmove, end->pos.side == WHITE ? "wtm" : "btm");
     eval_add_comment(ev, start, sb_str(&sb));
@@ -376,8 +380,8 @@ static void path_comment(Evaluator *ev, const Node *n, const GameNode *start, co
  * to. The value is the length in moves of the longest path (the shortest
  * with firstmatch); unless quiet, CQL 6.2's comments mark where it starts
  * and ends: {Start path that ends at move 13(btm)} ... {End path of length
- * 3 that starts at move 12(wtm)}, with the title in place of "path" when
- * one is given. A focus (◎ S) follows the pieces on S: its moves are the
+ * 3 that starts at move 12(wtm)}, the title (when one is given) before
+ * the Start comment. A focus (◎ S) follows the pieces on S: its moves are the
  * path's, moves of other pieces in between are passed over. max,
  * keepallbest, piecepath, verbose, nestban, lastposition and focus capture
  * are refused by eval_check_supported until they are built. */

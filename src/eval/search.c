@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pgn/writer.h"
+#include "query/hhdb_keys.h"
 
 static bool result_matches(const Search *s, const Game *g)
 {
@@ -25,6 +26,7 @@ bool search_matches(const Search *s, Evaluator *ev, const Game *g, Arena *a, Gam
         return false;
     if (!result_matches(s, g)) return false;
     eval_game(ev, g, a, found, printed);
+    if (found->runtime_error) return false;
     return found->matched_positions >= s->matchcount_min &&
            found->matched_positions <= s->matchcount_max;
 }
@@ -44,7 +46,7 @@ static const char *search_header_note(const Search *s, const Game *g, const Game
     if (!s->noheader) sb_printf(&head, "Game number %ld", g->number);
     if (s->sort_by_matchcount)
         sb_printf(&head, "%smatchcount: %ld", head.len ? "  " : "", found->matched_positions);
-    else if (found->has_sort_value)
+    else if (found->has_sort_value && !found->sort_quiet)
         sb_printf(&head, "%s%s: %lld", head.len ? "  " : "", found->sort_doc ? found->sort_doc : "sort",
                   (long long)found->sort_value);
     if (root_note) sb_printf(&head, "%s%s", head.len ? " " : "", root_note);
@@ -56,13 +58,13 @@ static const char *search_header_note(const Search *s, const Game *g, const Game
 void search_write_game(const Search *s, const Game *g, GameSearch *found, Arena *a, StrBuf *out)
 {
     found->notes[0] = search_header_note(s, g, found, found->notes[0], a);
-    PgnAnnotations ann = {found->notes, found->set_tags, found->nset_tags};
+    PgnAnnotations ann = {found->notes, found->set_tags, found->nset_tags, found->remove_comment};
     pgn_write_game(g, &ann, out);
 }
 
 static bool has_sort(const Node *n, void *ctx)
 {
-    if (n->kind == ND_SORT) *(bool *)ctx = true;
+    if (n->kind == ND_SORT || (n->kind == ND_HHDB && n->num < 0 && (n->num2 & HHA_SORT))) *(bool *)ctx = true;
     return true;
 }
 

@@ -209,6 +209,13 @@ typedef struct Writer {
     size_t note_len;
 } Writer;
 
+/* The input's comments after the move into n, unless the driver drops them. */
+static const Comment *comments_of(const Writer *w, const GameNode *n)
+{
+    if (w->notes && w->notes->drop_comments && w->notes->drop_comments[n->id]) return NULL;
+    return n->comments;
+}
+
 static const char *note_for(const Writer *w, const GameNode *n)
 {
     if (!w->notes || !w->notes->node_comments) return NULL;
@@ -259,9 +266,10 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
     }
     /* after a move, the note is a comment of its own: {book} {CQL} */
     const char *note = note_for(w, n);
-    if (n->comments) put_comments(&w->fill, n->comments);
+    const Comment *comments = comments_of(w, n);
+    if (comments) put_comments(&w->fill, comments);
     if (note) put_note(w, note);
-    return n->comments || note;
+    return comments || note;
 }
 
 /* The unread rest of a truncated game, as a comment. */
@@ -387,7 +395,7 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
         while (last->child) last = last->child;
         w.unread_after = last;
     }
-    put_root_comments_and_note(&w.fill, g->root->comments, note_for(&w, g->root));
+    put_root_comments_and_note(&w.fill, comments_of(&w, g->root), note_for(&w, g->root));
     if (g->root->child) put_line(&w, g->root->child, false);
     else if (unread) put_unread_text(&w);
     put_str(&w.fill, result_to_write(g));

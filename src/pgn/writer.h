@@ -28,6 +28,9 @@ typedef struct PgnAnnotations {
      * input's tags when it has none (the query's `settag`). */
     const Tag *tags;
     int ntags;
+    /* Per node id: leave out the input's comments after the move (at the
+     * root: before the first move), as `removecomment` asks. May be NULL. */
+    const bool *drop_comments;
 } PgnAnnotations;
 
 #define PGN_LINE_WIDTH 79

@@ -208,7 +208,8 @@ Node *ast_clone(Arena *a, const Node *n);
 /* The number of nodes of n (0 for NULL), counting no further than just
  * past `limit`: the cost of a clone, known before it is made. */
 uint64_t ast_count(const Node *n, uint64_t limit);
-/* Structural equality: kinds, types, payloads and children; spans ignored. */
+/* Structural equality: kinds, types, payloads and children; spans ignored
+ * (and the name a transform gives `currenttransform`). */
 bool ast_equal(const Node *a, const Node *b);
 
 /* Pre-order walk. The visitor returns false to skip the node's children. */

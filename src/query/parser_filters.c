@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "chess/bitboard.h"
+#include "query/hhdb_keys.h"
 #include "query/parser_int.h"
 
 /* {==== the rows of filters.def, as the parser reads them ================== */
@@ -659,36 +660,104 @@ Node *parse_position_or_child(Parser *p)
     return n;
 }
 
-/* try := 'try' [F] */
-Node *parse_try(Parser *p)
+/* hhdb := 'hhdb' key [string]            a key; a string after a string-valued key
+ *                                         is a substring test
+ *        | 'hhdb' 'gbr' part [string]     material pieces pawns kings
+ *        | 'hhdb' award-word {award-word} award prize hm commendation special max sort
+ * A key of letters, digits and `_` is written bare, any other quoted
+ * (`hhdb "(c)"`). Node: num = the key's index (hhdb_keys.h), -1 for an
+ * award; num2 = the award words; text = the key as written; kids[0] = the
+ * substring or NULL. (cql62-remaining.md §14) */
+static const char hhdb_expecting[] =
+    "Expecting a valid hhdb keyword following 'hhdb'. Use 'cql -hhdb info' to see all the valid keywords";
+
+/* The text of the current token when it is a word (a name or a keyword), else NULL. */
+static char *hhdb_word(Parser *p)
 {
-    Token kw = p->tok;
-    parse_advance(p);
-    Node *n = parse_node(p, ND_TRY, tok_span(kw), 1);
-    if (parse_starts_filter(&p->tok)) {
-        n->kids[0] = parse_filter(p);
-        n->span = span_join(n->span, n->kids[0]->span);
-    }
-    n->type = n->kids[0] ? value_type(n->kids[0]->type) : VT_NONE;
-    return n;
+    if (p->tok.kind != TK_IDENT && tok_class(p->tok.kind) != TC_KEYWORD) return NULL;
+    return parse_token_text(p, p->tok);
 }
 
-/* hhdb := 'hhdb' name [string]      (Heijden database interface) */
+static void parse_hhdb_awards(Parser *p, Node *n)
+{
+    unsigned words = 0;
+    Span last = tok_span(p->tok);
+    for (;;) {
+        char *w = hhdb_word(p);
+        unsigned bit = w ? hhdb_award_word(w) : 0;
+        if (!bit) break;
+        const unsigned types = HHA_AWARD | HHA_PRIZE | HHA_HM | HHA_COMMENDATION;
+        if ((bit & types) && (words & types))
+            parse_fail(p, tok_span(p->tok), "multiple type (hm, prize, commendation or award) specifications following 'hhdb'");
+        if (bit == HHA_MAX && (words & HHA_MAX)) parse_fail(p, tok_span(p->tok), "multiple max keywords following 'hhdb'");
+        if (bit == HHA_SPECIAL && (words & HHA_SPECIAL))
+            parse_fail(p, tok_span(p->tok), "multiple special keywords following 'hhdb'");
+        if (bit == HHA_SORT && (words & HHA_SORT)) parse_fail(p, tok_span(p->tok), "multiple sort keywords following 'hhdb'");
+        if ((bit | words) & HHA_SORT && (bit | words) & HHA_MAX)
+            parse_fail(p, tok_span(p->tok), "'hhdb' cannot be followed by both the 'sort' and the 'max' keywords");
+        words |= bit;
+        last = tok_span(p->tok);
+        parse_advance(p);
+    }
+    if (words & HHA_SORT) {
+        bool typed = (words & (HHA_AWARD | HHA_PRIZE | HHA_HM | HHA_COMMENDATION | HHA_SPECIAL)) != 0;
+        if (!typed)
+            parse_fail(p, last, "'sort' apparently appears as the last parameter to 'hhdb': it must be followed by "
+                                "award, prize, hm, commendation or special");
+    }
+    n->num = -1;
+    n->num2 = words;
+    n->span = span_join(n->span, last);
+    n->type = VT_NUMBER;
+}
+
 Node *parse_hhdb(Parser *p)
 {
     Token kw = p->tok;
     parse_advance(p);
-    Node *n = parse_node(p, ND_HHDB, tok_span(kw), 0);
-    if (p->tok.kind != TK_IDENT && tok_class(p->tok.kind) != TC_KEYWORD) parse_fail_expected(p, "a field after 'hhdb'");
-    Node *field = parse_node(p, ND_STRING, tok_span(p->tok), 0);
-    /* a keyword names the field in its ASCII spelling: `hhdb ∙` is `hhdb currentposition` */
-    field->text = p->tok.kind == TK_IDENT ? parse_token_text(p, p->tok) : tok_ascii(p->tok.kind);
-    field->type = VT_STRING;
-    ast_push(p->a, n, field);
+    Node *n = parse_node(p, ND_HHDB, tok_span(kw), 1);
+    const HhdbKey *key = NULL;
+    if (p->tok.kind == TK_STRING) {
+        char *name = parse_decode_string(p, p->tok);
+        key = hhdb_key(name, true);
+        if (!key) parse_fail(p, tok_span(p->tok), "%s", hhdb_expecting);
+    } else {
+        char *name = hhdb_word(p);
+        if (!name) parse_fail(p, tok_span(p->tok), "%s", hhdb_expecting);
+        if (hhdb_award_word(name)) {
+            parse_hhdb_awards(p, n);
+            return n;
+        }
+        if (hhdb_is_gbr_part_name(name)) parse_fail(p, tok_span(p->tok), "Internal: no cql mapping for key: %s", name);
+        key = hhdb_key(name, false);
+        if (!key) parse_fail(p, tok_span(p->tok), "%s", hhdb_expecting);
+        if (key->what == HH_UNMAPPED) parse_fail(p, tok_span(p->tok), "Internal: no cql mapping for key: %s", name);
+    }
+    n->text = key->name;
+    n->span = span_join(n->span, tok_span(p->tok));
     parse_advance(p);
-    if (p->tok.kind == TK_STRING) ast_push(p->a, n, parse_string(p));
-    n->span = span_join(n->span, tok_span(p->prev));
-    n->type = VT_NONE;
+    if (key->what == HH_GBR) {
+        char *part = hhdb_word(p);
+        const HhdbKey *k = part ? hhdb_gbr_part(part) : NULL;
+        if (k) {
+            key = k;
+            n->span = span_join(n->span, tok_span(p->tok));
+            parse_advance(p);
+        }
+    }
+    n->num = hhdb_key_index(key);
+    n->type = key->type;
+    if (key->type == VT_STRING && p->tok.kind == TK_STRING) {
+        /* a substring test; CQL 6.2 reads the string as an "implicit search"
+         * pattern, so pattern characters are refused */
+        char *text = parse_decode_string(p, p->tok);
+        if (!text[0]) parse_fail(p, tok_span(p->tok), "the string after 'hhdb %s' may not be empty", key->name);
+        if (strpbrk(text + 1, "+*?") || strpbrk(text, "[]"))
+            parse_fail(p, tok_span(p->tok), "the string after 'hhdb %s' is an implicit search: it may not contain "
+                                            "'[', ']' or, after its first character, '+', '*' or '?'", key->name);
+        n->kids[0] = parse_string(p);
+        n->span = span_join(n->span, n->kids[0]->span);
+    }
     return n;
 }
 

@@ -247,6 +247,7 @@ typedef enum MapResult { MAP_OK, MAP_INVALID, MAP_UNDEFINED } MapResult;
 typedef struct Mapper {
     const XfMap *map;
     Arena *arena;
+    Arena *names;          /* where the names `currenttransform` gets are kept */
     const Node *culprit;   /* the designator that made the image invalid or undefined */
 } Mapper;
 
@@ -369,12 +370,56 @@ static TokKind direction_word(uint8_t dirs)
     return TK_EOF;
 }
 
+/* The name of a basic transform as `currenttransform` writes it
+ * (cql62-remaining.md §13); "" for the identity. */
+static void map_name(const XfMap *m, StrBuf *sb)
+{
+    static const char *const dihedral_names[XF_NB] = {
+        [XF_IDENTITY] = "", [XF_ROTATE90] = "counterclockwise90", [XF_ROTATE180] = "rotate180",
+        [XF_ROTATE270] = "clockwise90", [XF_FLIP_RANKS] = "reflect_h", [XF_FLIP_FILES] = "reflect_v",
+        [XF_FLIP_DIAG] = "reflect_a1h8", [XF_FLIP_ANTIDIAG] = "reflect_a8h1",
+    };
+    static const int quarter_turns[XF_NB] = {[XF_ROTATE90] = 1, [XF_ROTATE180] = 2, [XF_ROTATE270] = 3};
+    if (m->invert) sb_append(sb, "invertcolor");
+    if (m->eighth) {
+        sb_printf(sb, "%srotate45^%d", sb->len ? " " : "", 2 * quarter_turns[m->dihedral] + 1);
+    } else if (m->dihedral != XF_IDENTITY) {
+        sb_printf(sb, "%s%s", sb->len ? " " : "", dihedral_names[m->dihedral]);
+    }
+    if (m->files) sb_printf(sb, "%s%s^%d", sb->len ? " " : "", m->files > 0 ? "right" : "left", abs(m->files));
+    if (m->ranks) sb_printf(sb, "%s%s^%d", sb->len ? " " : "", m->ranks > 0 ? "up" : "down", abs(m->ranks));
+}
+
+/* `currenttransform` in an image: the name of the transform is put in at
+ * n->num, after the names of the enclosing orbits (made before this one)
+ * and before those of the transforms inside this one's chain (applied
+ * before it): outermost first. */
+static void name_image(Mapper *mp, Node *n)
+{
+    StrBuf name = SB_INIT;
+    map_name(mp->map, &name);
+    if (name.len) {
+        const char *old = n->text ? n->text : "";
+        size_t len = strlen(old);
+        size_t at = n->num > 0 && (size_t)n->num < len ? (size_t)n->num : n->num > 0 ? len : 0;
+        StrBuf sb = SB_INIT;
+        sb_append_n(&sb, old, at);
+        if (at) sb_putc(&sb, ' ');
+        sb_append(&sb, sb_str(&name));
+        if (old[at]) sb_printf(&sb, " %s", old + at + (old[at] == ' '));
+        n->text = arena_strdup(mp->names, sb_str(&sb));
+        sb_free(&sb);
+    }
+    sb_free(&name);
+}
+
 /* The payload of one node, as its row's transform column says (its children
  * are mapped by map_node). */
 static MapResult map_payload(Mapper *mp, Node *n)
 {
     const XfMap *m = mp->map;
     const FilterInfo *f = filter_info(n->kind);
+    if (n->kind == ND_CURRENTTRANSFORM) name_image(mp, n);
     switch (f->transform) {
     case XR_SQUARES:
         return map_designator(mp, n);
@@ -419,7 +464,7 @@ Node *xf_apply(Arena *a, const XfMap *m, const Node *f)
 {
     xf_init();
     Node *image = ast_clone(a, f);
-    Mapper mp = {m, a, NULL};
+    Mapper mp = {m, a, a, NULL};
     return map_node(&mp, image) == MAP_OK ? image : NULL;
 }
 
@@ -443,13 +488,13 @@ static uint64_t hash_node(const Node *n)
     if (!n) return 0x5bd1e995;
     uint64_t h = hash_mix((uint64_t)n->kind, (uint64_t)n->type);
     h = hash_mix(h, n->nkids);
-    h = hash_mix(h, (uint64_t)n->num);
+    if (n->kind != ND_CURRENTTRANSFORM) h = hash_mix(h, (uint64_t)n->num);
     h = hash_mix(h, (uint64_t)n->num2);
     h = hash_mix(h, n->flags);
     h = hash_mix(h, (uint64_t)(int64_t)n->slot);
     h = hash_mix(h, (uint64_t)n->op);
     h = hash_mix(h, n->dirs);
-    if (n->text)   /* a prefix is enough (ast_equal decides): a query's strings can be long */
+    if (n->text && n->kind != ND_CURRENTTRANSFORM)   /* a prefix is enough (ast_equal decides): a query's strings can be long */
         for (const char *s = n->text; *s && s < n->text + 32; s++) h = hash_mix(h, (unsigned char)*s);
     if (n->desig) {
         const Designator *d = n->desig;
@@ -591,6 +636,15 @@ static const Node *transform_chain(const Node *t, const Node **chain, int *n, bo
     return t;
 }
 
+/* Each `currenttransform` under n gets the names of this orbit's transforms
+ * after those it has (of the enclosing orbits). */
+static void mark_name_insertion(Node *n)
+{
+    if (!n) return;
+    if (n->kind == ND_CURRENTTRANSFORM) n->num = n->text ? (int64_t)strlen(n->text) : 0;
+    for (uint32_t i = 0; i < n->nkids; i++) mark_name_insertion(n->kids[i]);
+}
+
 /* The distinct valid images of transform t's argument under the
  * composition of t and the transforms directly inside it: the innermost
  * transform first, then each outer one on the images so far (X∘Y G is
@@ -604,6 +658,7 @@ static ImageSet *orbit_images(Pass *p, const Node *t)
     ImageSet *cur = ARENA_NEW(&p->work, ImageSet);
     images_init(cur, &p->work);
     if (!images_add(p, cur, arg)) return NULL;
+    mark_name_insertion(cur->items[0]);
     XfMap maps[XF_FAMILY_MAX];
     for (int level = depth - 1; level >= 0; level--) {
         ImageSet *next = ARENA_NEW(&p->work, ImageSet);
@@ -620,7 +675,7 @@ static ImageSet *orbit_images(Pass *p, const Node *t)
                 }
                 p->mapped += size;
                 Node *image = ast_clone(&p->image, cur->items[i]);
-                Mapper mp = {&maps[m], &p->image, NULL};
+                Mapper mp = {&maps[m], &p->image, p->keep, NULL};
                 MapResult r = map_node(&mp, image);
                 if (r == MAP_UNDEFINED) {
                     diag_at(p->diag, p->src, mp.culprit->span, DIAG_ERROR,

@@ -12,7 +12,8 @@
  * given with -cql). Without the `%%pgn` line the whole input is the query,
  * searched in a small built-in game with a variation, comments and NAGs.
  * A query that compiles, expands and is supported is run (unless it has a
- * `while` or `loop`, which may repeat for ever by design, or nests so many
+ * `while` or `loop`, which may repeat for ever by design, or `readfile` or
+ * `writefile`, which reach files, or nests so many
  * square iterations and position walks that one game would take minutes,
  * as it would in CQL) as cql runs it
  * (search_init with no options, search_matches, search_write_game), and
@@ -68,6 +69,21 @@ static bool find_loop(const Node *n, void *ctx)
     return true;
 }
 
+static bool find_file(const Node *n, void *ctx)
+{
+    if (n->kind == ND_READFILE || n->kind == ND_WRITEFILE) *(bool *)ctx = true;
+    return true;
+}
+
+/* readfile and writefile reach files named by the query: the harness never
+ * runs them (it would write files wherever it runs). */
+static bool uses_files(const Query *q)
+{
+    bool found = false;
+    ast_walk(q->body, find_file, &found);
+    return found;
+}
+
 /* A `while` whose condition stays true, or a `loop` whose body always
  * matches, repeats for ever, in CQL as here; eval_check_supported refuses
  * only the loops that change no variable at all, so the harness leaves
@@ -107,7 +123,7 @@ static Query *load_query(const char *text, size_t len)
     SourceText src = {body_only ? "-cql" : "fuzz.cql", text, len};
     CompileOptions opt = {.body_only = body_only};
     Query *q = query_compile(&src, &opt, &diag);
-    if (q && !has_loop(q) && xf_expand_query(q, &diag) &&
+    if (q && !has_loop(q) && !uses_files(q) && xf_expand_query(q, &diag) &&
         eval_check_supported(q, &diag) && query_cost(q->body) < 1e7)
         return q;
     query_free(q);
@@ -136,7 +152,7 @@ static void search_games(const Search *s, const char *pgn, size_t len)
             if (search_matches(s, ev, &g, &arena, &found, &printed)) {
                 sb_clear(&written);
                 search_write_game(s, &g, &found, &arena, &written);
-                PgnAnnotations notes = {found.notes, found.set_tags, found.nset_tags};
+                PgnAnnotations notes = {found.notes, found.set_tags, found.nset_tags, found.remove_comment};
                 sb_clear(&checked);
                 fuzz_check_pgn_round_trip(&g, &notes, &checked);
                 if (strcmp(sb_str(&written), sb_str(&checked)) != 0)

@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_quiet_sink(&diag);
     if (xf_expand_query(q, &diag) &&
         eval_check_supported(q, &diag)) {
-        EvalSettings settings = {false, false, false, "CQL"};
+        EvalSettings settings = {.matchstring = "CQL"};
         eval_free(eval_new(q, &settings));
     }
 

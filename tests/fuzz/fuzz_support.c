@@ -177,7 +177,9 @@ static void check_node(const RoundTrip *rt, const GameNode *a, const GameNode *b
     check_comments(rt, a, "leading ", &want, b->pre_comments);
     want.count = 0;
     const char *note = note_of(rt, a);
-    const Comment *c = a->comments;
+    const PgnAnnotations *notes = rt->notes;
+    bool dropped = notes && notes->drop_comments && notes->drop_comments[a->id];   /* removecomment */
+    const Comment *c = dropped ? NULL : a->comments;
     if (a->parent == NULL && note && c) {
         /* the driver's note goes inside the game's last opening comment */
         for (; c->next; c = c->next) expect_comment(&want, c->text);

@@ -6,6 +6,8 @@
  *   tool_cqlparse --oracle JSONL [--expect LIST]       compare accept/reject with parse_rc
  *   tool_cqlparse --vectors TSV                        every vector parses iff its rc is 0
  *   tool_cqlparse --roundtrip JSONL                    -a then -u gives an equal AST
+ *   tool_cqlparse --supported JSONL --expect LIST      no accepted query is refused as
+ *                                                      "not supported yet" but those listed
  *
  * With --expect, the oracle run fails when a row outside LIST disagrees or
  * a row in LIST now agrees (the list only shrinks). Everything runs in one
@@ -396,6 +398,85 @@ static int run_roundtrip(const char *path)
     return bad ? 1 : 0;
 }
 
+/* Collects messages into a CqlText. */
+static void collect(void *ctx, CqlSeverity sev, const char *text)
+{
+    (void)sev;
+    cql_text_append(ctx, text, strlen(text));
+}
+
+/* --supported JSONL --expect LIST: every query CQL 6.2 accepts compiles to
+ * run, without "not supported yet", except the tests named in LIST (one a
+ * line, a tab and the reason after the name); a listed one that compiles
+ * is reported too (the list only shrinks). */
+static int run_supported(const char *path, const char *expect_path)
+{
+    size_t len, elen = 0;
+    char *text = read_file(path, &len);
+    char *expected_text = read_file(expect_path, &elen);
+    char **lines, **raw;
+    size_t nlines = split_lines(text, &lines), nraw = split_lines(expected_text, &raw), nexpected = 0;
+    char **expected = must(malloc((nraw + 1) * sizeof(char *)));
+    for (size_t i = 0; i < nraw; i++) {
+        if (!raw[i][0] || raw[i][0] == '#') continue;
+        char *tab = strchr(raw[i], '\t');
+        if (tab) *tab = '\0';
+        expected[nexpected++] = raw[i];
+    }
+    free(raw);
+    char *seen = must(calloc(nexpected + 1, 1));
+    OracleRow row = {{NULL, 0, 0}, {NULL, 0, 0}, {NULL, 0, 0}, 0};
+    size_t accepted = 0, refused = 0, bad = 0;
+    for (size_t i = 0; i < nlines; i++) {
+        if (!lines[i][0]) continue;
+        if (!json_row(lines[i], &row)) {
+            fprintf(stderr, "%s:%zu: malformed line\n", path, i + 1);
+            return 2;
+        }
+        if (row.parse_rc != 0) continue;
+        accepted++;
+        CqlText messages = {NULL, 0, 0};
+        CqlMessages sink = {collect, &messages, 0, 0};
+        CqlSettings settings = {.name = "-cql", .body_only = true, .variations = true};
+        CqlQuery *q = cql_compile(str(&row.query), row.query.len, &settings, CQL_COMPILE_RUN, &sink);
+        bool unsupported = !q && strstr(str(&messages), "not supported yet") != NULL;
+        cql_query_free(q);
+        int at = -1;
+        for (size_t j = 0; j < nexpected && at < 0; j++)
+            if (strcmp(expected[j], str(&row.test)) == 0) at = (int)j;
+        if (at >= 0) seen[at] = unsupported ? 1 : 2;
+        if (unsupported) {
+            refused++;
+            if (at < 0) {
+                bad++;
+                printf("NOT SUPPORTED %s\t%s\n  %s", str(&row.test), str(&row.query), str(&messages));
+            }
+        }
+        cql_text_free(&messages);
+    }
+    for (size_t j = 0; j < nexpected; j++) {
+        if (seen[j] == 2) {
+            printf("NOW SUPPORTED (remove from the list): %s\n", expected[j]);
+            bad++;
+        } else if (seen[j] == 0) {
+            printf("UNKNOWN ROW in the list: %s\n", expected[j]);
+            bad++;
+        }
+    }
+    printf("supported: %zu of %zu accepted queries compile to run; %zu refused as not supported yet, all listed "
+           "as pending\n", accepted - refused, accepted, refused);
+    if (bad) printf("supported: %zu unexpected\n", bad);
+    cql_text_free(&row.test);
+    cql_text_free(&row.query);
+    cql_text_free(&row.file);
+    free(seen);
+    free(expected);
+    free(expected_text);
+    free(lines);
+    free(text);
+    return bad ? 1 : 0;
+}
+
 /* }==== */
 
 int main(int argc, char **argv)
@@ -407,9 +488,12 @@ int main(int argc, char **argv)
         return run_oracle(argv[2], argc >= 5 && strcmp(argv[3], "--expect") == 0 ? argv[4] : NULL);
     if (argc >= 3 && strcmp(argv[1], "--vectors") == 0) return run_vectors(argv[2]);
     if (argc >= 3 && strcmp(argv[1], "--roundtrip") == 0) return run_roundtrip(argv[2]);
+    if (argc >= 5 && strcmp(argv[1], "--supported") == 0 && strcmp(argv[3], "--expect") == 0)
+        return run_supported(argv[2], argv[4]);
     fprintf(stderr, "usage: tool_cqlparse --parse|--ascii|--unicode FILE|-cql TEXT\n"
                     "       tool_cqlparse --oracle JSONL [--expect LIST]\n"
                     "       tool_cqlparse --vectors TSV\n"
-                    "       tool_cqlparse --roundtrip JSONL\n");
+                    "       tool_cqlparse --roundtrip JSONL\n"
+                    "       tool_cqlparse --supported JSONL --expect LIST\n");
     return 2;
 }

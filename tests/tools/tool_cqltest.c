@@ -18,14 +18,16 @@
  *       game G position ID      a matched position by id (variations too)
  *       count N                 matched positions in all games
  *       output TEXT             the PGN written contains TEXT
- *       stdout TEXT             what `message` printed contains TEXT
+ *       stdout TEXT             what `message` printed contains TEXT (a runtime
+ *                               error, which stops the run, is printed as
+ *                               "runtime error: MESSAGE")
  *   %%fail                 the query must be rejected; each line is a prefix of
  *                          one diagnostic line, in order (%%fail ignore-msg: any)
  *   %%orbit                the text of `cql --dump-orbit` for the query, exactly
  *                          but for blank lines at the end (a test may have only
  *                          this expectation, without games)
  *   %%options              cql options for the run: variations, silent,
- *                          matchstring TEXT, alwayscomment
+ *                          matchstring TEXT, alwayscomment, noremovecomment
  *
  * Prints "FILE:LINE: test NAME: expected ..., got ..." for each failure and
  * "P of T tests passed (M malformed)"; exits 1 on any failure.
@@ -116,6 +118,7 @@ static void set_options(const TestCase *t, CqlSettings *o)
     o->variations = strstr(s, "variations") != NULL;
     o->silent = strstr(s, "silent") != NULL;
     o->alwayscomment = strstr(s, "alwayscomment") != NULL;
+    o->noremovecomment = strstr(s, "noremovecomment") != NULL;
     const char *ms = strstr(s, "matchstring ");
     if (ms) {
         static char buf[64];
@@ -138,6 +141,10 @@ static void run_games(const CqlQuery *q, const char *pgn, Outcome *out, bool per
         if (cql_game_parse(g, text, "test.pgn", &messages) == CQL_GAME_UNUSABLE) continue;
         CqlGameResult found;
         bool matched = cql_search(searcher, g, &found, &out->printed);
+        if (found.error) {   /* a runtime error stops the run, as in cql: its message is printed */
+            cql_text_printf(&out->printed, "runtime error: %s\n", found.error);
+            break;
+        }
         long number = cql_game_number(g);
         if (per_fen && out->nfen < 256) out->fen_results[out->nfen++] = matched;
         if (matched) {
