@@ -3,6 +3,7 @@
 #
 #   run-fuzz.sh --check CC            exit 0 when CC can build a libFuzzer program
 #   run-fuzz.sh DIR SECONDS NAME...   runs DIR/fuzz_NAME for SECONDS each
+#                                     (FUZZ_TIMEOUT: seconds one input may take, default 10)
 #
 # Each harness starts from its seed corpus (tests/fuzz/corpus/NAME) and the
 # regression inputs (tests/fuzz/regressions/NAME), with its dictionary
@@ -64,7 +65,7 @@ for name in "$@"; do
     done
     echo "fuzz: $name for $seconds s (log: $log)"
     # shellcheck disable=SC2086
-    "$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+    "$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-10}" \
         -max_len="$(max_len "$name")" -dict="$dir/$name.dict" \
         -artifact_prefix="$artifacts/" -print_final_stats=1 \
         "$corpus" $seeds >"$log" 2>&1
