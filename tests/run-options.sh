@@ -129,6 +129,17 @@ expect_rc "-btm" 0 "$CQL" -i "$KASPAROV" -o - -btm -cql 'ply == 1'
 expect_grep "-btm: ply 1" "$T/err" '^6 matches of 6 games'
 expect_rc "-wtm -btm" 2 "$CQL" -i "$KASPAROV" -o - -wtm -btm -cql true
 
+# ---- -assign NAME VALUE: a number or a string, before the body
+expect_rc "-assign" 0 "$CQL" -i "$KASPAROV" -o - -assign Plies 80 -assign Who Kasparov -cql 'player white ~~ Who ply > Plies'
+expect_rc "the same query written out" 0 "$CQL" -i "$KASPAROV" -o - -cql 'player white ~~ "Kasparov" ply > 80'
+cp "$T/err" "$T/written-out.err"
+expect_rc "-assign again" 0 "$CQL" -i "$KASPAROV" -o - -assign Plies 80 -assign Who Kasparov -cql 'player white ~~ Who ply > Plies'
+expect_eq "-assign gives the written-out query's answer" "$(matches_in "$T/err")" "$(matches_in "$T/written-out.err")"
+expect_eq "-assign: some games and not all" "$(matches_in "$T/err")" 3
+expect_rc "-assign: bad name" 2 "$CQL" -assign 1x 3 -cql true
+expect_grep "-assign: bad name message" "$T/err" "^cql: error: option '-assign' needs a variable name"
+expect_rc "-assign: no value" 2 "$CQL" -cql true -assign Who
+
 # ---- -nosettag, -noremovecomment
 expect_rc "settag" 0 "$CQL" -i "$MOLINARI" -o "$T/tag1.pgn" -cql 'settag("Hit" "yes")'
 expect_grep "settag writes the tag" "$T/tag1.pgn" '^\[Hit "yes"\]$'

@@ -29,7 +29,8 @@ typedef enum OptKind {
     OPT_RANGE,     /* one integer, optionally followed by a second */
     OPT_PART,      /* K/N */
     OPT_SUMMARY,   /* text or json */
-    OPT_HHDB       /* -hhdb KEY [PARAM]: the parameter when the key takes a string */
+    OPT_HHDB,      /* -hhdb KEY [PARAM]: the parameter when the key takes a string */
+    OPT_ASSIGN     /* -assign NAME VALUE (may repeat) */
 } OptKind;
 
 typedef struct OptionSpec {
@@ -72,6 +73,8 @@ static const OptionSpec options[] = {
     {"alwayscomment", NULL, OPT_FLAG, F(alwayscomment), NOMIN, "keep comments at unmatched positions"},
     {"nosettag", NULL, OPT_FLAG, F(nosettag), NOMIN, "settag changes no tag"},
     {"noremovecomment", NULL, OPT_FLAG, F(noremovecomment), NOMIN, "removecomment removes nothing"},
+    {"assign", NULL, OPT_ASSIGN, F(assign_name), NOMIN,
+     "NAME VALUE: the variable NAME starts as VALUE (a number when VALUE is one, else a string); may repeat"},
     {"hhdb", NULL, OPT_HHDB, F(hhdb_key), NOMIN, "KEY [TEXT]: add the filter hhdb KEY \"TEXT\" ('-hhdb info': the keys)"},
     {"vi", NULL, OPT_FLAG, F(vi), NOMIN, "read hhdbvi.pgn (when no -i is given)"},
     {"vii", NULL, OPT_FLAG, F(vii), NOMIN, "read hhdbvii.pgn (when no -i is given)"},
@@ -356,6 +359,29 @@ static ExitCode take_value(const OptionSpec *spec, const char *arg, int argc, ch
             return EXIT_USAGE;
         }
         break;
+    case OPT_ASSIGN: {
+        size_t n = strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+        if (!value[0] || value[n] || (value[0] >= '0' && value[0] <= '9')) {
+            cql_report(m, CQL_ERROR, "option '%s' needs a variable name (letters, digits, _), not '%s'", arg, value);
+            return EXIT_USAGE;
+        }
+        if (*i + 1 >= argc) {
+            cql_report(m, CQL_ERROR, "option '%s' needs a value after the name '%s'", arg, value);
+            return EXIT_USAGE;
+        }
+        const char *assigned = argv[++*i];
+        if (strchr(assigned, '"')) {
+            cql_report(m, CQL_ERROR, "option '%s': the value may not hold a '\"' (CQL strings cannot)", arg);
+            return EXIT_USAGE;
+        }
+        if (o->assign_count == CLI_MAX_CQL) {
+            cql_report(m, CQL_ERROR, "too many -assign options (limit is %d)", CLI_MAX_CQL);
+            return EXIT_USAGE;
+        }
+        o->assign_name[o->assign_count] = value;
+        o->assign_value[o->assign_count++] = assigned;
+        break;
+    }
     case OPT_HHDB: {
         /* the keys whose value is a string take a text to look for */
         static const char *const with_text[] = {"composer", "firstcomment", "gbr", "search", "source",
@@ -439,7 +465,8 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m)
             return EXIT_USAGE;
         }
         size_t index = (size_t)(spec - options);
-        if (seen[index] && spec->kind != OPT_FLAG && spec->kind != OPT_CQL && spec->kind != OPT_INPUT) {
+        if (seen[index] && spec->kind != OPT_FLAG && spec->kind != OPT_CQL && spec->kind != OPT_INPUT &&
+            spec->kind != OPT_ASSIGN) {
             cql_report(m, CQL_ERROR, "option '%s' given twice (first as '%s'); it takes one value", arg,
                        seen[index]);
             return EXIT_USAGE;

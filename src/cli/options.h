@@ -41,6 +41,9 @@ typedef struct CliOptions {
     const char *query_file;     /* last argument; NULL with -cql only */
     const char *cql[CLI_MAX_CQL];  /* -cql texts, in order */
     int cql_count;
+    const char *assign_name[CLI_MAX_CQL];    /* -assign NAME VALUE, in order */
+    const char *assign_value[CLI_MAX_CQL];
+    int assign_count;
     const char *inputs[CLI_MAX_INPUTS];   /* -i / -input, in order (files, directories, "-") */
     int input_count;
     const char *output;         /* -o / -output */

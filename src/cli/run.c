@@ -131,6 +131,13 @@ static ExitCode similar_position_filter(const char *file, CqlText *filters, CqlM
  * one per line, after the -cql texts. */
 static ExitCode option_filters(const CliOptions *o, CqlText *filters, CqlMessages *m)
 {
+    for (int i = 0; i < o->assign_count; i++) {
+        /* -assign NAME VALUE: a number when VALUE reads as one, else a string */
+        const char *v = o->assign_value[i];
+        size_t digits = strspn(v + (v[0] == '-'), "0123456789");
+        bool number = digits > 0 && digits <= 18 && !v[(v[0] == '-') + digits];
+        cql_text_printf(filters, number ? "%s = %s\n" : "%s = \"%s\"\n", o->assign_name[i], v);
+    }
     for (int i = 0; i < o->cql_count; i++) cql_text_printf(filters, "%s\n", o->cql[i]);
     if (o->player) cql_text_printf(filters, "player \"%s\"\n", o->player);
     if (o->white) cql_text_printf(filters, "player white \"%s\"\n", o->white);
@@ -141,6 +148,15 @@ static ExitCode option_filters(const CliOptions *o, CqlText *filters, CqlMessage
     if (o->fen) cql_text_printf(filters, "fen \"%.*s\"\n", (int)strcspn(o->fen, " "), o->fen);
     if (o->wtm) cql_text_printf(filters, "wtm\n");
     if (o->btm) cql_text_printf(filters, "btm\n");
+    if (o->hhdb_key) {
+        /* -hhdb KEY [PARAM]: a key of other characters than letters, digits
+         * and _ is written quoted */
+        bool bare = o->hhdb_key[0] && strspn(o->hhdb_key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                           "0123456789_") == strlen(o->hhdb_key);
+        cql_text_printf(filters, bare ? "hhdb %s" : "hhdb \"%s\"", o->hhdb_key);
+        if (o->hhdb_param) cql_text_printf(filters, " \"%s\"", o->hhdb_param);
+        cql_text_printf(filters, "\n");
+    }
     if (o->similarposition) return similar_position_filter(o->similarposition, filters, m);
     return EXIT_RAN;
 }
@@ -161,15 +177,6 @@ static ExitCode compile_query(Run *r)
     if (rc != EXIT_RAN) {
         cql_text_free(&filters);
         return rc;
-    }
-    if (o->hhdb_key) {
-        /* -hhdb KEY [PARAM]: a key of other characters than letters, digits
-         * and _ is written quoted */
-        bool bare = o->hhdb_key[0] && strspn(o->hhdb_key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                           "0123456789_") == strlen(o->hhdb_key);
-        cql_text_printf(&filters, bare ? "hhdb %s" : "hhdb \"%s\"", o->hhdb_key);
-        if (o->hhdb_param) cql_text_printf(&filters, " \"%s\"", o->hhdb_param);
-        cql_text_printf(&filters, "\n");
     }
     rc = EXIT_QUERY;
     if (!o->query_file) {
