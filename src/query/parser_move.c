@@ -236,14 +236,14 @@ Node *parse_move(Parser *p)
 /* {==== line and path ======================================================== */
 
 /* In a line or path constituent, is the current '+' or '*' a repetition
- * rather than an arithmetic operator after `lhs`? It is when `lhs` cannot
- * take part in arithmetic, or when nothing that could be an operand follows. */
+ * rather than an arithmetic operator after `lhs`? Directly inside a path it
+ * always is; in a line, when what follows cannot continue an expression
+ * (an arrow, a closing bracket, another repetition, the end): CQL 6.2. */
 bool parse_is_repetition(Parser *p, const Node *lhs)
 {
-    if (!p->regex) return false;
-    bool arithmetic = p->tok.kind == TK_PLUS ? (lhs->type == VT_NUMBER || lhs->type == VT_STRING)
-                                             : lhs->type == VT_NUMBER;
-    if (!arithmetic) return true;
+    (void)lhs;
+    if (p->regex == REGEX_PATH) return true;
+    if (p->regex != REGEX_LINE) return false;
     switch (parse_peek(p, 1)->kind) {
     case TK_LINE_FWD: case TK_LINE_BACK: case TK_RPAREN: case TK_RBRACE: case TK_EOF:
     case TK_QUANT: case TK_PLUS: case TK_STAR: case TK_QUESTION:
@@ -307,13 +307,13 @@ static Node *parse_repetitions(Parser *p, Node *atom)
 }
 
 /* A filter inside line or path, parsed with + * ? recognized as repetitions. */
-static Node *parse_regex_filter(Parser *p, const char *after)
+static Node *parse_regex_filter(Parser *p, const char *after, uint8_t mode)
 {
     if (!parse_starts_filter(&p->tok)) {
         parse_fail_expected(p, "a filter after %s", after);
     }
-    bool saved = p->regex;
-    p->regex = true;
+    uint8_t saved = p->regex;
+    p->regex = mode;
     Node *n = parse_filter(p);
     p->regex = saved;
     return n;
@@ -354,7 +354,7 @@ static Node *parse_line_constituent(Parser *p, TokKind dir)
         parse_expect_closing(p, TK_RPAREN, open);
         atom->type = VT_NONE;
     } else {
-        atom = parse_regex_filter(p, tok_describe(dir));
+        atom = parse_regex_filter(p, tok_describe(dir), REGEX_LINE);
         if (atom->type == VT_NUMBER && atom->kind != ND_RELATION && atom->kind != ND_COMPOUND)
             parse_fail(p, atom->span, "a constituent of 'line' cannot be a number");
     }
@@ -391,10 +391,9 @@ Node *parse_line(Parser *p)
     if (dir != TK_LINE_FWD && dir != TK_LINE_BACK) parse_fail_expected(p, "'-->' or '<--' after 'line'");
     if (dir == TK_LINE_BACK) n->flags |= NF_BACKWARD;
     parse_advance(p);
+    /* the line ends at the first constituent not followed by an arrow:
+     * `line --> check K` is the line and then K (as in CQL 6.2) */
     parse_line_sequence(p, n, dir);
-    if (!closes_sequence(p->tok.kind)) {
-        parse_fail_expected(p, "%s or the end of 'line'", tok_describe(dir));
-    }
     n->span = span_join(n->span, tok_span(p->prev));
     /* lastposition: the value is the line's last position, not its length */
     n->type = (n->flags & NF_LASTPOSITION) ? VT_POSITION : VT_NUMBER;
@@ -448,7 +447,7 @@ static Node *parse_path_atom(Parser *p)
         group->type = VT_NONE;
         return group;
     }
-    Node *atom = parse_regex_filter(p, "'path'");
+    Node *atom = parse_regex_filter(p, "'path'", REGEX_PATH);
     if (atom->kind == ND_DASH && atom->kids[3])
         parse_fail(p, atom->kids[3]->span, "a move in a path cannot have a target '(...)': write the filters after the move");
     return atom;

@@ -249,7 +249,7 @@ static const DiagCase cases[] = {
      "a[<]1\n"
      "^~~~\n"},
     {"{3+4}", true,
-     "-cql:1:1: error: invalid repetition (write {m,n} without spaces)\n"
+     "-cql:1:1: error: invalid repetition (write {m,n} without spaces, m and n at most 100000)\n"
      "{3+4}\n"
      "^~~~~\n"},
     {"\xE2\x80\x95""", true,
