@@ -27,6 +27,8 @@ typedef struct EvalSettings {
     bool variations;          /* search variation positions too */
     bool alwayscomment;       /* keep comments made at unmatched positions */
     bool silent;              /* add no comment at all */
+    bool quiet;               /* the header or option quiet: no match string, no
+                                 path Start/End comments */
     const char *matchstring;  /* comment at matched positions ("" for none) */
 } EvalSettings;
 

@@ -76,7 +76,8 @@ void search_init(Search *s, const SearchSettings *o, const Query *q)
     s->eval.variations = !o->mainline && (o->variations || (h->present & QH_VARIATIONS));
     s->eval.silent = o->silent || (h->present & QH_SILENT);
     s->eval.alwayscomment = o->alwayscomment;
-    if (o->quiet || (h->present & QH_QUIET)) s->eval.matchstring = "";
+    s->eval.quiet = o->quiet || (h->present & QH_QUIET);
+    if (s->eval.quiet) s->eval.matchstring = "";
     s->noheader = o->noheader;
     s->matchcount_min = 1;
     s->matchcount_max = INT64_MAX;

@@ -237,7 +237,7 @@ static const DiagCase cases[] = {
      "path k +\n"
      "       ^\n"},
     {"line --> check{3}*+", true,
-     "-cql:1:19: error: repetition '+' cannot follow '*'\n"
+     "-cql:1:19: error: '+' cannot repeat something that can match an empty sequence of positions\n"
      "line --> check{3}*+\n"
      "                  ^\n"},
     {"x\xE2\x88\x8A""1 k", true,
