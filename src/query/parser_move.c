@@ -571,6 +571,7 @@ Node *parse_path(Parser *p)
         } else if (t.kind == TK_MAX) {
             path_param_once(p, n, NF_MAX, t);
             parse_advance(p);
+            if (p->tok.kind == TK_MAX && parse_peek(p, 1)->kind != TK_LPAREN) path_param_once(p, n, NF_MAX, p->tok);
             parse_expect_filter(p, t.kind);
             Node *max = parse_node(p, ND_PATH_MAX, tok_span(t), 1);
             max->kids[0] = parse_expr(p, PREC_REL);
