@@ -375,7 +375,7 @@ typedef struct Frame {
     FrameKind kind;
     const Node *node;           /* FR_SEQ: the path or group; FR_REP: the repeat */
     uint32_t index;             /* FR_SEQ: the next constituent; FR_REP: repetitions
-                                   done (at most the minimum when unbounded) */
+                                   done (when unbounded, at most the minimum or 1) */
     const struct Frame *next;
     uint64_t key;               /* identifies the chain from here to FR_END */
 } Frame;
@@ -491,10 +491,10 @@ static bool primary_move(const GameNode *after)
     return after->parent->child == after;
 }
 
-/* The moves a move constituent may take from `at`, in order. Without a
- * focus, the moves of `at`. With one, from S only the focused moves of S;
- * from later positions the first focused move on each line below `at`,
- * the moves of other pieces before it passed over. */
+/* The moves a move constituent may take from `at`, in order: the moves of
+ * `at` (with a focus, those in focus). With a focus and `skipping`, the
+ * first focused move on each line below `at`, the moves of other pieces
+ * before it passed over. */
 static void path_moves(PathSearch *ps, const Node *dash, const GameNode *at, int64_t count, const Frame *k, bool skipping)
 {
     Evaluator *ev = ps->ev;
@@ -514,22 +514,36 @@ static void path_moves(PathSearch *ps, const Node *dash, const GameNode *at, int
     ps->depth--;
 }
 
-/* Matches constituent e at `at`, then what k says. */
-static void match_constituent(PathSearch *ps, const Node *e, const GameNode *at, int64_t count, const Frame *k)
+/* Matches constituent e at `at`, then what k says. With a focus, a move
+ * may pass over other pieces' moves only when it begins the second or a
+ * later round of a repetition (`skipping`): so the path's first move is a
+ * focused move of S, and `-- --` takes two focused moves in a row while
+ * `--{2}` may have other moves between them. This is what CQL 6.2 does:
+ * cql62-remaining.md §2.7, and cql62-fidelity.md [C3], where
+ * `wtm 2 == path focus A -- --` matches nothing. */
+static void match_constituent(PathSearch *ps, const Node *e, const GameNode *at, int64_t count, const Frame *k,
+                              bool skipping)
 {
     Evaluator *ev = ps->ev;
     switch (e->kind) {
     case ND_DASH:
-        path_moves(ps, e, at, count, k, ps->focus && at != ps->start);
+        path_moves(ps, e, at, count, k, ps->focus && skipping);
         return;
     case ND_GROUP: {
-        Frame f = frame_make(FR_SEQ, e, 0, k);
-        resume(ps, &f, at, count);
+        if (e->nkids == 0) {
+            resume(ps, k, at, count);
+            return;
+        }
+        Frame f = frame_make(FR_SEQ, e, 1, k);
+        match_constituent(ps, e->kids[0], at, count, &f, skipping);
         return;
     }
     case ND_REPEAT: {
-        Frame f = frame_make(FR_REP, e, 0, k);
-        resume(ps, &f, at, count);
+        int64_t hi = e->num2;
+        if (e->num == 0) resume(ps, k, at, count);
+        if (hi == 0 || ps->stop) return;
+        Frame f = frame_make(FR_REP, e, 1, k);
+        match_constituent(ps, e->kids[0], at, count, &f, skipping);
         return;
     }
     default: {
@@ -621,7 +635,7 @@ static void resume(PathSearch *ps, const Frame *k, const GameNode *at, int64_t c
             resume(ps, k->next, at, count);
         } else {
             Frame f = frame_make(FR_SEQ, seq, i + 1, k->next);
-            match_constituent(ps, seq->kids[i], at, count, &f);
+            match_constituent(ps, seq->kids[i], at, count, &f, false);
         }
         break;
     }
@@ -630,9 +644,10 @@ static void resume(PathSearch *ps, const Frame *k, const GameNode *at, int64_t c
         int64_t lo = rep->num, hi = rep->num2, done = k->index;
         if (done >= lo) resume(ps, k->next, at, count);
         if (hi < 0 || done < hi) {
-            int64_t more = hi < 0 && done + 1 > lo ? lo : done + 1;
+            int64_t cap = lo > 1 ? lo : 1;   /* unbounded: past the minimum and the first round, all alike */
+            int64_t more = hi < 0 && done + 1 > cap ? cap : done + 1;
             Frame f = frame_make(FR_REP, rep, (uint32_t)more, k->next);
-            match_constituent(ps, rep->kids[0], at, count, &f);
+            match_constituent(ps, rep->kids[0], at, count, &f, done >= 1);
         }
         break;
     }
