@@ -5,11 +5,14 @@
  *
  * Searches follow the search mode: the main continuation of each position,
  * or every child with `variations` (`echo ... in all` looks at every
- * position). line and path are regular expressions over sequences of
- * positions; they are matched on sets of nodes (a Thompson-style
- * simulation), so a repetition never backtracks. What this file owns per
- * game — the memos of `find`, the last path — lives in the game's arena and
- * is forgotten by eval_path_new_game.
+ * position). line is a regular expression over sequences of positions,
+ * matched on sets of nodes (a Thompson-style simulation), so a repetition
+ * never backtracks. path is CQL 6.2's depth-first backtracking search,
+ * kept exactly because its order decides ties (docs/path.md). What this
+ * file owns per game — the memos of `find`, the banned positions of
+ * nestban, the last path — lives in the game's arena and is forgotten by
+ * eval_path_new_game; the states a path search has seen are a heap table
+ * kept for the run.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
