@@ -369,7 +369,14 @@ static bool eval_line(Evaluator *ev, const Node *n, Value *out)
  * finds the same candidates again, so each such pair is searched once
  * (this also makes the search polynomial). */
 
-#define PATH_MAX_DEPTH 20000           /* nested steps of one search: a longer path is cut there */
+/* The search recurses once or twice per step; a path deeper than this much
+ * C stack (thousands of moves in release builds) is cut there rather than
+ * overflowing the stack of a worker thread. */
+#define PATH_STACK_BUDGET ((size_t)3 << 20)
+/* A search whose constituents write variables cannot skip the states it
+ * has seen and may take exponential time (so does CQL 6.2's); it stops
+ * after this many steps. */
+#define PATH_MAX_STEPS 20000000L
 #define PATH_NO_VALUE (-100000000)     /* CQL 6.2's initial best `max` value: never chosen */
 
 typedef enum FrameKind { FR_END, FR_SEQ, FR_REP } FrameKind;
@@ -383,13 +390,20 @@ typedef struct Frame {
     uint64_t key;               /* identifies the chain from here to FR_END */
 } Frame;
 
-/* A candidate end of the path, with the comments the filters inside made on
- * the way to it. */
+/* The comments the filters inside a path made on the way to where the
+ * search is: a list from the latest back, in the game arena, shared by the
+ * branches of the search (a candidate keeps its head). */
+typedef struct CommentTrail {
+    int32_t node_id;
+    const char *text;
+    const struct CommentTrail *before;
+} CommentTrail;
+
+/* A candidate end of the path, with the comments made on the way to it. */
 typedef struct PathEnd {
     const GameNode *end;
     int64_t count, value;
-    PendingComment *notes;
-    int nnotes;
+    const CommentTrail *notes;
 } PathEnd;
 
 typedef struct PathSearch {
@@ -400,8 +414,9 @@ typedef struct PathSearch {
     bool focus, capture;        /* a focus is given; `focus capture` */
     bool focused[256];          /* by piece id: the pieces on the focus at S */
     bool memo;                  /* the constituents only read: search each state once */
-    int base_pending;           /* ev->npending when the search began */
-    int depth;
+    const CommentTrail *trail;  /* the comments made on the way to here */
+    uintptr_t stack_base;       /* an address in the frame of eval_path */
+    long steps;
     bool stop;                  /* firstmatch found its path */
     bool have_best;
     PathEnd best;
@@ -468,6 +483,15 @@ static void path_seen_reset(Evaluator *ev)
 
 static void resume(PathSearch *ps, const Frame *k, const GameNode *at, int64_t count);
 
+/* Has the search used up its stack budget here? (The stack may grow
+ * either way.) */
+static bool stack_exhausted(const PathSearch *ps)
+{
+    char here;
+    uintptr_t at = (uintptr_t)&here;
+    return (at < ps->stack_base ? ps->stack_base - at : at - ps->stack_base) > PATH_STACK_BUDGET;
+}
+
 /* Is the move into `after` one of the focused pieces' moves: made by one
  * of them (for castling, the king or the rook), or with `focus capture`
  * capturing one? */
@@ -501,10 +525,7 @@ static bool primary_move(const GameNode *after)
 static void path_moves(PathSearch *ps, const Node *dash, const GameNode *at, int64_t count, const Frame *k, bool skipping)
 {
     Evaluator *ev = ps->ev;
-    if (++ps->depth > PATH_MAX_DEPTH) {
-        ps->depth--;
-        return;
-    }
+    if (stack_exhausted(ps)) return;
     bool primary = (ps->path->flags & NF_PRIMARY) != 0;
     for (const GameNode *c = eval_first_move(ev, at); c && !ps->stop; c = eval_next_move(ev, c)) {
         if (primary && !primary_move(c)) continue;
@@ -514,7 +535,6 @@ static void path_moves(PathSearch *ps, const Node *dash, const GameNode *at, int
             path_moves(ps, dash, c, count, k, true);
         }
     }
-    ps->depth--;
 }
 
 /* Matches constituent e at `at`, then what k says. With a focus, a move
@@ -558,21 +578,25 @@ static void match_constituent(PathSearch *ps, const Node *e, const GameNode *at,
         Value v;
         bool holds = eval_node(ev, e, &v);
         ev->cur = here;
-        if (holds) resume(ps, k, at, count);
+        const CommentTrail *trail = ps->trail;
+        for (int i = saved; holds && i < ev->npending; i++) {
+            CommentTrail *c = ARENA_NEW(ev->arena, CommentTrail);
+            c->node_id = ev->pending[i].node_id;
+            c->text = ev->pending[i].text;
+            c->before = ps->trail;
+            ps->trail = c;
+        }
         ev->npending = saved;
+        if (holds) resume(ps, k, at, count);
+        ps->trail = trail;
         return;
     }
     }
 }
 
-static PathEnd path_end_here(PathSearch *ps, const GameNode *at, int64_t count, int64_t value)
+static PathEnd path_end_here(const PathSearch *ps, const GameNode *at, int64_t count, int64_t value)
 {
-    Evaluator *ev = ps->ev;
-    PathEnd e = {at, count, value, NULL, ev->npending - ps->base_pending};
-    if (e.nnotes > 0) {
-        e.notes = ARENA_ARRAY(ev->arena, PendingComment, e.nnotes);
-        memcpy(e.notes, ev->pending + ps->base_pending, sizeof *e.notes * (size_t)e.nnotes);
-    }
+    PathEnd e = {at, count, value, ps->trail};
     return e;
 }
 
@@ -621,11 +645,12 @@ static void path_candidate(PathSearch *ps, const GameNode *at, int64_t count)
 static void resume(PathSearch *ps, const Frame *k, const GameNode *at, int64_t count)
 {
     if (ps->stop) return;
-    if (ps->memo && !first_visit(ps, k, at)) return;
-    if (++ps->depth > PATH_MAX_DEPTH) {
-        ps->depth--;
+    if (stack_exhausted(ps)) return;
+    if (++ps->steps > PATH_MAX_STEPS) {
+        ps->stop = true;
         return;
     }
+    if (ps->memo && !first_visit(ps, k, at)) return;
     switch (k->kind) {
     case FR_END:
         path_candidate(ps, at, count);
@@ -655,7 +680,6 @@ static void resume(PathSearch *ps, const Frame *k, const GameNode *at, int64_t c
         break;
     }
     }
-    ps->depth--;
 }
 
 /* "move 12(wtm)"; inside a variation the position's id is appended,
@@ -739,17 +763,22 @@ static void path_end_comments(PathSearch *ps, const PathEnd *e, bool alternative
 {
     Evaluator *ev = ps->ev;
     const Node *n = ps->path;
-    for (int i = 0; i < e->nnotes; i++) eval_add_comment(ev, eval_node_by_id(ev, e->notes[i].node_id), e->notes[i].text);
+    int nnotes = 0;
+    for (const CommentTrail *c = e->notes; c; c = c->before) nnotes++;
+    const CommentTrail **notes = ARENA_ARRAY(ev->arena, const CommentTrail *, nnotes > 0 ? nnotes : 1);
+    int i = nnotes;
+    for (const CommentTrail *c = e->notes; c; c = c->before) notes[--i] = c;
+    for (i = 0; i < nnotes; i++) eval_add_comment(ev, eval_node_by_id(ev, notes[i]->node_id), notes[i]->text);
     StrBuf sb = SB_INIT;
     if (n->flags & NF_VERBOSE) {
         const GameNode **nodes;
         int count = path_nodes(ev, ps->start, e->end, &nodes), k = 0;
-        for (int i = 0; i < count; i++) {
-            if (ps->focus && !move_in_focus(ps, nodes[i])) continue;
+        for (int j = 0; j < count; j++) {
+            if (ps->focus && !move_in_focus(ps, nodes[j])) continue;
             sb_clear(&sb);
             if (n->text) sb_printf(&sb, "%s: ", n->text);
             sb_printf(&sb, "move %d of %lld", ++k, (long long)ps->best.count);
-            eval_add_comment(ev, nodes[i], sb_str(&sb));
+            eval_add_comment(ev, nodes[j], sb_str(&sb));
         }
     }
     if (!(n->flags & NF_QUIET) && !ev->settings.quiet) {
@@ -767,6 +796,21 @@ static void path_end_comments(PathSearch *ps, const PathEnd *e, bool alternative
     sb_free(&sb);
 }
 
+/* Does searching from the same state again find the same candidates? Yes
+ * unless a constituent writes a variable or sets the search's state (a
+ * path inside): what filters write to the output does not change what
+ * they match, and the comments of a candidate found again would be
+ * dropped anyway (it cannot beat the first). */
+static bool finds_the_same_again(const Node *n)
+{
+    if (!n) return true;
+    FilterEffect fx = filter_info(n->kind)->effect;
+    if (fx == FX_WRITES || fx == FX_SETS) return false;
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (!finds_the_same_again(n->kids[i])) return false;
+    return true;
+}
+
 /* path / ⊢ [parameters] constituents: see the search above. The value is
  * the best count (with max, the best F; with lastposition, the position
  * where the best path ends); a range bounds the count (with max, F).
@@ -780,16 +824,17 @@ static void path_end_comments(PathSearch *ps, const PathEnd *e, bool alternative
  * not start the path again in this game. */
 static bool eval_path(Evaluator *ev, const Node *n, Value *out)
 {
-    PathSearch ps = {.ev = ev, .path = n, .start = ev->cur};
+    char stack_marker;
+    PathSearch ps = {.ev = ev, .path = n, .start = ev->cur, .stack_base = (uintptr_t)&stack_marker};
     uint8_t *banned = (n->flags & NF_NESTBAN) ? banned_positions(ev, n) : NULL;
     if (banned && banned[ps.start->id]) return false;
     Bitboard focus = 0;
-    bool pure = true;
+    bool same_again = true;
     for (uint32_t i = 0; i < n->nkids; i++) {
         const Node *k = n->kids[i];
         if (k->kind == ND_PATH_MAX) ps.max = k->kids[0];
         if (k->kind != ND_PATH_FOCUS) {
-            pure = pure && filter_tree_only_reads(k);
+            same_again = same_again && finds_the_same_again(k);
             continue;
         }
         ps.focus = true;
@@ -800,13 +845,13 @@ static bool eval_path(Evaluator *ev, const Node *n, Value *out)
             if (id) ps.focused[id] = true;
         }
     }
-    ps.memo = pure;
-    if (pure) path_seen_reset(ev);
-    ps.base_pending = ev->npending;
+    ps.memo = same_again;
+    if (same_again) path_seen_reset(ev);
+    int base_pending = ev->npending;
     Frame end = frame_make(FR_END, NULL, 0, NULL);
     Frame top = frame_make(FR_SEQ, n, 0, &end);
     resume(&ps, &top, ps.start, 0);
-    ev->npending = ps.base_pending;
+    ev->npending = base_pending;
     if (!ps.have_best) return false;
     if (n->num >= 0 && (ps.best.value < n->num || ps.best.value > n->num2)) return false;
     ev->path.start = ps.start;
