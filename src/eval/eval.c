@@ -1193,24 +1193,6 @@ typedef struct SupportCheck {
     bool ok;
 } SupportCheck;
 
-/* Parameters that parse but whose effect is not built yet: refused rather
- * than silently ignored. */
-static const struct {
-    NodeKind kind;
-    uint64_t flag;
-    const char *parameter;
-} unsupported_parameters[] = {
-    {ND_PATH, NF_MAX, "max"},
-    {ND_PATH, NF_KEEPALLBEST, "keepallbest"},
-    {ND_PATH, NF_PIECEPATH, "piecepath"},
-    {ND_PATH, NF_VERBOSE, "verbose"},
-    {ND_PATH, NF_NESTBAN, "nestban"},
-    {ND_PATH, NF_LASTPOSITION, "lastposition"},
-    {ND_LINE, NF_NESTBAN, "nestban"},
-    {ND_REPEAT, NF_FORCED, "{+} or {*}"},
-    {ND_PATH_FOCUS, NF_CAPTURE, "capture"},
-};
-
 static bool check_node(const Node *n, void *ctx)
 {
     SupportCheck *c = ctx;
@@ -1228,14 +1210,6 @@ static bool check_node(const Node *n, void *ctx)
     if (!eval_table[n->kind]) {
         const char *name = ast_kind_name(n->kind);
         diag_at(c->diag, &c->q->src, n->span, DIAG_ERROR, "filter '%s' is not supported yet", name);
-        c->ok = false;
-        return false;
-    }
-    for (size_t i = 0; i < sizeof unsupported_parameters / sizeof unsupported_parameters[0]; i++) {
-        if (n->kind != unsupported_parameters[i].kind || !(n->flags & unsupported_parameters[i].flag))
-            continue;
-        diag_at(c->diag, &c->q->src, n->span, DIAG_ERROR, "'%s' in '%s' is not supported yet",
-                unsupported_parameters[i].parameter, ast_kind_name(n->kind));
         c->ok = false;
         return false;
     }

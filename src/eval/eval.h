@@ -29,6 +29,8 @@ typedef struct EvalSettings {
     bool silent;              /* add no comment at all */
     bool nosettag;            /* settag matches and sets no tag (-nosettag) */
     bool noremovecomment;     /* removecomment matches and removes nothing (-noremovecomment) */
+    bool quiet;               /* the header or option quiet: no match string, no
+                                 path Start/End comments */
     const char *matchstring;  /* comment at matched positions ("" for none) */
     int64_t last_game_number; /* the value of `lastgamenumber` (set by the caller before a run) */
 } EvalSettings;

@@ -40,13 +40,25 @@ typedef struct SearchMemo {
     int8_t *matched;              /* by node id: 0 unknown, 1 matched, -1 did not */
     int32_t *next_match;          /* by node id: 1 + the id of the first node at or after it (by
                                      main continuations) where the body holds; 0 unknown, -1 none */
+    uint8_t *banned;              /* line/path nestban: by node id, 1 where the filter may not match */
 } SearchMemo;
 
 /* The last `path` that matched in this game, for pathstart, pathcount ... */
 typedef struct PathState {
     const GameNode *start, *last;
-    int64_t count, count_unfocused;
+    int64_t count;
 } PathState;
+
+/* The states a path search has been in (path.c): a hash set of keys, one
+ * generation per search so that starting a search clears it at once. */
+typedef struct PathSeenSlot {
+    uint64_t key;
+    uint32_t gen;
+} PathSeenSlot;
+typedef struct PathSeen {
+    PathSeenSlot *slots;          /* heap, cap of them (a power of 2) */
+    uint32_t cap, count, gen;
+} PathSeen;
 
 /* A compiled `~~` pattern, reused for the whole run. */
 typedef struct CachedRegex {
@@ -88,6 +100,7 @@ struct Evaluator {
     SearchMemo *memos;            /* in the game arena */
     int nmemos, memos_cap;
     PathState path;
+    PathSeen path_seen;           /* for the whole run (heap) */
     /* echo's index of the game's positions by board (path.c), in the
      * game arena, by node id: the first node (preorder) whose pieces stand
      * as they do here, and the next such node after this one */

@@ -142,13 +142,14 @@ static bool eval_distance(Evaluator *ev, const Node *n, Value *out)
 }
 
 /* primary: the current position was reached by the main continuation of
- * its parent (the start position counts as primary); secondary: by a
- * variation's move. */
+ * its parent; secondary: by a variation's move. The start position was
+ * reached by no move and is neither (CQL 6.2). */
 static bool eval_primary_secondary(Evaluator *ev, const Node *n, Value *out)
 {
     (void)out;
     const GameNode *c = ev->cur;
-    bool primary = !c->parent || c->parent->child == c;
+    if (!c->parent) return false;
+    bool primary = c->parent->child == c;
     return n->kind == ND_PRIMARY ? primary : !primary;
 }
 

@@ -5,14 +5,19 @@
  *
  * Searches follow the search mode: the main continuation of each position,
  * or every child with `variations` (`echo ... in all` looks at every
- * position). line and path are regular expressions over sequences of
- * positions; they are matched on sets of nodes (a Thompson-style
- * simulation), so a repetition never backtracks. What this file owns per
- * game — the memos of `find`, the last path — lives in the game's arena and
- * is forgotten by eval_path_new_game.
+ * position). line is a regular expression over sequences of positions,
+ * matched on sets of nodes (a Thompson-style simulation), so a repetition
+ * never backtracks. path is CQL 6.2's depth-first backtracking search,
+ * kept exactly because its order decides ties (docs/path.md). What this
+ * file owns per game — the memos of `find`, the banned positions of
+ * nestban, the last path — lives in the game's arena and is forgotten by
+ * eval_path_new_game; the states a path search has seen are a heap table
+ * kept for the run.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "chess/movegen.h"
@@ -24,14 +29,13 @@ static void eval_path_new_game(Evaluator *ev)
 {
     ev->memos = NULL;
     ev->nmemos = ev->memos_cap = 0;
-    memset(&ev->path, 0, sizeof ev->path);
+    memset(&ev->path, 0, sizeof ev->path);   /* path_seen lives for the run */
     ev->same_board_first = ev->same_board_next = NULL;
 }
 
 
-/* The memo of a search filter in this game; its arrays exist only when the
- * filter's body depends on the position alone. */
-static SearchMemo *search_memo(Evaluator *ev, const Node *filter, const Node *body)
+/* The per-game record of a search filter, made on first use (no arrays). */
+static SearchMemo *filter_memo(Evaluator *ev, const Node *filter)
 {
     for (int i = 0; i < ev->nmemos; i++)
         if (ev->memos[i].filter == filter) return &ev->memos[i];
@@ -45,7 +49,15 @@ static SearchMemo *search_memo(Evaluator *ev, const Node *filter, const Node *bo
     SearchMemo *m = &ev->memos[ev->nmemos++];
     memset(m, 0, sizeof *m);
     m->filter = filter;
-    if (filter_tree_is_pure(body)) {
+    return m;
+}
+
+/* The memo of a search filter in this game; its arrays exist only when the
+ * filter's body depends on the position alone. */
+static SearchMemo *search_memo(Evaluator *ev, const Node *filter, const Node *body)
+{
+    SearchMemo *m = filter_memo(ev, filter);
+    if (!m->matched && filter_tree_is_pure(body)) {
         m->matched = ARENA_ARRAY(ev->arena, int8_t, ev->game->node_count);
         m->next_match = ARENA_ARRAY(ev->arena, int32_t, ev->game->node_count);
     }
@@ -146,6 +158,15 @@ static bool eval_find(Evaluator *ev, const Node *n, Value *out)
     return eval_position_value(out, first);
 }
 
+/* nestban: the positions where filter may not match again in this game
+ * (by node id, 1 = banned). */
+static uint8_t *banned_positions(Evaluator *ev, const Node *filter)
+{
+    SearchMemo *m = filter_memo(ev, filter);
+    if (!m->banned) m->banned = ARENA_ARRAY(ev->arena, uint8_t, ev->game->node_count);
+    return m->banned;
+}
+
 /* }==== */
 /* {==== sets of nodes ============================================================ */
 
@@ -193,9 +214,6 @@ typedef struct Sequence {
     Evaluator *ev;
     const Node *filter;         /* the ND_LINE or ND_PATH */
     const GameNode *start;
-    bool is_path;
-    uint8_t focus[SQ_NB];       /* path focus: piece ids to follow (nfocus of them) */
-    int nfocus;
 } Sequence;
 
 static void match_element(Sequence *sq, const Node *e, const NodeSet *in, NodeSet *out);
@@ -238,37 +256,6 @@ static void line_steps(Sequence *sq, const GameNode *from, NodeSet *out)
     }
 }
 
-static bool is_focused_move(const Sequence *sq, const GameNode *after)
-{
-    uint8_t id = after->parent->piece_id[move_from(after->move)];
-    for (int i = 0; i < sq->nfocus; i++)
-        if (sq->focus[i] == id) return true;
-    return false;
-}
-
-/* A move of a path: from each node, the moves fitting the dash pattern
- * (with a focus, made by a focused piece after any number of moves by the
- * other pieces). */
-static void path_moves(Sequence *sq, const Node *dash, const NodeSet *in, NodeSet *out)
-{
-    Evaluator *ev = sq->ev;
-    uint64_t flags = sq->filter->flags;
-    NodeSet from = {0};
-    set_add_all(ev, &from, in);
-    if (sq->nfocus) {   /* close over unfocused moves */
-        for (int i = 0; i < from.n; i++)
-            for (const GameNode *c = eval_first_move(ev, from.v[i]); c; c = eval_next_move(ev, c))
-                if (move_allowed(flags, c) && !is_focused_move(sq, c)) set_add(ev, &from, c);
-    }
-    for (int i = 0; i < from.n; i++) {
-        const GameNode *at = from.v[i];
-        for (const GameNode *c = eval_first_move(ev, at); c; c = eval_next_move(ev, c)) {
-            if (!move_allowed(flags, c) || (sq->nfocus && !is_focused_move(sq, c))) continue;
-            if (eval_move_fits_dash(ev, dash, c)) set_add(ev, out, c);
-        }
-    }
-}
-
 static void match_repeat(Sequence *sq, const Node *e, const NodeSet *in, NodeSet *out)
 {
     Evaluator *ev = sq->ev;
@@ -292,7 +279,6 @@ static void match_sequence(Sequence *sq, Node *const *kids, uint32_t nkids, cons
     NodeSet cur = {0};
     set_add_all(ev, &cur, in);
     for (uint32_t i = 0; i < nkids && cur.n; i++) {
-        if (kids[i]->kind == ND_PATH_FOCUS) continue;
         NodeSet next = {0};
         match_element(sq, kids[i], &cur, &next);
         cur = next;
@@ -307,12 +293,6 @@ static void match_element(Sequence *sq, const Node *e, const NodeSet *in, NodeSe
         match_sequence(sq, e->kids, e->nkids, in, out);
     } else if (e->kind == ND_REPEAT) {
         match_repeat(sq, e, in, out);
-    } else if (sq->is_path && e->kind == ND_DASH) {
-        path_moves(sq, e, in, out);
-    } else if (sq->is_path) {
-        /* a filter in a path holds where the path has got to */
-        for (int i = 0; i < in->n; i++)
-            if (holds_at(sq, e, in->v[i])) set_add(ev, out, in->v[i]);
     } else {
         /* a constituent of a line holds at the line's next position */
         for (int i = 0; i < in->n; i++) {
@@ -334,10 +314,15 @@ static int64_t plies_between(const GameNode *a, const GameNode *b)
  * number of positions of the longest such line (the shortest with
  * firstmatch), or with lastposition its last position; a range bounds the
  * number. singlecolor steps two plies at a time; primary and secondary
- * restrict the moves taken (nestban is refused by eval_check_supported). */
+ * restrict the moves taken. nestban: after a match every position of the
+ * line, both ends included (with singlecolor those with the start's side
+ * to move), is banned: the line fails there at once for the rest of the
+ * game (CQL 6.2, cql62-remaining.md §3). */
 static bool eval_line(Evaluator *ev, const Node *n, Value *out)
 {
     Sequence sq = {.ev = ev, .filter = n, .start = ev->cur};
+    uint8_t *banned = (n->flags & NF_NESTBAN) ? banned_positions(ev, n) : NULL;
+    if (banned && banned[sq.start->id]) return false;
     NodeSet in = {0}, end = {0};
     set_add(ev, &in, NULL);
     int saved_pending = ev->npending;
@@ -352,74 +337,535 @@ static bool eval_line(Evaluator *ev, const Node *n, Value *out)
     }
     if (best < 0) return false;
     if (n->num >= 0 && (best < n->num || best > n->num2)) return false;
+    if (banned) {
+        bool singlecolor = (n->flags & NF_SINGLECOLOR) != 0;
+        for (const GameNode *p = last; p; p = p == sq.start ? NULL : p->parent)
+            if (!singlecolor || p->pos.side == sq.start->pos.side) banned[p->id] = 1;
+    }
     if (n->flags & NF_LASTPOSITION) return eval_position_value(out, last);
     out->type = VT_NUMBER;
     out->num = best;
     return true;
 }
 
-static void path_comment(Evaluator *ev, const Node *n, const GameNode *start, const GameNode *end)
+/* }==== */
+/* {==== path ===================================================================== */
+
+/* path (⊢) is a depth-first backtracking search, as CQL 6.2 does it
+ * (cql62-remaining.md §1): from the start S the constituents are matched in
+ * order; a move constituent tries the moves of the position in order (the
+ * main continuation first), a filter must hold where the path has got to,
+ * X* first goes on without another X and then tries one more (lazily), X+
+ * is X then X*, X? first skips X, X{m,n} goes on first once m are done.
+ * Each time the constituents are used up at a position E other than S
+ * there is a candidate (E, count of moves taken); the best is the one with
+ * the most moves (with `max F`, the largest F at E), the earlier one on a
+ * tie; with firstmatch the first. The order of the search decides ties, so
+ * it is kept exactly.
+ *
+ * What is left to do after the constituent being matched is a chain of
+ * frames on the C stack (a continuation). When the constituents only read
+ * the game and the variables, the same frame chain at the same position
+ * finds the same candidates again, so each such pair is searched once
+ * (this also makes the search polynomial). */
+
+/* The search recurses once or twice per step; a path deeper than this much
+ * C stack (thousands of moves in release builds) is cut there rather than
+ * overflowing the stack of a worker thread. */
+#define PATH_STACK_BUDGET ((size_t)3 << 20)
+/* A search whose constituents write variables cannot skip the states it
+ * has seen and may take exponential time (so does CQL 6.2's); it stops
+ * after this many steps. */
+#define PATH_MAX_STEPS 20000000L
+#define PATH_NO_VALUE (-100000000)     /* CQL 6.2's initial best `max` value: never chosen */
+
+typedef enum FrameKind { FR_END, FR_SEQ, FR_REP } FrameKind;
+
+typedef struct Frame {
+    FrameKind kind;
+    const Node *node;           /* FR_SEQ: the path or group; FR_REP: the repeat */
+    uint32_t index;             /* FR_SEQ: the next constituent; FR_REP: repetitions
+                                   done (when unbounded, at most the minimum or 1) */
+    const struct Frame *next;
+    uint64_t key;               /* identifies the chain from here to FR_END */
+} Frame;
+
+/* The comments the filters inside a path made on the way to where the
+ * search is: a list from the latest back, in the game arena, shared by the
+ * branches of the search (a candidate keeps its head). */
+typedef struct CommentTrail {
+    int32_t node_id;
+    const char *text;
+    const struct CommentTrail *before;
+} CommentTrail;
+
+/* A candidate end of the path, with the comments made on the way to it. */
+typedef struct PathEnd {
+    const GameNode *end;
+    int64_t count, value;
+    const CommentTrail *notes;
+} PathEnd;
+
+typedef struct PathSearch {
+    Evaluator *ev;
+    const Node *path;
+    const Node *max;            /* F of `max F`, or NULL */
+    const GameNode *start;
+    bool focus, capture;        /* a focus is given; `focus capture` */
+    bool focused[256];          /* by piece id: the pieces on the focus at S */
+    bool memo;                  /* the constituents only read: search each state once */
+    const CommentTrail *trail;  /* the comments made on the way to here */
+    uintptr_t stack_base;       /* an address in the frame of eval_path */
+    long steps;
+    bool stop;                  /* firstmatch found its path */
+    bool have_best;
+    PathEnd best;
+    PathEnd *alts;              /* keepallbest: the other ends tying with the best */
+    int nalts, alts_cap;
+} PathSearch;
+
+static uint64_t path_mix(uint64_t x)
 {
-    /* the title is a comment of its own before the Start comment; it does
-     * not replace the word path: {T Start path that ends at move 2(wtm)}
-     * (cql62-remaining.md §1) */
-    const char *what = "path";
-    if (n->text) eval_add_comment(ev, start, n->text);
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+static Frame frame_make(FrameKind kind, const Node *node, uint32_t index, const Frame *next)
+{
+    Frame f = {kind, node, index, next, 0};
+    f.key = path_mix(((uint64_t)(uintptr_t)node * 31 + index) * 4 + (uint64_t)kind + (next ? next->key * 0x9e3779b97f4a7c15ULL : 0));
+    return f;
+}
+
+/* Marks (frame, position) as searched; false when it was already. */
+static bool first_visit(PathSearch *ps, const Frame *k, const GameNode *at)
+{
+    Evaluator *ev = ps->ev;
+    uint64_t key = path_mix(k->key ^ ((uint64_t)(uint32_t)at->id * 0x9e3779b97f4a7c15ULL)) | 1;
+    if ((ev->path_seen.count + 1) * 2 > ev->path_seen.cap) {
+        uint32_t cap = ev->path_seen.cap ? ev->path_seen.cap * 2 : 1024;
+        PathSeenSlot *grown = xcalloc(cap, sizeof *grown);
+        for (uint32_t i = 0; i < ev->path_seen.cap; i++) {
+            PathSeenSlot e = ev->path_seen.slots[i];
+            if (e.gen != ev->path_seen.gen) continue;
+            uint32_t j = (uint32_t)e.key & (cap - 1);
+            while (grown[j].gen == ev->path_seen.gen && grown[j].key) j = (j + 1) & (cap - 1);
+            grown[j] = e;
+        }
+        free(ev->path_seen.slots);
+        ev->path_seen.slots = grown;
+        ev->path_seen.cap = cap;
+    }
+    uint32_t mask = ev->path_seen.cap - 1, i = (uint32_t)key & mask;
+    for (;; i = (i + 1) & mask) {
+        PathSeenSlot *e = &ev->path_seen.slots[i];
+        if (e->gen != ev->path_seen.gen) {
+            e->gen = ev->path_seen.gen;
+            e->key = key;
+            ev->path_seen.count++;
+            return true;
+        }
+        if (e->key == key) return false;
+    }
+}
+
+static void path_seen_reset(Evaluator *ev)
+{
+    ev->path_seen.count = 0;
+    if (++ev->path_seen.gen == 0) {   /* wrapped: forget every slot */
+        if (ev->path_seen.slots) memset(ev->path_seen.slots, 0, sizeof *ev->path_seen.slots * ev->path_seen.cap);
+        ev->path_seen.gen = 1;
+    }
+}
+
+static void resume(PathSearch *ps, const Frame *k, const GameNode *at, int64_t count);
+
+/* Has the search used up its stack budget here? (The stack may grow
+ * either way.) */
+static bool stack_exhausted(const PathSearch *ps)
+{
+    char here;
+    uintptr_t at = (uintptr_t)&here;
+    return (at < ps->stack_base ? ps->stack_base - at : at - ps->stack_base) > PATH_STACK_BUDGET;
+}
+
+/* Is the move into `after` one of the focused pieces' moves: made by one
+ * of them (for castling, the king or the rook), or with `focus capture`
+ * capturing one? */
+static bool move_in_focus(const PathSearch *ps, const GameNode *after)
+{
+    const GameNode *from = after->parent;
+    Move m = after->move;
+    if (move_kind(m) == MK_NULL) return false;
+    if (ps->focused[from->piece_id[move_from(m)]]) return true;
+    if (move_is_castle(m)) {
+        Square rook = from->pos.castle_rook[from->pos.side][move_kind(m) == MK_CASTLE_SHORT ? CASTLE_SHORT : CASTLE_LONG];
+        if (rook < SQ_NB && ps->focused[from->piece_id[rook]]) return true;
+    }
+    if (ps->capture) {
+        Square to = move_to(m);
+        if (move_kind(m) == MK_EN_PASSANT) to = (Square)(from->pos.side == WHITE ? to - 8 : to + 8);
+        if (from->piece_id[to] && ps->focused[from->piece_id[to]]) return true;
+    }
+    return false;
+}
+
+static bool primary_move(const GameNode *after)
+{
+    return after->parent->child == after;
+}
+
+/* The moves a move constituent may take from `at`, in order: the moves of
+ * `at` (with a focus, those in focus). With a focus and `skipping`, the
+ * first focused move on each line below `at`, the moves of other pieces
+ * before it passed over. */
+static void path_moves(PathSearch *ps, const Node *dash, const GameNode *at, int64_t count, const Frame *k, bool skipping)
+{
+    Evaluator *ev = ps->ev;
+    if (stack_exhausted(ps)) return;
+    bool primary = (ps->path->flags & NF_PRIMARY) != 0;
+    for (const GameNode *c = eval_first_move(ev, at); c && !ps->stop; c = eval_next_move(ev, c)) {
+        if (primary && !primary_move(c)) continue;
+        if (!ps->focus || move_in_focus(ps, c)) {
+            if (eval_move_fits_dash(ev, dash, c)) resume(ps, k, c, count + 1);
+        } else if (skipping) {
+            path_moves(ps, dash, c, count, k, true);
+        }
+    }
+}
+
+/* Matches constituent e at `at`, then what k says. With a focus, a move
+ * may pass over other pieces' moves only when it begins the second or a
+ * later round of a repetition (`skipping`): so the path's first move is a
+ * focused move of S, and `-- --` takes two focused moves in a row while
+ * `--{2}` may have other moves between them. This is what CQL 6.2 does:
+ * cql62-remaining.md §2.7, and cql62-fidelity.md [C3], where
+ * `wtm 2 == path focus A -- --` matches nothing. */
+static void match_constituent(PathSearch *ps, const Node *e, const GameNode *at, int64_t count, const Frame *k,
+                              bool skipping)
+{
+    Evaluator *ev = ps->ev;
+    switch (e->kind) {
+    case ND_DASH:
+        path_moves(ps, e, at, count, k, ps->focus && skipping);
+        return;
+    case ND_GROUP: {
+        if (e->nkids == 0) {
+            resume(ps, k, at, count);
+            return;
+        }
+        Frame f = frame_make(FR_SEQ, e, 1, k);
+        match_constituent(ps, e->kids[0], at, count, &f, skipping);
+        return;
+    }
+    case ND_REPEAT: {
+        int64_t hi = e->num2;
+        if (e->num == 0) resume(ps, k, at, count);
+        if (hi == 0 || ps->stop) return;
+        Frame f = frame_make(FR_REP, e, 1, k);
+        match_constituent(ps, e->kids[0], at, count, &f, skipping);
+        return;
+    }
+    default: {
+        /* a filter holds where the path has got to; what it wrote is
+         * kept only along the paths that go on from here */
+        int saved = ev->npending;
+        const GameNode *here = ev->cur;
+        ev->cur = at;
+        Value v;
+        bool holds = eval_node(ev, e, &v);
+        ev->cur = here;
+        const CommentTrail *trail = ps->trail;
+        for (int i = saved; holds && i < ev->npending; i++) {
+            CommentTrail *c = ARENA_NEW(ev->arena, CommentTrail);
+            c->node_id = ev->pending[i].node_id;
+            c->text = ev->pending[i].text;
+            c->before = ps->trail;
+            ps->trail = c;
+        }
+        ev->npending = saved;
+        if (holds) resume(ps, k, at, count);
+        ps->trail = trail;
+        return;
+    }
+    }
+}
+
+static PathEnd path_end_here(const PathSearch *ps, const GameNode *at, int64_t count, int64_t value)
+{
+    PathEnd e = {at, count, value, ps->trail};
+    return e;
+}
+
+/* The constituents are used up at `at`: a candidate, unless still at S. */
+static void path_candidate(PathSearch *ps, const GameNode *at, int64_t count)
+{
+    Evaluator *ev = ps->ev;
+    if (at == ps->start) return;   /* a path needs a move */
+    int64_t value = count;
+    if (ps->max) {
+        /* F at the end, with pathcount the candidate's count */
+        PathState saved = ev->path;
+        ev->path.start = ps->start;
+        ev->path.last = at;
+        ev->path.count = count;
+        const GameNode *here = ev->cur;
+        int saved_pending = ev->npending;
+        ev->cur = at;
+        bool ok = eval_number(ev, ps->max, &value);
+        ev->cur = here;
+        ev->npending = saved_pending;
+        ev->path = saved;
+        if (!ok || value <= PATH_NO_VALUE) return;
+    }
+    if (!ps->have_best || value > ps->best.value) {
+        ps->have_best = true;
+        ps->best = path_end_here(ps, at, count, value);
+        ps->nalts = 0;
+    } else if (value == ps->best.value && (ps->path->flags & NF_KEEPALLBEST)) {
+        if (at == ps->best.end) return;
+        for (int i = 0; i < ps->nalts; i++)
+            if (ps->alts[i].end == at) return;
+        if (ps->nalts == ps->alts_cap) {
+            int cap = ps->alts_cap ? ps->alts_cap * 2 : 4;
+            PathEnd *grown = ARENA_ARRAY(ev->arena, PathEnd, cap);
+            if (ps->nalts) memcpy(grown, ps->alts, sizeof *grown * (size_t)ps->nalts);
+            ps->alts = grown;
+            ps->alts_cap = cap;
+        }
+        ps->alts[ps->nalts++] = path_end_here(ps, at, count, value);
+    }
+    if (ps->path->flags & NF_FIRSTMATCH) ps->stop = true;
+}
+
+/* Goes on from `at` with what k says is left. */
+static void resume(PathSearch *ps, const Frame *k, const GameNode *at, int64_t count)
+{
+    if (ps->stop) return;
+    if (stack_exhausted(ps)) return;
+    if (++ps->steps > PATH_MAX_STEPS) {
+        ps->stop = true;
+        return;
+    }
+    if (ps->memo && !first_visit(ps, k, at)) return;
+    switch (k->kind) {
+    case FR_END:
+        path_candidate(ps, at, count);
+        break;
+    case FR_SEQ: {
+        const Node *seq = k->node;
+        uint32_t i = k->index;
+        while (i < seq->nkids && (seq->kids[i]->kind == ND_PATH_FOCUS || seq->kids[i]->kind == ND_PATH_MAX)) i++;
+        if (i == seq->nkids) {
+            resume(ps, k->next, at, count);
+        } else {
+            Frame f = frame_make(FR_SEQ, seq, i + 1, k->next);
+            match_constituent(ps, seq->kids[i], at, count, &f, false);
+        }
+        break;
+    }
+    case FR_REP: {
+        const Node *rep = k->node;
+        int64_t lo = rep->num, hi = rep->num2, done = k->index;
+        if (done >= lo) resume(ps, k->next, at, count);
+        if (hi < 0 || done < hi) {
+            int64_t cap = lo > 1 ? lo : 1;   /* unbounded: past the minimum and the first round, all alike */
+            int64_t more = hi < 0 && done + 1 > cap ? cap : done + 1;
+            Frame f = frame_make(FR_REP, rep, (uint32_t)more, k->next);
+            match_constituent(ps, rep->kids[0], at, count, &f, done >= 1);
+        }
+        break;
+    }
+    }
+}
+
+/* "move 12(wtm)"; inside a variation the position's id is appended,
+ * "move 2(btm)[11]", and the comment "id:11" is made there (CQL 6.2). */
+static void position_id_text(Evaluator *ev, const GameNode *at, StrBuf *sb)
+{
+    sb_printf(sb, "move %u(%s)", at->pos.fullmove, at->pos.side == WHITE ? "wtm" : "btm");
+    if (node_is_mainline(at)) return;
+    sb_printf(sb, "[%d]", (int)at->id);
+    char id[32];
+    snprintf(id, sizeof id, "id:%d", (int)at->id);
+    eval_add_comment(ev, at, id);
+}
+
+/* The positions from S (excluded) to `end`, in order; returns their number. */
+static int path_nodes(Evaluator *ev, const GameNode *start, const GameNode *end, const GameNode ***out)
+{
+    int n = 0;
+    for (const GameNode *p = end; p && p != start; p = p->parent) n++;
+    const GameNode **v = ARENA_ARRAY(ev->arena, const GameNode *, n > 0 ? n : 1);
+    int i = n;
+    for (const GameNode *p = end; p && p != start; p = p->parent) v[--i] = p;
+    *out = v;
+    return n;
+}
+
+/* piecepath: "Focus path: Qd1-h5 ..." for the focused pieces at S, square
+ * by square from a1: each piece's squares along the path, "(xe4)" when it
+ * is captured; one that never moves adds nothing but its separator (CQL
+ * 6.2, cql62-remaining.md §2.6). */
+static void piecepath_comment(PathSearch *ps, Bitboard focus, const GameNode *end)
+{
+    Evaluator *ev = ps->ev;
+    const GameNode **nodes;
+    int n = path_nodes(ev, ps->start, end, &nodes);
+    StrBuf all = SB_INIT, one = SB_INIT;
+    bool started = false;
+    for (Square s = 0; s < SQ_NB; s++) {
+        uint8_t id = ps->start->piece_id[s];
+        if (!(focus & sq_bb(s)) || !id) continue;
+        if (started) sb_putc(&all, ' ');
+        sb_clear(&one);
+        char name[3];
+        sq_name(s, name);
+        sb_printf(&one, "%c%s", piece_char(pos_piece_on(&ps->start->pos, s)), name);
+        Square last = s;
+        for (int i = 0; i < n; i++) {
+            Square now = SQ_NB;
+            for (Square t = 0; t < SQ_NB; t++)
+                if (nodes[i]->piece_id[t] == id) now = t;
+            if (now == SQ_NB) {
+                sq_name(last, name);
+                sb_printf(&one, "(x%s)", name);
+                break;
+            }
+            if (now != last) {
+                sq_name(now, name);
+                sb_printf(&one, "-%s", name);
+                last = now;
+            }
+        }
+        if (one.len > 3) {
+            sb_append(&all, sb_str(&one));
+            started = true;
+        }
+    }
+    if (started) {
+        StrBuf text = SB_INIT;
+        sb_printf(&text, "Focus path: %s", sb_str(&all));
+        eval_add_comment(ev, ps->start, sb_str(&text));
+        sb_free(&text);
+    }
+    sb_free(&one);
+    sb_free(&all);
+}
+
+/* The comments of one end (the best, or an alternative with keepallbest):
+ * the filters' comments along it, verbose's "move i of N", then unless
+ * quiet "End path ..." at the end and "Start path ..." at S. */
+static void path_end_comments(PathSearch *ps, const PathEnd *e, bool alternative)
+{
+    Evaluator *ev = ps->ev;
+    const Node *n = ps->path;
+    int nnotes = 0;
+    for (const CommentTrail *c = e->notes; c; c = c->before) nnotes++;
+    const CommentTrail **notes = ARENA_ARRAY(ev->arena, const CommentTrail *, nnotes > 0 ? nnotes : 1);
+    int i = nnotes;
+    for (const CommentTrail *c = e->notes; c; c = c->before) notes[--i] = c;
+    for (i = 0; i < nnotes; i++) eval_add_comment(ev, eval_node_by_id(ev, notes[i]->node_id), notes[i]->text);
     StrBuf sb = SB_INIT;
-    sb_printf(&sb, "Start %s that ends at move %u(%s)", what, end->pos.fullmove, end->pos.side == WHITE ? "wtm" : "btm");
-    eval_add_comment(ev, start, sb_str(&sb));
-    sb_clear(&sb);
-    sb_printf(&sb, "End %s of length %d that starts at move %u(%s)", what, (int)plies_between(end, start),
-              start->pos.fullmove, start->pos.side == WHITE ? "wtm" : "btm");
-    eval_add_comment(ev, end, sb_str(&sb));
+    if (n->flags & NF_VERBOSE) {
+        const GameNode **nodes;
+        int count = path_nodes(ev, ps->start, e->end, &nodes), k = 0;
+        for (int j = 0; j < count; j++) {
+            if (ps->focus && !move_in_focus(ps, nodes[j])) continue;
+            sb_clear(&sb);
+            if (n->text) sb_printf(&sb, "%s: ", n->text);
+            sb_printf(&sb, "move %d of %lld", ++k, (long long)ps->best.count);
+            eval_add_comment(ev, nodes[j], sb_str(&sb));
+        }
+    }
+    if (!(n->flags & NF_QUIET) && !ev->settings.quiet) {
+        sb_clear(&sb);
+        sb_printf(&sb, "End path of length %lld that starts at ", (long long)e->count);
+        position_id_text(ev, ps->start, &sb);
+        if (ps->max) sb_printf(&sb, " Max value: %lld", (long long)e->value);
+        eval_add_comment(ev, e->end, sb_str(&sb));
+        sb_clear(&sb);
+        sb_append(&sb, "Start path that ends at ");
+        position_id_text(ev, e->end, &sb);
+        eval_add_comment(ev, ps->start, sb_str(&sb));
+    }
+    if (alternative) eval_add_comment(ev, e->end, "alternative");
     sb_free(&sb);
 }
 
-/* path / ⊢: a regular expression over the moves from the current position:
- * a move pattern takes a move, a filter must hold where the path has got
- * to. The value is the length in moves of the longest path (the shortest
- * with firstmatch); unless quiet, CQL 6.2's comments mark where it starts
- * and ends: {Start path that ends at move 13(btm)} ... {End path of length
- * 3 that starts at move 12(wtm)}, the title (when one is given) before
- * the Start comment. A focus (◎ S) follows the pieces on S: its moves are the
- * path's, moves of other pieces in between are passed over. max,
- * keepallbest, piecepath, verbose, nestban, lastposition and focus capture
- * are refused by eval_check_supported until they are built. */
+/* Does searching from the same state again find the same candidates? Yes
+ * unless a constituent writes a variable or sets the search's state (a
+ * path inside): what filters write to the output does not change what
+ * they match, and the comments of a candidate found again would be
+ * dropped anyway (it cannot beat the first). */
+static bool finds_the_same_again(const Node *n)
+{
+    if (!n) return true;
+    FilterEffect fx = filter_info(n->kind)->effect;
+    if (fx == FX_WRITES || fx == FX_SETS) return false;
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (!finds_the_same_again(n->kids[i])) return false;
+    return true;
+}
+
+/* path / ⊢ [parameters] constituents: see the search above. The value is
+ * the best count (with max, the best F; with lastposition, the position
+ * where the best path ends); a range bounds the count (with max, F).
+ * Afterwards pathstart, pathlastposition and pathcount describe the best
+ * path. Comments (unless silent): at S the title, piecepath's "Focus
+ * path: ...", "Start path that ends at move 3(btm)"; at the end "End path
+ * of length 3 that starts at move 1(wtm)", with verbose "move i of N"
+ * after each move. A focus (◎ S) follows the pieces on S: only their moves
+ * count, the first move must be one, later ones may pass over the moves of
+ * other pieces. nestban: the positions of a matched path but its end may
+ * not start the path again in this game. */
 static bool eval_path(Evaluator *ev, const Node *n, Value *out)
 {
-    Sequence sq = {.ev = ev, .filter = n, .start = ev->cur, .is_path = true};
+    char stack_marker;
+    PathSearch ps = {.ev = ev, .path = n, .start = ev->cur, .stack_base = (uintptr_t)&stack_marker};
+    uint8_t *banned = (n->flags & NF_NESTBAN) ? banned_positions(ev, n) : NULL;
+    if (banned && banned[ps.start->id]) return false;
+    Bitboard focus = 0;
+    bool same_again = true;
     for (uint32_t i = 0; i < n->nkids; i++) {
-        if (n->kids[i]->kind != ND_PATH_FOCUS) continue;
-        Bitboard focus;
-        eval_set(ev, n->kids[i]->kids[0], &focus);
-        for (; focus && sq.nfocus < SQ_NB;) {
-            uint8_t id = ev->cur->piece_id[bb_pop_lsb(&focus)];
-            if (id) sq.focus[sq.nfocus++] = id;
+        const Node *k = n->kids[i];
+        if (k->kind == ND_PATH_MAX) ps.max = k->kids[0];
+        if (k->kind != ND_PATH_FOCUS) {
+            same_again = same_again && finds_the_same_again(k);
+            continue;
         }
-        if (!sq.nfocus) return false;
+        ps.focus = true;
+        ps.capture = (k->flags & NF_CAPTURE) != 0;
+        eval_set(ev, k->kids[0], &focus);
+        for (Bitboard b = focus; b;) {
+            uint8_t id = ps.start->piece_id[bb_pop_lsb(&b)];
+            if (id) ps.focused[id] = true;
+        }
     }
-    NodeSet in = {0}, end = {0};
-    set_add(ev, &in, sq.start);
-    int saved_pending = ev->npending;
-    match_sequence(&sq, n->kids, n->nkids, &in, &end);
-    /* comments made by the filters inside come from every branch tried */
-    ev->npending = saved_pending;
-    const GameNode *last = NULL;
-    bool shortest = (n->flags & NF_FIRSTMATCH) != 0;
-    for (int i = 0; i < end.n; i++) {
-        const GameNode *e = end.v[i];
-        if (!last || (shortest ? e->ply < last->ply : e->ply > last->ply) || (e->ply == last->ply && e->id < last->id))
-            last = e;
-    }
-    if (!last) return false;
-    int64_t length = plies_between(last, sq.start);
-    ev->path.start = sq.start;
-    ev->path.last = last;
-    ev->path.count = length;
-    ev->path.count_unfocused = length;
-    if (!(n->flags & NF_QUIET) && length > 0) path_comment(ev, n, sq.start, last);
+    ps.memo = same_again;
+    if (same_again) path_seen_reset(ev);
+    int base_pending = ev->npending;
+    Frame end = frame_make(FR_END, NULL, 0, NULL);
+    Frame top = frame_make(FR_SEQ, n, 0, &end);
+    resume(&ps, &top, ps.start, 0);
+    ev->npending = base_pending;
+    if (!ps.have_best) return false;
+    if (n->num >= 0 && (ps.best.value < n->num || ps.best.value > n->num2)) return false;
+    ev->path.start = ps.start;
+    ev->path.last = ps.best.end;
+    ev->path.count = ps.best.count;
+    if (banned)
+        for (const GameNode *p = ps.best.end->parent; p; p = p == ps.start ? NULL : p->parent) banned[p->id] = 1;
+    if (n->text) eval_add_comment(ev, ps.start, n->text);
+    if (n->flags & NF_PIECEPATH) piecepath_comment(&ps, focus, ps.best.end);
+    path_end_comments(&ps, &ps.best, false);
+    for (int i = 0; i < ps.nalts; i++) path_end_comments(&ps, &ps.alts[i], true);
+    if (n->flags & NF_LASTPOSITION) return eval_position_value(out, ps.best.end);
     out->type = VT_NUMBER;
-    out->num = length;
+    out->num = ps.best.value;
     return true;
 }
 
@@ -436,9 +882,9 @@ static bool eval_path_status(Evaluator *ev, const Node *n, Value *out)
         out->type = VT_NUMBER;
         out->num = ev->path.count;
         return true;
-    case ND_PATHCOUNTUNFOCUSED:
+    case ND_PATHCOUNTUNFOCUSED:   /* ply - pathstart:ply - pathcount, where it is used */
         out->type = VT_NUMBER;
-        out->num = ev->path.count_unfocused;
+        out->num = (int64_t)ev->cur->ply - (int64_t)ev->path.start->ply - ev->path.count;
         return true;
     default: return false;
     }
@@ -685,7 +1131,14 @@ static const EvalEntry path_entries[] = {
     {ND_REPEAT, eval_sequence_part},
     {ND_GROUP, eval_sequence_part},
     {ND_PATH_FOCUS, eval_sequence_part},
+    {ND_PATH_MAX, eval_sequence_part},
     {ND_COUNT_, NULL},
 };
 
-const EvalFamily eval_path_family = {path_entries, NULL, eval_path_new_game, NULL};
+static void eval_path_free(Evaluator *ev)
+{
+    free(ev->path_seen.slots);
+    memset(&ev->path_seen, 0, sizeof ev->path_seen);
+}
+
+const EvalFamily eval_path_family = {path_entries, NULL, eval_path_new_game, eval_path_free};

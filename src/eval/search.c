@@ -80,7 +80,8 @@ void search_init(Search *s, const SearchSettings *o, const Query *q)
     s->eval.alwayscomment = o->alwayscomment;
     s->eval.nosettag = o->nosettag;
     s->eval.noremovecomment = o->noremovecomment;
-    if (o->quiet || (h->present & QH_QUIET)) s->eval.matchstring = "";
+    s->eval.quiet = o->quiet || (h->present & QH_QUIET);
+    if (s->eval.quiet) s->eval.matchstring = "";
     s->noheader = o->noheader;
     s->matchcount_min = 1;
     s->matchcount_max = INT64_MAX;

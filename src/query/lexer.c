@@ -78,7 +78,9 @@ const char *lex_error_message(LexError e)
     case LEX_UNTERMINATED_COMMENT: return "unterminated comment";
     case LEX_BAD_ESCAPE:           return "unknown escape";
     case LEX_BAD_SQUARE_LIST:      return "invalid square list after a piece";
-    case LEX_BAD_QUANTIFIER:       return "invalid repetition (write {m,n} without spaces)";
+    case LEX_BAD_QUANTIFIER:       return "invalid repetition (write {m,n} without spaces, m and n at most 100000)";
+    case LEX_EMPTY_QUANTIFIER:     return "empty repetition '{,}': write '*'";
+    case LEX_BACKWARD_QUANTIFIER:  return "in the repetition '{m,n}', n is less than m";
     case LEX_LONE_HORIZONTAL_BAR:  return "a move dash is two horizontal bars '――'";
     case LEX_NUL_BYTE:             return "a NUL byte (a query cannot hold one, not even in a string)";
     }
@@ -481,7 +483,23 @@ static Token lex_escape(Lexer *lx, uint32_t start, bool space)
     return error_token(LEX_BAD_ESCAPE, start, lx->pos, space);
 }
 
-/* `{` may open a repetition {m}, {m,n}, {,n}, {m,}, { m }, {+}, {*}. */
+/* `{` may open a repetition {m}, {m,n}, {,n}, {m,}, {+}, {*}: one token,
+ * written without spaces (CQL 6.2: `{ 2 }` is a compound filter), bounds at
+ * most QUANT_MAX. `{,}` and `{3,2}` are errors; so is `{3+4}`. */
+#define QUANT_MAX 100000
+
+/* Reads the digits at *k (advancing it): -1 when there are none, a number
+ * over QUANT_MAX when it is too large. */
+static long scan_bound(const char *s, uint32_t *k, uint32_t end)
+{
+    long v = -1;
+    for (; *k < end && is_digit((unsigned char)s[*k]); (*k)++) {
+        v = (v < 0 ? 0 : v) * 10 + (s[*k] - '0');
+        if (v > QUANT_MAX) v = QUANT_MAX + 1;
+    }
+    return v;
+}
+
 static Token lex_brace(Lexer *lx, uint32_t start, bool space)
 {
     const char *s = lx->text;
@@ -490,42 +508,36 @@ static Token lex_brace(Lexer *lx, uint32_t start, bool space)
         lx->pos = i + 2;
         return make_token(TK_QUANT, start, lx->pos, space);
     }
-    uint32_t j = i;
-    while (j < end && is_space((unsigned char)s[j])) j++;
-    bool leading_space = j > i;
-    if (j < end && (is_digit((unsigned char)s[j]) || s[j] == ',')) {
-        uint32_t k = j;
-        while (k < end && is_digit((unsigned char)s[k])) k++;
-        bool has_digits = k > j;
-        if (has_digits) {
-            uint32_t m = k;
-            while (m < end && is_space((unsigned char)s[m])) m++;
-            if (m < end && s[m] == '}') {
-                lx->pos = m + 1;
-                return make_token(TK_QUANT, start, lx->pos, space);
-            }
-            if (m > k || leading_space) {   /* {2 4}: a compound filter */
-                lx->pos = i;
-                return make_token(TK_LBRACE, start, i, space);
-            }
-        }
-        if (!leading_space && k < end && s[k] == ',') {
-            k++;
-            while (k < end && is_digit((unsigned char)s[k])) k++;
-            if (k < end && s[k] == '}') {
-                lx->pos = k + 1;
-                return make_token(TK_QUANT, start, lx->pos, space);
-            }
-        }
-        if (!leading_space) {
-            uint32_t stop = k;
-            while (stop < end && s[stop] != '}' && s[stop] != '\n') stop++;
-            lx->pos = stop < end && s[stop] == '}' ? stop + 1 : k;
-            return error_token(LEX_BAD_QUANTIFIER, start, lx->pos, space);
+    if (i >= end || !(is_digit((unsigned char)s[i]) || s[i] == ',')) {
+        lx->pos = i;
+        return make_token(TK_LBRACE, start, i, space);
+    }
+    uint32_t k = i;
+    long lo = scan_bound(s, &k, end), hi = -1;
+    if (k < end && s[k] == '}' && lo >= 0) {
+        lx->pos = k + 1;
+        return lo > QUANT_MAX ? error_token(LEX_BAD_QUANTIFIER, start, lx->pos, space)
+                              : make_token(TK_QUANT, start, lx->pos, space);
+    }
+    if (k < end && s[k] == ',') {
+        k++;
+        hi = scan_bound(s, &k, end);
+        if (k < end && s[k] == '}') {
+            lx->pos = k + 1;
+            if (lo < 0 && hi < 0) return error_token(LEX_EMPTY_QUANTIFIER, start, lx->pos, space);
+            if (lo > QUANT_MAX || hi > QUANT_MAX) return error_token(LEX_BAD_QUANTIFIER, start, lx->pos, space);
+            if (lo >= 0 && hi >= 0 && hi < lo) return error_token(LEX_BACKWARD_QUANTIFIER, start, lx->pos, space);
+            return make_token(TK_QUANT, start, lx->pos, space);
         }
     }
-    lx->pos = i;
-    return make_token(TK_LBRACE, start, i, space);
+    if (lo >= 0 && k < end && is_space((unsigned char)s[k]) && s[k - 1] != ',') {   /* {2 4}: a compound filter */
+        lx->pos = i;
+        return make_token(TK_LBRACE, start, i, space);
+    }
+    uint32_t stop = k;
+    while (stop < end && s[stop] != '}' && s[stop] != '\n') stop++;
+    lx->pos = stop < end && s[stop] == '}' ? stop + 1 : k;
+    return error_token(LEX_BAD_QUANTIFIER, start, lx->pos, space);
 }
 
 /* A designator, or [Aa]x / ◭x (piece iteration variable). `word` is true

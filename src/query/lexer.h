@@ -38,6 +38,8 @@ typedef enum LexError {
     LEX_BAD_ESCAPE,        /* \a outside a string */
     LEX_BAD_SQUARE_LIST,   /* K[...] whose brackets are not a square list */
     LEX_BAD_QUANTIFIER,    /* {3+4}: a brace and a digit that do not form {m,n} */
+    LEX_EMPTY_QUANTIFIER,  /* {,} */
+    LEX_BACKWARD_QUANTIFIER, /* {3,2} */
     LEX_LONE_HORIZONTAL_BAR, /* one U+2015 where ―― (two) was meant */
     LEX_NUL_BYTE           /* a NUL byte, in a string or not (in a comment it is ignored) */
 } LexError;

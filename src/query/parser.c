@@ -162,7 +162,7 @@ void parse_leave_level(Parser *p)
 Nesting parse_open_brackets(Parser *p)
 {
     Nesting saved = {p->regex, p->in_index};
-    p->regex = false;
+    p->regex = REGEX_OFF;
     p->in_index = false;
     return saved;
 }

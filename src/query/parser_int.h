@@ -71,7 +71,8 @@ typedef struct Parser {
     int nahead;
     Token prev;                      /* the token consumed last */
     int depth;
-    bool regex;        /* inside a line or path constituent: + * ? {m,n} may repeat */
+    uint8_t regex;     /* inside a line or path constituent (REGEX_LINE, REGEX_PATH):
+                          + * ? {m,n} may repeat; 0 elsewhere */
     bool in_index;     /* in x[i:j] before the ':', which is not the ':' filter */
     FuncFrame *frame;  /* innermost function call being expanded */
     int calls_open;    /* calls being parsed (their arguments or their bodies) */
@@ -110,8 +111,10 @@ void parse_leave_level(Parser *p);
 
 /* Inside ( ) { } [ ] and function bodies the context flags (regex,
  * in_index) do not apply; close_brackets restores them. */
+enum { REGEX_OFF, REGEX_LINE, REGEX_PATH };
 typedef struct Nesting {
-    bool regex, in_index;
+    uint8_t regex;
+    bool in_index;
 } Nesting;
 Nesting parse_open_brackets(Parser *p);
 void parse_close_brackets(Parser *p, Nesting saved);

@@ -236,14 +236,14 @@ Node *parse_move(Parser *p)
 /* {==== line and path ======================================================== */
 
 /* In a line or path constituent, is the current '+' or '*' a repetition
- * rather than an arithmetic operator after `lhs`? It is when `lhs` cannot
- * take part in arithmetic, or when nothing that could be an operand follows. */
+ * rather than an arithmetic operator after `lhs`? Directly inside a path it
+ * always is; in a line, when what follows cannot continue an expression
+ * (an arrow, a closing bracket, another repetition, the end): CQL 6.2. */
 bool parse_is_repetition(Parser *p, const Node *lhs)
 {
-    if (!p->regex) return false;
-    bool arithmetic = p->tok.kind == TK_PLUS ? (lhs->type == VT_NUMBER || lhs->type == VT_STRING)
-                                             : lhs->type == VT_NUMBER;
-    if (!arithmetic) return true;
+    (void)lhs;
+    if (p->regex == REGEX_PATH) return true;
+    if (p->regex != REGEX_LINE) return false;
     switch (parse_peek(p, 1)->kind) {
     case TK_LINE_FWD: case TK_LINE_BACK: case TK_RPAREN: case TK_RBRACE: case TK_EOF:
     case TK_QUANT: case TK_PLUS: case TK_STAR: case TK_QUESTION:
@@ -280,26 +280,57 @@ static void decode_quantifier(Parser *p, Token t, int64_t *lo, int64_t *hi, bool
         parse_fail(p, tok_span(t), "the repetition '%.*s' is empty", (int)t.len, p->src->text + t.start);
 }
 
-/* repetition := {'{m,n}'} ['+'] ['*'] ['?']   (in this order) */
-static Node *parse_repetitions(Parser *p, Node *atom)
+/* Can a line or path constituent match without taking a position (line)
+ * or a move (path)? A filter in a line takes one position; in a path it
+ * takes no move. */
+static bool sequence_nullable(const Node *n, bool path)
 {
-    int last = -1;
-    for (;;) {
+    switch (n->kind) {
+    case ND_DASH: return false;
+    case ND_REPEAT: return n->num == 0 || sequence_nullable(n->kids[0], path);
+    case ND_GROUP:
+        for (uint32_t i = 0; i < n->nkids; i++)
+            if (!sequence_nullable(n->kids[i], path)) return false;
+        return true;
+    default: return path;
+    }
+}
+
+/* repetition := {'{m,n}' | '+' | '*' | '?'}, each applying to what is
+ * before it. In a line (CQL 6.2): none may apply to something that can
+ * match an empty sequence, '+' not to a '+', '{m,n}' not to a '+'. In a
+ * path one repetition at most, and '*', '+' or an unbounded '{m,}' not
+ * over a group that can match without a move (CQL 6.2 recurses for ever
+ * there; this is refused instead). */
+static Node *parse_repetitions(Parser *p, Node *atom, bool path)
+{
+    for (int count = 0;; count++) {
         Token t = p->tok;
-        int order = t.kind == TK_QUANT ? 0 : t.kind == TK_PLUS ? 1 : t.kind == TK_STAR ? 2 : t.kind == TK_QUESTION ? 3 : -1;
-        if (order < 0) return atom;
-        if (order <= last)
-            parse_fail(p, tok_span(t), "repetition '%.*s' cannot follow '%.*s'", (int)t.len, p->src->text + t.start,
-                       (int)p->prev.len, p->src->text + p->prev.start);
-        last = order;
+        if (t.kind != TK_QUANT && t.kind != TK_PLUS && t.kind != TK_STAR && t.kind != TK_QUESTION) return atom;
+        const char *text = p->src->text + t.start;
+        if (path && count > 0)
+            parse_fail(p, tok_span(t), "two repetitions in a row ('%.*s' after '%.*s'): write a group, '((...){2}){2}'",
+                       (int)t.len, text, (int)p->prev.len, p->src->text + p->prev.start);
         Node *r = parse_node(p, ND_REPEAT, span_join(atom->span, tok_span(t)), 1);
         r->kids[0] = atom;
         bool forced = false;
-        if (order == 0) decode_quantifier(p, t, &r->num, &r->num2, &forced);
-        else if (order == 1) r->num = 1, r->num2 = -1;
-        else if (order == 2) r->num = 0, r->num2 = -1;
+        if (t.kind == TK_QUANT) decode_quantifier(p, t, &r->num, &r->num2, &forced);
+        else if (t.kind == TK_PLUS) r->num = 1, r->num2 = -1;
+        else if (t.kind == TK_STAR) r->num = 0, r->num2 = -1;
         else r->num = 0, r->num2 = 1;
+        bool is_plus = r->num == 1 && r->num2 < 0 && (t.kind == TK_PLUS || forced);
+        bool atom_is_plus = atom->kind == ND_REPEAT && (atom->flags & NF_PLUS);
+        if (is_plus) r->flags |= NF_PLUS;
         if (forced) r->flags |= NF_FORCED;
+        if (path) {
+            if (r->num2 < 0 && sequence_nullable(atom, true))
+                parse_fail(p, tok_span(t), "'%.*s' cannot repeat something that can match without a move", (int)t.len, text);
+        } else if (sequence_nullable(atom, false)) {
+            parse_fail(p, tok_span(t), "'%.*s' cannot repeat something that can match an empty sequence of positions",
+                       (int)t.len, text);
+        } else if (atom_is_plus && (is_plus || (t.kind == TK_QUANT && !forced))) {
+            parse_fail(p, tok_span(t), "'%.*s' cannot apply to a '+' repetition", (int)t.len, text);
+        }
         r->type = atom->type;
         parse_advance(p);
         atom = r;
@@ -307,13 +338,13 @@ static Node *parse_repetitions(Parser *p, Node *atom)
 }
 
 /* A filter inside line or path, parsed with + * ? recognized as repetitions. */
-static Node *parse_regex_filter(Parser *p, const char *after)
+static Node *parse_regex_filter(Parser *p, const char *after, uint8_t mode)
 {
     if (!parse_starts_filter(&p->tok)) {
         parse_fail_expected(p, "a filter after %s", after);
     }
-    bool saved = p->regex;
-    p->regex = true;
+    uint8_t saved = p->regex;
+    p->regex = mode;
     Node *n = parse_filter(p);
     p->regex = saved;
     return n;
@@ -322,6 +353,38 @@ static Node *parse_regex_filter(Parser *p, const char *after)
 static bool closes_sequence(TokKind k)
 {
     return k == TK_EOF || k == TK_RPAREN || k == TK_RBRACE || k == TK_RBRACKET;
+}
+
+/* Is there a blank line (one holding only white space) between the last
+ * token and the current one? A `//` comment ends with its line, so a blank
+ * line after it counts too. A blank line ends a path (CQL 6.2). */
+static bool blank_line_before(const Parser *p)
+{
+    const char *s = p->src->text;
+    uint32_t i = p->prev.start + p->prev.len, end = p->tok.start;
+    if (p->prev.len == 0 || end <= i) return false;
+    bool line_empty = false;   /* the line so far holds only white space */
+    while (i < end) {
+        char c = s[i];
+        if (c == '\n') {
+            if (line_empty) return true;
+            line_empty = true;
+            i++;
+        } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            i++;
+        } else if (c == '/' && i + 1 < end && s[i + 1] == '/') {
+            while (i < end && s[i] != '\n') i++;
+            line_empty = false;
+        } else if (c == '/' && i + 1 < end && s[i + 1] == '*') {
+            for (i += 2; i + 1 < end && !(s[i] == '*' && s[i + 1] == '/'); i++) {}
+            i += 2;
+            line_empty = false;
+        } else {
+            i++;
+            line_empty = false;
+        }
+    }
+    return false;
 }
 
 static Node *parse_line_constituent(Parser *p, TokKind dir);
@@ -354,11 +417,11 @@ static Node *parse_line_constituent(Parser *p, TokKind dir)
         parse_expect_closing(p, TK_RPAREN, open);
         atom->type = VT_NONE;
     } else {
-        atom = parse_regex_filter(p, tok_describe(dir));
+        atom = parse_regex_filter(p, tok_describe(dir), REGEX_LINE);
         if (atom->type == VT_NUMBER && atom->kind != ND_RELATION && atom->kind != ND_COMPOUND)
             parse_fail(p, atom->span, "a constituent of 'line' cannot be a number");
     }
-    return parse_repetitions(p, atom);
+    return parse_repetitions(p, atom, false);
 }
 
 /* line := 'line' {line-param} arrow line-seq
@@ -390,11 +453,12 @@ Node *parse_line(Parser *p)
     TokKind dir = p->tok.kind;
     if (dir != TK_LINE_FWD && dir != TK_LINE_BACK) parse_fail_expected(p, "'-->' or '<--' after 'line'");
     if (dir == TK_LINE_BACK) n->flags |= NF_BACKWARD;
+    if (dir == TK_LINE_BACK && (n->flags & NF_NESTBAN))
+        parse_fail(p, tok_span(p->tok), "the 'nestban' parameter may not be used with a backward line 'line <--'");
     parse_advance(p);
+    /* the line ends at the first constituent not followed by an arrow:
+     * `line --> check K` is the line and then K (as in CQL 6.2) */
     parse_line_sequence(p, n, dir);
-    if (!closes_sequence(p->tok.kind)) {
-        parse_fail_expected(p, "%s or the end of 'line'", tok_describe(dir));
-    }
     n->span = span_join(n->span, tok_span(p->prev));
     /* lastposition: the value is the line's last position, not its length */
     n->type = (n->flags & NF_LASTPOSITION) ? VT_POSITION : VT_NUMBER;
@@ -429,10 +493,11 @@ static void parse_path_sequence(Parser *p, Node *parent)
             parent->nkids = (uint32_t)last_step;
             atom = group;
         }
-        if (repeated) atom = parse_repetitions(p, atom);
+        if (repeated) atom = parse_repetitions(p, atom, true);
         if (is_step(atom) || atom->kind == ND_REPEAT) last_step = parent->nkids;
         ast_push(p->a, parent, atom);
-    } while (!closes_sequence(p->tok.kind));
+    } while (!closes_sequence(p->tok.kind) && !blank_line_before(p)
+             && (parse_starts_filter(&p->tok) || p->tok.kind == TK_LPAREN));
 }
 
 /* atom := '(' path-seq ')' | F   — a move in a path takes no target */
@@ -448,41 +513,83 @@ static Node *parse_path_atom(Parser *p)
         group->type = VT_NONE;
         return group;
     }
-    Node *atom = parse_regex_filter(p, "'path'");
+    Node *atom = parse_regex_filter(p, "'path'", REGEX_PATH);
     if (atom->kind == ND_DASH && atom->kids[3])
         parse_fail(p, atom->kids[3]->span, "a move in a path cannot have a target '(...)': write the filters after the move");
     return atom;
 }
 
+/* A path parameter that may be given once: "multiple 'max' specifications
+ * in 'path'" otherwise (CQL 6.2). */
+static void path_param_once(Parser *p, Node *n, uint64_t flag, Token t)
+{
+    if (n->flags & flag)
+        parse_fail(p, tok_span(t), "multiple '%.*s' specifications in 'path'", (int)t.len, p->src->text + t.start);
+    n->flags |= flag;
+}
+
 /* path := ('path' | '⊢') {path-param} path-seq
- * path-param := 'quiet' | 'primary' | 'secondary' | 'firstmatch' |
- *               'lastposition' | 'nestban' | 'keepallbest' | 'max' |
- *               'piecepath' | 'verbose' | 'title' string |
- *               ('focus' | '◎') ['capture'] S */
+ * path-param := 'quiet' | 'primary' | 'firstmatch' | 'lastposition' |
+ *               'nestban' | 'keepallbest' | 'max' F | 'piecepath' |
+ *               'verbose' | 'title' string | int [int] |
+ *               ('focus' | '◎') ['capture'] S
+ * Each may be given once, but lastposition and title (the last title wins);
+ * a second range ends the parameters. The path ends where no constituent
+ * can be parsed, at a closing bracket, or at a blank line (CQL 6.2). */
 Node *parse_path(Parser *p)
 {
     static const FlagParam params[] = {
-        {TK_QUIET, NF_QUIET}, {TK_PRIMARY, NF_PRIMARY}, {TK_SECONDARY, NF_SECONDARY},
-        {TK_FIRSTMATCH, NF_FIRSTMATCH}, {TK_LASTPOSITION, NF_LASTPOSITION}, {TK_NESTBAN, NF_NESTBAN},
-        {TK_KEEPALLBEST, NF_KEEPALLBEST}, {TK_MAX, NF_MAX}, {TK_PIECEPATH, NF_PIECEPATH},
+        {TK_QUIET, NF_QUIET}, {TK_PRIMARY, NF_PRIMARY}, {TK_FIRSTMATCH, NF_FIRSTMATCH},
+        {TK_NESTBAN, NF_NESTBAN}, {TK_KEEPALLBEST, NF_KEEPALLBEST}, {TK_PIECEPATH, NF_PIECEPATH},
         {TK_VERBOSE, NF_VERBOSE},
     };
     Token kw = p->tok;
     parse_advance(p);
     Node *n = parse_node(p, ND_PATH, tok_span(kw), 0);
+    n->num = n->num2 = -1;
+    Token focus_tok = {0}, primary_tok = {0};
     for (;;) {
         Token t = p->tok;
-        if (accept_flag(p, n, params, sizeof params / sizeof params[0], "path")) continue;
-        if (t.kind == TK_TITLE) {
+        bool flag = false;
+        for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
+            if (params[i].tok == t.kind) {
+                path_param_once(p, n, params[i].flag, t);
+                flag = true;
+            }
+        if (flag) {
+            if (t.kind == TK_PRIMARY) primary_tok = t;
+            parse_advance(p);
+        } else if (t.kind == TK_LASTPOSITION) {
+            n->flags |= NF_LASTPOSITION;
+            parse_advance(p);
+        } else if (t.kind == TK_SECONDARY) {
+            parse_fail(p, tok_span(t), "'secondary' is not supported with 'path'");
+        } else if (t.kind == TK_INT && n->num < 0) {
+            n->num = n->num2 = parse_count_literal(p, "path");
+            if (p->tok.kind == TK_INT) n->num2 = parse_count_literal(p, "path");
+            if (n->num2 < n->num) parse_fail(p, span_join(tok_span(t), tok_span(p->prev)), "the range of 'path' is empty");
+        } else if (t.kind == TK_MAX) {
+            path_param_once(p, n, NF_MAX, t);
+            parse_advance(p);
+            if (p->tok.kind == TK_MAX && parse_peek(p, 1)->kind != TK_LPAREN) path_param_once(p, n, NF_MAX, p->tok);
+            parse_expect_filter(p, t.kind);
+            Node *max = parse_node(p, ND_PATH_MAX, tok_span(t), 1);
+            max->kids[0] = parse_expr(p, PREC_REL);
+            parse_check(p, max->kids[0]->span, sema_require(p->a, max->kids[0], TM_NUMBER, "the value of 'path max'"));
+            max->span = span_join(max->span, max->kids[0]->span);
+            ast_push(p->a, n, max);
+        } else if (t.kind == TK_TITLE) {
             parse_advance(p);
             Token title = parse_expect(p, TK_STRING, "a string after 'title'");
             n->text = parse_decode_string(p, title);
         } else if (t.kind == TK_FOCUS) {
+            if (focus_tok.len) parse_fail(p, tok_span(t), "multiple 'focus' specifications in 'path'");
+            focus_tok = t;
             parse_advance(p);
             Node *focus = parse_node(p, ND_PATH_FOCUS, tok_span(t), 1);
             if (parse_accept(p, TK_CAPTURE)) focus->flags |= NF_CAPTURE;
             parse_expect_filter(p, t.kind);
-            focus->kids[0] = parse_expr(p, PREC_DIR);
+            focus->kids[0] = parse_expr(p, PREC_UNION);
             parse_check(p, focus->kids[0]->span, sema_require(p->a, focus->kids[0], TM_SET, "the focus of 'path'"));
             focus->span = span_join(focus->span, focus->kids[0]->span);
             ast_push(p->a, n, focus);
@@ -490,10 +597,16 @@ Node *parse_path(Parser *p)
             break;
         }
     }
-    if (closes_sequence(p->tok.kind)) parse_fail_expected(p, "a move or filter after 'path'");
+    if (focus_tok.len && primary_tok.len)
+        parse_fail(p, tok_span(primary_tok), "'primary' cannot be used with 'focus' in 'path'");
+    if ((n->flags & NF_PIECEPATH) && !focus_tok.len)
+        parse_fail(p, n->span, "the 'piecepath' parameter to 'path' can only be used when 'focus' gives the pieces to follow");
+    if (closes_sequence(p->tok.kind) || blank_line_before(p))
+        parse_fail_expected(p, "a move or filter after 'path'");
     parse_path_sequence(p, n);
     n->span = span_join(n->span, tok_span(p->prev));
-    n->type = VT_NUMBER;
+    /* lastposition: the value is the position where the best path ends */
+    n->type = (n->flags & NF_LASTPOSITION) ? VT_POSITION : VT_NUMBER;
     return n;
 }
 

@@ -106,7 +106,7 @@ static void dump_payload(const Query *q, const Node *n, StrBuf *out)
         else sb_printf(out, "%lld", (long long)n->num2);
         break;
     case ND_DIRECTION: sb_printf(out, " range=%lld..%lld", (long long)n->num, (long long)n->num2); break;
-    case ND_LINE:
+    case ND_LINE: case ND_PATH:
         if (n->num >= 0) sb_printf(out, " range=%lld..%lld", (long long)n->num, (long long)n->num2);
         break;
     case ND_ECHO: sb_printf(out, " target=%s", slot_name(q, n, n->num)); break;

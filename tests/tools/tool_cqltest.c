@@ -17,7 +17,9 @@
  *       game G ply P            a matched main-line position (all of them listed)
  *       game G position ID      a matched position by id (variations too)
  *       count N                 matched positions in all games
- *       output TEXT             the PGN written contains TEXT
+ *       output TEXT             the PGN written contains TEXT (a line break
+ *                               or run of blanks there matches a blank:
+ *                               comments are wrapped at 79 columns)
  *       stdout TEXT             what `message` printed contains TEXT (a runtime
  *                               error, which stops the run, is printed as
  *                               "runtime error: MESSAGE")
@@ -61,6 +63,29 @@ typedef struct Totals {
 static const char *str(const CqlText *t)
 {
     return t->data ? t->data : "";
+}
+
+/* Does text contain want, where a run of blanks or line breaks in text
+ * matches one blank in want? */
+static bool contains_words(const char *text, const char *want)
+{
+    for (const char *start = text; *start; start++) {
+        const char *t = start, *w = want;
+        while (*w) {
+            if (*w == ' ') {
+                if (*t != ' ' && *t != '\n') break;
+                while (*t == ' ' || *t == '\n') t++;
+                w++;
+            } else if (*t == *w) {
+                t++;
+                w++;
+            } else {
+                break;
+            }
+        }
+        if (!*w) return true;
+    }
+    return false;
 }
 
 static void append(CqlText *t, const char *s)
@@ -303,7 +328,7 @@ static void run_test(TestCase *t, Totals *tot)
             long want = strtol(line + 6, NULL, 10);
             if (want != out.count) cql_text_printf(&why, "count: expected %ld, got %ld; ", want, out.count);
         } else if (strncmp(line, "output ", 7) == 0) {
-            if (!strstr(str(&out.output), line + 7))
+            if (!contains_words(str(&out.output), line + 7))
                 cql_text_printf(&why, "output lacks '%s'; it is:\n%s\n", line + 7, str(&out.output));
         } else if (strncmp(line, "stdout ", 7) == 0) {
             if (!strstr(str(&out.printed), line + 7))

@@ -162,8 +162,9 @@ static void test_literals_and_comments(void **state)
     assert_kinds("check /* a\nb */ mate", 2, TK_CHECK, TK_MATE);
     assert_kinds("/// note", 2, TK_COMMENT_FILTER, TK_IDENT);
     assert_kinds("\\n \\-1 \\1", 3, TK_ESCAPE, TK_ESCAPE, TK_ESCAPE);
-    assert_kinds("{3} {2,5} {,4} {1,} { 2 } {+} {*}", 7, TK_QUANT, TK_QUANT, TK_QUANT, TK_QUANT, TK_QUANT,
-                 TK_QUANT, TK_QUANT);
+    assert_kinds("{3} {2,5} {,4} {1,} {+} {*}", 6, TK_QUANT, TK_QUANT, TK_QUANT, TK_QUANT, TK_QUANT, TK_QUANT);
+    assert_kinds("{ 2 }", 3, TK_LBRACE, TK_INT, TK_RBRACE);   /* CQL 6.2: a compound, not a repetition */
+    assert_kinds("{2 }", 3, TK_LBRACE, TK_INT, TK_RBRACE);
     assert_kinds("{2 4}", 4, TK_LBRACE, TK_INT, TK_INT, TK_RBRACE);
     assert_kinds("o-o o-o-o", 2, TK_OO, TK_OOO);
     assert_kinds("\xEF\xBB\xBF" "check", 1, TK_CHECK);   /* BOM skipped */
@@ -183,6 +184,12 @@ static void test_error_tokens(void **state)
     lex_all("a[<]1", t);
     assert_int_equal(t[0].error, LEX_BAD_SQUARE_LIST);
     lex_all("{3+4}", t);
+    assert_int_equal(t[0].error, LEX_BAD_QUANTIFIER);
+    lex_all("{,}", t);
+    assert_int_equal(t[0].error, LEX_EMPTY_QUANTIFIER);
+    lex_all("{3,2}", t);
+    assert_int_equal(t[0].error, LEX_BACKWARD_QUANTIFIER);
+    lex_all("{100001}", t);
     assert_int_equal(t[0].error, LEX_BAD_QUANTIFIER);
     lex_all("@", t);
     assert_int_equal(t[0].error, LEX_BAD_CHAR);
