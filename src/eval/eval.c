@@ -460,6 +460,11 @@ static bool compare_numbers(TokKind op, int64_t x, int64_t y)
 static bool eval_relation(Evaluator *ev, const Node *n, Value *out)
 {
     Value a, b;
+    /* `legal -- == 0`: whether there is a legal move at all, its value 0 */
+    bool no_move;
+    if (n->op == TK_EQ && n->kids[1]->kind == ND_INT && n->kids[1]->num == 0
+        && eval_dash_finds_no_move(ev, n->kids[0], &no_move))
+        return no_move && number_value(out, 0);
     if (!eval_node(ev, n->kids[0], &a)) {
         /* an empty set still has a size (0) and a set to compare */
         if (!(a.type == VT_SET || a.type == VT_PIECE)) return false;
