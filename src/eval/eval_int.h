@@ -67,6 +67,7 @@ typedef struct PendingComment {
 struct Evaluator {
     const Query *q;
     EvalSettings settings;
+    bool body_reads_tags_only;    /* the same answer at every position of a game */
     Value *vars;                  /* by variable slot */
     bool *bound;
     Arena persistent_strings;     /* strings held by persistent variables */
