@@ -8,7 +8,7 @@
 #   make check-slow        deep perft and the other long checks
 #   make check-layers      the dependency rule between the areas of src/ (in make test)
 #   make check-symbols     libcql.a defines no global name but cql_* (in make test)
-#   make bench             benchmarks on a 100,000-game corpus built at bench time
+#   make bench             ns/ply, instructions/ply, 2-thread speed-up, RSS (docs/performance.md)
 #   make fuzz              builds the libFuzzer harnesses with clang into build/fuzz/
 #                          and runs each for FUZZ_SECONDS (default 60); fails on any finding
 #   make install PREFIX=/usr/local [DESTDIR=...]   (cql, its man page, cql.h, libcql.a)

@@ -144,6 +144,19 @@ Bitboard bq_pin(const Position *pos, Bitboard from, Bitboard through, Bitboard t
     Bitboard occ = pos_occupied(pos);
     Bitboard sliders = pos->by_type[BISHOP] | pos->by_type[ROOK] | pos->by_type[QUEEN];
     Bitboard result = 0;
+    if (bb_popcount(to) <= 4) {
+        /* few `to` squares (the kings, usually): only the sliders on an
+         * empty-board line with one of them, of a kind that moves along
+         * it, can pin; the test below would skip every other one */
+        Bitboard diagonal = pos->by_type[BISHOP] | pos->by_type[QUEEN];
+        Bitboard straight = pos->by_type[ROOK] | pos->by_type[QUEEN];
+        Bitboard aligned = 0;
+        for (Bitboard tz = to; tz;) {
+            Square s = bb_pop_lsb(&tz);
+            aligned |= (att_bishop_empty(s) & diagonal) | (att_rook_empty(s) & straight);
+        }
+        sliders &= aligned;
+    }
     for (Bitboard px = from & sliders; px;) {
         Square sx = bb_pop_lsb(&px);
         Piece pinner = pos_piece_on(pos, sx);

@@ -338,8 +338,9 @@ static char *write_disambiguation(const Position *pos, Move m, char *p)
 {
     Square from = move_from(m), to = move_to(m);
     Piece piece = pos_piece_on(pos, from);
-    Bitboard rivals = att_piece(piece, to, pos_occupied(pos))
-                    & pos_pieces(pos, color_of(piece), type_of(piece)) & ~sq_bb(from);
+    Bitboard others = pos_pieces(pos, color_of(piece), type_of(piece)) & ~sq_bb(from);
+    if (!others) return p;     /* the only piece of its kind: nothing to tell apart */
+    Bitboard rivals = att_piece(piece, to, pos_occupied(pos)) & others;
     Bitboard legal_rivals = 0;
     while (rivals) {
         Square s = bb_pop_lsb(&rivals);

@@ -487,6 +487,11 @@ static bool compare_numbers(TokKind op, int64_t x, int64_t y)
 static bool eval_relation(Evaluator *ev, const Node *n, Value *out)
 {
     Value a, b;
+    /* `legal -- == 0`: whether there is a legal move at all, its value 0 */
+    bool no_move;
+    if (n->op == TK_EQ && n->kids[1]->kind == ND_INT && n->kids[1]->num == 0
+        && eval_dash_finds_no_move(ev, n->kids[0], &no_move))
+        return no_move && number_value(out, 0);
     if (!eval_node(ev, n->kids[0], &a)) {
         /* an empty set still has a size (0) and a set to compare */
         if (!(a.type == VT_SET || a.type == VT_PIECE)) return false;
@@ -944,11 +949,10 @@ static bool eval_original_comment(Evaluator *ev, const Node *n, Value *out)
 
 static bool eval_player(Evaluator *ev, const Node *n, Value *out)
 {
-    const char *w = current_tag(ev, "White"), *b = current_tag(ev, "Black");
-    if (n->flags & NF_WHITE) return tag_filter(ev, n, w, out);
-    if (n->flags & NF_BLACK) return tag_filter(ev, n, b, out);
-    if (tag_filter(ev, n, w, out)) return true;
-    return tag_filter(ev, n, b, out);
+    if (n->flags & NF_WHITE) return tag_filter(ev, n, current_tag(ev, "White"), out);
+    if (n->flags & NF_BLACK) return tag_filter(ev, n, current_tag(ev, "Black"), out);
+    if (tag_filter(ev, n, current_tag(ev, "White"), out)) return true;
+    return tag_filter(ev, n, current_tag(ev, "Black"), out);
 }
 
 /* event, site, date, eventdate, eco: the PGN tag of their row in filters.def */
@@ -1267,12 +1271,37 @@ bool eval_needs_order(const Query *q)
     return false;
 }
 
+/* Whether a filter gives the same answer at every position of a game: it
+ * reads only the game's tags and number and constants, joined by and, or,
+ * not, relations and compounds (settag, which would change what a tag
+ * filter reads later in the game, is not among them). */
+static bool reads_tags_only(const Node *n)
+{
+    if (!n) return true;
+    switch (n->kind) {
+    case ND_COMPOUND: case ND_AND: case ND_OR: case ND_NOT: case ND_RELATION:
+    case ND_TRUE: case ND_FALSE: case ND_INT: case ND_STRING:
+    case ND_PLAYER: case ND_EVENT: case ND_SITE: case ND_DATE: case ND_EVENTDATE: case ND_ECO:
+    case ND_RESULT: case ND_YEAR: case ND_GAMENUMBER: case ND_TAG:
+        break;
+    case ND_ELO:     /* elo alone is the side to move's */
+        if (!(n->flags & (NF_WHITE | NF_BLACK))) return false;
+        break;
+    default:
+        return false;
+    }
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (!reads_tags_only(n->kids[i])) return false;
+    return true;
+}
+
 Evaluator *eval_new(const Query *q, const EvalSettings *s)
 {
     init_eval_table();
     Evaluator *ev = xcalloc(1, sizeof *ev);
     ev->q = q;
     ev->settings = *s;
+    ev->body_reads_tags_only = reads_tags_only(q->body);
     ev->vars = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->vars);
     ev->bound = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->bound);
     arena_init(&ev->persistent_strings, 4096);
@@ -1336,11 +1365,21 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
     /* a body of one filter is that filter (a compound's value is its last member's) */
     const Node *body = ev->q->body;
     if (body->kind == ND_COMPOUND && body->nkids == 1) body = body->kids[0];
+    /* a body that reads only tags is evaluated once, at the first position:
+     * `result 1-0` costs a lookup per game, not per position */
+    bool once = ev->body_reads_tags_only, evaluated = false, matched_once = false;
     for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, ev->settings.variations)) {
         ev->cur = ev->origin = n;
         ev->npending = 0;
         Value v;
-        bool matched = eval_node(ev, body, &v);
+        bool matched;
+        if (!once) {
+            matched = eval_node(ev, body, &v);
+        } else {
+            if (!evaluated) matched_once = eval_node(ev, body, &v);
+            evaluated = true;
+            matched = matched_once;
+        }
         if (matched) {
             out->matched_positions++;
             out->matched[n->id] = true;

@@ -79,6 +79,7 @@ typedef struct PendingComment {
 struct Evaluator {
     const Query *q;
     EvalSettings settings;
+    bool body_reads_tags_only;    /* the same answer at every position of a game */
     Value *vars;                  /* by variable slot */
     bool *bound;
     Arena persistent_strings;     /* strings held by persistent variables */
@@ -190,6 +191,11 @@ const GameNode *eval_next_move(const Evaluator *ev, const GameNode *child);
 /* moves.c: the move that led to `after` fits the dash pattern (its sets
  * evaluated where the move was played from, its target at `after`) */
 bool eval_move_fits_dash(Evaluator *ev, const Node *dash, const GameNode *after);
+/* moves.c: for a bare `legal --` (or `countmoves legal --`), whether the
+ * current position has no legal move at all, found without generating them
+ * all (`legal -- == 0` stops at the first move); false when `dash` is of
+ * another form, and then *none is untouched */
+bool eval_dash_finds_no_move(Evaluator *ev, const Node *dash, bool *none);
 
 /* nav.c: the lowest common ancestor of two nodes */
 const GameNode *eval_common_ancestor(const GameNode *a, const GameNode *b);

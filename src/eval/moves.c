@@ -76,6 +76,24 @@ static const Move *generated_moves(Evaluator *ev, const GameNode *n, bool pseudo
     return pseudo ? c->pseudo : c->legal;
 }
 
+bool eval_dash_finds_no_move(Evaluator *ev, const Node *dash, bool *none)
+{
+    if (dash->kind == ND_COUNTMOVES) dash = dash->kids[0];
+    if (dash->kind != ND_DASH || dash->op != TK_DASH || (dash->flags & NF_LEGAL) == 0
+        || dash->kids[0] || dash->kids[1] || dash->kids[2] || dash->kids[3])
+        return false;
+    /* the moves match_dash counts are there exactly when some legal move
+     * is (of a pawn's promotions it skips all but the queen's) */
+    NodeCache *c = eval_node_cache(ev, ev->cur);
+    if (c->known & NC_LEGAL_MOVES) {
+        *none = c->nlegal == 0;
+    } else {
+        Position pos = with_inferred_castling(ev, ev->cur);
+        *none = !mg_has_legal_move(&pos);
+    }
+    return true;
+}
+
 /* Walks the moves a filter examines from one node: generated moves, or the
  * game's moves (with the node each one reaches). */
 typedef struct MoveWalk {

@@ -8,10 +8,13 @@
 
 #include "chess/movegen.h"
 
+/* Tag filters ask at every position of a game, so the first letters are
+ * compared before the whole names. */
 Tag *game_tag_find(const Tag *tags, int count, const char *name)
 {
     for (int i = 0; i < count; i++)
-        if (strcmp(tags[i].name, name) == 0) return (Tag *)(uintptr_t)&tags[i];
+        if (tags[i].name[0] == name[0] && strcmp(tags[i].name, name) == 0)
+            return (Tag *)(uintptr_t)&tags[i];
     return NULL;
 }
 

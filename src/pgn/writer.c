@@ -46,6 +46,14 @@ static void place_atom(LineFiller *f, size_t n)
 {
     StrBuf *out = f->out;
     char *separator = out->data + out->len;
+    /* the usual case first: after a blank, on the current line */
+    if (f->line_len > 0 && !f->end_line && !f->glue_next && f->line_len + 1 + n <= PGN_LINE_WIDTH) {
+        *separator = ' ';
+        out->len += 1 + n;
+        out->data[out->len] = '\0';
+        f->line_len += 1 + n;
+        return;
+    }
     size_t used = 0;
     if (f->line_len > 0 &&
         (f->end_line ||
@@ -166,6 +174,16 @@ static void put_comments(LineFiller *f, const Comment *c)
 /* Decimal digits of v into out (no NUL); returns their count. */
 static size_t write_uint(char *out, unsigned v)
 {
+    /* move numbers: nearly always one or two digits */
+    if (v < 10) {
+        out[0] = (char)('0' + v);
+        return 1;
+    }
+    if (v < 100) {
+        out[0] = (char)('0' + v / 10);
+        out[1] = (char)('0' + v % 10);
+        return 2;
+    }
     char tmp[12];
     size_t n = 0;
     do {
@@ -238,7 +256,9 @@ static void put_note(Writer *w, const char *note)
         w->note_len = word + 2;
         w->note_text = note;
     }
-    put_atom(&w->fill, w->note_atom, w->note_len);
+    /* the whole (fixed-size) array is copied: one copy of known size */
+    memcpy(atom_slot(&w->fill, sizeof w->note_atom), w->note_atom, sizeof w->note_atom);
+    place_atom(&w->fill, w->note_len);
 }
 
 /* Writes the move into `n` with its number when needed, then its glyphs and comments.
