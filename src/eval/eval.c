@@ -923,11 +923,9 @@ static bool eval_settag(Evaluator *ev, const Node *n, Value *out)
     return true;
 }
 
-/* The input's comments after the move that led to the current position (at
- * the start: before the first move), joined by a space; NULL when none. */
-static const char *original_comment(Evaluator *ev)
+const char *eval_comments_at(Evaluator *ev, const GameNode *n)
 {
-    const Comment *c = ev->cur->comments;
+    const Comment *c = n->comments;
     if (!c) return NULL;
     if (!c->next) return c->text;
     StrBuf sb = SB_INIT;
@@ -944,7 +942,7 @@ static const char *original_comment(Evaluator *ev)
  * with a search string, a case-sensitive substring test, like `event`. */
 static bool eval_original_comment(Evaluator *ev, const Node *n, Value *out)
 {
-    return tag_filter(ev, n, original_comment(ev), out);
+    return tag_filter(ev, n, eval_comments_at(ev, ev->cur), out);
 }
 
 static bool eval_player(Evaluator *ev, const Node *n, Value *out)

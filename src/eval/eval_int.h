@@ -158,6 +158,9 @@ void eval_runtime_error(Evaluator *ev, const char *fmt, ...)
 bool eval_value_discarded(const Evaluator *ev, const Node *n);
 
 bool eval_node(Evaluator *ev, const Node *n, Value *out);
+/* The input's comments after the move into n (at the root: before the first
+ * move), joined by a space (in the game's arena); NULL when none. */
+const char *eval_comments_at(Evaluator *ev, const GameNode *n);
 bool eval_set(Evaluator *ev, const Node *n, Bitboard *out);
 bool eval_number(Evaluator *ev, const Node *n, int64_t *out);
 bool eval_position_value(Value *out, const GameNode *n);

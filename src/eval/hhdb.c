@@ -27,26 +27,9 @@ static bool hh_black_has(const Evaluator *ev, const char *text)
     return black && strstr(black, text);
 }
 
-/* The comments after the move into n (at the root: before the first move),
- * joined by a space; NULL when none. */
-static const char *hh_comment_at(Evaluator *ev, const GameNode *n)
-{
-    const Comment *c = n->comments;
-    if (!c) return NULL;
-    if (!c->next) return c->text;
-    StrBuf sb = SB_INIT;
-    for (; c; c = c->next) {
-        if (sb.len) sb_putc(&sb, ' ');
-        sb_append(&sb, c->text);
-    }
-    const char *text = arena_strdup(ev->arena, sb_str(&sb));
-    sb_free(&sb);
-    return text;
-}
-
 static bool hh_comment_has(Evaluator *ev, const GameNode *n, const char *text)
 {
-    const char *c = hh_comment_at(ev, n);
+    const char *c = eval_comments_at(ev, n);
     return c && strstr(c, text);
 }
 
@@ -88,7 +71,7 @@ static const char *hh_composer(Evaluator *ev)
 {
     if (hh_black_has(ev, "MC")) {
         /* too many composers for the tag: the first comment up to its first '.' */
-        const char *first = hh_comment_at(ev, ev->game->root);
+        const char *first = eval_comments_at(ev, ev->game->root);
         const char *dot = first ? strchr(first, '.') : NULL;
         if (!dot || dot == first) return NULL;
         return hh_copy_range(ev, first, (size_t)(dot - first));
@@ -106,7 +89,7 @@ static const char *hh_search_text(Evaluator *ev)
     if (!event || !white || !black) return NULL;
     StrBuf sb = SB_INIT;
     sb_printf(&sb, "%s\n%s\n%s", event, white, black);
-    const char *first = hh_comment_at(ev, ev->game->root);
+    const char *first = eval_comments_at(ev, ev->game->root);
     if (first) sb_printf(&sb, "\n%s", first);
     const char *text = arena_strdup(ev->arena, sb_str(&sb));
     sb_free(&sb);
@@ -116,7 +99,7 @@ static const char *hh_search_text(Evaluator *ev)
 /* stipulation: ([^.]+)\. in the first comment */
 static const char *hh_stipulation(Evaluator *ev)
 {
-    const char *first = hh_comment_at(ev, ev->game->root);
+    const char *first = eval_comments_at(ev, ev->game->root);
     for (const char *s = first; s && (s = strstr(s, "stipulation: ")); s++) {
         const char *body = s + 13;
         size_t n = strcspn(body, ".");
@@ -139,7 +122,7 @@ static const char *hh_diagram(Evaluator *ev)
 /* EG#(\d+) in the first comment */
 static bool hh_egdiagram(Evaluator *ev, int64_t *out)
 {
-    const char *first = hh_comment_at(ev, ev->game->root);
+    const char *first = eval_comments_at(ev, ev->game->root);
     for (const char *s = first; s && (s = strstr(s, "EG#")); s++) {
         const char *d = s + 3;
         if (*d < '0' || *d > '9') continue;
@@ -303,7 +286,7 @@ static bool eval_hhdb(Evaluator *ev, const Node *n, Value *out)
     case HH_COMMENT_HAS: return hh_comment_has(ev, ev->cur, key->arg);
     case HH_COMPOSER: return hh_string_result(n, hh_composer(ev), out);
     case HH_SEARCH: return hh_string_result(n, hh_search_text(ev), out);
-    case HH_FIRSTCOMMENT: return hh_string_result(n, hh_comment_at(ev, ev->game->root), out);
+    case HH_FIRSTCOMMENT: return hh_string_result(n, eval_comments_at(ev, ev->game->root), out);
     case HH_STIPULATION: return hh_string_result(n, hh_stipulation(ev), out);
     case HH_DIAGRAM: return hh_string_result(n, hh_diagram(ev), out);
     case HH_GBR: return hh_string_result(n, hh_gbr_part(ev, key->arg), out);
