@@ -56,12 +56,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-static bool is_query_file(const char *text, size_t len)
-{
-    size_t i = 0;
-    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) i++;
-    return len - i >= 3 && memcmp(text + i, "cql", 3) == 0;
-}
 
 static bool find_loop(const Node *n, void *ctx)
 {
@@ -119,7 +113,7 @@ static Query *load_query(const char *text, size_t len)
 {
     DiagSink diag;
     fuzz_quiet_sink(&diag);
-    bool body_only = !is_query_file(text, len);
+    bool body_only = !fuzz_is_query_file(text, len);
     SourceText src = {body_only ? "-cql" : "fuzz.cql", text, len};
     CompileOptions opt = {.body_only = body_only};
     Query *q = query_compile(&src, &opt, &diag);

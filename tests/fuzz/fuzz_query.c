@@ -36,13 +36,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* A query file starts with its `cql(...)` header; anything else is a body. */
-static bool is_query_file(const char *text, size_t len)
-{
-    size_t i = 0;
-    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) i++;
-    return len - i >= 3 && memcmp(text + i, "cql", 3) == 0;
-}
 
 static Query *compile(const char *name, const char *text, size_t len, bool body_only)
 {
@@ -91,13 +84,38 @@ static Query *check_respelling(const Query *q, bool unicode, bool body_only, Str
     return again;
 }
 
+/* A CQL 1.0 file: its CQL 6 translation (cql -translate) must compile to
+ * the same query. */
+static void check_cql1_translation(const Query *q, const char *text, size_t size)
+{
+    DiagSink diag;
+    fuzz_quiet_sink(&diag);
+    SourceText src = {"fuzz.cql", text, size};
+    char *cql6 = query_translate_cql1(&src, &diag);
+    if (!cql6) fuzz_fail("a CQL 1.0 file compiles but does not translate", "file:\n%.*s", (int)size, text);
+    Query *again = compile("translation", cql6, strlen(cql6), false);
+    if (!again)
+        fuzz_fail("the CQL 6 translation of a CQL 1.0 file does not compile",
+                  "---- file:\n%.*s\n---- translation:\n%s", (int)size, text, cql6);
+    if (!ast_equal(q->body, again->body) || !same_header(&q->header, &again->header))
+        fuzz_fail("the CQL 6 translation of a CQL 1.0 file compiles to another query",
+                  "---- file:\n%.*s\n---- translation:\n%s", (int)size, text, cql6);
+    query_free(again);
+    free(cql6);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_init_library();
     const char *text = (const char *)data;
-    bool body_only = !is_query_file(text, size);
+    bool body_only = !fuzz_is_query_file(text, size);
     Query *q = compile(body_only ? "-cql" : "fuzz.cql", text, size, body_only);
     if (!q) return 0;
+    if (!body_only && query_is_cql1(text, size)) {
+        check_cql1_translation(q, text, size);
+        query_free(q);
+        return 0;
+    }
 
     StrBuf out = SB_INIT, ascii = SB_INIT, ascii_again = SB_INIT, uni = SB_INIT;
     print_tree(q, &out);

@@ -58,6 +58,13 @@ void fuzz_init_library(void)
     done = true;
 }
 
+bool fuzz_is_query_file(const char *text, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) i++;
+    return (len - i >= 3 && memcmp(text + i, "cql", 3) == 0) || (i < len && text[i] == '(');
+}
+
 char *fuzz_strndup(const uint8_t *data, size_t size)
 {
     char *s = xmalloc(size + 1);

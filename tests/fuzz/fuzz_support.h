@@ -57,6 +57,10 @@ void fuzz_init_library(void);
  * Appends the text written to *written when it is not NULL. */
 void fuzz_check_pgn_round_trip(const Game *g, const PgnAnnotations *notes, StrBuf *written);
 
+/* A query file starts with its `cql(...)` header, or with `(` for a CQL 1.0
+ * file; anything else is a query body (as given with -cql). */
+bool fuzz_is_query_file(const char *text, size_t len);
+
 /* The text [data, data + size) as a NUL-terminated heap string. */
 char *fuzz_strndup(const uint8_t *data, size_t size);
 
