@@ -19,7 +19,8 @@
 /* Exit status of the cql program (ARCHITECTURE.md, shown by -help). */
 typedef enum ExitCode {
     EXIT_RAN = 0,        /* the run finished, whether or not anything matched */
-    EXIT_QUERY = 1,      /* the query has an error; no game was read */
+    EXIT_QUERY = 1,      /* the query has an error (no game was read), or it stopped the
+                            run: a value-only filter evaluated as a position filter */
     EXIT_USAGE = 2,      /* bad options, or a file could not be read or written */
     EXIT_PGN_STRICT = 3  /* the input had PGN errors and --strict was given */
 } ExitCode;

@@ -23,6 +23,7 @@ typedef struct GameJob {
     CqlText messages;    /* diagnostics about the game, in order (collect_message) */
     CqlText printed;     /* what `message` filters printed */
     bool matched;
+    bool stopped;        /* the query stopped the run at this game (CqlGameResult.stopped) */
     bool pgn_error;
     bool examined;       /* inside the gamenumber range */
     int64_t sort_value;
@@ -91,6 +92,10 @@ static void search_game(Worker *w, GameJob *job)
     if (st == CQL_GAME_UNUSABLE) return;
     CqlGameResult found;
     job->matched = cql_search(w->searcher, w->game, &found, &job->printed);
+    if (found.stopped) {
+        job->stopped = true;
+        cql_search_report_stop(w->searcher, w->game, &messages);
+    }
     if (job->matched) {
         job->sort_value = found.sort_value;
         cql_write_match(w->searcher, w->game, &job->out);
@@ -117,10 +122,11 @@ typedef struct Emitter {
     PipelineTotals totals;
 } Emitter;
 
-/* True once a write to the output failed: the run stops reading. */
+/* True once a write to the output failed, or the query stopped the run: the
+ * run stops reading. */
 static bool emit_failed(const Emitter *e)
 {
-    return e->setup->out->error != 0;
+    return e->setup->out->error != 0 || e->totals.stopped;
 }
 
 static void print_text(CqlText *t, FILE *fp)
@@ -132,6 +138,16 @@ static void print_text(CqlText *t, FILE *fp)
 
 static void emit(Emitter *e, GameJob *job)
 {
+    if (e->totals.stopped) {
+        /* games searched after the one that stopped the run are dropped */
+        cql_text_clear(&job->messages);
+        cql_text_clear(&job->printed);
+        job->matched = job->pgn_error = job->stopped = false;
+        cql_text_clear(&job->out);
+        job->state = SLOT_EMPTY;
+        return;
+    }
+    if (job->stopped) e->totals.stopped = true;
     deliver_messages(&job->messages, e->setup->messages);
     print_text(&job->printed, e->setup->notes);
     if (job->pgn_error) e->totals.pgn_errors++;
@@ -150,7 +166,7 @@ static void emit(Emitter *e, GameJob *job)
         }
     }
     cql_text_clear(&job->out);
-    job->matched = job->pgn_error = false;
+    job->matched = job->pgn_error = job->stopped = false;
     job->state = SLOT_EMPTY;
 }
 
@@ -339,6 +355,6 @@ void pipeline_run(const PipelineSetup *p, PipelineTotals *totals, CqlText *persi
     e.sorting = cql_query_sorts(p->query);
     if (p->threads <= 1) run_single(&e, persistent);
     else run_threads(&e);
-    if (e.sorting) emit_sorted(&e);
+    if (e.sorting && !e.totals.stopped) emit_sorted(&e);
     *totals = e.totals;
 }

@@ -35,6 +35,7 @@ typedef struct PipelineTotals {
     long games;              /* games read */
     long matches;            /* games written */
     long pgn_errors;         /* games with a problem in their PGN */
+    bool stopped;            /* the query stopped the run (CqlGameResult.stopped): exit 1 */
 } PipelineTotals;
 
 /* Reads every game (up to the query's game-number range), searches it and

@@ -248,6 +248,12 @@ static ExitCode search_games(Run *r)
                    strcmp(r->output, "-") == 0 ? "the output is incomplete" : "the output file was not written");
         return EXIT_USAGE;
     }
+    if (t.stopped) {
+        /* the query stopped the run (reported where it stopped); no summary
+         * line, as for any failed run; the games before are written */
+        cql_report(r->m, CQL_ERROR, "the run stopped after %ld games", t.games);
+        return EXIT_QUERY;
+    }
     fprintf(summary, "%ld match%s of %ld game%s in ", t.matches, t.matches == 1 ? "" : "es", t.games,
             t.games == 1 ? "" : "s");
     print_seconds(summary, secs);

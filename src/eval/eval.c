@@ -28,15 +28,28 @@
 #include "chess/board_query.h"
 #include "chess/movegen.h"
 #include "eval/eval_int.h"
+#include "query/contexts.h"
 #include "query/sema.h"
 
 /* {==== values and helpers ==================================================== */
 
 static EvalFn eval_table[ND_COUNT_];
 
+/* A value-only filter evaluated as a position filter (query/contexts.h):
+ * lowercase and uppercase do not match; anything else stops the run, as
+ * CQL 6.2 does ("An attempt to match a position against the number ...").
+ * The evaluation of the position goes on to its end without a match, and
+ * eval_game looks at no further position. */
+static bool eval_as_position(Evaluator *ev, const Node *n)
+{
+    if (!contexts_never_matches(n) && !ev->stopped_at) ev->stopped_at = n;
+    return false;
+}
+
 bool eval_node(Evaluator *ev, const Node *n, Value *out)
 {
     out->type = VT_NONE;
+    if (n->flags & NF_AS_POSITION) return eval_as_position(ev, n);
     return eval_table[n->kind](ev, n, out);
 }
 
@@ -1282,6 +1295,7 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
     ev->messages = messages;
     ev->cache = NULL;
     ev->nodes_by_id = NULL;
+    ev->stopped_at = NULL;
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->new_game) eval_families[f]->new_game(ev);
     for (uint32_t i = 0; i < ev->q->nvars; i++) {
@@ -1294,7 +1308,7 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
     /* a body of one filter is that filter (a compound's value is its last member's) */
     const Node *body = ev->q->body;
     if (body->kind == ND_COMPOUND && body->nkids == 1) body = body->kids[0];
-    for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, ev->settings.variations)) {
+    for (const GameNode *n = g->root; n && !ev->stopped_at; n = game_walk_next(NULL, n, ev->settings.variations)) {
         ev->cur = ev->origin = n;
         ev->npending = 0;
         Value v;
@@ -1309,6 +1323,7 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
         if (annotate && matched) add_note(ev, out->notes, n->id, ev->settings.matchstring);
     }
     ev->cur = ev->origin = NULL;
+    out->stopped_at = ev->stopped_at;
     /* persistent strings must outlive the game's arena */
     for (uint32_t i = 0; i < ev->q->nvars; i++)
         if (ev->q->vars[i].persistent && ev->bound[i] && ev->vars[i].type == VT_STRING)

@@ -40,6 +40,9 @@ typedef struct GameSearch {
     const char *sort_doc;     /* the sort's documentation string, or NULL */
     Tag *set_tags;            /* tags given by `settag`, in the order first set */
     int nset_tags;
+    /* the value-only filter evaluated as a position filter that stopped the
+     * run at this game (query/contexts.h; CQL 6.2 exits 1 there), or NULL */
+    const Node *stopped_at;
 } GameSearch;
 
 typedef struct Evaluator Evaluator;

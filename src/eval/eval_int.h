@@ -95,6 +95,9 @@ struct Evaluator {
     /* dictionaries (dict.c), by variable slot; local ones are emptied by
      * eval_game, the others live for the whole run */
     Dictionary *dicts;
+    /* the value-only filter evaluated as a position filter that stopped the
+     * run (query/contexts.h), or NULL */
+    const Node *stopped_at;
 };
 
 typedef bool (*EvalFn)(Evaluator *ev, const Node *n, Value *out);

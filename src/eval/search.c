@@ -25,6 +25,7 @@ bool search_matches(const Search *s, Evaluator *ev, const Game *g, Arena *a, Gam
         return false;
     if (!result_matches(s, g)) return false;
     eval_game(ev, g, a, found, printed);
+    if (found->stopped_at) return false;
     return found->matched_positions >= s->matchcount_min &&
            found->matched_positions <= s->matchcount_max;
 }

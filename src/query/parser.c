@@ -1136,7 +1136,10 @@ static Node *parse_body(Parser *p, bool body_only)
     while (p->tok.kind != TK_EOF)
         ast_push(p->a, body, parse_sequence_member(p, body->nkids ? body->kids[body->nkids - 1] : NULL));
     if (body->nkids == 0) {
-        if (body_only) parse_fail(p, tok_span(p->tok), "the query is empty: expected a filter");
+        /* CQL 6.2 refuses a query without a filter, after a header too
+         * (`cql()` and a comment: chessql vector "//") */
+        (void)body_only;
+        parse_fail(p, tok_span(p->tok), "the query is empty: expected a filter");
         body->type = VT_NONE;
         return body;
     }

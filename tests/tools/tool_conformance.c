@@ -243,6 +243,7 @@ static void run_vector(const Vector *v, const Dataset *d, CqlText *got, CqlText 
     CqlSearcher *searcher = cql_searcher_new(q);
     CqlRange wanted = cql_query_gamenumber(q);
     CqlText printed = {NULL, 0, 0}, pgn = {NULL, 0, 0};
+    bool stopped = false;
     for (int i = 0; i < d->count; i++) {
         const CqlGame *g = d->games[i];
         if (!g) continue;
@@ -250,9 +251,19 @@ static void run_vector(const Vector *v, const Dataset *d, CqlText *got, CqlText 
         CqlGameResult found;
         if (cql_search(searcher, g, &found, &printed)) cql_write_match(searcher, g, &pgn);
         cql_text_clear(&printed);
+        if (found.stopped) {
+            /* the query stopped the run, as cql exits 1 */
+            cql_search_report_stop(searcher, g, &messages);
+            stopped = true;
+            break;
+        }
     }
-    cql_text_printf(got, "rc=0 ");
-    count_like_cql_vectors(str(&pgn), got);
+    if (stopped) {
+        cql_text_printf(got, "rc=1");
+    } else {
+        cql_text_printf(got, "rc=0 ");
+        count_like_cql_vectors(str(&pgn), got);
+    }
     cql_text_free(&printed);
     cql_text_free(&pgn);
     cql_searcher_free(searcher);

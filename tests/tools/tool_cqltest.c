@@ -19,6 +19,11 @@
  *       count N                 matched positions in all games
  *       output TEXT             the PGN written contains TEXT
  *       stdout TEXT             what `message` printed contains TEXT
+ *       stopped G               the query stopped the run at game G (a
+ *                               value-only filter evaluated as a position
+ *                               filter); no game after it is searched
+ *       diagnostic TEXT         the messages (compile warnings, the stop)
+ *                               contain TEXT
  *   %%fail                 the query must be rejected; each line is a prefix of
  *                          one diagnostic line, in order (%%fail ignore-msg: any)
  *   %%orbit                the text of `cql --dump-orbit` for the query, exactly
@@ -104,6 +109,8 @@ typedef struct Outcome {
     CqlText games;            /* "G G G" */
     CqlText output;           /* the PGN written */
     CqlText printed;          /* what message filters printed */
+    CqlText diagnostics;      /* the compile messages, then why the run stopped */
+    long stopped_game;        /* the game where the query stopped the run, or 0 */
     long count;
     int fen_results[256];     /* per %%fen line: 1 match, 0 no match */
     int nfen;
@@ -139,6 +146,12 @@ static void run_games(const CqlQuery *q, const char *pgn, Outcome *out, bool per
         CqlGameResult found;
         bool matched = cql_search(searcher, g, &found, &out->printed);
         long number = cql_game_number(g);
+        if (found.stopped) {
+            CqlMessages stop = {capture, &out->diagnostics, 0, 0};
+            cql_search_report_stop(searcher, g, &stop);
+            out->stopped_game = number;
+            break;
+        }
         if (per_fen && out->nfen < 256) out->fen_results[out->nfen++] = matched;
         if (matched) {
             cql_text_printf(&out->games, "%s%ld", out->games.len ? " " : "", number);
@@ -250,6 +263,7 @@ static void run_test(TestCase *t, Totals *tot)
 
     Outcome out;
     memset(&out, 0, sizeof out);
+    cql_text_printf(&out.diagnostics, "%s", str(&diags));
     CqlText why = {NULL, 0, 0};
     if (t->has_fen) {
         /* each FEN line is a one-position game */
@@ -269,7 +283,7 @@ static void run_test(TestCase *t, Totals *tot)
 
     const char *e = str(&t->expect);
     int fen_index = 0;
-    bool has_positions = false;
+    bool has_positions = false, expects_stop = false;
     char line[1024];
     while (*e) {
         const char *nl = strchr(e, '\n');
@@ -298,6 +312,14 @@ static void run_test(TestCase *t, Totals *tot)
         } else if (strncmp(line, "output ", 7) == 0) {
             if (!strstr(str(&out.output), line + 7))
                 cql_text_printf(&why, "output lacks '%s'; it is:\n%s\n", line + 7, str(&out.output));
+        } else if (strncmp(line, "stopped ", 8) == 0) {
+            expects_stop = true;
+            long want = strtol(line + 8, NULL, 10);
+            if (want != out.stopped_game)
+                cql_text_printf(&why, "stopped at game %ld, expected %ld; ", out.stopped_game, want);
+        } else if (strncmp(line, "diagnostic ", 11) == 0) {
+            if (!strstr(str(&out.diagnostics), line + 11))
+                cql_text_printf(&why, "messages lack '%s'; they are:\n%s\n", line + 11, str(&out.diagnostics));
         } else if (strncmp(line, "stdout ", 7) == 0) {
             if (!strstr(str(&out.printed), line + 7))
                 cql_text_printf(&why, "stdout lacks '%s'; it is:\n%s\n", line + 7, str(&out.printed));
@@ -306,6 +328,8 @@ static void run_test(TestCase *t, Totals *tot)
             cql_text_printf(&why, "unknown expectation '%s'; ", line);
         }
     }
+    if (out.stopped_game && !expects_stop)
+        cql_text_printf(&why, "the query stopped the run at game %ld:\n%s\n", out.stopped_game, str(&out.diagnostics));
     if (t->has_fen && fen_index != out.nfen)
         cql_text_printf(&why, "%d FEN lines but %d match/nomatch lines; ", out.nfen, fen_index);
     if (has_positions) {
@@ -319,6 +343,7 @@ static void run_test(TestCase *t, Totals *tot)
     cql_text_free(&out.games);
     cql_text_free(&out.output);
     cql_text_free(&out.printed);
+    cql_text_free(&out.diagnostics);
     cql_text_free(&diags);
     cql_query_free(q);
 }
