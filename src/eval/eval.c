@@ -278,7 +278,13 @@ static bool eval_assign(Evaluator *ev, const Node *n, Value *out)
         eval_piece_to_set(ev, &v);
     }
     if (n->op == TK_ASSIGN) {
-        /* a set assignment always matches; other values only when F matched */
+        /* a set assignment always matches; other values only when F matched.
+         * A set filter that did not match assigns the empty set, even when it
+         * left no value: `v = e4--e5(to)` where no such move is (CQL 6.2) */
+        if (!matched && type_is_set(n->kids[0]->type) && v.type != VT_SET) {
+            v.type = VT_SET;
+            v.set = 0;
+        }
         if (!matched && !(v.type == VT_SET && type_is_set(n->kids[0]->type))) return false;
         ev->vars[slot] = v;
         ev->bound[slot] = true;
