@@ -291,8 +291,18 @@ static bool eval_assign(Evaluator *ev, const Node *n, Value *out)
         *out = v;
         return true;
     }
-    if (!matched || !ev->bound[slot]) return false;
+    if (!matched) return false;
     Value *var = &ev->vars[slot];
+    if (!ev->bound[slot]) {
+        /* a persistent variable never assigned starts from 0 or "" (CQL 6.2:
+         * `persistent y += 2` matches); any other must have a value */
+        if (!ev->q->vars[slot].persistent) return false;
+        eval_piece_to_set(ev, &v);
+        if (v.type == VT_STRING) *var = (Value){.type = VT_STRING, .str = ""};
+        else if (v.type == VT_NUMBER || v.type == VT_SET) *var = (Value){.type = VT_NUMBER, .num = 0};
+        else return false;
+        ev->bound[slot] = true;
+    }
     if (var->type == VT_STRING && n->op == TK_PLUS_ASSIGN && v.type == VT_STRING) {
         StrBuf sb = SB_INIT;
         sb_append(&sb, var->str);
