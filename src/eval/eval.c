@@ -377,7 +377,9 @@ static bool eval_if(Evaluator *ev, const Node *n, Value *out)
     Value test;
     if (eval_node(ev, n->kids[0], &test)) return eval_node(ev, n->kids[1], out);
     if (n->kids[2]) return eval_node(ev, n->kids[2], out);
-    return false;
+    /* without else, `if A B` is the implication A -> B: true when A fails
+     * (CQL 6.2: `if check Ka1` matches every position without a check) */
+    return true;
 }
 
 /* loop F: evaluates F again and again until it does not match. The loop
