@@ -200,6 +200,35 @@ static bool eval_first_kid(Evaluator *ev, const Node *n, Value *out)
     return eval_node(ev, n->kids[0], out);
 }
 
+/* An argument that is evaluated where the function is called, not where
+ * its parameter stands in the body: a set that is not a variable (CQL 6.2:
+ * `function F(T){child:T} F(Q)` is `Q and child`, not `child:Q`). */
+static bool argument_is_evaluated_at_call(const Node *arg)
+{
+    return arg && arg->type == VT_SET && arg->kind != ND_VAR;
+}
+
+/* F(args): the set arguments are evaluated here, then the body (kids[0], the
+ * function's body with the arguments in place) */
+static bool eval_call(Evaluator *ev, const Node *n, Value *out)
+{
+    for (uint32_t i = 1; i < n->nkids; i++) {
+        if (!argument_is_evaluated_at_call(n->kids[i])) continue;
+        Value *v = &ev->call_args[n->num + i - 1];
+        v->type = VT_SET;
+        eval_set(ev, n->kids[i], &v->set);
+    }
+    return eval_node(ev, n->kids[0], out);
+}
+
+/* a parameter in a function's body: the value of its argument at the call,
+ * or the argument evaluated here */
+static bool eval_param(Evaluator *ev, const Node *n, Value *out)
+{
+    if (!argument_is_evaluated_at_call(n->kids[0])) return eval_node(ev, n->kids[0], out);
+    return set_value(out, ev->call_args[n->num].set);
+}
+
 static bool eval_always(Evaluator *ev, const Node *n, Value *out)
 {
     (void)ev;
@@ -1057,8 +1086,8 @@ static bool eval_sort(Evaluator *ev, const Node *n, Value *out)
 static const EvalEntry core_entries[] = {
     {ND_COMPOUND, eval_compound},
     {ND_PAREN, eval_first_kid},
-    {ND_CALL, eval_first_kid},
-    {ND_PARAM, eval_first_kid},
+    {ND_CALL, eval_call},
+    {ND_PARAM, eval_param},
     {ND_FUNCTION_DEF, eval_always},
     {ND_INT, eval_int},
     {ND_STRING, eval_string},
@@ -1225,9 +1254,12 @@ static bool check_node(const Node *n, void *ctx)
         c->ok = false;
         return false;
     }
-    /* a call's arguments are evaluated inside its expanded body */
+    /* a call's arguments are evaluated inside its expanded body, and its set
+     * arguments at the call too */
     if (n->kind == ND_CALL) {
         ast_walk(n->kids[0], check_node, ctx);
+        for (uint32_t i = 1; i < n->nkids; i++)
+            if (n->kids[i] && n->kids[i]->type == VT_SET && n->kids[i]->kind != ND_VAR) ast_walk(n->kids[i], check_node, ctx);
         return false;
     }
     return true;
@@ -1265,6 +1297,7 @@ Evaluator *eval_new(const Query *q, const EvalSettings *s)
     ev->settings = *s;
     ev->vars = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->vars);
     ev->bound = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->bound);
+    ev->call_args = xcalloc(q->ncall_args ? q->ncall_args : 1, sizeof *ev->call_args);
     arena_init(&ev->persistent_strings, 4096);
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->init) eval_families[f]->init(ev);
@@ -1276,6 +1309,7 @@ void eval_free(Evaluator *ev)
     if (!ev) return;
     free(ev->vars);
     free(ev->bound);
+    free(ev->call_args);
     free(ev->pending);
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->free) eval_families[f]->free(ev);

@@ -68,6 +68,8 @@ struct Evaluator {
     const Query *q;
     EvalSettings settings;
     Value *vars;                  /* by variable slot */
+    Value *call_args;             /* by argument index (Query.ncall_args): set
+                                     arguments as evaluated at their call */
     bool *bound;
     Arena persistent_strings;     /* strings held by persistent variables */
     /* the game being searched */

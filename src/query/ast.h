@@ -187,6 +187,8 @@ struct Query {
     uint32_t nvars, vars_cap;
     Function *funcs;
     uint32_t nfuncs, funcs_cap;
+    uint32_t ncall_args;     /* the arguments of all calls: a call's num is the
+                                index of its first, a parameter's num its own */
 };
 
 /* }==== */

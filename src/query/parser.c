@@ -675,12 +675,15 @@ static noreturn void fail_unknown(Parser *p, Token t)
 }
 
 /* The argument bound to parameter `name` by the innermost call, or NULL. */
-static Node *param_argument(Parser *p, const char *name)
+static Node *param_argument(Parser *p, const char *name, uint32_t *index)
 {
     if (!p->frame) return NULL;
     const Function *fn = &p->q->funcs[p->frame->index];
     for (uint32_t i = 0; i < fn->nparams; i++)
-        if (strcmp(fn->params[i], name) == 0) return p->frame->args[i];
+        if (strcmp(fn->params[i], name) == 0) {
+            *index = p->frame->first_arg + i;
+            return p->frame->args[i];
+        }
     return NULL;
 }
 
@@ -752,7 +755,9 @@ static Node *parse_call(Parser *p, int32_t index, Token name_tok)
         if (f->index == index) parse_fail(p, n->span, "function '%s' calls itself", fn->name);
     parse_enter_level(p, n->span);
 
-    FuncFrame frame = {index, n->kids + 1, fn->nparams, p->frame};
+    n->num = p->q->ncall_args;
+    p->q->ncall_args += fn->nparams;
+    FuncFrame frame = {index, n->kids + 1, fn->nparams, p->frame, (uint32_t)n->num};
     Lexer saved_lex = p->lex;
     Token saved_tok = p->tok, saved_prev = p->prev, saved_ahead[PARSE_LOOKAHEAD];
     int saved_nahead = p->nahead;
@@ -872,7 +877,8 @@ static Node *parse_identifier(Parser *p)
     const Token *next = parse_peek(p, 1);
     if (next->kind == TK_ELEMENT) return parse_iteration(p, false, t);
 
-    Node *arg = param_argument(p, name);
+    uint32_t arg_index = 0;
+    Node *arg = param_argument(p, name, &arg_index);
     if (arg && arg->kind == ND_VAR) {
         name = arg->text;   /* the parameter stands for the caller's variable */
     } else if (arg) {
@@ -883,6 +889,7 @@ static Node *parse_identifier(Parser *p)
         Node *n = parse_node1(p, ND_PARAM, tok_span(t), ast_clone(p->a, arg));
         n->text = name;
         n->type = arg->type;
+        n->num = arg_index;
         return n;
     }
 

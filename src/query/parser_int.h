@@ -58,6 +58,7 @@ typedef struct FuncFrame {
     Node **args;
     uint32_t nargs;
     struct FuncFrame *up;
+    uint32_t first_arg;         /* the call's num: its first argument's index (Query.ncall_args) */
 } FuncFrame;
 
 typedef struct Parser {
