@@ -963,8 +963,18 @@ static bool eval_player(Evaluator *ev, const Node *n, Value *out)
     const char *w = current_tag(ev, "White"), *b = current_tag(ev, "Black");
     if (n->flags & NF_WHITE) return tag_filter(ev, n, w, out);
     if (n->flags & NF_BLACK) return tag_filter(ev, n, b, out);
-    if (tag_filter(ev, n, w, out)) return true;
-    return tag_filter(ev, n, b, out);
+    if (n->nkids > 0 && n->kids[0]) {
+        if (tag_filter(ev, n, w, out)) return true;
+        return tag_filter(ev, n, b, out);
+    }
+    /* without a colour, both names on two lines: "White\nBlack" (CQL 6.2,
+     * so that `player ~~ "aro"` finds either player) */
+    if (!w && !b) return false;
+    StrBuf sb = SB_INIT;
+    sb_printf(&sb, "%s\n%s", w ? w : "", b ? b : "");
+    const char *both = arena_strdup(eval_strings(ev), sb_str(&sb));
+    sb_free(&sb);
+    return eval_string_value(out, both);
 }
 
 /* event, site, date, eventdate, eco: the PGN tag of their row in filters.def */

@@ -4,7 +4,7 @@
  * conformance vectors, cql62-chessql-vectors.tsv): `2`, `"a"`, `-2`, `\1`,
  * `x` (a number or a string), `"a" + "b"`, `#"str"`, `str(...)`,
  * `max(...)`, `min(...)`, `abs`, `sqrt`, `distance`, `lca`,
- * `position & position`, `fen`, `piecename`, `typename`, `type`,
+ * `position & position`, `fen` (without a pattern), `piecename`, `typename`, `type`,
  * `positionid`, `currenttransform`, `readfile` and `player` without a colour
  * stop CQL 6.2; `ply`, `movenumber`, `power`, `#Q`, `2 + 3`, `colortype`,
  * `ascii`, `int`, `indexof`, tags and `player white` match there.
@@ -33,7 +33,6 @@ static bool value_only(const Node *n)
     case ND_SQRT:
     case ND_DISTANCE:
     case ND_LCA:
-    case ND_FEN:
     case ND_PIECENAME:
     case ND_TYPENAME:
     case ND_TYPE:
@@ -44,6 +43,8 @@ static bool value_only(const Node *n)
     case ND_LOWERCASE:
     case ND_UPPERCASE:
         return true;
+    case ND_FEN:
+        return !n->kids[0];   /* `fen "..."` is a test of the position */
     case ND_NEGATE:
         return n->kids[0] && n->kids[0]->kind == ND_INT;
     case ND_VAR:

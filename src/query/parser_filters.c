@@ -576,12 +576,35 @@ Node *parse_player(Parser *p)
 }
 
 /* fen := 'fen' [string]      (the board of the string is checked here) */
+/* The board of a FEN with each run of digits written as one ("71" is 8,
+ * as CQL 6.2 reads it), so that it compares with the board of a position's
+ * FEN; the board only (the rest is not compared). */
+static char *canonical_fen_board(Arena *a, const char *fen)
+{
+    size_t len = strcspn(fen, " ");
+    char *out = arena_alloc(a, len + 1), *o = out;
+    int empty = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (fen[i] >= '1' && fen[i] <= '8') {
+            empty += fen[i] - '0';
+            continue;
+        }
+        if (empty) *o++ = (char)('0' + empty);
+        empty = 0;
+        *o++ = fen[i];
+    }
+    if (empty) *o++ = (char)('0' + empty);
+    *o = '\0';
+    return out;
+}
+
 Node *parse_fen(Parser *p)
 {
     Node *n = parse_game_text(p, ND_FEN, false);
     if (n->kids[0]) {
         const char *err = check_fen_board(n->kids[0]->text);
         if (err) parse_fail(p, n->kids[0]->span, "invalid FEN board in 'fen': %s", err);
+        n->kids[0]->text = canonical_fen_board(p->a, n->kids[0]->text);
     }
     return n;
 }
