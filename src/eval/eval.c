@@ -755,9 +755,26 @@ static bool eval_type(Evaluator *ev, const Node *n, Value *out)
     Square s;
     if (!single_square(ev, n->kids[0], &s)) return false;
     Piece p = pos_piece_on(cur_pos(ev), s);
-    if (p == NO_PIECE) return false;
+    /* colortype of an empty square is 0 (CQL 6.2); type has no value there */
+    if (p == NO_PIECE) return n->kind == ND_COLORTYPE ? number_value(out, 0) : false;
     int t = (int)type_of(p);
     return number_value(out, n->kind == ND_COLORTYPE && color_of(p) == BLACK ? -t : t);
+}
+
+/* piecename X: the letter of the piece on the one square of X, by colour
+ * ("Q", "q"); typename X: its type ("K" for a king of either colour). An
+ * empty square is "_"; no value unless X is one square (CQL 6.2). */
+static bool eval_piece_letter(Evaluator *ev, const Node *n, Value *out)
+{
+    Square s;
+    if (!single_square(ev, n->kids[0], &s)) return false;
+    Piece p = pos_piece_on(cur_pos(ev), s);
+    static const char *const letters[] = {"_", "P", "N", "B", "R", "Q", "K", "p", "n", "b", "r", "q", "k"};
+    if (p == NO_PIECE) return eval_string_value(out, letters[0]);
+    char c = piece_char(n->kind == ND_TYPENAME ? make_piece(WHITE, type_of(p)) : p);
+    for (size_t i = 1; i < sizeof letters / sizeof letters[0]; i++)
+        if (letters[i][0] == c) return eval_string_value(out, letters[i]);
+    return false;
 }
 
 static bool eval_power(Evaluator *ev, const Node *n, Value *out)
@@ -1141,6 +1158,8 @@ static const EvalEntry core_entries[] = {
     {ND_FILE, eval_rank_file},
     {ND_TYPE, eval_type},
     {ND_COLORTYPE, eval_type},
+    {ND_PIECENAME, eval_piece_letter},
+    {ND_TYPENAME, eval_piece_letter},
     {ND_POWER, eval_power},
     {ND_ENPASSANTSQUARE, eval_enpassantsquare},
     {ND_DOUBLEDPAWNS, eval_pawns},

@@ -635,24 +635,6 @@ static bool eval_pieceid(Evaluator *ev, const Node *n, Value *out)
     return true;
 }
 
-/* piecename X: the piece on X named by what it was and where it stood at
- * the start of the game ("Pe2", "ng8"): a promoted pawn keeps its name. */
-static bool eval_piecename(Evaluator *ev, const Node *n, Value *out)
-{
-    uint8_t id = piece_on_single_square(ev, n->kids[0]);
-    if (!id) return false;
-    const GameNode *root = ev->game->root;
-    for (Square s = 0; s < SQ_NB; s++) {
-        if (root->piece_id[s] != id) continue;
-        char name[4] = {piece_char(pos_piece_on(&root->pos, s)), 0, 0, 0};
-        sq_name(s, name + 1);
-        out->type = VT_STRING;
-        out->str = arena_strdup(eval_strings(ev), name);
-        return true;
-    }
-    return false;
-}
-
 /* }==== */
 
 /* Repetitions, groups and the focus exist only inside line and path, which
@@ -677,7 +659,6 @@ static const EvalEntry path_entries[] = {
     {ND_ECHO, eval_echo},
     {ND_CONSECUTIVEMOVES, eval_consecutivemoves},
     {ND_PIECEID, eval_pieceid},
-    {ND_PIECENAME, eval_piecename},
     {ND_REPEAT, eval_sequence_part},
     {ND_GROUP, eval_sequence_part},
     {ND_PATH_FOCUS, eval_sequence_part},

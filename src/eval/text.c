@@ -232,16 +232,6 @@ static bool eval_letter_case(Evaluator *ev, const Node *n, Value *out)
     return eval_string_value(out, t);
 }
 
-/* typename F: the name of F's static type ("set", "number", "string",
- * "position", "piece", "dictionary", "none"); F is not evaluated, so
- * typename always matches (names and both choices made without a
- * conformance vector). */
-static bool eval_typename(Evaluator *ev, const Node *n, Value *out)
-{
-    (void)ev;
-    return eval_string_value(out, ast_type_name(n->kids[0]->type));
-}
-
 static const EvalEntry text_entries[] = {
     {ND_REGEX, eval_regex},
     {ND_ESCAPE, eval_escape},
@@ -252,7 +242,6 @@ static const EvalEntry text_entries[] = {
     {ND_ASCII, eval_ascii},
     {ND_LOWERCASE, eval_letter_case},
     {ND_UPPERCASE, eval_letter_case},
-    {ND_TYPENAME, eval_typename},
     {ND_COUNT_, NULL},
 };
 
