@@ -428,9 +428,19 @@ static bool eval_loop(Evaluator *ev, const Node *n, Value *out)
 /* while (T) F: evaluates F as long as T matches, stopping early when F does
  * not match; always matches, no value (stopping on a failing body was chosen
  * without a conformance vector). */
+const Node *eval_while_regex(const Node *test)
+{
+    while (test && (test->kind == ND_PAREN || (test->kind == ND_COMPOUND && test->nkids == 1)))
+        test = test->kids[0];
+    return test && test->kind == ND_REGEX ? test : NULL;
+}
+
 static bool eval_while(Evaluator *ev, const Node *n, Value *out)
 {
     (void)out;
+    /* while (S ~~ P): steps through the matches of P in S (CQL 6.2) */
+    const Node *regex = eval_while_regex(n->kids[0]);
+    if (regex) return eval_regex_while(ev, regex, n->kids[1]);
     Value v;
     while (eval_node(ev, n->kids[0], &v) && eval_node(ev, n->kids[1], &v)) {
     }
@@ -1262,7 +1272,8 @@ static bool check_node(const Node *n, void *ctx)
     /* evaluation is deterministic: a loop that changes nothing and matches
      * once matches again, for ever */
     if ((n->kind == ND_LOOP && !filter_tree_writes(n->kids[0]))
-        || (n->kind == ND_WHILE && !filter_tree_writes(n->kids[0]) && !filter_tree_writes(n->kids[1]))) {
+        || (n->kind == ND_WHILE && !eval_while_regex(n->kids[0]) && !filter_tree_writes(n->kids[0])
+            && !filter_tree_writes(n->kids[1]))) {
         diag_at(c->diag, &c->q->src, n->span, DIAG_ERROR,
                 "'%s' would repeat for ever once its body matches: nothing in it changes a variable",
                 ast_kind_name(n->kind));

@@ -163,6 +163,12 @@ const GameNode *eval_next_move(const Evaluator *ev, const GameNode *child);
  * evaluated where the move was played from, its target at `after`) */
 bool eval_move_fits_dash(Evaluator *ev, const Node *dash, const GameNode *after);
 
+/* text.c: while (S ~~ P) F: F once for each match of P in S, from the left,
+ * each match after the one before (its captures set); always matches */
+bool eval_regex_while(Evaluator *ev, const Node *regex, const Node *body);
+/* The regular-expression match a while test is, through parentheses, or NULL. */
+const Node *eval_while_regex(const Node *test);
+
 /* nav.c: the lowest common ancestor of two nodes */
 const GameNode *eval_common_ancestor(const GameNode *a, const GameNode *b);
 
