@@ -834,7 +834,7 @@ Node *parse_function_def(Parser *p)
 Node *parse_finish_iteration(Parser *p, const char *name, Token var, uint64_t flags, Token start, Token before_domain)
 {
     if (!parse_starts_filter(&p->tok)) parse_fail_expected(p, "the set to iterate over after %s", tok_describe(before_domain.kind));
-    Node *domain = parse_expr(p, PREC_UNION);
+    Node *domain = parse_expr(p, PREC_ATTACK);
     bool piece = flags & NF_PIECE;
     VarKind kind = piece ? VK_PIECE : VK_SET;
     if (domain->type == VT_DICTIONARY && !piece) {
