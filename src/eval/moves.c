@@ -187,8 +187,11 @@ static void pattern_any(MovePattern *p)
 static bool move_fits(const MovePattern *p, const Position *before, Move m)
 {
     if (move_kind(m) == MK_NULL) {
-        /* a null move matches only a pattern that asks for one */
-        return (p->kinds & NF_NULL) != 0;
+        /* a null move is a move of the king from its square to its square
+         * (CQL 6.2: `--`, `k--k` and `move from k` find it) */
+        if (p->kinds & NF_NULL) return true;
+        Bitboard king = pos_pieces(before, (Color)before->side, KING);
+        return (p->from & king) && (p->to & king) && !p->must_capture && !p->promo_types && !p->kinds;
     }
     if ((p->kinds & NF_NULL) || !(p->from & sq_bb(move_from(m))) || !(p->to & sq_bb(move_to(m))))
         return false;
@@ -419,6 +422,15 @@ static bool eval_move_kind(Evaluator *ev, const Node *n, Value *out)
     return false;
 }
 
+/* nullmove: the move that led to the current position is a null move (CQL
+ * 6.2 marks the position after `--`, not the one it is played from) */
+static bool eval_nullmove(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)n;
+    (void)out;
+    return ev->cur->parent && move_kind(ev->cur->move) == MK_NULL;
+}
+
 /* from, to: the squares of the move that led to the current position (in a
  * dash target or a path, the move just examined). */
 static bool eval_move_square(Evaluator *ev, const Node *n, Value *out)
@@ -440,7 +452,7 @@ static const EvalEntry moves_entries[] = {
     {ND_OO, eval_move_kind},
     {ND_OOO, eval_move_kind},
     {ND_ENPASSANT, eval_move_kind},
-    {ND_NULLMOVE, eval_move_kind},
+    {ND_NULLMOVE, eval_nullmove},
     {ND_FROM, eval_move_square},
     {ND_TO, eval_move_square},
     {ND_COUNT_, NULL},
