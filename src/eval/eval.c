@@ -1106,7 +1106,19 @@ void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text)
 static bool eval_sort(Evaluator *ev, const Node *n, Value *out)
 {
     int64_t x;
-    if (!eval_number(ev, n->kids[0], &x)) return false;
+    Value v;
+    if (!eval_node(ev, n->kids[0], &v)) return false;
+    eval_piece_to_set(ev, &v);
+    if (v.type == VT_STRING) {
+        /* a string matches; it gives the game no numeric place (chosen
+         * without a conformance vector: CQL 6.2 matches, as here) */
+        *out = v;
+        return true;
+    }
+    if (v.type == VT_SET) x = bb_popcount(v.set);
+    else if (v.type == VT_NUMBER) x = v.num;
+    else if (v.type == VT_POSITION) x = v.pos->id;
+    else return false;
     bool min = (n->flags & NF_MIN) != 0;
     if (!ev->search->has_sort_value || (min ? x < ev->search->sort_value : x > ev->search->sort_value)) {
         ev->search->has_sort_value = true;

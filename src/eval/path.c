@@ -540,7 +540,6 @@ static void index_boards(Evaluator *ev)
  * for some t. */
 static bool eval_echo(Evaluator *ev, const Node *n, Value *out)
 {
-    (void)out;
     int32_t s = n->slot, t = (int32_t)n->num;
     Value saved_s = ev->vars[s], saved_t = ev->vars[t];
     bool bound_s = ev->bound[s], bound_t = ev->bound[t];
@@ -561,9 +560,10 @@ static bool eval_echo(Evaluator *ev, const Node *n, Value *out)
         eval_position_value(&ev->vars[t], target);
         ev->bound[s] = ev->bound[t] = true;
         ev->cur = target;
-        Value v;
-        matched = eval_node(ev, n->kids[0], &v);
+        matched = eval_node(ev, n->kids[0], out);
     }
+    if (!matched) out->type = VT_NONE;
+    else if (out->type == VT_PIECE) eval_piece_to_set(ev, out);   /* its square at the target */
     ev->cur = source;
     ev->vars[s] = saved_s;
     ev->vars[t] = saved_t;

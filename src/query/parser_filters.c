@@ -276,7 +276,9 @@ Node *parse_echo(Parser *p)
     }
     n->kids[0] = parse_prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
     n->span = span_join(n->span, n->kids[0]->span);
-    n->type = VT_NONE;
+    /* its value is its body's at the first target where the body matches
+     * (CQL 6.2: `sort "n" echo (s t) {... ply >= 80}`) */
+    n->type = n->kids[0]->type == VT_DICTIONARY ? VT_NONE : n->kids[0]->type;
     return n;
 }
 
@@ -329,7 +331,9 @@ Node *parse_sort(Parser *p)
         n->text = parse_decode_string(p, p->tok);
         parse_advance(p);
     }
-    Node *value = parse_prefix_operand(p, PREC_LOWEST, TM_NUMBER | TM_STRING, kw);
+    /* a set sorts by its size, a position by its place in the game (CQL 6.2
+     * accepts both: `sort "n" A`, `sort "n" find 2 100 check`) */
+    Node *value = parse_prefix_operand(p, PREC_LOWEST, TM_NUMBER | TM_STRING | TM_SET | TM_POSITION, kw);
     if (value->kind == ND_INT) parse_fail(p, value->span, "'sort' needs a filter to sort by, not a constant");
     n->kids[0] = value;
     n->span = span_join(n->span, value->span);

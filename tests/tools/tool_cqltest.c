@@ -19,6 +19,9 @@
  *       count N                 matched positions in all games
  *       output TEXT             the PGN written contains TEXT
  *       stdout TEXT             what `message` printed contains TEXT
+ *       order G G ...           the matching games in the order a sorting
+ *                               query writes them (by sort value, largest
+ *                               first, as cql does; ties in input order)
  *       stopped G               the query stopped the run at game G (a
  *                               value-only filter evaluated as a position
  *                               filter); no game after it is searched
@@ -111,6 +114,9 @@ typedef struct Outcome {
     CqlText printed;          /* what message filters printed */
     CqlText diagnostics;      /* the compile messages, then why the run stopped */
     long stopped_game;        /* the game where the query stopped the run, or 0 */
+    long order_game[256];     /* matching games and their sort values, in input order */
+    int64_t order_value[256];
+    int norder;
     long count;
     int fen_results[256];     /* per %%fen line: 1 match, 0 no match */
     int nfen;
@@ -154,6 +160,10 @@ static void run_games(const CqlQuery *q, const char *pgn, Outcome *out, bool per
         }
         if (per_fen && out->nfen < 256) out->fen_results[out->nfen++] = matched;
         if (matched) {
+            if (out->norder < 256) {
+                out->order_game[out->norder] = number;
+                out->order_value[out->norder++] = found.sort_value;
+            }
             cql_text_printf(&out->games, "%s%ld", out->games.len ? " " : "", number);
             cql_write_match(searcher, g, &out->output);
         }
@@ -312,6 +322,24 @@ static void run_test(TestCase *t, Totals *tot)
         } else if (strncmp(line, "output ", 7) == 0) {
             if (!strstr(str(&out.output), line + 7))
                 cql_text_printf(&why, "output lacks '%s'; it is:\n%s\n", line + 7, str(&out.output));
+        } else if (strncmp(line, "order", 5) == 0) {
+            /* a stable sort, largest value first, as the pipeline writes them */
+            for (int i = 1; i < out.norder; i++)
+                for (int j = i; j > 0 && out.order_value[j] > out.order_value[j - 1]; j--) {
+                    int64_t v = out.order_value[j];
+                    long g = out.order_game[j];
+                    out.order_value[j] = out.order_value[j - 1];
+                    out.order_game[j] = out.order_game[j - 1];
+                    out.order_value[j - 1] = v;
+                    out.order_game[j - 1] = g;
+                }
+            CqlText got = {NULL, 0, 0};
+            for (int i = 0; i < out.norder; i++) cql_text_printf(&got, "%s%ld", i ? " " : "", out.order_game[i]);
+            const char *want = line + 5;
+            while (*want == ' ') want++;
+            if (strcmp(want, str(&got)) != 0)
+                cql_text_printf(&why, "order: expected '%s', got '%s'; ", want, str(&got));
+            cql_text_free(&got);
         } else if (strncmp(line, "stopped ", 8) == 0) {
             expects_stop = true;
             long want = strtol(line + 8, NULL, 10);
