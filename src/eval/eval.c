@@ -357,8 +357,8 @@ static bool eval_isbound(Evaluator *ev, const Node *n, Value *out)
     (void)out;
     bool bound;
     if (n->slot >= 0 && ev->q->vars[n->slot].kind == VK_DICTIONARY)
-        /* isbound D: D has an entry (chosen without a conformance vector) */
-        bound = eval_dict_has_entries(ev, n->slot);
+        /* isbound D: a declared dictionary is bound, even empty (CQL 6.2) */
+        bound = true;
     else
         bound = n->slot >= 0 && ev->bound[n->slot];
     return n->kind == ND_ISBOUND ? bound : !bound;

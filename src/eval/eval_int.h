@@ -150,7 +150,6 @@ Arena *eval_strings(Evaluator *ev);
 
 /* dict.c: the dictionaries' storage for a run, and the places where the
  * core filters (variables, isbound, unbind, iteration, text) meet dictionaries */
-bool eval_dict_has_entries(const Evaluator *ev, int32_t slot);
 void eval_dict_unbind(Evaluator *ev, const Node *target);
 bool eval_dict_iterate(Evaluator *ev, const Node *iteration, Value *out);
 void eval_dict_to_text(const Evaluator *ev, int32_t slot, StrBuf *sb);

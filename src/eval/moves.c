@@ -440,6 +440,15 @@ static bool eval_move_square(Evaluator *ev, const Node *n, Value *out)
     out->set = 0;
     if (!c->parent || move_kind(c->move) == MK_NULL) return false;
     out->set = sq_bb(n->kind == ND_FROM ? move_from(c->move) : move_to(c->move));
+    if (move_is_castle(c->move)) {
+        /* castling moves the rook too: its squares are in from and to (CQL
+         * 6.2: from is [e8,h8], to [f8,g8] for black's o-o) */
+        const Position *before = &c->parent->pos;
+        int wing = move_kind(c->move) == MK_CASTLE_SHORT ? CASTLE_SHORT : CASTLE_LONG;
+        Square rook_from = before->castle_rook[before->side][wing];
+        Square rook_to = make_square(wing == CASTLE_SHORT ? 5 : 3, rank_of(move_from(c->move)));
+        if (rook_from != SQ_NONE) out->set |= sq_bb(n->kind == ND_FROM ? rook_from : rook_to);
+    }
     return true;
 }
 
