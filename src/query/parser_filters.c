@@ -481,12 +481,14 @@ Node *parse_minmax(Parser *p)
     return n;
 }
 
-/* message-args := '(' F {F} ')' | F — shared by comment, message, str, move comment */
+/* message-args := '(' F {F} ')' | F — shared by comment, message, str, move comment.
+ * Without parentheses the argument takes `and` and `or` with it, as in CQL
+ * 6.2: `comment "y" and comment "z"` is `comment ("y" and comment "z")`. */
 Node *parse_message_args(Parser *p, Node *n)
 {
     if (p->tok.kind == TK_LPAREN) return parse_argument_list(p, n, 1, UINT32_MAX, ast_kind_name(n->kind));
     Token kw = p->prev;
-    Node *arg = parse_prefix_operand(p, PREC_NOT, TM_ANY, kw);
+    Node *arg = parse_prefix_operand(p, PREC_OR, TM_ANY, kw);
     ast_push(p->a, n, arg);
     n->span = span_join(n->span, arg->span);
     return n;
