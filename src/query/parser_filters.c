@@ -671,7 +671,18 @@ Node *parse_position_or_child(Parser *p)
     Token kw = p->tok;
     parse_advance(p);
     if (kw.kind == TK_POSITION) {
+        /* the id may be a sum: `position positionid + 1` (CQL 6.2); a ':'
+         * after it still applies to the position */
         Node *id = parse_prefix_operand(p, PREC_PRIMARY, TM_NUMBER, kw);
+        while ((p->tok.kind == TK_PLUS || p->tok.kind == TK_MINUS) && parse_starts_filter(parse_peek(p, 1))) {
+            Token op = p->tok;
+            parse_advance(p);
+            Node *rhs = parse_prefix_operand(p, PREC_PRIMARY, TM_NUMBER, op);
+            Node *sum = parse_node2(p, ND_ARITH, id, rhs);
+            sum->op = op.kind;
+            sum->type = VT_NUMBER;
+            id = sum;
+        }
         Node *n = parse_node1(p, ND_POSITION, span_join(tok_span(kw), id->span), id);
         n->type = VT_POSITION;
         return n;

@@ -395,10 +395,12 @@ Node *parse_line(Parser *p)
     if (dir != TK_LINE_FWD && dir != TK_LINE_BACK) parse_fail_expected(p, "'-->' or '<--' after 'line'");
     if (dir == TK_LINE_BACK) n->flags |= NF_BACKWARD;
     parse_advance(p);
+    /* the line ends at the first constituent not followed by an arrow: in
+     * `line --> check K`, K is a filter of its own (CQL 6.2); not after a
+     * repetition (`line --> N + k` is refused, as in CQL 6.2) */
     parse_line_sequence(p, n, dir);
-    if (!closes_sequence(p->tok.kind)) {
+    if (!closes_sequence(p->tok.kind) && n->nkids && n->kids[n->nkids - 1]->kind == ND_REPEAT)
         parse_fail_expected(p, "%s or the end of 'line'", tok_describe(dir));
-    }
     n->span = span_join(n->span, tok_span(p->prev));
     /* lastposition: the value is the line's last position, not its length */
     n->type = (n->flags & NF_LASTPOSITION) ? VT_POSITION : VT_NUMBER;
