@@ -206,6 +206,8 @@ static Node *parse_range_bound(Parser *p)
 {
     if (p->tok.kind == TK_INT) return parse_int(p);
     if (p->tok.kind != TK_IDENT) return NULL;
+    /* `find all S += 1`: a variable being assigned is the body, not a bound */
+    if (parse_is_assign_op(parse_peek(p, 1)->kind)) return NULL;
     int32_t slot = sema_lookup_var(p->q, parse_token_text(p, p->tok));
     if (slot < 0 || sema_var(p->q, slot)->kind != VK_NUMBER) return NULL;
     Node *n = parse_node(p, ND_VAR, tok_span(p->tok), 0);
