@@ -694,6 +694,12 @@ static bool eval_direction(Evaluator *ev, const Node *n, Value *out)
     eval_set(ev, n->kids[0], &x);
     int lo = n->num > 0 ? (int)n->num : 1;
     int hi = n->num2 > 0 ? (int)n->num2 : 7;
+    if (n->nkids > 1 && n->kids[1]) {
+        /* the distance in a numeric variable: that many squares away */
+        int64_t d;
+        if (!eval_number(ev, n->kids[1], &d) || d < 1 || d > 7) return set_value(out, 0);
+        lo = hi = (int)d;
+    }
     return set_value(out, bq_direction(x, n->dirs, lo, hi));
 }
 

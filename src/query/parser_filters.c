@@ -369,7 +369,20 @@ Node *parse_direction(Parser *p)
         if (p->tok.kind == TK_INT) n->num2 = parse_count_literal(p, tok_ascii(kw.kind));
         if (n->num2 < n->num) parse_fail(p, n->span, "the range of '%s' is empty", tok_ascii(kw.kind));
     }
+    /* a numeric variable as the distance (CQL 6.2: `X = 2 up X K`) */
+    Node *distance = NULL;
+    if (p->tok.kind == TK_IDENT && parse_starts_filter(parse_peek(p, 1))) {
+        int32_t slot = sema_lookup_var(p->q, parse_token_text(p, p->tok));
+        if (slot >= 0 && sema_var(p->q, slot)->kind == VK_NUMBER) {
+            distance = parse_node(p, ND_VAR, tok_span(p->tok), 0);
+            distance->slot = slot;
+            distance->text = sema_var(p->q, slot)->name;
+            distance->type = VT_NUMBER;
+            parse_advance(p);
+        }
+    }
     n->kids[0] = parse_prefix_operand(p, PREC_DIR, TM_SET, kw);
+    if (distance) ast_push(p->a, n, distance);
     n->span = span_join(n->span, n->kids[0]->span);
     n->type = VT_SET;
     return n;
