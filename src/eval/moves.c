@@ -375,6 +375,7 @@ static bool eval_move(Evaluator *ev, const Node *n, Value *out)
     const GameNode *after;
     Bitboard value = 0;
     int64_t count = 0;
+    Move last_promotion = MOVE_NONE;
     while (walk_next(&w, &m, &after)) {
         if (!move_fits(&p, &from->pos, m)) continue;
         if (n->kids[4] && !(ep_squares & sq_bb(move_to(m)))) continue;
@@ -382,7 +383,13 @@ static bool eval_move(Evaluator *ev, const Node *n, Value *out)
             bool primary = after->parent->child == after;
             if (primary != ((n->flags & NF_PRIMARY) != 0)) continue;
         }
-        count++;
+        /* the promotions of one pawn to one square count once (CQL 6.2:
+         * `move legal count` is 3, not 6, with one promoting pawn and two
+         * other moves); the generator gives them one after another */
+        bool same_promotion = move_kind(m) == MK_PROMOTION && last_promotion != MOVE_NONE &&
+                              move_from(m) == move_from(last_promotion) && move_to(m) == move_to(last_promotion);
+        last_promotion = move_kind(m) == MK_PROMOTION ? m : MOVE_NONE;
+        if (!same_promotion) count++;
         if (n->op == TK_FROM) value |= sq_bb(move_from(m));
         else if (n->op == TK_TO) value |= sq_bb(move_to(m));
         else if (n->op == TK_CAPTURE) value |= sq_bb(captured_square(&from->pos, m));
