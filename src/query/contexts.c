@@ -40,13 +40,12 @@ static bool value_only(const Node *n)
     case ND_POSITIONID:
     case ND_CURRENTTRANSFORM:
     case ND_READFILE:
+    case ND_NEGATE:   /* -2, and -x like abs x */
     case ND_LOWERCASE:
     case ND_UPPERCASE:
         return true;
     case ND_FEN:
         return !n->kids[0];   /* `fen "..."` is a test of the position */
-    case ND_NEGATE:
-        return n->kids[0] && n->kids[0]->kind == ND_INT;
     case ND_VAR:
         return n->type == VT_NUMBER || n->type == VT_STRING;
     case ND_ARITH:
