@@ -651,6 +651,28 @@ static bool eval_in(Evaluator *ev, const Node *n, Value *out)
 static bool eval_arrow_chain(Evaluator *ev, const Node *n, Value *out)
 {
     const Node *inner = n->kids[0];
+    if (inner->kids[0]->kind == n->kind) {
+        /* four links or more, ((A -> B) -> C) -> D: through B, then C, to D
+         * (CQL 6.2); A <- B <- C <- D: squares of A reached from D through C,
+         * then B */
+        enum { CHAIN_MAX = 16 };
+        const Node *links[CHAIN_MAX];
+        int n_links = 0;
+        const Node *at = n;
+        while (at->kind == n->kind && n_links < CHAIN_MAX - 1) {
+            links[n_links++] = at->kids[1];
+            at = at->kids[0];
+        }
+        links[n_links++] = at;   /* the leftmost; links[] runs right to left */
+        Bitboard sets[CHAIN_MAX], targets;
+        for (int i = 0; i < n_links; i++) {
+            /* sets[] from the attacker to the target */
+            int from_left = n->kind == ND_ATTACKS ? n_links - 1 - i : i;
+            eval_set(ev, links[i], &sets[from_left]);
+        }
+        Bitboard sliders = bq_xray_chain(cur_pos(ev), sets, n_links, &targets);
+        return set_value(out, n->kind == ND_ATTACKS ? sliders : targets);
+    }
     Bitboard a, b, c;
     eval_set(ev, inner->kids[0], &a);
     eval_set(ev, inner->kids[1], &b);
