@@ -556,6 +556,10 @@ static bool eval_echo(Evaluator *ev, const Node *n, Value *out)
     for (const GameNode *target = first; target && !matched;
          target = pc.same_board ? ev->same_board_next[target->id] : game_walk_next(NULL, target, every_node)) {
         if (pc.same_board && !every_node && !node_is_mainline(target)) continue;
+        /* the target is any position but the source (CQL 6.2: `sort "n" echo
+         * (s t) {s & t == . ply >= 80}` finds repetitions, 3:4 4:8 on
+         * kasparov-deep-blue-1997.pgn, not every position from ply 80 on) */
+        if (target == source) continue;
         eval_position_value(&ev->vars[s], source);
         eval_position_value(&ev->vars[t], target);
         ev->bound[s] = ev->bound[t] = true;
