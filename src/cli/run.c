@@ -251,7 +251,7 @@ static ExitCode search_games(Run *r)
     if (t.stopped) {
         /* the query stopped the run (reported where it stopped); no summary
          * line, as for any failed run; the games before are written */
-        cql_report(r->m, CQL_ERROR, "the run stopped after %ld games", t.games);
+        cql_report(r->m, CQL_ERROR, "the run stopped (%ld game%s read)", t.games, t.games == 1 ? "" : "s");
         return EXIT_QUERY;
     }
     fprintf(summary, "%ld match%s of %ld game%s in ", t.matches, t.matches == 1 ? "" : "es", t.games,
