@@ -445,7 +445,13 @@ static bool eval_move_square(Evaluator *ev, const Node *n, Value *out)
     const GameNode *c = ev->cur;
     out->type = VT_SET;
     out->set = 0;
-    if (!c->parent || move_kind(c->move) == MK_NULL) return false;
+    if (!c->parent) return false;
+    if (move_kind(c->move) == MK_NULL) {
+        /* a null move is the king's, from its square to its square (CQL 6.2) */
+        const Position *before = &c->parent->pos;
+        out->set = pos_pieces(before, (Color)before->side, KING);
+        return out->set != 0;
+    }
     out->set = sq_bb(n->kind == ND_FROM ? move_from(c->move) : move_to(c->move));
     if (move_is_castle(c->move)) {
         /* castling moves the rook too: its squares are in from and to (CQL
