@@ -270,6 +270,10 @@ typedef struct CqlGameResult {
                                  file `readfile` cannot read ...): the message, to be
                                  printed; the run must stop (CQL 6.2 exits with status 1).
                                  Valid until the next search. NULL otherwise */
+    bool stopped;             /* the query stopped the run at this game: a value-only
+                                 filter (a number, a string ...) was evaluated as a
+                                 position filter, where CQL 6.2 exits 1; report it
+                                 with cql_search_report_stop and stop (exit status 1) */
 } CqlGameResult;
 
 /* A searcher holds what one thread needs to search games with q: variable
@@ -280,6 +284,9 @@ CQL_API void cql_searcher_free(CqlSearcher *s);
  * print is appended to printed (NULL: dropped). The notes stay in s until
  * the next search. */
 CQL_API bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText *printed);
+/* After a search of g that stopped (found->stopped): reports the filter
+ * that stopped it, FILE:LINE:COL with a caret, through m. */
+CQL_API void cql_search_report_stop(const CqlSearcher *s, const CqlGame *g, CqlMessages *m);
 /* After a search of g: whether position id matched. */
 CQL_API bool cql_position_matched(const CqlSearcher *s, int id);
 /* After a search of g that matched: appends g as cql writes a match, with

@@ -210,8 +210,14 @@ expect_grep "nested calls message" "$T/err" '^-cql:2:1: error: function calls ex
 # a query file that never ends is read no further than the limit
 expect_rc "endless query file" 1 limited "$CQL" -s -i "$MOLINARI" -o - /dev/zero
 expect_grep "endless query file message" "$T/err" "^cql: error: the query '/dev/zero' is longer than [0-9]* MB$"
-# a 10 MB string: no copy of it for each image of a transform
-{ printf 'cql() shift {"'; head -c 10000000 /dev/zero | tr '\0' a; printf '" Ka1}\n'; } >"$T/long.cql"
+# a number evaluated as a position filter stops the run with exit 1 (CQL 6.2),
+# pointing at the filter; the compile-time warning comes first
+expect_rc "value-only filter stops the run" 1 "$CQL" -s -i "$MOLINARI" -o - -cql '{2 4}'
+expect_grep "value-only filter warning" "$T/err" "^-cql:1:2: warning: the number '2' has a value but is used as a position filter"
+expect_grep "value-only filter stop message" "$T/err" "^-cql:1:2: error: game 1: '2' has a value, not a match"
+# a 10 MB string: no copy of it for each image of a transform (assigned: a
+# string alone in the body would stop the run, as in CQL 6.2)
+{ printf 'cql() shift {s = "'; head -c 10000000 /dev/zero | tr '\0' a; printf '" Ka1}\n'; } >"$T/long.cql"
 expect_rc "10 MB string under -flip" 0 limited "$CQL" -s -flip -i "$MOLINARI" -o "$T/long-out.pgn" "$T/long.cql"
 expect_grep "10 MB string summary" "$T/out" '^[01] match.* of 1 game'
 expect_rc "10 MB string -a" 0 limited "$CQL" -a "$T/long.cql"

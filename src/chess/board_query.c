@@ -81,6 +81,40 @@ static XrayHits xray_through(const Position *pos, Bitboard from, Bitboard throug
     return hits;
 }
 
+/* From a slider p on sa, with the pieces `occ` in place and the squares it
+ * already sees `seen`: through a piece on through[0], then the rest of the
+ * chain, to a square of target; the target squares reached. */
+static Bitboard xray_steps(Piece p, Square sa, Bitboard occ, Bitboard seen, const Bitboard *through, int k,
+                           Bitboard target)
+{
+    Bitboard reached = 0;
+    for (Bitboard b = seen & through[0] & occ; b;) {
+        Square sb = bb_pop_lsb(&b);
+        Bitboard without = occ & ~sq_bb(sb);
+        Bitboard beyond = att_piece(p, sa, without) & ~seen;   /* the ray beyond sb */
+        if (k == 1) reached |= beyond & target;
+        else reached |= xray_steps(p, sa, without, beyond, through + 1, k - 1, target);
+    }
+    return reached;
+}
+
+Bitboard bq_xray_chain(const Position *pos, const Bitboard *sets, int n, Bitboard *targets)
+{
+    Bitboard occ = pos_occupied(pos), found = 0;
+    *targets = 0;
+    Bitboard sliders = pos->by_type[BISHOP] | pos->by_type[ROOK] | pos->by_type[QUEEN];
+    for (Bitboard a = sets[0] & sliders; a;) {
+        Square sa = bb_pop_lsb(&a);
+        Piece p = pos_piece_on(pos, sa);
+        Bitboard reached = xray_steps(p, sa, occ, att_piece(p, sa, occ), sets + 1, n - 2, sets[n - 1]);
+        if (reached) {
+            found |= sq_bb(sa);
+            *targets |= reached;
+        }
+    }
+    return found;
+}
+
 Bitboard bq_xray_attackers(const Position *pos, Bitboard a, Bitboard b, Bitboard c)
 {
     return xray_through(pos, a, b, c).sliders;

@@ -34,6 +34,11 @@ Bitboard bq_attacked(const Position *pos, Bitboard y, Bitboard x);
 Bitboard bq_xray_attackers(const Position *pos, Bitboard a, Bitboard b, Bitboard c);
 /* `C <- B <- A`: the squares of C that a slider on A x-rays through a piece on B. */
 Bitboard bq_xray_attacked(const Position *pos, Bitboard c, Bitboard b, Bitboard a);
+/* Longer chains, `A -> B -> C -> D`: a slider on A x-rays through a piece on
+ * B, then through a piece on C, to D. sets[0] is A, sets[n-1] the target,
+ * n >= 3 (at most 16). Returns the sliders' squares, and the target squares
+ * they reach in *targets. */
+Bitboard bq_xray_chain(const Position *pos, const Bitboard *sets, int n, Bitboard *targets);
 
 /* Every square attacked by a piece on a square of X. */
 Bitboard bq_attacks_from(const Position *pos, Bitboard x);

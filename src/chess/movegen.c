@@ -188,7 +188,7 @@ static void gen_piece_moves(GenContext *g)
 
 static void gen_king_moves(GenContext *g)
 {
-    Bitboard targets = att_king(g->king) & ~g->own;
+    Bitboard targets = att_king(g->king) & ~g->own & ~pos_pieces(g->pos, g->them, KING);
     Bitboard without_king = g->occupied ^ sq_bb(g->king);
     while (targets) {
         Square to = bb_pop_lsb(&targets);
@@ -209,7 +209,9 @@ static void generate(const Position *pos, MoveList *list, bool legal, bool stop_
     g.occupied = pos_occupied(pos);
     g.own = pos->by_color[g.us];
     g.enemy = pos->by_color[g.them];
-    g.target = ~g.own;
+    /* never a capture of the king: only a position read from a FEN tag with
+     * the side not to move in check offers one (pos_from_fen_tolerant) */
+    g.target = ~g.own & ~pos_pieces(pos, g.them, KING);
     g.pinned = 0;
     g.legal = legal;
     list->count = 0;

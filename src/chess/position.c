@@ -345,8 +345,9 @@ static int parse_castling(Position *pos, FenField f, FenError *err)
     return 0;
 }
 
-/* Field 4: "-" or the square a pawn of the side not to move just skipped. */
-static int parse_ep(Position *pos, FenField f, FenError *err)
+/* Field 4: "-" or the square a pawn of the side not to move just skipped.
+ * Tolerant: a square that does not fit the board is ignored. */
+static int parse_ep(Position *pos, FenField f, bool tolerant, FenError *err)
 {
     if (f.len == 1 && f.text[0] == '-') return 0;
     Square ep = f.len == 2 ? sq_parse(f.text) : SQ_NONE;
@@ -354,6 +355,13 @@ static int parse_ep(Position *pos, FenField f, FenError *err)
         return fen_fail(err, 4, f.column, "bad en-passant square '%.*s'", f.len, f.text);
     Color us = (Color)pos->side, them = other_color(us);
     int want_rank = us == WHITE ? 5 : 2;
+    if (tolerant) {
+        Square pawn = us == WHITE ? ep - 8 : ep + 8, origin = us == WHITE ? ep + 8 : ep - 8;
+        if (rank_of(ep) == want_rank && pos->board[pawn] == make_piece(them, PAWN) && pos->board[ep] == NO_PIECE
+            && pos->board[origin] == NO_PIECE)
+            pos->ep = (uint8_t)ep;
+        return 0;
+    }
     if (rank_of(ep) != want_rank)
         return fen_fail(err, 4, f.column, "en-passant square %.2s is not on rank %d",
                         f.text, want_rank + 1);
@@ -408,7 +416,7 @@ static int split_fields(const char *text, FenField fields[], int max)
     return count;
 }
 
-int pos_from_fen(Position *pos, const char *fen, FenError *err)
+static int from_fen(Position *pos, const char *fen, bool tolerant, FenError *err)
 {
     pthread_once(&zobrist_once, make_zobrist_keys);   /* every position begins here */
     FenField fields[FEN_MAX_FIELDS + 1];   /* one more, to point at an extra field */
@@ -424,19 +432,29 @@ int pos_from_fen(Position *pos, const char *fen, FenError *err)
     clear_position(&p);
     int halfmove = 0, fullmove = 1;
     if (parse_board(&p, fields[0], err) || parse_side(&p, fields[1], err)
-        || parse_castling(&p, fields[2], err) || parse_ep(&p, fields[3], err))
+        || parse_castling(&p, fields[2], err) || parse_ep(&p, fields[3], tolerant, err))
         return -1;
     if (count >= 5 && parse_counter(fields[4], 5, &halfmove, err)) return -1;
     if (count >= 6 && parse_counter(fields[5], 6, &fullmove, err)) return -1;
     p.halfmove = (uint16_t)halfmove;
     p.fullmove = (uint16_t)(fullmove > 0 ? fullmove : 1);   /* "0" is common dirt */
 
-    if (king_attacked(&p, other_color((Color)p.side)))
+    if (!tolerant && king_attacked(&p, other_color((Color)p.side)))
         return fen_fail(err, 2, fields[1].column, "%s is to move but %s is in check",
                         COLOR_NAMES[p.side], COLOR_NAMES[other_color((Color)p.side)]);
     p.key = full_key(&p);
     *pos = p;
     return 0;
+}
+
+int pos_from_fen(Position *pos, const char *fen, FenError *err)
+{
+    return from_fen(pos, fen, false, err);
+}
+
+int pos_from_fen_tolerant(Position *pos, const char *fen, FenError *err)
+{
+    return from_fen(pos, fen, true, err);
 }
 
 /* The start position is parsed once and copied: every game without a FEN

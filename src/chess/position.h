@@ -86,6 +86,11 @@ void pos_start(Position *pos);
  * A fullmove number of 0 (common in the wild) is read as 1. On failure
  * *pos is left untouched. */
 int pos_from_fen(Position *pos, const char *fen, FenError *err);
+/* The same, reading a PGN FEN tag as CQL 6.2 does: the side not to move may
+ * be in check (no move can capture a king: movegen never makes one), and an
+ * en-passant square that does not fit the board (wrong rank, no pawn that
+ * just skipped it, a square not empty) is ignored. */
+int pos_from_fen_tolerant(Position *pos, const char *fen, FenError *err);
 /* Writes the FEN (6 fields) into out; returns its length. Castling is
  * X-FEN: KQkq for the outermost rooks (so standard chess is plain KQkq),
  * a rook's file letter for an inner castling rook. */

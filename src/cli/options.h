@@ -19,8 +19,9 @@
 /* Exit status of the cql program (ARCHITECTURE.md, shown by -help). */
 typedef enum ExitCode {
     EXIT_RAN = 0,        /* the run finished, whether or not anything matched */
-    EXIT_QUERY = 1,      /* the query has an error (no game was read), or a filter stopped
-                            the run (a failed `assert`, a file `readfile` cannot read ...) */
+    EXIT_QUERY = 1,      /* the query has an error (no game was read), or it stopped the
+                            run: a failed `assert`, a file `readfile` cannot read, a
+                            value-only filter evaluated as a position filter ... */
     EXIT_USAGE = 2,      /* bad options, or a file could not be read or written */
     EXIT_PGN_STRICT = 3  /* the input had PGN errors and --strict was given */
 } ExitCode;

@@ -24,6 +24,7 @@ typedef struct GameJob {
     CqlText printed;     /* what `message` filters printed */
     CqlText error;       /* a runtime error that stops the run (cql_search) */
     bool matched;
+    bool stopped;        /* the query stopped the run at this game (CqlGameResult.stopped) */
     bool pgn_error;
     bool examined;       /* inside the gamenumber range */
     int64_t sort_value;
@@ -94,6 +95,10 @@ static void search_game(Worker *w, GameJob *job)
     CqlGameResult found;
     job->matched = cql_search(w->searcher, w->game, &found, &job->printed);
     if (found.error) cql_text_printf(&job->error, "%s\n", found.error);
+    if (found.stopped) {
+        job->stopped = true;
+        cql_search_report_stop(w->searcher, w->game, &messages);
+    }
     if (job->matched) {
         job->sort_value = found.sort_value;
         cql_write_match(w->searcher, w->game, &job->out);
@@ -164,13 +169,14 @@ static void emit(Emitter *e, GameJob *job)
         cql_text_clear(&job->printed);
         cql_text_clear(&job->error);
         cql_text_clear(&job->out);
-        job->matched = job->pgn_error = false;
+        job->matched = job->pgn_error = job->stopped = false;
         job->state = SLOT_EMPTY;
         release_large_buffers(job);
         return;
     }
     e->totals.games++;
     e->totals.bytes += job->text_bytes;
+    if (job->stopped) e->totals.runtime_error = true;
     deliver_messages(&job->messages, e->setup->messages);
     print_text(&job->printed, e->setup->notes);
     if (job->error.len) {
@@ -196,7 +202,7 @@ static void emit(Emitter *e, GameJob *job)
     }
     release_large_buffers(job);
     cql_text_clear(&job->out);
-    job->matched = job->pgn_error = false;
+    job->matched = job->pgn_error = job->stopped = false;
     job->state = SLOT_EMPTY;
     if (limit_reached(e)) e->totals.limit_reached = true;
     if (e->setup->progress) progress_update(e->setup->progress, e->totals.games, e->totals.matches, e->totals.bytes);

@@ -43,7 +43,8 @@ typedef struct PipelineTotals {
     long pgn_errors;         /* games with a problem in their PGN */
     uint64_t bytes;          /* game text read */
     bool limit_reached;      /* stopped at the -limit */
-    bool runtime_error;      /* a filter stopped the run (a failed `assert` ...) */
+    bool runtime_error;      /* the query stopped the run (a failed `assert`,
+                                a value-only filter as a position filter ...): exit 1 */
 } PipelineTotals;
 
 /* Reads every game (up to the query's game-number range), searches it and

@@ -21,6 +21,7 @@
 
 #include "base/arena.h"
 #include "base/diag.h"
+#include "query/contexts.h"
 #include "base/strbuf.h"
 #include "chess/attacks.h"
 #include "chess/position.h"
@@ -594,10 +595,25 @@ bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText 
                                   printed ? &sb : NULL);
     if (printed) text_out(printed, &sb);
     found->matched = matched;
+    found->stopped = s->found.stopped_at != NULL;
     found->matched_positions = s->found.matched_positions;
     found->sort_value = search_sort_value(&s->query->search, &s->found);
     found->error = s->found.runtime_error;
     return matched;
+}
+
+void cql_search_report_stop(const CqlSearcher *s, const CqlGame *g, CqlMessages *m)
+{
+    const Node *n = s->found.stopped_at;
+    if (!n) return;
+    const SourceText *src = &s->query->query->src;
+    DiagSink d = sink_for(m);
+    int len = contexts_quote_length(n);
+    diag_at(&d, src, n->span, DIAG_ERROR,
+            "game %ld: '%.*s%s' has a value, not a match, and was evaluated as a position filter: the run stops "
+            "here (as in CQL 6.2)",
+            g->game.number, len, src->text + n->span.start, len < (int)(n->span.end - n->span.start) ? "..." : "");
+    count_messages(m, &d);
 }
 
 bool cql_position_matched(const CqlSearcher *s, int id)

@@ -330,11 +330,6 @@ static bool eval_dict_assign(Evaluator *ev, const Node *n, Value *out)
     return combine(n->op, &d->entries[i].value, &v);
 }
 
-bool eval_dict_has_entries(const Evaluator *ev, int32_t slot)
-{
-    return is_dictionary(ev, slot) && ev->dicts[slot].count > 0;
-}
-
 /* unbind D[k] removes the entry (if any); unbind D removes them all. */
 void eval_dict_unbind(Evaluator *ev, const Node *target)
 {

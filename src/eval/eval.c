@@ -29,16 +29,29 @@
 #include "chess/board_query.h"
 #include "chess/movegen.h"
 #include "eval/eval_int.h"
+#include "query/contexts.h"
 #include "query/sema.h"
 
 /* {==== values and helpers ==================================================== */
 
 static EvalFn eval_table[ND_COUNT_];
 
+/* A value-only filter evaluated as a position filter (query/contexts.h):
+ * lowercase and uppercase do not match; anything else stops the run, as
+ * CQL 6.2 does ("An attempt to match a position against the number ...").
+ * The evaluation of the position goes on to its end without a match, and
+ * eval_game looks at no further position. */
+static bool eval_as_position(Evaluator *ev, const Node *n)
+{
+    if (!contexts_never_matches(n) && !ev->stopped_at) ev->stopped_at = n;
+    return false;
+}
+
 bool eval_node(Evaluator *ev, const Node *n, Value *out)
 {
     out->type = VT_NONE;
     if (ev->runtime_error) return false;
+    if (n->flags & NF_AS_POSITION) return eval_as_position(ev, n);
     return eval_table[n->kind](ev, n, out);
 }
 
@@ -201,6 +214,35 @@ static bool eval_first_kid(Evaluator *ev, const Node *n, Value *out)
     return eval_node(ev, n->kids[0], out);
 }
 
+/* An argument that is evaluated where the function is called, not where
+ * its parameter stands in the body: a set that is not a variable (CQL 6.2:
+ * `function F(T){child:T} F(Q)` is `Q and child`, not `child:Q`). */
+static bool argument_is_evaluated_at_call(const Node *arg)
+{
+    return arg && arg->type == VT_SET && arg->kind != ND_VAR;
+}
+
+/* F(args): the set arguments are evaluated here, then the body (kids[0], the
+ * function's body with the arguments in place) */
+static bool eval_call(Evaluator *ev, const Node *n, Value *out)
+{
+    for (uint32_t i = 1; i < n->nkids; i++) {
+        if (!argument_is_evaluated_at_call(n->kids[i])) continue;
+        Value *v = &ev->call_args[n->num + i - 1];
+        v->type = VT_SET;
+        eval_set(ev, n->kids[i], &v->set);
+    }
+    return eval_node(ev, n->kids[0], out);
+}
+
+/* a parameter in a function's body: the value of its argument at the call,
+ * or the argument evaluated here */
+static bool eval_param(Evaluator *ev, const Node *n, Value *out)
+{
+    if (!argument_is_evaluated_at_call(n->kids[0])) return eval_node(ev, n->kids[0], out);
+    return set_value(out, ev->call_args[n->num].set);
+}
+
 static bool eval_always(Evaluator *ev, const Node *n, Value *out)
 {
     (void)ev;
@@ -289,15 +331,32 @@ static bool eval_assign(Evaluator *ev, const Node *n, Value *out)
         return true;
     }
     if (n->op == TK_ASSIGN) {
-        /* a set assignment always matches; other values only when F matched */
+        /* a set assignment always matches; other values only when F matched.
+         * A move filter with a target part that did not match assigns the
+         * empty set, though it left no value: `v = e4--e5(to)` where no such
+         * move is (CQL 6.2, cql62-fidelity.md [C5]) */
+        if (!matched && n->kids[0]->kind == ND_DASH && type_is_set(n->kids[0]->type) && v.type != VT_SET) {
+            v.type = VT_SET;
+            v.set = 0;
+        }
         if (!matched && !(v.type == VT_SET && type_is_set(n->kids[0]->type))) return false;
         ev->vars[slot] = v;
         ev->bound[slot] = true;
         *out = v;
         return true;
     }
-    if (!matched || !ev->bound[slot]) return false;
+    if (!matched) return false;
     Value *var = &ev->vars[slot];
+    if (!ev->bound[slot]) {
+        /* a persistent variable never assigned starts from 0 or "" (CQL 6.2:
+         * `persistent y += 2` matches); any other must have a value */
+        if (!ev->q->vars[slot].persistent) return false;
+        eval_piece_to_set(ev, &v);
+        if (v.type == VT_STRING) *var = (Value){.type = VT_STRING, .str = ""};
+        else if (v.type == VT_NUMBER || v.type == VT_SET) *var = (Value){.type = VT_NUMBER, .num = 0};
+        else return false;
+        ev->bound[slot] = true;
+    }
     if (var->type == VT_STRING && n->op == TK_PLUS_ASSIGN && v.type == VT_STRING) {
         StrBuf sb = SB_INIT;
         sb_append(&sb, var->str);
@@ -323,8 +382,8 @@ static bool eval_isbound(Evaluator *ev, const Node *n, Value *out)
     (void)out;
     bool bound;
     if (n->slot >= 0 && ev->q->vars[n->slot].kind == VK_DICTIONARY)
-        /* isbound D: D has an entry (chosen without a conformance vector) */
-        bound = eval_dict_has_entries(ev, n->slot);
+        /* isbound D: a declared dictionary is bound, even empty (CQL 6.2) */
+        bound = true;
     else
         bound = n->slot >= 0 && ev->bound[n->slot];
     return n->kind == ND_ISBOUND ? bound : !bound;
@@ -372,9 +431,8 @@ static bool eval_if(Evaluator *ev, const Node *n, Value *out)
     Value test;
     if (eval_node(ev, n->kids[0], &test)) return eval_node(ev, n->kids[1], out);
     if (n->kids[2]) return eval_node(ev, n->kids[2], out);
-    /* without else, a failed test lets the query go on: CQL 6.2 evaluates
-     * the `assert y` of `if false y = 1 assert y` (and stops the run there,
-     * cql62-remaining-vectors.tsv) */
+    /* without else, `if A B` is the implication A -> B: true when A fails
+     * (CQL 6.2: `if check Ka1` matches every position without a check) */
     return true;
 }
 
@@ -395,9 +453,19 @@ static bool eval_loop(Evaluator *ev, const Node *n, Value *out)
 /* while (T) F: evaluates F as long as T matches, stopping early when F does
  * not match; always matches, no value (stopping on a failing body was chosen
  * without a conformance vector). */
+const Node *eval_while_regex(const Node *test)
+{
+    while (test && (test->kind == ND_PAREN || (test->kind == ND_COMPOUND && test->nkids == 1)))
+        test = test->kids[0];
+    return test && test->kind == ND_REGEX ? test : NULL;
+}
+
 static bool eval_while(Evaluator *ev, const Node *n, Value *out)
 {
     (void)out;
+    /* while (S ~~ P): steps through the matches of P in S (CQL 6.2) */
+    const Node *regex = eval_while_regex(n->kids[0]);
+    if (regex) return eval_regex_while(ev, regex, n->kids[1]);
     Value v;
     while (eval_node(ev, n->kids[0], &v) && eval_node(ev, n->kids[1], &v)) {
     }
@@ -613,6 +681,28 @@ static bool eval_in(Evaluator *ev, const Node *n, Value *out)
 static bool eval_arrow_chain(Evaluator *ev, const Node *n, Value *out)
 {
     const Node *inner = n->kids[0];
+    if (inner->kids[0]->kind == n->kind) {
+        /* four links or more, ((A -> B) -> C) -> D: through B, then C, to D
+         * (CQL 6.2); A <- B <- C <- D: squares of A reached from D through C,
+         * then B */
+        enum { CHAIN_MAX = 16 };
+        const Node *links[CHAIN_MAX];
+        int n_links = 0;
+        const Node *at = n;
+        while (at->kind == n->kind && n_links < CHAIN_MAX - 1) {
+            links[n_links++] = at->kids[1];
+            at = at->kids[0];
+        }
+        links[n_links++] = at;   /* the leftmost; links[] runs right to left */
+        Bitboard sets[CHAIN_MAX], targets;
+        for (int i = 0; i < n_links; i++) {
+            /* sets[] from the attacker to the target */
+            int from_left = n->kind == ND_ATTACKS ? n_links - 1 - i : i;
+            eval_set(ev, links[i], &sets[from_left]);
+        }
+        Bitboard sliders = bq_xray_chain(cur_pos(ev), sets, n_links, &targets);
+        return set_value(out, n->kind == ND_ATTACKS ? sliders : targets);
+    }
     Bitboard a, b, c;
     eval_set(ev, inner->kids[0], &a);
     eval_set(ev, inner->kids[1], &b);
@@ -656,6 +746,12 @@ static bool eval_direction(Evaluator *ev, const Node *n, Value *out)
     eval_set(ev, n->kids[0], &x);
     int lo = n->num > 0 ? (int)n->num : 1;
     int hi = n->num2 > 0 ? (int)n->num2 : 7;
+    if (n->nkids > 1 && n->kids[1]) {
+        /* the distance in a numeric variable: that many squares away */
+        int64_t d;
+        if (!eval_number(ev, n->kids[1], &d) || d < 1 || d > 7) return set_value(out, 0);
+        lo = hi = (int)d;
+    }
     return set_value(out, bq_direction(x, n->dirs, lo, hi));
 }
 
@@ -727,9 +823,26 @@ static bool eval_type(Evaluator *ev, const Node *n, Value *out)
     Square s;
     if (!single_square(ev, n->kids[0], &s)) return false;
     Piece p = pos_piece_on(cur_pos(ev), s);
-    if (p == NO_PIECE) return false;
+    /* colortype of an empty square is 0 (CQL 6.2); type has no value there */
+    if (p == NO_PIECE) return n->kind == ND_COLORTYPE ? number_value(out, 0) : false;
     int t = (int)type_of(p);
     return number_value(out, n->kind == ND_COLORTYPE && color_of(p) == BLACK ? -t : t);
+}
+
+/* piecename X: the letter of the piece on the one square of X, by colour
+ * ("Q", "q"); typename X: its type ("K" for a king of either colour). An
+ * empty square is "_"; no value unless X is one square (CQL 6.2). */
+static bool eval_piece_letter(Evaluator *ev, const Node *n, Value *out)
+{
+    Square s;
+    if (!single_square(ev, n->kids[0], &s)) return false;
+    Piece p = pos_piece_on(cur_pos(ev), s);
+    static const char *const letters[] = {"_", "P", "N", "B", "R", "Q", "K", "p", "n", "b", "r", "q", "k"};
+    if (p == NO_PIECE) return eval_string_value(out, letters[0]);
+    char c = piece_char(n->kind == ND_TYPENAME ? make_piece(WHITE, type_of(p)) : p);
+    for (size_t i = 1; i < sizeof letters / sizeof letters[0]; i++)
+        if (letters[i][0] == c) return eval_string_value(out, letters[i]);
+    return false;
 }
 
 static bool eval_power(Evaluator *ev, const Node *n, Value *out)
@@ -947,10 +1060,21 @@ static bool eval_original_comment(Evaluator *ev, const Node *n, Value *out)
 
 static bool eval_player(Evaluator *ev, const Node *n, Value *out)
 {
-    if (n->flags & NF_WHITE) return tag_filter(ev, n, current_tag(ev, "White"), out);
-    if (n->flags & NF_BLACK) return tag_filter(ev, n, current_tag(ev, "Black"), out);
-    if (tag_filter(ev, n, current_tag(ev, "White"), out)) return true;
-    return tag_filter(ev, n, current_tag(ev, "Black"), out);
+    const char *w = current_tag(ev, "White"), *b = current_tag(ev, "Black");
+    if (n->flags & NF_WHITE) return tag_filter(ev, n, w, out);
+    if (n->flags & NF_BLACK) return tag_filter(ev, n, b, out);
+    if (n->nkids > 0 && n->kids[0]) {
+        if (tag_filter(ev, n, w, out)) return true;
+        return tag_filter(ev, n, b, out);
+    }
+    /* without a colour, both names on two lines: "White\nBlack" (CQL 6.2,
+     * so that `player ~~ "aro"` finds either player) */
+    if (!w && !b) return false;
+    StrBuf sb = SB_INIT;
+    sb_printf(&sb, "%s\n%s", w ? w : "", b ? b : "");
+    const char *both = arena_strdup(eval_strings(ev), sb_str(&sb));
+    sb_free(&sb);
+    return eval_string_value(out, both);
 }
 
 /* event, site, date, eventdate, eco: the PGN tag of their row in filters.def */
@@ -1055,7 +1179,19 @@ void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text)
 static bool eval_sort(Evaluator *ev, const Node *n, Value *out)
 {
     int64_t x;
-    if (!eval_number(ev, n->kids[0], &x)) return false;
+    Value v;
+    if (!eval_node(ev, n->kids[0], &v)) return false;
+    eval_piece_to_set(ev, &v);
+    if (v.type == VT_STRING) {
+        /* a string matches; it gives the game no numeric place (chosen
+         * without a conformance vector: CQL 6.2 matches, as here) */
+        *out = v;
+        return true;
+    }
+    if (v.type == VT_SET) x = bb_popcount(v.set);
+    else if (v.type == VT_NUMBER) x = v.num;
+    else if (v.type == VT_POSITION) x = v.pos->id;
+    else return false;
     bool min = (n->flags & NF_MIN) != 0;
     if (!ev->search->has_sort_value || (min ? x < ev->search->sort_value : x > ev->search->sort_value)) {
         ev->search->has_sort_value = true;
@@ -1072,8 +1208,8 @@ static bool eval_sort(Evaluator *ev, const Node *n, Value *out)
 static const EvalEntry core_entries[] = {
     {ND_COMPOUND, eval_compound},
     {ND_PAREN, eval_first_kid},
-    {ND_CALL, eval_first_kid},
-    {ND_PARAM, eval_first_kid},
+    {ND_CALL, eval_call},
+    {ND_PARAM, eval_param},
     {ND_FUNCTION_DEF, eval_always},
     {ND_INT, eval_int},
     {ND_STRING, eval_string},
@@ -1117,6 +1253,8 @@ static const EvalEntry core_entries[] = {
     {ND_FILE, eval_rank_file},
     {ND_TYPE, eval_type},
     {ND_COLORTYPE, eval_type},
+    {ND_PIECENAME, eval_piece_letter},
+    {ND_TYPENAME, eval_piece_letter},
     {ND_POWER, eval_power},
     {ND_ENPASSANTSQUARE, eval_enpassantsquare},
     {ND_DOUBLEDPAWNS, eval_pawns},
@@ -1202,7 +1340,8 @@ static bool check_node(const Node *n, void *ctx)
     /* evaluation is deterministic: a loop that changes nothing and matches
      * once matches again, for ever */
     if ((n->kind == ND_LOOP && !filter_tree_writes(n->kids[0]))
-        || (n->kind == ND_WHILE && !filter_tree_writes(n->kids[0]) && !filter_tree_writes(n->kids[1]))) {
+        || (n->kind == ND_WHILE && !eval_while_regex(n->kids[0]) && !filter_tree_writes(n->kids[0])
+            && !filter_tree_writes(n->kids[1]))) {
         diag_at(c->diag, &c->q->src, n->span, DIAG_ERROR,
                 "'%s' would repeat for ever once its body matches: nothing in it changes a variable",
                 ast_kind_name(n->kind));
@@ -1215,9 +1354,12 @@ static bool check_node(const Node *n, void *ctx)
         c->ok = false;
         return false;
     }
-    /* a call's arguments are evaluated inside its expanded body */
+    /* a call's arguments are evaluated inside its expanded body, and its set
+     * arguments at the call too */
     if (n->kind == ND_CALL) {
         ast_walk(n->kids[0], check_node, ctx);
+        for (uint32_t i = 1; i < n->nkids; i++)
+            if (n->kids[i] && n->kids[i]->type == VT_SET && n->kids[i]->kind != ND_VAR) ast_walk(n->kids[i], check_node, ctx);
         return false;
     }
     return true;
@@ -1302,6 +1444,7 @@ Evaluator *eval_new(const Query *q, const EvalSettings *s)
     ev->body_reads_tags_only = reads_tags_only(q->body);
     ev->vars = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->vars);
     ev->bound = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->bound);
+    ev->call_args = xcalloc(q->ncall_args ? q->ncall_args : 1, sizeof *ev->call_args);
     arena_init(&ev->persistent_strings, 4096);
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->init) eval_families[f]->init(ev);
@@ -1313,6 +1456,7 @@ void eval_free(Evaluator *ev)
     if (!ev) return;
     free(ev->vars);
     free(ev->bound);
+    free(ev->call_args);
     free(ev->pending);
     free(ev->runtime_error);
     for (size_t f = 0; f < FAMILIES; f++)
@@ -1351,6 +1495,7 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
     ev->messages = messages;
     ev->cache = NULL;
     ev->nodes_by_id = NULL;
+    ev->stopped_at = NULL;
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->new_game) eval_families[f]->new_game(ev);
     for (uint32_t i = 0; i < ev->q->nvars; i++) {
@@ -1366,7 +1511,7 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
     /* a body that reads only tags is evaluated once, at the first position:
      * `result 1-0` costs a lookup per game, not per position */
     bool once = ev->body_reads_tags_only, evaluated = false, matched_once = false;
-    for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, ev->settings.variations)) {
+    for (const GameNode *n = g->root; n && !ev->stopped_at; n = game_walk_next(NULL, n, ev->settings.variations)) {
         ev->cur = ev->origin = n;
         ev->npending = 0;
         Value v;
@@ -1394,6 +1539,7 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
         }
     }
     ev->cur = ev->origin = NULL;
+    out->stopped_at = ev->stopped_at;
     /* persistent strings must outlive the game's arena */
     for (uint32_t i = 0; i < ev->q->nvars; i++)
         if (ev->q->vars[i].persistent && ev->bound[i] && ev->vars[i].type == VT_STRING)

@@ -50,6 +50,9 @@ typedef struct GameSearch {
     const char *runtime_error;/* set when a filter stopped the run (a failed `assert`, a
                                  file that cannot be read ...): the message, and the
                                  search of the game ended there */
+    /* the value-only filter evaluated as a position filter that stopped the
+     * run at this game (query/contexts.h; CQL 6.2 exits 1 there), or NULL */
+    const Node *stopped_at;
 } GameSearch;
 
 typedef struct Evaluator Evaluator;

@@ -81,6 +81,8 @@ struct Evaluator {
     EvalSettings settings;
     bool body_reads_tags_only;    /* the same answer at every position of a game */
     Value *vars;                  /* by variable slot */
+    Value *call_args;             /* by argument index (Query.ncall_args): set
+                                     arguments as evaluated at their call */
     bool *bound;
     Arena persistent_strings;     /* strings held by persistent variables */
     /* the game being searched */
@@ -114,6 +116,9 @@ struct Evaluator {
     char *runtime_error;
     struct ProgramState *program;
     int8_t hhdb_cooked;           /* hhdb.c: the game contains <cook (-1: not worked out yet) */
+    /* the value-only filter evaluated as a position filter that stopped the
+     * run (query/contexts.h), or NULL */
+    const Node *stopped_at;
 };
 
 typedef bool (*EvalFn)(Evaluator *ev, const Node *n, Value *out);
@@ -182,7 +187,6 @@ Arena *eval_strings(Evaluator *ev);
 
 /* dict.c: the dictionaries' storage for a run, and the places where the
  * core filters (variables, isbound, unbind, iteration, text) meet dictionaries */
-bool eval_dict_has_entries(const Evaluator *ev, int32_t slot);
 void eval_dict_unbind(Evaluator *ev, const Node *target);
 bool eval_dict_iterate(Evaluator *ev, const Node *iteration, Value *out);
 void eval_dict_to_text(const Evaluator *ev, int32_t slot, StrBuf *sb);
@@ -199,6 +203,12 @@ bool eval_move_fits_dash(Evaluator *ev, const Node *dash, const GameNode *after)
  * all (`legal -- == 0` stops at the first move); false when `dash` is of
  * another form, and then *none is untouched */
 bool eval_dash_finds_no_move(Evaluator *ev, const Node *dash, bool *none);
+
+/* text.c: while (S ~~ P) F: F once for each match of P in S, from the left,
+ * each match after the one before (its captures set); always matches */
+bool eval_regex_while(Evaluator *ev, const Node *regex, const Node *body);
+/* The regular-expression match a while test is, through parentheses, or NULL. */
+const Node *eval_while_regex(const Node *test);
 
 /* nav.c: the lowest common ancestor of two nodes */
 const GameNode *eval_common_ancestor(const GameNode *a, const GameNode *b);

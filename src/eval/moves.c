@@ -205,8 +205,11 @@ static void pattern_any(MovePattern *p)
 static bool move_fits(const MovePattern *p, const Position *before, Move m)
 {
     if (move_kind(m) == MK_NULL) {
-        /* a null move matches only a pattern that asks for one */
-        return (p->kinds & NF_NULL) != 0;
+        /* a null move is a move of the king from its square to its square
+         * (CQL 6.2: `--`, `k--k` and `move from k` find it) */
+        if (p->kinds & NF_NULL) return true;
+        Bitboard king = pos_pieces(before, (Color)before->side, KING);
+        return (p->from & king) && (p->to & king) && !p->must_capture && !p->promo_types && !p->kinds;
     }
     if ((p->kinds & NF_NULL) || !(p->from & sq_bb(move_from(m))) || !(p->to & sq_bb(move_to(m))))
         return false;
@@ -390,6 +393,7 @@ static bool eval_move(Evaluator *ev, const Node *n, Value *out)
     const GameNode *after;
     Bitboard value = 0;
     int64_t count = 0;
+    Move last_promotion = MOVE_NONE;
     while (walk_next(&w, &m, &after)) {
         if (!move_fits(&p, &from->pos, m)) continue;
         if (n->kids[4] && !(ep_squares & sq_bb(move_to(m)))) continue;
@@ -397,7 +401,13 @@ static bool eval_move(Evaluator *ev, const Node *n, Value *out)
             bool primary = after->parent->child == after;
             if (primary != ((n->flags & NF_PRIMARY) != 0)) continue;
         }
-        count++;
+        /* the promotions of one pawn to one square count once (CQL 6.2:
+         * `move legal count` is 3, not 6, with one promoting pawn and two
+         * other moves); the generator gives them one after another */
+        bool same_promotion = move_kind(m) == MK_PROMOTION && last_promotion != MOVE_NONE &&
+                              move_from(m) == move_from(last_promotion) && move_to(m) == move_to(last_promotion);
+        last_promotion = move_kind(m) == MK_PROMOTION ? m : MOVE_NONE;
+        if (!same_promotion) count++;
         if (n->op == TK_FROM) value |= sq_bb(move_from(m));
         else if (n->op == TK_TO) value |= sq_bb(move_to(m));
         else if (n->op == TK_CAPTURE) value |= sq_bb(captured_square(&from->pos, m));
@@ -437,6 +447,15 @@ static bool eval_move_kind(Evaluator *ev, const Node *n, Value *out)
     return false;
 }
 
+/* nullmove: the move that led to the current position is a null move (CQL
+ * 6.2 marks the position after `--`, not the one it is played from) */
+static bool eval_nullmove(Evaluator *ev, const Node *n, Value *out)
+{
+    (void)n;
+    (void)out;
+    return ev->cur->parent && move_kind(ev->cur->move) == MK_NULL;
+}
+
 /* from, to: the squares of the move that led to the current position (in a
  * dash target or a path, the move just examined). */
 static bool eval_move_square(Evaluator *ev, const Node *n, Value *out)
@@ -444,8 +463,23 @@ static bool eval_move_square(Evaluator *ev, const Node *n, Value *out)
     const GameNode *c = ev->cur;
     out->type = VT_SET;
     out->set = 0;
-    if (!c->parent || move_kind(c->move) == MK_NULL) return false;
+    if (!c->parent) return false;
+    if (move_kind(c->move) == MK_NULL) {
+        /* a null move is the king's, from its square to its square (CQL 6.2) */
+        const Position *before = &c->parent->pos;
+        out->set = pos_pieces(before, (Color)before->side, KING);
+        return out->set != 0;
+    }
     out->set = sq_bb(n->kind == ND_FROM ? move_from(c->move) : move_to(c->move));
+    if (move_is_castle(c->move)) {
+        /* castling moves the rook too: its squares are in from and to (CQL
+         * 6.2: from is [e8,h8], to [f8,g8] for black's o-o) */
+        const Position *before = &c->parent->pos;
+        int wing = move_kind(c->move) == MK_CASTLE_SHORT ? CASTLE_SHORT : CASTLE_LONG;
+        Square rook_from = before->castle_rook[before->side][wing];
+        Square rook_to = make_square(wing == CASTLE_SHORT ? 5 : 3, rank_of(move_from(c->move)));
+        if (rook_from != SQ_NONE) out->set |= sq_bb(n->kind == ND_FROM ? rook_from : rook_to);
+    }
     return true;
 }
 
@@ -458,7 +492,7 @@ static const EvalEntry moves_entries[] = {
     {ND_OO, eval_move_kind},
     {ND_OOO, eval_move_kind},
     {ND_ENPASSANT, eval_move_kind},
-    {ND_NULLMOVE, eval_move_kind},
+    {ND_NULLMOVE, eval_nullmove},
     {ND_FROM, eval_move_square},
     {ND_TO, eval_move_square},
     {ND_COUNT_, NULL},

@@ -990,7 +990,6 @@ static void index_boards(Evaluator *ev)
  * for some t. */
 static bool eval_echo(Evaluator *ev, const Node *n, Value *out)
 {
-    (void)out;
     int32_t s = n->slot, t = (int32_t)n->num;
     Value saved_s = ev->vars[s], saved_t = ev->vars[t];
     bool bound_s = ev->bound[s], bound_t = ev->bound[t];
@@ -1007,13 +1006,18 @@ static bool eval_echo(Evaluator *ev, const Node *n, Value *out)
     for (const GameNode *target = first; target && !matched;
          target = pc.same_board ? ev->same_board_next[target->id] : game_walk_next(NULL, target, every_node)) {
         if (pc.same_board && !every_node && !node_is_mainline(target)) continue;
+        /* the target is any position but the source (CQL 6.2: `sort "n" echo
+         * (s t) {s & t == . ply >= 80}` finds repetitions, 3:4 4:8 on
+         * kasparov-deep-blue-1997.pgn, not every position from ply 80 on) */
+        if (target == source) continue;
         eval_position_value(&ev->vars[s], source);
         eval_position_value(&ev->vars[t], target);
         ev->bound[s] = ev->bound[t] = true;
         ev->cur = target;
-        Value v;
-        matched = eval_node(ev, n->kids[0], &v);
+        matched = eval_node(ev, n->kids[0], out);
     }
+    if (!matched) out->type = VT_NONE;
+    else if (out->type == VT_PIECE) eval_piece_to_set(ev, out);   /* its square at the target */
     ev->cur = source;
     ev->vars[s] = saved_s;
     ev->vars[t] = saved_t;
@@ -1085,24 +1089,6 @@ static bool eval_pieceid(Evaluator *ev, const Node *n, Value *out)
     return true;
 }
 
-/* piecename X: the piece on X named by what it was and where it stood at
- * the start of the game ("Pe2", "ng8"): a promoted pawn keeps its name. */
-static bool eval_piecename(Evaluator *ev, const Node *n, Value *out)
-{
-    uint8_t id = piece_on_single_square(ev, n->kids[0]);
-    if (!id) return false;
-    const GameNode *root = ev->game->root;
-    for (Square s = 0; s < SQ_NB; s++) {
-        if (root->piece_id[s] != id) continue;
-        char name[4] = {piece_char(pos_piece_on(&root->pos, s)), 0, 0, 0};
-        sq_name(s, name + 1);
-        out->type = VT_STRING;
-        out->str = arena_strdup(eval_strings(ev), name);
-        return true;
-    }
-    return false;
-}
-
 /* }==== */
 
 /* Repetitions, groups and the focus exist only inside line and path, which
@@ -1127,7 +1113,6 @@ static const EvalEntry path_entries[] = {
     {ND_ECHO, eval_echo},
     {ND_CONSECUTIVEMOVES, eval_consecutivemoves},
     {ND_PIECEID, eval_pieceid},
-    {ND_PIECENAME, eval_piecename},
     {ND_REPEAT, eval_sequence_part},
     {ND_GROUP, eval_sequence_part},
     {ND_PATH_FOCUS, eval_sequence_part},

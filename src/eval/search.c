@@ -26,14 +26,18 @@ bool search_matches(const Search *s, Evaluator *ev, const Game *g, Arena *a, Gam
         return false;
     if (!result_matches(s, g)) return false;
     eval_game(ev, g, a, found, printed);
-    if (found->runtime_error) return false;
+    if (found->runtime_error || found->stopped_at) return false;
     return found->matched_positions >= s->matchcount_min &&
            found->matched_positions <= s->matchcount_max;
 }
 
 int64_t search_sort_value(const Search *s, const GameSearch *found)
 {
-    return s->sort_by_matchcount ? found->matched_positions : found->sort_value;
+    if (s->sort_by_matchcount) return found->matched_positions;
+    /* `sort min`: the smallest value first (CQL 6.2), as the largest of the
+     * negated values */
+    if (s->sort_ascending) return found->sort_value == INT64_MIN ? INT64_MAX : -found->sort_value;
+    return found->sort_value;
 }
 
 /* The comment written before the first move of a matching game: "Game
@@ -62,9 +66,12 @@ void search_write_game(const Search *s, const Game *g, GameSearch *found, Arena 
     pgn_write_game(g, &ann, out);
 }
 
-static bool has_sort(const Node *n, void *ctx)
+/* The first `sort` of the query, in the order written. */
+static bool find_sort(const Node *n, void *ctx)
 {
-    if (n->kind == ND_SORT || (n->kind == ND_HHDB && n->num < 0 && (n->num2 & HHA_SORT))) *(bool *)ctx = true;
+    const Node **first = ctx;
+    if (*first) return false;
+    if (n->kind == ND_SORT || (n->kind == ND_HHDB && n->num < 0 && (n->num2 & HHA_SORT))) *first = n;
     return true;
 }
 
@@ -101,7 +108,8 @@ void search_init(Search *s, const SearchSettings *o, const Query *q)
         s->gamenumber.max = h->gamenumber_max > LONG_MAX ? LONG_MAX : (long)h->gamenumber_max;
     }
     s->result = o->result ? o->result : (h->present & QH_RESULT) ? h->result : NULL;
-    bool sorted = false;
-    ast_walk(q->body, has_sort, &sorted);
-    s->sorting = sorted || s->sort_by_matchcount;
+    const Node *sort = NULL;
+    ast_walk(q->body, find_sort, &sort);
+    s->sorting = sort || s->sort_by_matchcount;
+    s->sort_ascending = sort && (sort->flags & NF_MIN) && !s->sort_by_matchcount;
 }

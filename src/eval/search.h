@@ -46,6 +46,7 @@ typedef struct Search {
     const char *result;         /* only games with this result, or NULL */
     bool sorting;               /* keep matches and sort them at the end */
     bool sort_by_matchcount;
+    bool sort_ascending;      /* the first `sort` is `sort min`: the smallest value first */
 } Search;
 
 void search_init(Search *s, const SearchSettings *o, const Query *q);

@@ -74,6 +74,22 @@ static void eval_free_regexes(Evaluator *ev)
     for (int i = 0; i < REGEX_CAPTURES; i++) free(ev->captures[i]);
 }
 
+/* Matches re in text from byte `from` on; on a match keeps the captures
+ * (\0 the whole match, \1 ...) and sets *end past the match. */
+static bool regex_match_from(Evaluator *ev, regex_t *re, const char *text, size_t from, size_t *end)
+{
+    regmatch_t m[REGEX_CAPTURES];
+    if (regexec(re, text + from, REGEX_CAPTURES, m, from ? REG_NOTBOL : 0) != 0) return false;
+    for (int i = 0; i < REGEX_CAPTURES; i++) {
+        free(ev->captures[i]);
+        ev->captures[i] = NULL;
+        if (m[i].rm_so >= 0)
+            ev->captures[i] = strndup(text + from + m[i].rm_so, (size_t)(m[i].rm_eo - m[i].rm_so));
+    }
+    *end = from + (size_t)m[0].rm_eo;
+    return true;
+}
+
 /* S ~~ P: matches when P matches somewhere in S; the value is the matched text. */
 static bool eval_regex(Evaluator *ev, const Node *n, Value *out)
 {
@@ -81,23 +97,34 @@ static bool eval_regex(Evaluator *ev, const Node *n, Value *out)
     if (!eval_node(ev, n->kids[0], &s) || s.type != VT_STRING) return false;
     if (!eval_node(ev, n->kids[1], &p) || p.type != VT_STRING) return false;
     regex_t *re = compiled_regex(ev, p.str);
-    regmatch_t m[REGEX_CAPTURES];
-    if (!re || regexec(re, s.str, REGEX_CAPTURES, m, 0) != 0) return false;
-    for (int i = 0; i < REGEX_CAPTURES; i++) {
-        free(ev->captures[i]);
-        ev->captures[i] = NULL;
-        if (m[i].rm_so >= 0)
-            ev->captures[i] = strndup(s.str + m[i].rm_so, (size_t)(m[i].rm_eo - m[i].rm_so));
-    }
+    size_t end;
+    if (!re || !regex_match_from(ev, re, s.str, 0, &end)) return false;
     out->type = VT_STRING;
     out->str = arena_strdup(eval_strings(ev), ev->captures[0]);
+    return true;
+}
+
+bool eval_regex_while(Evaluator *ev, const Node *regex, const Node *body)
+{
+    Value s, p, v;
+    if (!eval_node(ev, regex->kids[0], &s) || s.type != VT_STRING) return true;
+    if (!eval_node(ev, regex->kids[1], &p) || p.type != VT_STRING) return true;
+    regex_t *re = compiled_regex(ev, p.str);
+    if (!re) return true;
+    const char *text = arena_strdup(eval_strings(ev), s.str);   /* the body may change S */
+    size_t len = strlen(text), from = 0, end;
+    while (from <= len && regex_match_from(ev, re, text, from, &end)) {
+        /* the next match starts after this one (one byte on, after an empty one) */
+        from = end > from ? end : end + 1;
+        if (!eval_node(ev, body, &v)) break;
+    }
     return true;
 }
 
 /* \N after a ~~: the N-th group of the last match; \n \t \" \\ are those characters. */
 static bool eval_escape(Evaluator *ev, const Node *n, Value *out)
 {
-    if (n->num == 0 && n->text && n->text[0] == '\\') {
+    if (n->num == 0 && n->text && n->text[0] == '\\' && n->text[1] != '0') {
         static const char from[] = "nt\"\\", to[] = "\n\t\"\\";
         const char *hit = strchr(from, n->text[1]);
         if (!hit || !n->text[1]) return false;
@@ -108,7 +135,7 @@ static bool eval_escape(Evaluator *ev, const Node *n, Value *out)
         out->str = c;
         return true;
     }
-    if (n->num <= 0 || n->num >= REGEX_CAPTURES || !ev->captures[n->num]) return false;
+    if (n->num < 0 || n->num >= REGEX_CAPTURES || !ev->captures[n->num]) return false;
     out->type = VT_STRING;
     out->str = arena_strdup(eval_strings(ev), ev->captures[n->num]);
     return true;
@@ -232,16 +259,6 @@ static bool eval_letter_case(Evaluator *ev, const Node *n, Value *out)
     return eval_string_value(out, t);
 }
 
-/* typename F: the name of F's static type ("set", "number", "string",
- * "position", "piece", "dictionary", "none"); F is not evaluated, so
- * typename always matches (names and both choices made without a
- * conformance vector). */
-static bool eval_typename(Evaluator *ev, const Node *n, Value *out)
-{
-    (void)ev;
-    return eval_string_value(out, ast_type_name(n->kids[0]->type));
-}
-
 static const EvalEntry text_entries[] = {
     {ND_REGEX, eval_regex},
     {ND_ESCAPE, eval_escape},
@@ -252,7 +269,6 @@ static const EvalEntry text_entries[] = {
     {ND_ASCII, eval_ascii},
     {ND_LOWERCASE, eval_letter_case},
     {ND_UPPERCASE, eval_letter_case},
-    {ND_TYPENAME, eval_typename},
     {ND_COUNT_, NULL},
 };
 

@@ -1237,7 +1237,7 @@ PgnParseStatus pgn_parse_game(const RawGame *raw, const char *file, Arena *a, Ga
     }
     if (fen) {
         FenError err;
-        if (pos_from_fen(&start, fen, &err) != 0) {
+        if (pos_from_fen_tolerant(&start, fen, &err) != 0) {
             problem_at(&p, 0, "bad FEN tag (field %d, column %d: %s); game skipped", err.field,
                        err.column, err.message);
             p.status = PGN_UNUSABLE;

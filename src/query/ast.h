@@ -67,7 +67,8 @@ typedef enum ValueType {
     X(NF_CASTLE, "castle")      X(NF_OO, "o-o")             X(NF_OOO, "o-o-o") \
     X(NF_NULL, "null")          X(NF_SYMBOL, "symbol")      X(NF_KEEPALLBEST, "keepallbest") \
     X(NF_MAX, "max")            X(NF_PIECEPATH, "piecepath") X(NF_VERBOSE, "verbose") \
-    X(NF_FORCED, "forced")      X(NF_CAPTURE, "capture")    X(NF_PLUS, "plus")
+    X(NF_FORCED, "forced")      X(NF_CAPTURE, "capture")    X(NF_PLUS, "plus") \
+    X(NF_AS_POSITION, "as-position")
 
 enum {
 #define X(flag, name) flag##_BIT,
@@ -186,6 +187,8 @@ struct Query {
     uint32_t nvars, vars_cap;
     Function *funcs;
     uint32_t nfuncs, funcs_cap;
+    uint32_t ncall_args;     /* the arguments of all calls: a call's num is the
+                                index of its first, a parameter's num its own */
 };
 
 /* }==== */

@@ -10,6 +10,7 @@
 
 #include "base/arena.h"
 #include "base/strbuf.h"
+#include "query/contexts.h"
 #include "query/legacy/legacy.h"
 #include "query/parser.h"
 #include "query/transform.h"
@@ -110,6 +111,9 @@ Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink 
     }
     free(translated);
     if (!q) return NULL;
+    /* value-only filters where only a match counts: flagged for the
+     * evaluator, with a warning (contexts.h); for a run, not for -parse */
+    if (opt->expand) contexts_mark(q, diag);
     for (size_t i = 0; i < sizeof body_transforms / sizeof body_transforms[0]; i++)
         if (opt->transforms & body_transforms[i].flag) xf_wrap_body(q, body_transforms[i].op);
     if (opt->expand && !xf_expand_query(q, diag)) {

@@ -675,12 +675,15 @@ static noreturn void fail_unknown(Parser *p, Token t)
 }
 
 /* The argument bound to parameter `name` by the innermost call, or NULL. */
-static Node *param_argument(Parser *p, const char *name)
+static Node *param_argument(Parser *p, const char *name, uint32_t *index)
 {
     if (!p->frame) return NULL;
     const Function *fn = &p->q->funcs[p->frame->index];
     for (uint32_t i = 0; i < fn->nparams; i++)
-        if (strcmp(fn->params[i], name) == 0) return p->frame->args[i];
+        if (strcmp(fn->params[i], name) == 0) {
+            *index = p->frame->first_arg + i;
+            return p->frame->args[i];
+        }
     return NULL;
 }
 
@@ -752,7 +755,9 @@ static Node *parse_call(Parser *p, int32_t index, Token name_tok)
         if (f->index == index) parse_fail(p, n->span, "function '%s' calls itself", fn->name);
     parse_enter_level(p, n->span);
 
-    FuncFrame frame = {index, n->kids + 1, fn->nparams, p->frame};
+    n->num = p->q->ncall_args;
+    p->q->ncall_args += fn->nparams;
+    FuncFrame frame = {index, n->kids + 1, fn->nparams, p->frame, (uint32_t)n->num};
     Lexer saved_lex = p->lex;
     Token saved_tok = p->tok, saved_prev = p->prev, saved_ahead[PARSE_LOOKAHEAD];
     int saved_nahead = p->nahead;
@@ -829,7 +834,7 @@ Node *parse_function_def(Parser *p)
 Node *parse_finish_iteration(Parser *p, const char *name, Token var, uint64_t flags, Token start, Token before_domain)
 {
     if (!parse_starts_filter(&p->tok)) parse_fail_expected(p, "the set to iterate over after %s", tok_describe(before_domain.kind));
-    Node *domain = parse_expr(p, PREC_UNION);
+    Node *domain = parse_expr(p, PREC_ATTACK);
     bool piece = flags & NF_PIECE;
     VarKind kind = piece ? VK_PIECE : VK_SET;
     if (domain->type == VT_DICTIONARY && !piece) {
@@ -872,7 +877,8 @@ static Node *parse_identifier(Parser *p)
     const Token *next = parse_peek(p, 1);
     if (next->kind == TK_ELEMENT) return parse_iteration(p, false, t);
 
-    Node *arg = param_argument(p, name);
+    uint32_t arg_index = 0;
+    Node *arg = param_argument(p, name, &arg_index);
     if (arg && arg->kind == ND_VAR) {
         name = arg->text;   /* the parameter stands for the caller's variable */
     } else if (arg) {
@@ -883,6 +889,7 @@ static Node *parse_identifier(Parser *p)
         Node *n = parse_node1(p, ND_PARAM, tok_span(t), ast_clone(p->a, arg));
         n->text = name;
         n->type = arg->type;
+        n->num = arg_index;
         return n;
     }
 
@@ -1136,7 +1143,10 @@ static Node *parse_body(Parser *p, bool body_only)
     while (p->tok.kind != TK_EOF)
         ast_push(p->a, body, parse_sequence_member(p, body->nkids ? body->kids[body->nkids - 1] : NULL));
     if (body->nkids == 0) {
-        if (body_only) parse_fail(p, tok_span(p->tok), "the query is empty: expected a filter");
+        /* CQL 6.2 refuses a query without a filter, after a header too
+         * (`cql()` and a comment: chessql vector "//") */
+        (void)body_only;
+        parse_fail(p, tok_span(p->tok), "the query is empty: expected a filter");
         body->type = VT_NONE;
         return body;
     }

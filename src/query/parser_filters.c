@@ -207,6 +207,8 @@ static Node *parse_range_bound(Parser *p)
 {
     if (p->tok.kind == TK_INT) return parse_int(p);
     if (p->tok.kind != TK_IDENT) return NULL;
+    /* `find all S += 1`: a variable being assigned is the body, not a bound */
+    if (parse_is_assign_op(parse_peek(p, 1)->kind)) return NULL;
     int32_t slot = sema_lookup_var(p->q, parse_token_text(p, p->tok));
     if (slot < 0 || sema_var(p->q, slot)->kind != VK_NUMBER) return NULL;
     Node *n = parse_node(p, ND_VAR, tok_span(p->tok), 0);
@@ -277,7 +279,9 @@ Node *parse_echo(Parser *p)
     }
     n->kids[0] = parse_prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
     n->span = span_join(n->span, n->kids[0]->span);
-    n->type = VT_NONE;
+    /* its value is its body's at the first target where the body matches
+     * (CQL 6.2: `sort "n" echo (s t) {... ply >= 80}`) */
+    n->type = n->kids[0]->type == VT_DICTIONARY ? VT_NONE : n->kids[0]->type;
     return n;
 }
 
@@ -330,7 +334,9 @@ Node *parse_sort(Parser *p)
         n->text = parse_decode_string(p, p->tok);
         parse_advance(p);
     }
-    Node *value = parse_prefix_operand(p, PREC_LOWEST, TM_NUMBER | TM_STRING, kw);
+    /* a set sorts by its size, a position by its place in the game (CQL 6.2
+     * accepts both: `sort "n" A`, `sort "n" find 2 100 check`) */
+    Node *value = parse_prefix_operand(p, PREC_LOWEST, TM_NUMBER | TM_STRING | TM_SET | TM_POSITION, kw);
     if (value->kind == ND_INT) parse_fail(p, value->span, "'sort' needs a filter to sort by, not a constant");
     n->kids[0] = value;
     n->span = span_join(n->span, value->span);
@@ -364,7 +370,20 @@ Node *parse_direction(Parser *p)
         if (p->tok.kind == TK_INT) n->num2 = parse_count_literal(p, tok_ascii(kw.kind));
         if (n->num2 < n->num) parse_fail(p, n->span, "the range of '%s' is empty", tok_ascii(kw.kind));
     }
+    /* a numeric variable as the distance (CQL 6.2: `X = 2 up X K`) */
+    Node *distance = NULL;
+    if (p->tok.kind == TK_IDENT && parse_starts_filter(parse_peek(p, 1))) {
+        int32_t slot = sema_lookup_var(p->q, parse_token_text(p, p->tok));
+        if (slot >= 0 && sema_var(p->q, slot)->kind == VK_NUMBER) {
+            distance = parse_node(p, ND_VAR, tok_span(p->tok), 0);
+            distance->slot = slot;
+            distance->text = sema_var(p->q, slot)->name;
+            distance->type = VT_NUMBER;
+            parse_advance(p);
+        }
+    }
     n->kids[0] = parse_prefix_operand(p, PREC_DIR, TM_SET, kw);
+    if (distance) ast_push(p->a, n, distance);
     n->span = span_join(n->span, n->kids[0]->span);
     n->type = VT_SET;
     return n;
@@ -478,12 +497,14 @@ Node *parse_minmax(Parser *p)
     return n;
 }
 
-/* message-args := '(' F {F} ')' | F — shared by comment, message, str, move comment */
+/* message-args := '(' F {F} ')' | F — shared by comment, message, str, move comment.
+ * Without parentheses the argument takes `and` and `or` with it, as in CQL
+ * 6.2: `comment "y" and comment "z"` is `comment ("y" and comment "z")`. */
 Node *parse_message_args(Parser *p, Node *n)
 {
     if (p->tok.kind == TK_LPAREN) return parse_argument_list(p, n, 1, UINT32_MAX, ast_kind_name(n->kind));
     Token kw = p->prev;
-    Node *arg = parse_prefix_operand(p, PREC_NOT, TM_ANY, kw);
+    Node *arg = parse_prefix_operand(p, PREC_OR, TM_ANY, kw);
     ast_push(p->a, n, arg);
     n->span = span_join(n->span, arg->span);
     return n;
@@ -577,12 +598,35 @@ Node *parse_player(Parser *p)
 }
 
 /* fen := 'fen' [string]      (the board of the string is checked here) */
+/* The board of a FEN with each run of digits written as one ("71" is 8,
+ * as CQL 6.2 reads it), so that it compares with the board of a position's
+ * FEN; the board only (the rest is not compared). */
+static char *canonical_fen_board(Arena *a, const char *fen)
+{
+    size_t len = strcspn(fen, " ");
+    char *out = arena_alloc(a, len + 1), *o = out;
+    int empty = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (fen[i] >= '1' && fen[i] <= '8') {
+            empty += fen[i] - '0';
+            continue;
+        }
+        if (empty) *o++ = (char)('0' + empty);
+        empty = 0;
+        *o++ = fen[i];
+    }
+    if (empty) *o++ = (char)('0' + empty);
+    *o = '\0';
+    return out;
+}
+
 Node *parse_fen(Parser *p)
 {
     Node *n = parse_game_text(p, ND_FEN, false);
     if (n->kids[0]) {
         const char *err = check_fen_board(n->kids[0]->text);
         if (err) parse_fail(p, n->kids[0]->span, "invalid FEN board in 'fen': %s", err);
+        n->kids[0]->text = canonical_fen_board(p->a, n->kids[0]->text);
     }
     return n;
 }
@@ -643,7 +687,18 @@ Node *parse_position_or_child(Parser *p)
     Token kw = p->tok;
     parse_advance(p);
     if (kw.kind == TK_POSITION) {
+        /* the id may be a sum: `position positionid + 1` (CQL 6.2); a ':'
+         * after it still applies to the position */
         Node *id = parse_prefix_operand(p, PREC_PRIMARY, TM_NUMBER, kw);
+        while ((p->tok.kind == TK_PLUS || p->tok.kind == TK_MINUS) && parse_starts_filter(parse_peek(p, 1))) {
+            Token op = p->tok;
+            parse_advance(p);
+            Node *rhs = parse_prefix_operand(p, PREC_PRIMARY, TM_NUMBER, op);
+            Node *sum = parse_node2(p, ND_ARITH, id, rhs);
+            sum->op = op.kind;
+            sum->type = VT_NUMBER;
+            id = sum;
+        }
         Node *n = parse_node1(p, ND_POSITION, span_join(tok_span(kw), id->span), id);
         n->type = VT_POSITION;
         return n;

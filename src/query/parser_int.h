@@ -42,10 +42,11 @@ typedef enum Prec {
     PREC_MUL,       /* * / % */
     PREC_UNARY,     /* unary - */
     PREC_SETFN,     /* # int ascii rank file power type ... operands (tighter than +) */
+    PREC_ATTACK,    /* -> <- attacks attackedby (looser than |: `P -> k | K` is
+                       `P -> (k | K)`, CQL 6.2) */
     PREC_UNION,     /* | */
     PREC_INTER,     /* & */
     PREC_COMPL,     /* ~ */
-    PREC_ATTACK,    /* -> <- attacks attackedby */
     PREC_DIR,       /* direction filters, light, dark; pin and move arguments */
     PREC_POSTFIX,   /* x[i], ~~ */
     PREC_COLON,     /* : (right-associative) */
@@ -58,6 +59,7 @@ typedef struct FuncFrame {
     Node **args;
     uint32_t nargs;
     struct FuncFrame *up;
+    uint32_t first_arg;         /* the call's num: its first argument's index (Query.ncall_args) */
 } FuncFrame;
 
 typedef struct Parser {

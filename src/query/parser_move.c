@@ -214,6 +214,10 @@ Node *parse_move(Parser *p)
             n->kids[5] = parse_node(p, ND_COMMENT, tok_span(t), 0);
             parse_message_args(p, n->kids[5]);
             n->kids[5]->type = VT_NONE;
+            /* the comment ends the parameters (CQL 6.2: in `move castle
+             * comment ("x") to r`, `to r` is a filter of its own) */
+            n->span = span_join(n->span, tok_span(p->prev));
+            break;
         } else {
             break;
         }

@@ -163,33 +163,68 @@ static void free_dataset(Dataset *d)
     free(d->games);
 }
 
-/* What the vectors record, from the output text: split it where "Game number
- * N" occurs (on one line: CQL wraps comments at 79 columns, and a wrapped
- * game-number comment merges that game's part into the previous one) and
- * count the match strings in each part; the text before the first part is
- * not counted. Appends "G:P G:P ..." for the parts with a game number. */
+/* What the vectors record, from the output text: a game's part begins at
+ * "Game number N", where the words may be separated by any run of white space
+ * (CQL 6.2 breaks the line inside the game-number comment when it follows a
+ * long comment: "Game\nnumber 3"), the splitter Game\s+number\s+(\d+) of the
+ * vectors. Match strings count for the game of the part they are in, summed
+ * per game in the order the games first appear; the text before the first part
+ * is not counted. Appends "G:P G:P ...". */
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* When p starts "Game<ws>number<ws>DIGITS": the number, and *end past it. */
+static bool game_marker(const char *p, long *number, const char **end)
+{
+    if (strncmp(p, "Game", 4) != 0 || !is_space(p[4])) return false;
+    p += 4;
+    while (is_space(*p)) p++;
+    if (strncmp(p, "number", 6) != 0 || !is_space(p[6])) return false;
+    p += 6;
+    while (is_space(*p)) p++;
+    if (*p < '0' || *p > '9') return false;
+    char *after;
+    *number = strtol(p, &after, 10);
+    *end = after;
+    return true;
+}
+
 static void count_like_cql_vectors(const char *text, CqlText *got)
 {
-    static const char marker[] = "Game number ";
-    const size_t marker_len = sizeof marker - 1, match_len = strlen(MATCHSTRING);
-    bool in_part = false, first = true;
-    long number = 0;
-    int n = 0;
-    /* one pass: a marker followed by a digit starts a part; match strings count
-     * in the current part */
-    for (const char *p = text; *p; p++) {
-        if (*p == 'G' && strncmp(p, marker, marker_len) == 0 && p[marker_len] >= '0' &&
-            p[marker_len] <= '9') {
-            if (in_part) cql_text_printf(got, "%s%ld:%d", first ? "" : " ", number, n);
-            first = first && !in_part;
-            in_part = true;
-            number = strtol(p + marker_len, NULL, 10);
-            n = 0;
-        } else if (*p == MATCHSTRING[0] && in_part && strncmp(p, MATCHSTRING, match_len) == 0) {
-            n++;
+    const size_t match_len = strlen(MATCHSTRING);
+    long *numbers = NULL;
+    int *counts = NULL;
+    int games = 0, cap = 0, current = -1;
+    for (const char *p = text; *p;) {
+        long number;
+        const char *end;
+        if (*p == 'G' && game_marker(p, &number, &end)) {
+            current = -1;
+            for (int i = 0; i < games && current < 0; i++)
+                if (numbers[i] == number) current = i;
+            if (current < 0) {
+                if (games == cap) {
+                    cap = cap ? 2 * cap : 16;
+                    numbers = must(realloc(numbers, (size_t)cap * sizeof *numbers));
+                    counts = must(realloc(counts, (size_t)cap * sizeof *counts));
+                }
+                numbers[games] = number;
+                counts[games] = 0;
+                current = games++;
+            }
+            p = end;
+        } else if (*p == MATCHSTRING[0] && current >= 0 && strncmp(p, MATCHSTRING, match_len) == 0) {
+            counts[current]++;
+            p += match_len;
+        } else {
+            p++;
         }
     }
-    if (in_part) cql_text_printf(got, "%s%ld:%d", first ? "" : " ", number, n);
+    for (int i = 0; i < games; i++) cql_text_printf(got, "%s%ld:%d", i ? " " : "", numbers[i], counts[i]);
+    free(numbers);
+    free(counts);
 }
 
 /* The occurrences of "[White " in file `path`: how cql counts the games
@@ -237,8 +272,10 @@ static void run_vector(const Vector *v, const Dataset *d, const char *path, CqlT
         CqlGameResult found;
         if (cql_search(searcher, g, &found, &printed)) cql_write_match(searcher, g, &pgn);
         cql_text_clear(&printed);
-        if (found.error) {
-            cql_text_printf(why, "%s\n", found.error);
+        if (found.error || found.stopped) {
+            /* the query stopped the run, as cql exits 1 */
+            if (found.error) cql_text_printf(why, "%s\n", found.error);
+            else cql_search_report_stop(searcher, g, &messages);
             stopped = true;
             break;
         }

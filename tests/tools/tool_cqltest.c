@@ -23,6 +23,14 @@
  *       stdout TEXT             what `message` printed contains TEXT (a runtime
  *                               error, which stops the run, is printed as
  *                               "runtime error: MESSAGE")
+ *       order G G ...           the matching games in the order a sorting
+ *                               query writes them (by sort value, largest
+ *                               first, as cql does; ties in input order)
+ *       stopped G               the query stopped the run at game G (a
+ *                               value-only filter evaluated as a position
+ *                               filter); no game after it is searched
+ *       diagnostic TEXT         the messages (compile warnings, the stop)
+ *                               contain TEXT
  *   %%fail                 the query must be rejected; each line is a prefix of
  *                          one diagnostic line, in order (%%fail ignore-msg: any)
  *   %%orbit                the text of `cql --dump-orbit` for the query, exactly
@@ -131,6 +139,11 @@ typedef struct Outcome {
     CqlText games;            /* "G G G" */
     CqlText output;           /* the PGN written */
     CqlText printed;          /* what message filters printed */
+    CqlText diagnostics;      /* the compile messages, then why the run stopped */
+    long stopped_game;        /* the game where the query stopped the run, or 0 */
+    long order_game[256];     /* matching games and their sort values, in input order */
+    int64_t order_value[256];
+    int norder;
     long count;
     int fen_results[256];     /* per %%fen line: 1 match, 0 no match */
     int nfen;
@@ -171,8 +184,18 @@ static void run_games(const CqlQuery *q, const char *pgn, Outcome *out, bool per
             break;
         }
         long number = cql_game_number(g);
+        if (found.stopped) {
+            CqlMessages stop = {capture, &out->diagnostics, 0, 0};
+            cql_search_report_stop(searcher, g, &stop);
+            out->stopped_game = number;
+            break;
+        }
         if (per_fen && out->nfen < 256) out->fen_results[out->nfen++] = matched;
         if (matched) {
+            if (out->norder < 256) {
+                out->order_game[out->norder] = number;
+                out->order_value[out->norder++] = found.sort_value;
+            }
             cql_text_printf(&out->games, "%s%ld", out->games.len ? " " : "", number);
             cql_write_match(searcher, g, &out->output);
         }
@@ -282,6 +305,7 @@ static void run_test(TestCase *t, Totals *tot)
 
     Outcome out;
     memset(&out, 0, sizeof out);
+    cql_text_printf(&out.diagnostics, "%s", str(&diags));
     CqlText why = {NULL, 0, 0};
     if (t->has_fen) {
         /* each FEN line is a one-position game */
@@ -301,7 +325,7 @@ static void run_test(TestCase *t, Totals *tot)
 
     const char *e = str(&t->expect);
     int fen_index = 0;
-    bool has_positions = false;
+    bool has_positions = false, expects_stop = false;
     char line[1024];
     while (*e) {
         const char *nl = strchr(e, '\n');
@@ -330,6 +354,32 @@ static void run_test(TestCase *t, Totals *tot)
         } else if (strncmp(line, "output ", 7) == 0) {
             if (!contains_words(str(&out.output), line + 7))
                 cql_text_printf(&why, "output lacks '%s'; it is:\n%s\n", line + 7, str(&out.output));
+        } else if (strncmp(line, "order", 5) == 0) {
+            /* a stable sort, largest value first, as the pipeline writes them */
+            for (int i = 1; i < out.norder; i++)
+                for (int j = i; j > 0 && out.order_value[j] > out.order_value[j - 1]; j--) {
+                    int64_t v = out.order_value[j];
+                    long g = out.order_game[j];
+                    out.order_value[j] = out.order_value[j - 1];
+                    out.order_game[j] = out.order_game[j - 1];
+                    out.order_value[j - 1] = v;
+                    out.order_game[j - 1] = g;
+                }
+            CqlText got = {NULL, 0, 0};
+            for (int i = 0; i < out.norder; i++) cql_text_printf(&got, "%s%ld", i ? " " : "", out.order_game[i]);
+            const char *want = line + 5;
+            while (*want == ' ') want++;
+            if (strcmp(want, str(&got)) != 0)
+                cql_text_printf(&why, "order: expected '%s', got '%s'; ", want, str(&got));
+            cql_text_free(&got);
+        } else if (strncmp(line, "stopped ", 8) == 0) {
+            expects_stop = true;
+            long want = strtol(line + 8, NULL, 10);
+            if (want != out.stopped_game)
+                cql_text_printf(&why, "stopped at game %ld, expected %ld; ", out.stopped_game, want);
+        } else if (strncmp(line, "diagnostic ", 11) == 0) {
+            if (!strstr(str(&out.diagnostics), line + 11))
+                cql_text_printf(&why, "messages lack '%s'; they are:\n%s\n", line + 11, str(&out.diagnostics));
         } else if (strncmp(line, "stdout ", 7) == 0) {
             if (!strstr(str(&out.printed), line + 7))
                 cql_text_printf(&why, "stdout lacks '%s'; it is:\n%s\n", line + 7, str(&out.printed));
@@ -338,6 +388,8 @@ static void run_test(TestCase *t, Totals *tot)
             cql_text_printf(&why, "unknown expectation '%s'; ", line);
         }
     }
+    if (out.stopped_game && !expects_stop)
+        cql_text_printf(&why, "the query stopped the run at game %ld:\n%s\n", out.stopped_game, str(&out.diagnostics));
     if (t->has_fen && fen_index != out.nfen)
         cql_text_printf(&why, "%d FEN lines but %d match/nomatch lines; ", out.nfen, fen_index);
     if (has_positions) {
@@ -351,6 +403,7 @@ static void run_test(TestCase *t, Totals *tot)
     cql_text_free(&out.games);
     cql_text_free(&out.output);
     cql_text_free(&out.printed);
+    cql_text_free(&out.diagnostics);
     cql_text_free(&diags);
     cql_query_free(q);
 }

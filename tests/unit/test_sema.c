@@ -45,7 +45,7 @@ static void test_types_of_filters(void **state)
         {"power A", VT_NUMBER},         {"A -> k", VT_SET},            {"initialposition & currentposition", VT_SET},
         {"player", VT_STRING},          {"player \"Kasparov\"", VT_NONE}, {"\"mate\"[1:2]", VT_STRING},
         {"dictionary D D[\"a\"]=1 D[\"b\"]", VT_NUMBER}, {"notransform K", VT_SET}, {"position 0", VT_POSITION},
-        {"echo (s t) s < t", VT_NONE},  {"sort \"doc\" power A", VT_NUMBER}, {"max(1 2 3)", VT_NUMBER},
+        {"echo (s t) s < t", VT_POSITION},  {"sort \"doc\" power A", VT_NUMBER}, {"max(1 2 3)", VT_NUMBER},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         Query *q = compile_quietly(cases[i].query);
