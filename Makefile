@@ -167,9 +167,10 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(INTERNAL) | $(BUILD)/tests cmocka
 	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $(CMOCKA_CFLAGS) $< $(INTERNAL) \
 	   $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS) -o $@
 
-$(BUILD)/tests/tool_%: tests/tools/tool_%.c $(LIB) | $(BUILD)/tests
+# every tool is linked with what the tools share (tests/tools/support.c)
+$(BUILD)/tests/tool_%: tests/tools/tool_%.c tests/tools/support.c $(LIB) | $(BUILD)/tests
 	@$(if $(Q),echo "  TOOL-CC $<")
-	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) -MF $@.d -MT $@ $(CFLAGS) $< tests/tools/support.c $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
 
 $(BUILD)/tests/tool_perft: tests/unit/tool_perft.c $(INTERNAL) | $(BUILD)/tests
 	@$(if $(Q),echo "  TOOL-CC $<")

@@ -34,29 +34,9 @@ for set in cql62-vectors.tsv:allowed-failures.txt cql62-chessql-vectors.tsv:allo
     [ $rc -eq 0 ] || { echo "conformance: unexpected failures in ${set%%:*} (see above)" >&2; exit 1; }
 done
 
-# matches string of a cql output file, as the vectors record it: a game's
-# part begins at Game\s+number\s+(\d+) (CQL 6.2 may break the line between
-# the words), match strings count per game, the text before the first part not
+# matches string of a cql output file, as the vectors record it
 count_parts() {
-    awk 'BEGIN { RS = "\001" }
-    {
-        text = $0
-        cur = ""
-        while (match(text, /Game[ \t\r\n]+number[ \t\r\n]+[0-9]+/)) {
-            start = RSTART; len = RLENGTH
-            count(substr(text, 1, start - 1))
-            marker = substr(text, start, len)
-            match(marker, /[0-9]+$/)
-            cur = substr(marker, RSTART, RLENGTH) + 0
-            if (!(cur in n)) { order[++k] = cur; n[cur] = 0 }
-            text = substr(text, start + len)
-        }
-        count(text)
-    }
-    function count(part,   j) {
-        while ((j = index(part, "ZZMATCH")) > 0) { if (cur != "") n[cur]++; part = substr(part, j + 7) }
-    }
-    END { s = ""; for (i = 1; i <= k; i++) s = s (i > 1 ? " " : "") order[i] ":" n[order[i]]; print s }' "$1"
+    awk -f tests/count-matches.awk "$1"
 }
 
 checked=0 bad=0

@@ -29,28 +29,10 @@ export LC_ALL=C
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-# the matches string of an output file: "G:P G:P ..." (as the vectors record it)
+# matches string of a cql output file, as the vectors record it
 count_parts() {
-    awk '{
-        line = $0
-        while ((i = index(line, "Game number ")) > 0) {
-            rest = substr(line, i + 12)
-            if (match(rest, /^[0-9]+/)) {
-                pre = substr(line, 1, i - 1)
-                while ((j = index(pre, "ZZMATCH")) > 0) { if (cur != "") n[cur]++; pre = substr(pre, j + 7) }
-                cur = substr(rest, 1, RLENGTH); order[++k] = cur; n[cur] += 0
-                line = substr(rest, RLENGTH + 1)
-            } else {
-                pre = substr(line, 1, i + 11)
-                while ((j = index(pre, "ZZMATCH")) > 0) { if (cur != "") n[cur]++; pre = substr(pre, j + 7) }
-                line = rest
-            }
-        }
-        while ((j = index(line, "ZZMATCH")) > 0) { if (cur != "") n[cur]++; line = substr(line, j + 7) }
-    }
-    END { s = ""; for (i = 1; i <= k; i++) s = s (i > 1 ? " " : "") order[i] ":" n[order[i]]; print s }' "$1"
+    awk -f tests/count-matches.awk "$1"
 }
-
 
 # a matches string cut to 200 characters
 short() {

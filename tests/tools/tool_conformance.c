@@ -26,8 +26,8 @@
 #include <string.h>
 
 #include "cql.h"
+#include "support.h"
 
-#define MATCHSTRING "ZZMATCH"
 
 typedef struct Vector {
     char *dataset, *header, *body, *rc, *matches;
@@ -40,78 +40,25 @@ typedef struct Allowed {
     int count;
 } Allowed;
 
-static void discard(void *ctx, CqlSeverity sev, const char *text)
-{
-    (void)ctx;
-    (void)sev;
-    (void)text;
-}
-
-static void capture(void *ctx, CqlSeverity sev, const char *text)
-{
-    (void)sev;
-    cql_text_append(ctx, text, strlen(text));
-}
-
-/* The text so far ("" before anything is appended). */
-static const char *str(const CqlText *t)
-{
-    return t->data ? t->data : "";
-}
-
-static void *must(void *p)
-{
-    if (!p) {
-        fprintf(stderr, "tool_conformance: out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
-/* Splits a line at tabs into at most n fields (in place). */
-static int split_tabs(char *line, char **fields, int n)
-{
-    int k = 0;
-    fields[k++] = line;
-    for (char *p = line; *p && k < n; p++)
-        if (*p == '\t') {
-            *p = '\0';
-            fields[k++] = p + 1;
-        }
-    return k;
-}
-
-static char *read_all(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    CqlText t = {NULL, 0, 0};
-    char buf[65536];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, fp)) > 0) cql_text_append(&t, buf, got);
-    fclose(fp);
-    return t.data ? t.data : must(calloc(1, 1));
-}
-
 static void load_allowed(const char *path, Allowed *a)
 {
     memset(a, 0, sizeof *a);
-    char *text = read_all(path);
+    char *text = tool_read_all(path);
     if (!text) return;
     int cap = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         if (line[0] == '#' || !line[0]) continue;
         char *f[4];
-        if (split_tabs(line, f, 4) < 3) continue;
+        if (tool_split_tabs(line, f, 4) < 3) continue;
         if (a->count == cap) {
             cap = cap ? 2 * cap : 64;
-            a->keys = must(realloc(a->keys, (size_t)cap * sizeof *a->keys));
+            a->keys = tool_must(realloc(a->keys, (size_t)cap * sizeof *a->keys));
         }
         CqlText key = {NULL, 0, 0};
         cql_text_printf(&key, "%s\t%s\t%s", f[0], f[1], f[2]);
         a->keys[a->count++] = key.data;
     }
-    a->used = must(calloc((size_t)(a->count ? a->count : 1), sizeof *a->used));
+    a->used = tool_must(calloc((size_t)(a->count ? a->count : 1), sizeof *a->used));
     free(text);
 }
 
@@ -121,117 +68,16 @@ static int find_allowed(const Allowed *a, const Vector *v)
     cql_text_printf(&key, "%s\t%s\t%s", v->dataset, v->header, v->body);
     int found = -1;
     for (int i = 0; i < a->count && found < 0; i++)
-        if (strcmp(a->keys[i], str(&key)) == 0) found = i;
+        if (strcmp(a->keys[i], tool_str(&key)) == 0) found = i;
     cql_text_free(&key);
     return found;
-}
-
-/* The games of one PGN file, parsed once (an unusable game is NULL). */
-typedef struct Dataset {
-    CqlGame **games;
-    int count;
-} Dataset;
-
-static bool load_dataset(const char *path, Dataset *d)
-{
-    memset(d, 0, sizeof *d);
-    CqlMessages quiet = {discard, NULL, 0, 0};
-    CqlReader *r = cql_reader_open(path, &quiet);
-    if (!r) return false;
-    CqlGameText *text = cql_game_text_new();
-    int cap = 0;
-    while (cql_reader_next(r, text, &quiet)) {
-        if (d->count == cap) {
-            cap = cap ? 2 * cap : 256;
-            d->games = must(realloc(d->games, (size_t)cap * sizeof *d->games));
-        }
-        CqlGame *g = cql_game_new();
-        if (cql_game_parse(g, text, path, &quiet) == CQL_GAME_UNUSABLE) {
-            cql_game_free(g);
-            g = NULL;
-        }
-        d->games[d->count++] = g;
-    }
-    cql_game_text_free(text);
-    cql_reader_close(r);
-    return true;
-}
-
-static void free_dataset(Dataset *d)
-{
-    for (int i = 0; i < d->count; i++) cql_game_free(d->games[i]);
-    free(d->games);
-}
-
-/* What the vectors record, from the output text: a game's part begins at
- * "Game number N", where the words may be separated by any run of white space
- * (CQL 6.2 breaks the line inside the game-number comment when it follows a
- * long comment: "Game\nnumber 3"), the splitter Game\s+number\s+(\d+) of the
- * vectors. Match strings count for the game of the part they are in, summed
- * per game in the order the games first appear; the text before the first part
- * is not counted. Appends "G:P G:P ...". */
-static bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-/* When p starts "Game<ws>number<ws>DIGITS": the number, and *end past it. */
-static bool game_marker(const char *p, long *number, const char **end)
-{
-    if (strncmp(p, "Game", 4) != 0 || !is_space(p[4])) return false;
-    p += 4;
-    while (is_space(*p)) p++;
-    if (strncmp(p, "number", 6) != 0 || !is_space(p[6])) return false;
-    p += 6;
-    while (is_space(*p)) p++;
-    if (*p < '0' || *p > '9') return false;
-    char *after;
-    *number = strtol(p, &after, 10);
-    *end = after;
-    return true;
-}
-
-static void count_like_cql_vectors(const char *text, CqlText *got)
-{
-    const size_t match_len = strlen(MATCHSTRING);
-    long *numbers = NULL;
-    int *counts = NULL;
-    int games = 0, cap = 0, current = -1;
-    for (const char *p = text; *p;) {
-        long number;
-        const char *end;
-        if (*p == 'G' && game_marker(p, &number, &end)) {
-            current = -1;
-            for (int i = 0; i < games && current < 0; i++)
-                if (numbers[i] == number) current = i;
-            if (current < 0) {
-                if (games == cap) {
-                    cap = cap ? 2 * cap : 16;
-                    numbers = must(realloc(numbers, (size_t)cap * sizeof *numbers));
-                    counts = must(realloc(counts, (size_t)cap * sizeof *counts));
-                }
-                numbers[games] = number;
-                counts[games] = 0;
-                current = games++;
-            }
-            p = end;
-        } else if (*p == MATCHSTRING[0] && current >= 0 && strncmp(p, MATCHSTRING, match_len) == 0) {
-            counts[current]++;
-            p += match_len;
-        } else {
-            p++;
-        }
-    }
-    for (int i = 0; i < games; i++) cql_text_printf(got, "%s%ld:%d", i ? " " : "", numbers[i], counts[i]);
-    free(numbers);
-    free(counts);
 }
 
 /* The occurrences of "[White " in file `path`: how cql counts the games
  * for `lastgamenumber` (cql62-remaining.md §12). */
 static long count_white_tags(const char *path)
 {
-    char *text = read_all(path);
+    char *text = tool_read_all(path);
     long n = 0;
     for (const char *p = text; p && (p = strstr(p, "[White ")); p++) n++;
     free(text);
@@ -240,12 +86,12 @@ static long count_white_tags(const char *path)
 
 /* Runs one vector; fills *got with the rc class and matches, as CQL's columns.
  * A runtime error (a failed assert ...) stops the run with status 1, as in cql. */
-static void run_vector(const Vector *v, const Dataset *d, const char *path, CqlText *got, CqlText *why)
+static void run_vector(const Vector *v, const ToolDataset *d, const char *path, CqlText *got, CqlText *why)
 {
     CqlText text = {NULL, 0, 0};
     cql_text_printf(&text, "cql(%s)\n%s\n", v->header, v->body);
-    CqlMessages messages = {capture, why, 0, 0};
-    CqlSettings settings = {.name = "vector.cql", .matchstring = MATCHSTRING};
+    CqlMessages messages = {tool_capture, why, 0, 0};
+    CqlSettings settings = {.name = "vector.cql", .matchstring = TOOL_MATCHSTRING};
     CqlQuery *q = cql_compile(text.data, text.len, &settings, CQL_COMPILE_RUN, &messages);
     cql_text_free(&text);
     if (!q) {
@@ -284,7 +130,7 @@ static void run_vector(const Vector *v, const Dataset *d, const char *path, CqlT
         cql_text_printf(got, "rc=1");
     } else {
         cql_text_printf(got, "rc=0 ");
-        count_like_cql_vectors(str(&pgn), got);
+        tool_count_matches(tool_str(&pgn), got);
     }
     cql_text_free(&printed);
     cql_text_free(&pgn);
@@ -306,7 +152,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--every") == 0 && i + 1 < argc) every = strtol(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "-v") == 0) verbose = true;
     }
-    char *tsv = read_all(argv[1]);
+    char *tsv = tool_read_all(argv[1]);
     if (!tsv) {
         fprintf(stderr, "cannot read %s\n", argv[1]);
         return 2;
@@ -315,7 +161,7 @@ int main(int argc, char **argv)
     load_allowed(argv[3], &allowed);
 
     int passed = 0, failed = 0, unexpected = 0, allowed_failures = 0;
-    Dataset d = {0};
+    ToolDataset d = {0};
     char *loaded = NULL;
     CqlText path = {NULL, 0, 0};
     int lineno = 0;
@@ -324,16 +170,16 @@ int main(int argc, char **argv)
         lineno++;
         if (lineno == 1) continue;   /* column names */
         char *f[7];
-        if (split_tabs(line, f, 7) < 6) continue;
+        if (tool_split_tabs(line, f, 7) < 6) continue;
         Vector v = {f[0], f[1], f[2], f[3], f[5], lineno};
         if (only && !strstr(v.body, only) && !strstr(v.dataset, only)) continue;
         if (every > 1 && lineno % every != 0) continue;
         if (!loaded || strcmp(loaded, v.dataset) != 0) {
-            if (loaded) free_dataset(&d);
+            if (loaded) tool_free_dataset(&d);
             cql_text_clear(&path);
             cql_text_printf(&path, "%s/%s", argv[2], v.dataset);
-            if (!load_dataset(str(&path), &d)) {
-                fprintf(stderr, "cannot read %s\n", str(&path));
+            if (!tool_load_dataset(tool_str(&path), &d)) {
+                fprintf(stderr, "cannot read %s\n", tool_str(&path));
                 return 2;
             }
             loaded = v.dataset;
@@ -341,9 +187,9 @@ int main(int argc, char **argv)
         CqlText want = {NULL, 0, 0}, got = {NULL, 0, 0}, why = {NULL, 0, 0};
         if (strcmp(v.rc, "0") == 0) cql_text_printf(&want, "rc=0 %s", v.matches);
         else cql_text_printf(&want, "rc=1");
-        run_vector(&v, &d, str(&path), &got, &why);
+        run_vector(&v, &d, tool_str(&path), &got, &why);
         int allow = find_allowed(&allowed, &v);
-        if (strcmp(str(&want), str(&got)) == 0) {
+        if (strcmp(tool_str(&want), tool_str(&got)) == 0) {
             passed++;
             if (allow >= 0) {
                 allowed.used[allow] = true;
@@ -361,15 +207,15 @@ int main(int argc, char **argv)
             }
             if (allow < 0 || verbose) {
                 printf("FAIL line %d: %s\t%s\t%s\n  want: %s\n  got:  %s\n", v.line, v.dataset,
-                       v.header, v.body, str(&want), str(&got));
-                if (why.len) printf("  %s", str(&why));
+                       v.header, v.body, tool_str(&want), tool_str(&got));
+                if (why.len) printf("  %s", tool_str(&why));
             }
         }
         cql_text_free(&want);
         cql_text_free(&got);
         cql_text_free(&why);
     }
-    if (loaded) free_dataset(&d);
+    if (loaded) tool_free_dataset(&d);
     cql_text_free(&path);
     printf("conformance: %d passed, %d failed (%d of them on the allowed list)\n", passed, failed,
            allowed_failures);

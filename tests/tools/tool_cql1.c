@@ -27,129 +27,18 @@
 #include <string.h>
 
 #include "cql.h"
+#include "support.h"
 
-#define MATCHSTRING "ZZMATCH"
-
-static void discard(void *ctx, CqlSeverity sev, const char *text)
-{
-    (void)ctx;
-    (void)sev;
-    (void)text;
-}
-
-static void capture(void *ctx, CqlSeverity sev, const char *text)
-{
-    (void)sev;
-    cql_text_append(ctx, text, strlen(text));
-}
-
-static const char *str(const CqlText *t)
-{
-    return t->data ? t->data : "";
-}
-
-static void *must(void *p)
-{
-    if (!p) {
-        fprintf(stderr, "tool_cql1: out of memory\n");
-        exit(2);
-    }
-    return p;
-}
 
 static char *dup_string(const char *s)
 {
-    return strcpy(must(malloc(strlen(s) + 1)), s);
-}
-
-static char *read_all(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    CqlText t = {NULL, 0, 0};
-    char buf[65536];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, fp)) > 0) cql_text_append(&t, buf, got);
-    fclose(fp);
-    if (!t.data) cql_text_append(&t, "", 0);
-    return t.data;
-}
-
-static int split_tabs(char *line, char **fields, int n)
-{
-    int k = 0;
-    fields[k++] = line;
-    for (char *p = line; *p && k < n; p++)
-        if (*p == '\t') {
-            *p = '\0';
-            fields[k++] = p + 1;
-        }
-    return k;
+    return strcpy(tool_must(malloc(strlen(s) + 1)), s);
 }
 
 /* {==== games ================================================================== */
 
-typedef struct Dataset {
-    CqlGame **games;   /* NULL where a game is unusable */
-    int count;
-} Dataset;
-
-static bool load_dataset(const char *path, Dataset *d)
-{
-    memset(d, 0, sizeof *d);
-    CqlMessages quiet = {discard, NULL, 0, 0};
-    CqlReader *r = cql_reader_open(path, &quiet);
-    if (!r) return false;
-    CqlGameText *text = cql_game_text_new();
-    int cap = 0;
-    while (cql_reader_next(r, text, &quiet)) {
-        if (d->count == cap) {
-            cap = cap ? 2 * cap : 256;
-            d->games = must(realloc(d->games, (size_t)cap * sizeof *d->games));
-        }
-        CqlGame *g = cql_game_new();
-        if (cql_game_parse(g, text, path, &quiet) == CQL_GAME_UNUSABLE) {
-            cql_game_free(g);
-            g = NULL;
-        }
-        d->games[d->count++] = g;
-    }
-    cql_game_text_free(text);
-    cql_reader_close(r);
-    return true;
-}
-
-static void free_dataset(Dataset *d)
-{
-    for (int i = 0; i < d->count; i++) cql_game_free(d->games[i]);
-    free(d->games);
-}
-
-/* "G:P G:P ..." of an output text, as the conformance vectors count: the
- * match strings between one "Game number N" and the next. */
-static void count_matches(const char *text, CqlText *got)
-{
-    static const char marker[] = "Game number ";
-    const size_t marker_len = sizeof marker - 1, match_len = strlen(MATCHSTRING);
-    bool in_part = false, first = true;
-    long number = 0;
-    int n = 0;
-    for (const char *p = text; *p; p++) {
-        if (*p == 'G' && strncmp(p, marker, marker_len) == 0 && p[marker_len] >= '0' && p[marker_len] <= '9') {
-            if (in_part) cql_text_printf(got, "%s%ld:%d", first ? "" : " ", number, n);
-            first = first && !in_part;
-            in_part = true;
-            number = strtol(p + marker_len, NULL, 10);
-            n = 0;
-        } else if (*p == MATCHSTRING[0] && in_part && strncmp(p, MATCHSTRING, match_len) == 0) {
-            n++;
-        }
-    }
-    if (in_part) cql_text_printf(got, "%s%ld:%d", first ? "" : " ", number, n);
-}
-
 /* Searches every game of d with q, as cql does. */
-static void search_all(const CqlQuery *q, const Dataset *d, CqlText *got)
+static void search_all(const CqlQuery *q, const ToolDataset *d, CqlText *got)
 {
     CqlSearcher *searcher = cql_searcher_new(q);
     CqlRange wanted = cql_query_gamenumber(q);
@@ -162,7 +51,7 @@ static void search_all(const CqlQuery *q, const Dataset *d, CqlText *got)
         if (cql_search(searcher, g, &found, &printed)) cql_write_match(searcher, g, &pgn);
         cql_text_clear(&printed);
     }
-    count_matches(str(&pgn), got);
+    tool_count_matches(tool_str(&pgn), got);
     cql_text_free(&printed);
     cql_text_free(&pgn);
     cql_searcher_free(searcher);
@@ -180,14 +69,14 @@ typedef struct Pair {
 
 static CqlQuery *compile_text(const char *name, const char *text, CqlText *why)
 {
-    CqlMessages messages = {capture, why, 0, 0};
-    CqlSettings settings = {.name = name, .matchstring = MATCHSTRING};
+    CqlMessages messages = {tool_capture, why, 0, 0};
+    CqlSettings settings = {.name = name, .matchstring = TOOL_MATCHSTRING};
     return cql_compile(text, strlen(text), &settings, CQL_COMPILE_RUN, &messages);
 }
 
 static CqlQuery *compile_file(const char *path, CqlText *why)
 {
-    char *text = read_all(path);
+    char *text = tool_read_all(path);
     if (!text) {
         cql_text_printf(why, "cannot read %s\n", path);
         return NULL;
@@ -200,7 +89,7 @@ static CqlQuery *compile_file(const char *path, CqlText *why)
 /* The twin's header and body when it is `cql(HEADER)\nBODY\n`. */
 static void twin_parts(const char *path, Pair *p)
 {
-    char *text = read_all(path);
+    char *text = tool_read_all(path);
     if (!text) return;
     char *nl = strchr(text, '\n');
     if (nl && strncmp(text, "cql(", 4) == 0 && nl > text + 4 && nl[-1] == ')') {
@@ -263,7 +152,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *only = argc > 6 && strcmp(argv[5], "--only") == 0 ? argv[6] : NULL;
-    char *tsv = read_all(argv[1]), *vectors = read_all(argv[4]);
+    char *tsv = tool_read_all(argv[1]), *vectors = tool_read_all(argv[4]);
     if (!tsv || !vectors) {
         fprintf(stderr, "cannot read %s or %s\n", argv[1], argv[4]);
         return 2;
@@ -276,11 +165,11 @@ int main(int argc, char **argv)
     for (char *line = strtok_r(tsv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         if (line[0] == '#' || !line[0]) continue;
         char *f[3];
-        if (split_tabs(line, f, 3) < 3) continue;
+        if (tool_split_tabs(line, f, 3) < 3) continue;
         if (only && strcmp(only, f[0]) != 0) continue;
         if (npairs == cap) {
             cap = cap ? 2 * cap : 64;
-            pairs = must(realloc(pairs, (size_t)cap * sizeof *pairs));
+            pairs = tool_must(realloc(pairs, (size_t)cap * sizeof *pairs));
         }
         Pair *p = &pairs[npairs++];
         memset(p, 0, sizeof *p);
@@ -289,20 +178,20 @@ int main(int argc, char **argv)
         p->compare = f[2];
         CqlText path = {NULL, 0, 0}, why = {NULL, 0, 0};
         cql_text_printf(&path, "%s/%s.cql", argv[2], p->name);
-        p->cql1 = compile_file(str(&path), &why);
-        char *text = read_all(str(&path));
-        CqlMessages messages = {capture, &why, 0, 0};
-        char *translated = text ? cql_translate_cql1(text, strlen(text), str(&path), &messages) : NULL;
+        p->cql1 = compile_file(tool_str(&path), &why);
+        char *text = tool_read_all(tool_str(&path));
+        CqlMessages messages = {tool_capture, &why, 0, 0};
+        char *translated = text ? cql_translate_cql1(text, strlen(text), tool_str(&path), &messages) : NULL;
         if (translated) p->translation = compile_text("translation", translated, &why);
         free(translated);
         free(text);
         cql_text_clear(&path);
         cql_text_printf(&path, "%s/%s.cql6", argv[2], p->name);
-        p->twin = compile_file(str(&path), &why);
-        twin_parts(str(&path), p);
+        p->twin = compile_file(tool_str(&path), &why);
+        twin_parts(tool_str(&path), p);
         if (!p->cql1 || !p->twin || !p->translation) {
             p->failed = true;
-            printf("cql1: %s: does not compile:\n%s", p->name, str(&why));
+            printf("cql1: %s: does not compile:\n%s", p->name, tool_str(&why));
         } else if (!cql_query_equal(p->cql1, p->translation)) {
             fail(p, "the translation does not compile to the syntax tree of the CQL 1.0 file");
         }
@@ -320,13 +209,13 @@ int main(int argc, char **argv)
             bool done = false;
             for (int k = 0; k < nseen && !done; k++) done = strcmp(seen[k], ds) == 0;
             if (done) continue;
-            seen = must(realloc(seen, (size_t)(nseen + 1) * sizeof *seen));
+            seen = tool_must(realloc(seen, (size_t)(nseen + 1) * sizeof *seen));
             seen[nseen++] = dup_string(ds);
             CqlText path = {NULL, 0, 0};
             cql_text_printf(&path, "%s/%s", argv[3], ds);
-            Dataset d;
-            if (!load_dataset(str(&path), &d)) {
-                fprintf(stderr, "cannot read %s\n", str(&path));
+            ToolDataset d;
+            if (!tool_load_dataset(tool_str(&path), &d)) {
+                fprintf(stderr, "cannot read %s\n", tool_str(&path));
                 return 2;
             }
             cql_text_free(&path);
@@ -345,22 +234,22 @@ int main(int argc, char **argv)
                 search_all(p->twin, &d, &b);
                 search_all(p->translation, &d, &c);
                 bool games_only = strncmp(p->compare, "games", 5) == 0;
-                games_of(str(&a), &ga);
-                games_of(str(&b), &gb);
+                games_of(tool_str(&a), &ga);
+                games_of(tool_str(&b), &gb);
                 CqlText where = {NULL, 0, 0};
                 cql_text_printf(&where, "on %s", ds);
-                if (games_only ? strcmp(str(&ga), str(&gb)) != 0 : strcmp(str(&a), str(&b)) != 0) {
-                    fail(p, "%s: the CQL 1.0 file and its twin differ\n  cql1: %.200s", str(&where), str(&a));
-                    printf("  twin: %.200s\n", str(&b));
+                if (games_only ? strcmp(tool_str(&ga), tool_str(&gb)) != 0 : strcmp(tool_str(&a), tool_str(&b)) != 0) {
+                    fail(p, "%s: the CQL 1.0 file and its twin differ\n  cql1: %.200s", tool_str(&where), tool_str(&a));
+                    printf("  twin: %.200s\n", tool_str(&b));
                 }
-                if (strcmp(str(&a), str(&c)) != 0) {
-                    fail(p, "%s: the translation differs\n  cql1:        %.200s", str(&where), str(&a));
-                    printf("  translation: %.200s\n", str(&c));
+                if (strcmp(tool_str(&a), tool_str(&c)) != 0) {
+                    fail(p, "%s: the translation differs\n  cql1:        %.200s", tool_str(&where), tool_str(&a));
+                    printf("  translation: %.200s\n", tool_str(&c));
                 }
                 if (p->twin_body) {
                     CqlText key = {NULL, 0, 0};
                     cql_text_printf(&key, "\n%s\t%s\t%s\t0\t", ds, p->twin_header, p->twin_body);
-                    const char *at = strstr(vectors, str(&key));
+                    const char *at = strstr(vectors, tool_str(&key));
                     if (at) {
                         vector_checks++;
                         const char *games = at + key.len;            /* games column, then matches */
@@ -369,11 +258,11 @@ int main(int argc, char **argv)
                         if (tab && end) {
                             CqlText want = {NULL, 0, 0};
                             cql_text_append(&want, tab + 1, (size_t)(end - tab - 1));
-                            if (strcmp(str(&want), str(&b)) != 0) {
+                            if (strcmp(tool_str(&want), tool_str(&b)) != 0) {
                                 fail(p, "%s: the twin differs from the CQL 6.2 vector\n  twin:   %.200s",
-                                     str(&where),
-                                     str(&b));
-                                printf("  vector: %.200s\n", str(&want));
+                                     tool_str(&where),
+                                     tool_str(&b));
+                                printf("  vector: %.200s\n", tool_str(&want));
                             }
                             cql_text_free(&want);
                         }
@@ -381,7 +270,7 @@ int main(int argc, char **argv)
                     cql_text_free(&key);
                 }
                 if (a.len) p->some_match = true;
-                if (count_words(str(&a)) < d.count) p->some_miss = true;
+                if (count_words(tool_str(&a)) < d.count) p->some_miss = true;
                 cql_text_free(&a);
                 cql_text_free(&b);
                 cql_text_free(&c);
@@ -389,7 +278,7 @@ int main(int argc, char **argv)
                 cql_text_free(&gb);
                 cql_text_free(&where);
             }
-            free_dataset(&d);
+            tool_free_dataset(&d);
         }
         free(list);
     }
