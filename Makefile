@@ -319,4 +319,4 @@ unity: | $(BUILD)/obj
 clean:
 	rm -rf build cql
 
--include $(DEPS) $(wildcard $(FUZZ_DIR)/obj/*.d)
+-include $(DEPS) $(wildcard $(FUZZ_DIR)/obj/*.d $(FUZZ_DIR)/obj/*/*.d $(FUZZ_DIR)/obj/*/*/*.d)
