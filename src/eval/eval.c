@@ -35,6 +35,20 @@
 
 static EvalFn eval_table[ND_COUNT_];
 
+/* The squares of a piece designator (Ka1, [QR], _) in the current position. */
+static inline Bitboard designator_squares(const Evaluator *ev, const Designator *d)
+{
+    const Position *pos = &ev->cur->pos;
+    Bitboard b = 0;
+    Bitboard mask = d->pieces;
+    if (mask & 1u) b |= ~pos_occupied(pos);
+    for (mask &= ~(Bitboard)1; mask;) {
+        Piece p = (Piece)bb_pop_lsb(&mask);
+        b |= pos_pieces(pos, color_of(p), type_of(p));
+    }
+    return b & d->squares;
+}
+
 bool eval_node(Evaluator *ev, const Node *n, Value *out)
 {
     out->type = VT_NONE;
@@ -73,6 +87,11 @@ void eval_piece_to_set(const Evaluator *ev, Value *v)
 
 bool eval_set(Evaluator *ev, const Node *n, Bitboard *out)
 {
+    /* the usual operand (Q, k, [RQ]d1): its squares, with no Value between */
+    if (n->kind == ND_DESIGNATOR && !ev->runtime_error) {
+        *out = designator_squares(ev, n->desig);
+        return *out != 0;
+    }
     Value v;
     if (!eval_node(ev, n, &v)) {
         *out = 0;
@@ -231,16 +250,7 @@ static bool eval_string(Evaluator *ev, const Node *n, Value *out)
 
 static bool eval_designator(Evaluator *ev, const Node *n, Value *out)
 {
-    const Position *pos = cur_pos(ev);
-    const Designator *d = n->desig;
-    Bitboard b = 0;
-    Bitboard mask = d->pieces;
-    if (mask & 1u) b |= ~pos_occupied(pos);
-    for (mask &= ~(Bitboard)1; mask;) {
-        Piece p = (Piece)bb_pop_lsb(&mask);
-        b |= pos_pieces(pos, color_of(p), type_of(p));
-    }
-    return set_value(out, b & d->squares);
+    return set_value(out, designator_squares(ev, n->desig));
 }
 
 static bool eval_var(Evaluator *ev, const Node *n, Value *out)
