@@ -71,6 +71,7 @@ void eval_runtime_error(Evaluator *ev, const char *fmt, ...)
 /* The square of piece `id` at the current node, as a set (empty if captured). */
 Bitboard eval_piece_square(const Evaluator *ev, uint8_t id)
 {
+    game_fill_piece_ids(ev->game);
     const uint8_t *ids = ev->cur->piece_id;
     for (Square s = 0; s < SQ_NB; s++)
         if (ids[s] == id) return sq_bb(s);
@@ -284,6 +285,7 @@ static bool eval_assign(Evaluator *ev, const Node *n, Value *out)
             return false;
         Square s = bb_lsb(v.set & pos_occupied(cur_pos(ev)));
         v.type = VT_PIECE;
+        game_fill_piece_ids(ev->game);
         v.piece = ev->cur->piece_id[s];
     } else if (v.type == VT_PIECE && ev->q->vars[slot].kind != VK_PIECE) {
         eval_piece_to_set(ev, &v);
@@ -786,6 +788,7 @@ static bool eval_square_iter(Evaluator *ev, const Node *n, Value *out)
         Value *var = &ev->vars[slot];
         if (pieces) {
             var->type = VT_PIECE;
+            game_fill_piece_ids(ev->game);
             var->piece = ev->cur->piece_id[s];
         } else {
             var->type = VT_SET;
