@@ -1386,7 +1386,16 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
         ev->npending = 0;
         Value v;
         bool matched;
-        if (!once) {
+        /* the commonest bodies of one filter are tested here, with no
+         * dispatch: a piece designator (Ka1) is a bitboard test, and check
+         * and mate read the node's check state */
+        if (body->kind == ND_DESIGNATOR) {
+            matched = designator_squares(ev, body->desig) != 0;
+        } else if (body->kind == ND_CHECK) {
+            matched = game_node_check(n) != NODE_NO_CHECK;
+        } else if (body->kind == ND_MATE) {
+            matched = game_node_check(n) == NODE_MATED;
+        } else if (!once) {
             matched = eval_node(ev, body, &v);
         } else {
             if (!evaluated) matched_once = eval_node(ev, body, &v);
