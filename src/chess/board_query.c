@@ -38,10 +38,32 @@ Bitboard bq_attacks_from(const Position *pos, Bitboard x)
     return result;
 }
 
+/* The pieces of `from` that attack square t: the attack tables read
+ * backwards from t, only for the kinds of piece `from` holds. */
+static Bitboard attackers_of_square(const Position *pos, Square t, Bitboard from)
+{
+    Bitboard occ = pos_occupied(pos), found = 0;
+    Bitboard pawns = from & pos->by_type[PAWN];
+    if (pawns)
+        found |= (att_pawn(BLACK, t) & pawns & pos->by_color[WHITE])
+               | (att_pawn(WHITE, t) & pawns & pos->by_color[BLACK]);
+    found |= att_knight(t) & from & pos->by_type[KNIGHT];
+    found |= att_king(t) & from & pos->by_type[KING];
+    Bitboard diagonal = from & (pos->by_type[BISHOP] | pos->by_type[QUEEN]);
+    if (diagonal) found |= att_bishop(t, occ) & diagonal;
+    Bitboard straight = from & (pos->by_type[ROOK] | pos->by_type[QUEEN]);
+    if (straight) found |= att_rook(t, occ) & straight;
+    return found;
+}
+
 Bitboard bq_attackers(const Position *pos, Bitboard x, Bitboard y)
 {
     Bitboard result = 0;
-    for (Bitboard b = x & pos_occupied(pos); b;) {
+    x &= pos_occupied(pos);
+    if (!x || !y) return 0;
+    /* one target square (Q attacks k): look from it back to the pieces */
+    if (!bb_more_than_one(y)) return attackers_of_square(pos, bb_pop_lsb(&y), x);
+    for (Bitboard b = x; b;) {
         Square s = bb_pop_lsb(&b);
         if (bq_attacks_of(pos, s) & y) result |= sq_bb(s);
     }

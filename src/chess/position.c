@@ -4,9 +4,9 @@
  * Owns the Position value (see src/chess/position.h): FEN parsing with a
  * FenError naming field and column for every refusal, FEN writing,
  * pos_make_move (castling in standard chess and Chess960, en passant,
- * promotion, counters, castling rights) and the incrementally updated
- * Zobrist key. The keys are made once from a fixed seed (section "Zobrist
- * keys"), so positions hash identically in every run and every thread.
+ * promotion, counters, castling rights) and the Zobrist key, computed when
+ * asked (pos_key). The keys are made once from a fixed seed (section
+ * "Zobrist keys"), so positions hash identically in every run and thread.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -60,7 +60,7 @@ static pthread_once_t zobrist_once = PTHREAD_ONCE_INIT;
 
 /* ====================================================================
  * Board edits: every change to the pieces goes through these three, which
- * keep board[], the bitboards and the key in step.
+ * keep board[] and the bitboards in step.
  * ==================================================================== */
 
 static uint64_t zobrist_piece(Piece p, Square s)
@@ -84,7 +84,6 @@ static void put_piece(Position *pos, Piece p, Square s)
     pos->by_type[0] |= b;
     pos->by_type[type_of(p)] |= b;
     pos->by_color[color_of(p)] |= b;
-    pos->key ^= zobrist_piece(p, s);
 }
 
 static void remove_piece(Position *pos, Square s)
@@ -96,7 +95,6 @@ static void remove_piece(Position *pos, Square s)
     pos->by_type[0] ^= b;
     pos->by_type[type_of(p)] ^= b;
     pos->by_color[color_of(p)] ^= b;
-    pos->key ^= zobrist_piece(p, s);
 }
 
 static void move_piece(Position *pos, Square from, Square to)
@@ -109,29 +107,22 @@ static void move_piece(Position *pos, Square from, Square to)
     pos->by_type[0] ^= b;
     pos->by_type[type_of(p)] ^= b;
     pos->by_color[color_of(p)] ^= b;
-    pos->key ^= zobrist_piece(p, from) ^ zobrist_piece(p, to);
 }
 
-/* Removes c's castling right on `wing`, if it has one; returns the change
- * the caller must make to the key (pos->key itself is left alone, so the
- * hot path of pos_make_move can keep the key in a local). */
-static uint64_t drop_castle_right(Position *pos, Color c, int wing)
+/* Removes c's castling right on `wing`, if it has one. */
+static void drop_castle_right(Position *pos, Color c, int wing)
 {
-    Square rook = pos->castle_rook[c][wing];
-    if (rook == SQ_NONE) return 0;
     pos->castle_rook[c][wing] = SQ_NONE;
-    return zobrist_castle(c, rook);
 }
 
 static void clear_ep(Position *pos)
 {
-    if (pos->ep == SQ_NONE) return;
-    pos->key ^= ZOBRIST_EP_FILE[file_of(pos->ep)];
     pos->ep = SQ_NONE;
 }
 
-/* The key computed from scratch (for FEN input and pos_is_ok). */
-static uint64_t full_key(const Position *pos)
+/* Computed when asked, from scratch: a replay never needs it, so no move
+ * pays for keeping it up to date. */
+uint64_t pos_key(const Position *pos)
 {
     uint64_t key = pos->side == BLACK ? ZOBRIST_BLACK_TO_MOVE : 0;
     for (Bitboard b = pos->by_type[0]; b; ) {
@@ -442,7 +433,6 @@ static int from_fen(Position *pos, const char *fen, bool tolerant, FenError *err
     if (!tolerant && king_attacked(&p, other_color((Color)p.side)))
         return fen_fail(err, 2, fields[1].column, "%s is to move but %s is in check",
                         COLOR_NAMES[p.side], COLOR_NAMES[other_color((Color)p.side)]);
-    p.key = full_key(&p);
     *pos = p;
     return 0;
 }
@@ -561,19 +551,17 @@ static bool castle_rights_remain(const Position *pos)
  * of the mover's when it was the king (now on the destination square), and
  * any whose rook left its square or was captured on it (a castling rook
  * square always holds that side's rook, so no colour test is needed).
- * Returns the change to the key. */
-COLD_PATH static uint64_t drop_rights_touched(Position *pos, Move m)
+ */
+COLD_PATH static void drop_rights_touched(Position *pos, Move m)
 {
     Square from = move_from(m), to = move_to(m);
     Piece mover = (Piece)pos->board[to];
-    uint64_t delta = 0;
     for (int c = WHITE; c <= BLACK; c++)
         for (int wing = CASTLE_SHORT; wing <= CASTLE_LONG; wing++) {
             Square rook = pos->castle_rook[c][wing];
             bool king_moved = mover == make_piece((Color)c, KING);
-            if (rook == from || rook == to || king_moved) delta ^= drop_castle_right(pos, (Color)c, wing);
+            if (rook == from || rook == to || king_moved) drop_castle_right(pos, (Color)c, wing);
         }
-    return delta;
 }
 
 /* The other side moves next; Black's move completes a full move. */
@@ -581,13 +569,12 @@ static void pass_turn(Position *pos)
 {
     if (pos->side == BLACK && pos->fullmove < COUNTER_MAX) pos->fullmove++;
     pos->side = (uint8_t)other_color((Color)pos->side);
-    pos->key ^= ZOBRIST_BLACK_TO_MOVE;
 }
 
 /*
  * A normal move (no promotion, castling or en passant): nearly every move
  * of a game, so it is done in one pass rather than through the board-edit
- * helpers. The key, counter and ep square are kept in locals, and board[]
+ * helpers. The counter and ep square are kept in locals, and board[]
  * is written after the bitboards: a store to board[] (uint8_t, which may
  * alias anything) would make the compiler reload every field after it.
  * The rare castling-right update comes last, so the hot path keeps few
@@ -600,12 +587,10 @@ static void make_normal_move(Position *pos, Move m)
     Piece piece = (Piece)pos->board[from], victim = (Piece)pos->board[to];
     Color us = (Color)pos->side;
     Bitboard from_to = sq_bb(from) | sq_bb(to);
-    uint64_t key = pos->key ^ zobrist_piece(piece, from) ^ zobrist_piece(piece, to);
     unsigned halfmove = pos->halfmove < COUNTER_MAX ? pos->halfmove + 1u : COUNTER_MAX;
     Square ep = SQ_NONE;
     assert(piece != NO_PIECE && color_of(piece) == us && move_kind(m) == MK_NORMAL);
 
-    if (pos->ep != SQ_NONE) key ^= ZOBRIST_EP_FILE[file_of(pos->ep)];
     pos->by_type[0] ^= from_to;
     pos->by_type[type_of(piece)] ^= from_to;
     pos->by_color[us] ^= from_to;
@@ -615,25 +600,22 @@ static void make_normal_move(Position *pos, Move m)
         pos->by_type[0] ^= to_bb;          /* undo: `to` stays occupied */
         pos->by_type[type_of(victim)] ^= to_bb;
         pos->by_color[other_color(us)] ^= to_bb;
-        key ^= zobrist_piece(victim, to);
         halfmove = 0;
     }
     if (type_of(piece) == PAWN) {
         halfmove = 0;
         if (to - from == 16 || from - to == 16) {
             ep = (from + to) / 2;
-            key ^= ZOBRIST_EP_FILE[file_of(ep)];
         }
     }
     pos->board[from] = NO_PIECE;
     pos->board[to] = (uint8_t)piece;
     pos->ep = (uint8_t)ep;
     pos->halfmove = (uint16_t)halfmove;
-    pos->key = key;
     /* Only a king or rook move, or a rook capture, can take a right away. */
     bool rights_at_stake = type_of(piece) == KING || type_of(piece) == ROOK || type_of(victim) == ROOK;
     if (rights_at_stake && castle_rights_remain(pos))
-        pos->key ^= drop_rights_touched(pos, m);
+        drop_rights_touched(pos, m);
 }
 
 static void make_castle(Position *pos, Move m)
@@ -651,7 +633,7 @@ static void make_castle(Position *pos, Move m)
     remove_piece(pos, rook_from);
     put_piece(pos, make_piece(us, KING), king_to);
     put_piece(pos, make_piece(us, ROOK), rook_to);
-    pos->key ^= drop_rights_touched(pos, m);
+    drop_rights_touched(pos, m);
 }
 
 /* Promotion, castling, en passant and the null move: rare, so done with
@@ -670,7 +652,7 @@ COLD_PATH static void make_special_move(Position *pos, Move m)
         if (pos->board[to] != NO_PIECE) remove_piece(pos, to);
         remove_piece(pos, from);
         put_piece(pos, make_piece(us, move_promo(m)), to);
-        pos->key ^= drop_rights_touched(pos, m);
+        drop_rights_touched(pos, m);
         pos->halfmove = 0;
         break;
     case MK_EN_PASSANT:
@@ -747,7 +729,7 @@ bool pos_is_ok(const Position *pos)
     if (pos->fullmove == 0) return false;
     /* Not checked: whether the side not to move is in check, since making a
      * pseudo-legal move may legitimately produce such a position. */
-    return pos->key == full_key(pos);
+    return true;
 }
 
 bool pos_same(const Position *a, const Position *b)

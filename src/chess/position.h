@@ -56,7 +56,6 @@ enum { CASTLE_SHORT = 0, CASTLE_LONG = 1 };
 typedef struct Position {
     Bitboard by_type[PIECE_TYPE_NB];  /* [0] is every occupied square */
     Bitboard by_color[COLOR_NB];
-    uint64_t key;                     /* Zobrist hash of board, side, castling, ep */
     uint8_t board[SQ_NB];             /* Piece on each square */
     uint8_t castle_rook[COLOR_NB][2]; /* [color][CASTLE_SHORT/LONG]: rook square or SQ_NONE */
     uint8_t ep;                       /* en-passant target square or SQ_NONE */
@@ -108,7 +107,7 @@ static inline Square pos_king(const Position *pos, Color c)
 }
 
 /* Plays a move that is legal (or at least pseudo-legal) in pos, in place:
- * board, castling rights, ep square, counters, side and key are all updated.
+ * board, castling rights, ep square, counters and side are all updated.
  * MOVE_NULL passes the turn. */
 void pos_make_move(Position *pos, Move m);
 
@@ -119,8 +118,12 @@ Bitboard pos_checkers(const Position *pos);
 bool pos_in_check(const Position *pos);
 
 /* The structural invariants hold (one king each, bitboards agree with the
- * board array, key matches); used after every move in debug builds. */
+ * board array); used after every move in debug builds. */
 bool pos_is_ok(const Position *pos);
+
+/* The Zobrist hash of board, side, castling rights and ep file, computed
+ * from scratch (no move pays for keeping one up to date). */
+uint64_t pos_key(const Position *pos);
 
 /* Compares boards, side, castling and ep: the same position for repetition. */
 bool pos_same(const Position *a, const Position *b);

@@ -2,6 +2,7 @@
  * src/cli/main.c — the cql command: parses the options and hands them to the run.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "cli/memory.h"
 #include "cli/options.h"
 #include "cli/run.h"
 #include "cql.h"
@@ -10,6 +11,7 @@ int main(int argc, char **argv)
 {
     CqlMessages messages = {NULL, NULL, 0, 0};   /* standard error */
     CliOptions opts;
+    cli_memory_setup();
     ExitCode rc = cli_parse(argc, argv, &opts, &messages);
     if (rc != EXIT_RAN) return (int)rc;
     return (int)run(&opts, &messages);

@@ -8,6 +8,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+/* glibc raises its mmap threshold each time a large mmapped block is freed,
+ * after which such blocks come from the threads' heaps and fragment them:
+ * with two workers the peak RSS of `check` grew from 9.6 MB at 10k games to
+ * 15 MB at 100k. Setting the threshold (to its usual starting value) keeps
+ * it fixed: 11.6 MB at 100k. Other C libraries are left as they are. */
+void cli_memory_setup(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
+}
 
 static void *checked(void *p, size_t size)
 {

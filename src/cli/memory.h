@@ -15,4 +15,8 @@ void *cli_calloc(size_t n, size_t size);
 void *cli_realloc(void *p, size_t size);
 char *cli_strdup(const char *s);
 
+/* Tunes the C library's allocator for a long run, where it allows it (see
+ * memory.c); call once, before any thread starts. */
+void cli_memory_setup(void);
+
 #endif

@@ -47,6 +47,20 @@ static bool eval_as_position(Evaluator *ev, const Node *n)
     return false;
 }
 
+/* The squares of a piece designator (Ka1, [QR], _) in the current position. */
+static inline Bitboard designator_squares(const Evaluator *ev, const Designator *d)
+{
+    const Position *pos = &ev->cur->pos;
+    Bitboard b = 0;
+    Bitboard mask = d->pieces;
+    if (mask & 1u) b |= ~pos_occupied(pos);
+    for (mask &= ~(Bitboard)1; mask;) {
+        Piece p = (Piece)bb_pop_lsb(&mask);
+        b |= pos_pieces(pos, color_of(p), type_of(p));
+    }
+    return b & d->squares;
+}
+
 bool eval_node(Evaluator *ev, const Node *n, Value *out)
 {
     out->type = VT_NONE;
@@ -70,6 +84,7 @@ void eval_runtime_error(Evaluator *ev, const char *fmt, ...)
 /* The square of piece `id` at the current node, as a set (empty if captured). */
 Bitboard eval_piece_square(const Evaluator *ev, uint8_t id)
 {
+    game_fill_piece_ids(ev->game);
     const uint8_t *ids = ev->cur->piece_id;
     for (Square s = 0; s < SQ_NB; s++)
         if (ids[s] == id) return sq_bb(s);
@@ -86,6 +101,11 @@ void eval_piece_to_set(const Evaluator *ev, Value *v)
 
 bool eval_set(Evaluator *ev, const Node *n, Bitboard *out)
 {
+    /* the usual operand (Q, k, [RQ]d1): its squares, with no Value between */
+    if (n->kind == ND_DESIGNATOR && !ev->runtime_error) {
+        *out = designator_squares(ev, n->desig);
+        return *out != 0;
+    }
     Value v;
     if (!eval_node(ev, n, &v)) {
         *out = 0;
@@ -273,16 +293,7 @@ static bool eval_string(Evaluator *ev, const Node *n, Value *out)
 
 static bool eval_designator(Evaluator *ev, const Node *n, Value *out)
 {
-    const Position *pos = cur_pos(ev);
-    const Designator *d = n->desig;
-    Bitboard b = 0;
-    Bitboard mask = d->pieces;
-    if (mask & 1u) b |= ~pos_occupied(pos);
-    for (mask &= ~(Bitboard)1; mask;) {
-        Piece p = (Piece)bb_pop_lsb(&mask);
-        b |= pos_pieces(pos, color_of(p), type_of(p));
-    }
-    return set_value(out, b & d->squares);
+    return set_value(out, designator_squares(ev, n->desig));
 }
 
 static bool eval_var(Evaluator *ev, const Node *n, Value *out)
@@ -316,6 +327,7 @@ static bool eval_assign(Evaluator *ev, const Node *n, Value *out)
             return false;
         Square s = bb_lsb(v.set & pos_occupied(cur_pos(ev)));
         v.type = VT_PIECE;
+        game_fill_piece_ids(ev->game);
         v.piece = ev->cur->piece_id[s];
     } else if (v.type == VT_PIECE && ev->q->vars[slot].kind != VK_PIECE) {
         eval_piece_to_set(ev, &v);
@@ -889,6 +901,7 @@ static bool eval_square_iter(Evaluator *ev, const Node *n, Value *out)
         Value *var = &ev->vars[slot];
         if (pieces) {
             var->type = VT_PIECE;
+            game_fill_piece_ids(ev->game);
             var->piece = ev->cur->piece_id[s];
         } else {
             var->type = VT_SET;
@@ -1516,7 +1529,16 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
         ev->npending = 0;
         Value v;
         bool matched;
-        if (!once) {
+        /* the commonest bodies of one filter are tested here, with no
+         * dispatch: a piece designator (Ka1) is a bitboard test, and check
+         * and mate read the node's check state */
+        if (body->kind == ND_DESIGNATOR) {
+            matched = designator_squares(ev, body->desig) != 0;
+        } else if (body->kind == ND_CHECK) {
+            matched = game_node_check(n) != NODE_NO_CHECK;
+        } else if (body->kind == ND_MATE) {
+            matched = game_node_check(n) == NODE_MATED;
+        } else if (!once) {
             matched = eval_node(ev, body, &v);
         } else {
             if (!evaluated) matched_once = eval_node(ev, body, &v);

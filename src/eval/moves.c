@@ -44,6 +44,7 @@ static Position with_inferred_castling(const Evaluator *ev, const GameNode *n)
     for (int c = 0; c < COLOR_NB; c++)
         for (int wing = 0; wing < 2; wing++)
             if (root->pos.castle_rook[c][wing] != SQ_NONE) return pos;
+    game_fill_piece_ids(ev->game);
     for (int c = 0; c < COLOR_NB; c++) {
         Square k = king_home[c];
         if (pos_piece_on(&root->pos, k) != make_piece((Color)c, KING) || n->piece_id[k] != root->piece_id[k]) continue;

@@ -500,6 +500,7 @@ static bool move_in_focus(const PathSearch *ps, const GameNode *after)
     const GameNode *from = after->parent;
     Move m = after->move;
     if (move_kind(m) == MK_NULL) return false;
+    game_fill_piece_ids(ps->ev->game);
     if (ps->focused[from->piece_id[move_from(m)]]) return true;
     if (move_is_castle(m)) {
         Square rook = from->pos.castle_rook[from->pos.side][move_kind(m) == MK_CASTLE_SHORT ? CASTLE_SHORT : CASTLE_LONG];
@@ -715,6 +716,7 @@ static void piecepath_comment(PathSearch *ps, Bitboard focus, const GameNode *en
     Evaluator *ev = ps->ev;
     const GameNode **nodes;
     int n = path_nodes(ev, ps->start, end, &nodes);
+    game_fill_piece_ids(ev->game);
     StrBuf all = SB_INIT, one = SB_INIT;
     bool started = false;
     for (Square s = 0; s < SQ_NB; s++) {
@@ -840,6 +842,7 @@ static bool eval_path(Evaluator *ev, const Node *n, Value *out)
         ps.focus = true;
         ps.capture = (k->flags & NF_CAPTURE) != 0;
         eval_set(ev, k->kids[0], &focus);
+        game_fill_piece_ids(ev->game);
         for (Bitboard b = focus; b;) {
             uint8_t id = ps.start->piece_id[bb_pop_lsb(&b)];
             if (id) ps.focused[id] = true;
@@ -1075,6 +1078,7 @@ static uint8_t piece_on_single_square(Evaluator *ev, const Node *operand)
     Bitboard b;
     eval_set(ev, operand, &b);
     if (!b || bb_more_than_one(b)) return 0;
+    game_fill_piece_ids(ev->game);
     return ev->cur->piece_id[bb_lsb(b)];
 }
 

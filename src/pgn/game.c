@@ -108,8 +108,6 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
     GameNode *n = arena_alloc(a, sizeof *n);
     n->pos = parent->pos;
     pos_make_move(&n->pos, m);
-    memcpy(n->piece_id, parent->piece_id, sizeof n->piece_id);
-    move_piece_ids(n->piece_id, &parent->pos, m);
     n->move = m;
     n->parent = parent;
     n->child = NULL;
@@ -133,6 +131,21 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
     }
     g->node_count++;
     return n;
+}
+
+void game_fill_piece_ids(const Game *g)
+{
+    if (g->piece_ids_filled) return;
+    /* preorder: a parent's identities are set before its children's. Nodes
+     * and games are never const objects, only const views, so writing
+     * through the casts is well defined */
+    for (const GameNode *c = g->root ? game_walk_next(NULL, g->root, true) : NULL; c;
+         c = game_walk_next(NULL, c, true)) {
+        GameNode *n = (GameNode *)(uintptr_t)c;
+        memcpy(n->piece_id, n->parent->piece_id, sizeof n->piece_id);
+        move_piece_ids(n->piece_id, &n->parent->pos, n->move);
+    }
+    ((Game *)(uintptr_t)g)->piece_ids_filled = true;
 }
 
 /* Preorder numbering without recursion: a variation can be thousands deep. */

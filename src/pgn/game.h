@@ -15,7 +15,8 @@
  * Piece identity: node->piece_id[sq] names the piece on sq (0 = empty). The
  * start position numbers its pieces 1, 2, ... in square order a1..h8; an id
  * follows its piece through moves, castling and promotion, and disappears
- * with a capture.
+ * with a capture. The root's identities are set when it is made, the
+ * others by game_fill_piece_ids on first use: most queries never ask.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -37,7 +38,8 @@ typedef struct Comment {
 typedef struct GameNode GameNode;
 struct GameNode {
     Position pos;              /* position at this node */
-    uint8_t piece_id[SQ_NB];   /* identity of the piece on each square, 0 = none */
+    uint8_t piece_id[SQ_NB];   /* identity of the piece on each square, 0 = none
+                                  (below the root: after game_fill_piece_ids) */
     Move move;                 /* move that led here; MOVE_NONE at the root */
     GameNode *parent;          /* NULL at the root */
     GameNode *child;           /* main continuation, NULL at a leaf */
@@ -66,9 +68,15 @@ typedef struct Game {
     const char *result;        /* termination marker read ("1-0", "*", ...), NULL if none */
     bool truncated;            /* an error cut the game short; see the reader's message */
     bool has_variations;       /* some node has more than one child */
+    bool piece_ids_filled;     /* every node's piece_id is set (game_fill_piece_ids) */
     const char *unread_text;   /* movetext after the error point, kept for output */
     Arena *arena;              /* owns every node and string */
 } Game;
+
+/* Sets piece_id at every node of the tree from the root's, following the
+ * moves; does nothing the second time. A cache inside the game, like
+ * check_state: the game is passed as a const view. */
+void game_fill_piece_ids(const Game *g);
 
 /* The first of tags[0..count) named `name` (case-sensitive), or NULL. */
 Tag *game_tag_find(const Tag *tags, int count, const char *name);

@@ -629,7 +629,7 @@ typedef struct GameParser {
     DiagSink *diag;
     Arena *arena;
     Game *game;
-    const char *s;          /* the game's text */
+    const char *s;          /* the game's text, with a NUL at s[n] (a StrBuf's) */
     size_t n, i;
     unsigned first_line;    /* input line of s[0] */
     unsigned first_column;  /* input column of s[0] (a game may start mid-line) */
@@ -938,8 +938,9 @@ static inline MovetextToken next_movetext_token(GameParser *p)
     case ')': t.kind = MT_CLOSE; p->i++; return t;
     case '[': case ']': case '}': t.kind = MT_STRAY; p->i++; return t;
     default: {
+        /* the NUL at s[n] is a delimiter: it ends the last word */
         size_t end = start;
-        while (end < p->n && !is_class(p->s[end], PC_DELIM)) end++;
+        while (!is_class(p->s[end], PC_DELIM)) end++;
         t = (MovetextToken){MT_WORD, start, start, end, false};
         p->i = end;
         return t;

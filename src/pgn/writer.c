@@ -42,18 +42,28 @@ static char *atom_slot(LineFiller *f, size_t max)
 
 /* Places the n-byte atom written at atom_slot: after a blank, or on a new
  * line when it does not fit, or straight on at a line start or after '('. */
-static void place_atom(LineFiller *f, size_t n)
+static void place_atom_anywhere(LineFiller *f, size_t n);
+
+static inline void place_atom(LineFiller *f, size_t n)
 {
-    StrBuf *out = f->out;
-    char *separator = out->data + out->len;
-    /* the usual case first: after a blank, on the current line */
+    /* the usual case, written where it is used: after a blank, on the
+     * current line */
     if (f->line_len > 0 && !f->end_line && !f->glue_next && f->line_len + 1 + n <= PGN_LINE_WIDTH) {
-        *separator = ' ';
+        StrBuf *out = f->out;
+        out->data[out->len] = ' ';
         out->len += 1 + n;
         out->data[out->len] = '\0';
         f->line_len += 1 + n;
         return;
     }
+    place_atom_anywhere(f, n);
+}
+
+/* The other cases: a new line, a line start, or glued after '('. */
+static void place_atom_anywhere(LineFiller *f, size_t n)
+{
+    StrBuf *out = f->out;
+    char *separator = out->data + out->len;
     size_t used = 0;
     if (f->line_len > 0 &&
         (f->end_line ||
@@ -172,7 +182,7 @@ static void put_comments(LineFiller *f, const Comment *c)
 }
 
 /* Decimal digits of v into out (no NUL); returns their count. */
-static size_t write_uint(char *out, unsigned v)
+static inline size_t write_uint(char *out, unsigned v)
 {
     /* move numbers: nearly always one or two digits */
     if (v < 10) {
@@ -215,6 +225,9 @@ static void put_root_comments_and_note(LineFiller *f, const Comment *c, const ch
 typedef struct Writer {
     LineFiller fill;
     const PgnAnnotations *notes;
+    /* notes->node_comments and notes->drop_comments, or NULL */
+    const char *const *node_comments;
+    const bool *drop_comments;
     const Game *game;
     /* a truncated game's last main-line move: its unread rest goes right
      * after that move's comments, before its variations, which is where a
@@ -230,14 +243,13 @@ typedef struct Writer {
 /* The input's comments after the move into n, unless the driver drops them. */
 static const Comment *comments_of(const Writer *w, const GameNode *n)
 {
-    if (w->notes && w->notes->drop_comments && w->notes->drop_comments[n->id]) return NULL;
+    if (w->drop_comments && w->drop_comments[n->id]) return NULL;
     return n->comments;
 }
 
 static const char *note_for(const Writer *w, const GameNode *n)
 {
-    if (!w->notes || !w->notes->node_comments) return NULL;
-    return w->notes->node_comments[n->id];
+    return w->node_comments ? w->node_comments[n->id] : NULL;
 }
 
 /* A note after a move: a comment of its own, kept as an atom when it is one
@@ -408,7 +420,8 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     put_tags(g, notes, out);
     sb_putc(out, '\n');
 
-    Writer w = {{out, 0, false, false}, notes, g, NULL, NULL, "", 0};
+    Writer w = {{out, 0, false, false}, notes, notes ? notes->node_comments : NULL,
+                notes ? notes->drop_comments : NULL, g, NULL, NULL, "", 0};
     bool unread = g->truncated && g->unread_text;
     if (unread && g->root->child) {
         const GameNode *last = g->root->child;

@@ -223,6 +223,11 @@ static void test_piece_identity_follows_pieces(void **state)
     assert_int_equal(p->status[0], PGN_OK);
     Game *g = &p->games[0];
     GameNode *root = g->root;
+    /* set on first use; the second call changes nothing */
+    assert_false(g->piece_ids_filled);
+    game_fill_piece_ids(g);
+    assert_true(g->piece_ids_filled);
+    game_fill_piece_ids(g);
     uint8_t rook = root->piece_id[SQ_A1], king = root->piece_id[SQ_E1];
     uint8_t pawn_b7 = root->piece_id[SQ_B7], black_pawn = root->piece_id[SQ_D4];
     assert_true(rook && king && pawn_b7 && black_pawn);
