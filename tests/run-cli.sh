@@ -9,30 +9,7 @@ REPLAY=$BUILD/tests/tool_replay
 export LC_ALL=C
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-
-# expect_rc NAME WANT CMD... : runs CMD, compares its exit status
-expect_rc() {
-    name=$1 want=$2
-    shift 2
-    "$@" >"$T/out" 2>"$T/err"
-    rc=$?
-    if [ "$rc" = "$want" ]; then ok; else bad "$name: exit $rc, expected $want"; cat "$T/err" >&2; fi
-}
-
-# expect_grep NAME FILE PATTERN : FILE must contain a line matching PATTERN
-expect_grep() {
-    if grep -q -- "$3" "$2"; then ok; else bad "$1: no line matching '$3' in:"; cat "$2" >&2; fi
-}
-
-# expect_eq NAME GOT WANT
-expect_eq() {
-    if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi
-}
+. tests/expect.sh
 
 DATA=tests/data/pgn
 printf 'cql() true\n' >"$T/true.cql"

@@ -11,22 +11,7 @@ CQL=$(pwd)/$BUILD/cql
 export LC_ALL=C
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-expect_rc() {
-    name=$1 want=$2
-    shift 2
-    "$@" >"$T/out" 2>"$T/err"
-    rc=$?
-    if [ "$rc" = "$want" ]; then ok; else bad "$name: exit $rc, expected $want"; cat "$T/err" >&2; fi
-}
-expect_grep() { if grep -q -- "$3" "$2"; then ok; else bad "$1: no line matching '$3' in:"; cat "$2" >&2; fi; }
-expect_no_grep() { if grep -q -- "$3" "$2"; then bad "$1: a line matches '$3' in:"; cat "$2" >&2; else ok; fi; }
-expect_eq() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
-expect_same() { if cmp -s "$2" "$3"; then ok; else bad "$1: $2 and $3 differ"; fi; }
+. tests/expect.sh
 # the number of games in a cql output file
 games_in() { grep -c '^\[Event ' "$1"; }
 # N of "N matches of M games ..." in FILE

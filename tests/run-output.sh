@@ -10,13 +10,7 @@ CQL=$(pwd)/$BUILD/cql
 export LC_ALL=C
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-expect_eq() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
-expect_grep() { if grep -q -- "$3" "$2"; then ok; else bad "$1: no line matching '$3' in:"; cat "$2" >&2; fi; }
-expect_same() { if cmp -s "$2" "$3"; then ok; else bad "$1: $2 and $3 differ"; fi; }
+. tests/expect.sh
 no_temporary_left() {
     if ls -a "$T" | grep -q '^\.[^.].*\.[A-Za-z0-9]\{6\}$'; then bad "$1: temporary file left: $(ls -a "$T" | grep '^\.[^.]')"
     else ok; fi
