@@ -1,7 +1,7 @@
 /*
  * tests/unit/chess_test.h — helpers shared by the cmocka tests of the chess core and
- * its users: start-up, positions from FEN, board comparison with diagrams, a
- * small deterministic random generator. Include after <cmocka.h>.
+ * its users: start-up, positions from FEN, square lists, board comparison with
+ * diagrams, a small deterministic random generator. Include after <cmocka.h>.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #ifndef CQL_CHESS_TEST_H
@@ -46,6 +46,20 @@ static inline void check_bb_equal(Bitboard actual, Bitboard expected, const char
     bb_diagram(expected, e);
     print_error("%s:%d: %s differs\nactual:\n%sexpected:\n%s", file, line, what, a, e);
     fail();
+}
+
+/* "e1 e7" -> the set of those squares; fails the test on a bad square. */
+static inline Bitboard squares(const char *list)
+{
+    Bitboard b = 0;
+    for (const char *s = list; *s; s++) {
+        if (*s == ' ') continue;
+        Square sq = sq_parse(s);
+        assert_int_not_equal(sq, SQ_NONE);
+        b |= sq_bb(sq);
+        s++;
+    }
+    return b;
 }
 
 /* xorshift64: the same sequence on every run. */

@@ -16,20 +16,6 @@
 #include "chess/position.h"
 #include "chess_test.h"
 
-/* "e1 e7" -> bitboard */
-static Bitboard squares(const char *list)
-{
-    Bitboard b = 0;
-    for (const char *s = list; *s; s++) {
-        if (*s == ' ') continue;
-        Square sq = sq_parse(s);
-        assert_int_not_equal(sq, SQ_NONE);
-        b |= sq_bb(sq);
-        s++;
-    }
-    return b;
-}
-
 /* White R e1, black r e7, black k e8 (the reference's e-file example). */
 static const char *const EFILE = "4k3/4r3/8/8/8/8/8/K3R3 w - - 0 1";
 

@@ -30,15 +30,6 @@ static void capture(void *ctx, DiagSeverity sev, const char *text)
     sb_append((StrBuf *)ctx, text);
 }
 
-/* Squares from a list such as "a2 b2 d2". */
-static Bitboard squares(const char *list)
-{
-    Bitboard b = 0;
-    for (const char *s = list; *s; s++)
-        if (*s >= 'a' && *s <= 'h') b |= sq_bb(make_square(s[0] - 'a', s[1] - '1')), s++;
-    return b;
-}
-
 /* The match list of text; fails the test on an error. */
 static LegacyMatch *parse_ok(Arena *a, const char *text)
 {

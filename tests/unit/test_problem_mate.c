@@ -21,20 +21,6 @@
 #include "chess/problem_mate.h"
 #include "chess_test.h"
 
-/* "e1 e7" -> bitboard */
-static Bitboard squares(const char *list)
-{
-    Bitboard b = 0;
-    for (const char *s = list; *s; s++) {
-        if (*s == ' ') continue;
-        Square sq = sq_parse(s);
-        assert_int_not_equal(sq, SQ_NONE);
-        b |= sq_bb(sq);
-        s++;
-    }
-    return b;
-}
-
 /* One position and what each of the three classes says: 1 holds, 0 not;
  * `value` the participants when the pure class holds ("" when it does not). */
 typedef struct Case {
