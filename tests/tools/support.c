@@ -148,3 +148,28 @@ void tool_count_matches(const char *text, CqlText *got)
     free(numbers);
     free(counts);
 }
+
+bool tool_search_dataset(const CqlQuery *q, const ToolDataset *d, CqlText *got, CqlText *why)
+{
+    CqlSearcher *searcher = cql_searcher_new(q);
+    CqlRange wanted = cql_query_gamenumber(q);
+    CqlMessages messages = {tool_capture, why, 0, 0};
+    bool stopped = false;
+    CqlText printed = {NULL, 0, 0}, pgn = {NULL, 0, 0};
+    for (int i = 0; i < d->count && !stopped; i++) {
+        const CqlGame *g = d->games[i];
+        if (!g) continue;
+        if (wanted.set && cql_game_number(g) > wanted.max) break;
+        CqlGameResult found;
+        if (cql_search(searcher, g, &found, &printed)) cql_write_match(searcher, g, &pgn);
+        cql_text_clear(&printed);
+        if (found.error) cql_text_printf(why, "%s\n", found.error);
+        else if (found.stopped) cql_search_report_stop(searcher, g, &messages);
+        stopped = found.error || found.stopped;
+    }
+    if (!stopped) tool_count_matches(tool_str(&pgn), got);
+    cql_text_free(&printed);
+    cql_text_free(&pgn);
+    cql_searcher_free(searcher);
+    return !stopped;
+}

@@ -49,4 +49,10 @@ void tool_free_dataset(ToolDataset *d);
  * "G:P G:P ...". */
 void tool_count_matches(const char *text, CqlText *got);
 
+/* Searches every game of d with q as cql does (the query's game-number
+ * range respected) and appends the matches, "G:P G:P ...", to got. False
+ * when the query stopped the run (cql exits 1 there): its message is
+ * appended to why and got is left as it was. */
+bool tool_search_dataset(const CqlQuery *q, const ToolDataset *d, CqlText *got, CqlText *why);
+
 #endif

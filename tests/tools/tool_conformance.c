@@ -107,34 +107,11 @@ static void run_vector(const Vector *v, const ToolDataset *d, const char *path, 
         }
         cql_query_set_game_count(q, games);
     }
-    CqlSearcher *searcher = cql_searcher_new(q);
-    CqlRange wanted = cql_query_gamenumber(q);
-    bool stopped = false;
-    CqlText printed = {NULL, 0, 0}, pgn = {NULL, 0, 0};
-    for (int i = 0; i < d->count; i++) {
-        const CqlGame *g = d->games[i];
-        if (!g) continue;
-        if (wanted.set && cql_game_number(g) > wanted.max) break;
-        CqlGameResult found;
-        if (cql_search(searcher, g, &found, &printed)) cql_write_match(searcher, g, &pgn);
-        cql_text_clear(&printed);
-        if (found.error || found.stopped) {
-            /* the query stopped the run, as cql exits 1 */
-            if (found.error) cql_text_printf(why, "%s\n", found.error);
-            else cql_search_report_stop(searcher, g, &messages);
-            stopped = true;
-            break;
-        }
-    }
-    if (stopped) {
-        cql_text_printf(got, "rc=1");
-    } else {
-        cql_text_printf(got, "rc=0 ");
-        tool_count_matches(tool_str(&pgn), got);
-    }
-    cql_text_free(&printed);
-    cql_text_free(&pgn);
-    cql_searcher_free(searcher);
+    /* a query that stops the run makes cql exit 1 */
+    CqlText matches = {NULL, 0, 0};
+    if (tool_search_dataset(q, d, &matches, why)) cql_text_printf(got, "rc=0 %s", tool_str(&matches));
+    else cql_text_printf(got, "rc=1");
+    cql_text_free(&matches);
     cql_query_free(q);
 }
 

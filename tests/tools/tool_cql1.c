@@ -37,24 +37,13 @@ static char *dup_string(const char *s)
 
 /* {==== games ================================================================== */
 
-/* Searches every game of d with q, as cql does. */
+/* The matches of q on d as cql gives them, or "stopped" when the query stops
+ * the run (cql exits 1 there). */
 static void search_all(const CqlQuery *q, const ToolDataset *d, CqlText *got)
 {
-    CqlSearcher *searcher = cql_searcher_new(q);
-    CqlRange wanted = cql_query_gamenumber(q);
-    CqlText printed = {NULL, 0, 0}, pgn = {NULL, 0, 0};
-    for (int i = 0; i < d->count; i++) {
-        const CqlGame *g = d->games[i];
-        if (!g) continue;
-        if (wanted.set && cql_game_number(g) > wanted.max) break;
-        CqlGameResult found;
-        if (cql_search(searcher, g, &found, &printed)) cql_write_match(searcher, g, &pgn);
-        cql_text_clear(&printed);
-    }
-    tool_count_matches(tool_str(&pgn), got);
-    cql_text_free(&printed);
-    cql_text_free(&pgn);
-    cql_searcher_free(searcher);
+    CqlText why = {NULL, 0, 0};
+    if (!tool_search_dataset(q, d, got, &why)) cql_text_printf(got, "stopped");
+    cql_text_free(&why);
 }
 
 /* }==== */
