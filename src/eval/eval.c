@@ -1424,37 +1424,13 @@ bool eval_needs_order(const Query *q)
     return false;
 }
 
-/* Whether a filter gives the same answer at every position of a game: it
- * reads only the game's tags and number and constants, joined by and, or,
- * not, relations and compounds (settag, which would change what a tag
- * filter reads later in the game, is not among them). */
-static bool reads_tags_only(const Node *n)
-{
-    if (!n) return true;
-    switch (n->kind) {
-    case ND_COMPOUND: case ND_AND: case ND_OR: case ND_NOT: case ND_RELATION:
-    case ND_TRUE: case ND_FALSE: case ND_INT: case ND_STRING:
-    case ND_PLAYER: case ND_EVENT: case ND_SITE: case ND_DATE: case ND_EVENTDATE: case ND_ECO:
-    case ND_RESULT: case ND_YEAR: case ND_GAMENUMBER: case ND_TAG:
-        break;
-    case ND_ELO:     /* elo alone is the side to move's */
-        if (!(n->flags & (NF_WHITE | NF_BLACK))) return false;
-        break;
-    default:
-        return false;
-    }
-    for (uint32_t i = 0; i < n->nkids; i++)
-        if (!reads_tags_only(n->kids[i])) return false;
-    return true;
-}
-
 Evaluator *eval_new(const Query *q, const EvalSettings *s)
 {
     init_eval_table();
     Evaluator *ev = xcalloc(1, sizeof *ev);
     ev->q = q;
     ev->settings = *s;
-    ev->body_reads_tags_only = reads_tags_only(q->body);
+    ev->body_is_per_game = filter_tree_is_per_game(q->body);
     ev->vars = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->vars);
     ev->bound = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->bound);
     ev->call_args = xcalloc(q->ncall_args ? q->ncall_args : 1, sizeof *ev->call_args);
@@ -1523,7 +1499,7 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
     if (body->kind == ND_COMPOUND && body->nkids == 1) body = body->kids[0];
     /* a body that reads only tags is evaluated once, at the first position:
      * `result 1-0` costs a lookup per game, not per position */
-    bool once = ev->body_reads_tags_only, evaluated = false, matched_once = false;
+    bool once = ev->body_is_per_game, evaluated = false, matched_once = false;
     for (const GameNode *n = g->root; n && !ev->stopped_at; n = game_walk_next(NULL, n, ev->settings.variations)) {
         ev->cur = ev->origin = n;
         ev->npending = 0;

@@ -79,7 +79,7 @@ typedef struct PendingComment {
 struct Evaluator {
     const Query *q;
     EvalSettings settings;
-    bool body_reads_tags_only;    /* the same answer at every position of a game */
+    bool body_is_per_game;        /* the same answer at every position of a game */
     Value *vars;                  /* by variable slot */
     Value *call_args;             /* by argument index (Query.ncall_args): set
                                      arguments as evaluated at their call */

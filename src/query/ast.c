@@ -11,7 +11,7 @@
 /* {==== names ================================================================ */
 
 static const char *const kind_names[ND_COUNT_] = {
-#define FILTER(kind, name, shape, result, effect, transform, evaluated) name,
+#define FILTER(kind, name, shape, result, effect, transform, evaluated, scope) name,
 #include "query/filters.def"
 };
 

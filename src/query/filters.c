@@ -29,8 +29,9 @@
 #define XF_ORBIT .transform = XR_ORBIT
 
 static const FilterInfo filters[ND_COUNT_] = {
-#define FILTER(kind, text, shape, type, fx, xf, eval)                                        \
-    [kind] = {.name = text, .result = type, .effect = fx, XF_##xf, .evaluated = eval, INFO_##shape},
+#define FILTER(kind, text, shape, type, fx, xf, eval, sc)                                    \
+    [kind] = {.name = text, .result = type, .effect = fx, XF_##xf, .evaluated = eval,        \
+              .scope = SCOPE_##sc, INFO_##shape},
 #include "query/filters.def"
 };
 
@@ -102,4 +103,21 @@ bool filter_tree_only_reads(const Node *n)
 bool filter_tree_writes(const Node *n)
 {
     return !tree_effects_within(n, ~(1u << FX_WRITES));
+}
+
+bool filter_tree_is_per_game(const Node *n)
+{
+    if (!n) return true;
+    switch (filters[n->kind].scope) {
+    case SCOPE_POSITION:
+        return false;
+    case SCOPE_GAME_SIDED:
+        if (!(n->flags & (NF_WHITE | NF_BLACK))) return false;
+        break;
+    case SCOPE_GAME:
+        break;
+    }
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (!filter_tree_is_per_game(n->kids[i])) return false;
+    return true;
 }

@@ -57,6 +57,12 @@ typedef enum FilterEvaluated {
     EVAL_REPLACED       /* the transform pass replaces it before evaluation */
 } FilterEvaluated;
 
+typedef enum FilterScope {
+    SCOPE_POSITION,     /* may change from one position of a game to the next */
+    SCOPE_GAME,         /* the same at every position of a game */
+    SCOPE_GAME_SIDED    /* SCOPE_GAME when it names a side, else the side to move's */
+} FilterScope;
+
 typedef struct FilterInfo {
     const char *name;           /* as `-parse` prints it */
     bool has_keyword;           /* a keyword begins it (its shape is not EXPR or PASS) */
@@ -66,6 +72,7 @@ typedef struct FilterInfo {
     bool all_kids;              /* matches only when every child matches (a set: is not empty) */
     NodeKind partner;           /* XR_COLOUR, XR_SQUARE_COLOUR: the kind it becomes */
     FilterEvaluated evaluated;
+    FilterScope scope;
     const char *tag;            /* GAMETEXT filters: the PGN tag read, or NULL */
 } FilterInfo;
 
@@ -92,5 +99,10 @@ bool filter_tree_only_reads(const Node *n);
 
 /* Some node of n writes a variable or a dictionary entry. */
 bool filter_tree_writes(const Node *n);
+
+/* Every node of n (NULL: true) has the same answer at every position of a
+ * game (the scope column of filters.def): the tree can be evaluated once
+ * per game. */
+bool filter_tree_is_per_game(const Node *n);
 
 #endif

@@ -3,7 +3,8 @@
  * against the code that reads it: every row the table says is evaluated has
  * an evaluation function and every other row has none; every row is named;
  * the keywords of a row begin it and no other; colour partners are mutual;
- * the direction words carry their masks.
+ * the direction words carry their masks; the scope column tells the query
+ * bodies evaluated once per game from the others.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -19,6 +20,7 @@
 #include "eval/eval.h"
 #include "query/filters.h"
 #include "query/lexer.h"
+#include "query_test.h"
 
 /* EVAL_YES: a function; EVAL_NOT_YET and EVAL_REPLACED: none, so that
  * "not supported yet" is said before the run and never by a crash. */
@@ -124,6 +126,33 @@ static void test_effects(void **state)
     assert_int_equal(filter_info(ND_PLAYER)->effect, FX_READS);   /* settag may change a tag */
 }
 
+/* Whether the body of `text` is evaluated once per game (the scope column). */
+static bool body_is_per_game(const char *text)
+{
+    Query *q = compile_quietly(text);
+    assert_non_null(q);
+    bool per_game = filter_tree_is_per_game(q->body);
+    query_free(q);
+    return per_game;
+}
+
+/* The scope column: tag readers, constants and their connectives give one
+ * answer per game; anything reading the position, a variable or a tag
+ * settag may change does not. */
+static void test_scope(void **state)
+{
+    (void)state;
+    assert_true(body_is_per_game("result 1-0"));
+    assert_true(body_is_per_game("player white \"Stockfish\" and not event \"x\""));
+    assert_true(body_is_per_game("elo white > 2500 or year < 1990"));
+    assert_true(body_is_per_game("{gamenumber == 3 tag \"Opening\"}"));
+    assert_false(body_is_per_game("elo > 2500"));   /* the side to move's */
+    assert_false(body_is_per_game("result 1-0 check"));
+    assert_false(body_is_per_game("result 1-0 or Ka1"));
+    assert_false(body_is_per_game("x = 1 x == 1"));
+    assert_false(body_is_per_game("settag(\"A\" \"b\") tag \"A\""));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -133,6 +162,7 @@ int main(void)
         cmocka_unit_test(test_colour_partners_are_mutual),
         cmocka_unit_test(test_direction_words),
         cmocka_unit_test(test_effects),
+        cmocka_unit_test(test_scope),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
