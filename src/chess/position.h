@@ -32,6 +32,7 @@
 typedef uint32_t Move;
 
 typedef enum MoveKind {
+    /* castling and the null move last: they alone write no square (san_write_marked) */
     MK_NORMAL, MK_PROMOTION, MK_EN_PASSANT, MK_CASTLE_SHORT, MK_CASTLE_LONG, MK_NULL
 } MoveKind;
 

@@ -374,26 +374,28 @@ size_t san_write_marked(const Position *pos, Move m, char mark, char out[SAN_MAX
     Square from = move_from(m), to = move_to(m);
     MoveKind kind = move_kind(m);
 
-    if (kind == MK_NULL) {
-        memcpy(out, "--", 3);
-        return 2;
-    }
-    if (kind == MK_CASTLE_SHORT || kind == MK_CASTLE_LONG) {
-        const char *text = kind == MK_CASTLE_SHORT ? "O-O" : "O-O-O";
-        memcpy(p, text, strlen(text));
-        p += strlen(text);
+    if (kind >= MK_CASTLE_SHORT) {   /* castling or a null move: no square written */
+        if (kind == MK_NULL) {
+            memcpy(out, "--", 3);
+            return 2;
+        }
+        size_t len = kind == MK_CASTLE_SHORT ? 3 : 5;
+        memcpy(p, "O-O-O", len);
+        p += len;
     } else {
         Piece piece = pos_piece_on(pos, from);
         assert(piece != NO_PIECE);
+        PieceType type = type_of(piece);
         bool capture = pos_piece_on(pos, to) != NO_PIECE || kind == MK_EN_PASSANT;
-        if (type_of(piece) == PAWN) {
+        if (type == PAWN) {
             if (capture) *p++ = (char)('a' + file_of(from));
         } else {
-            *p++ = piece_type_char(type_of(piece));
-            if (type_of(piece) != KING) p = write_disambiguation(pos, m, p);
+            *p++ = piece_type_char(type);
+            if (type != KING) p = write_disambiguation(pos, m, p);
         }
         if (capture) *p++ = 'x';
-        sq_name(to, p);
+        p[0] = (char)('a' + file_of(to));
+        p[1] = (char)('1' + rank_of(to));
         p += 2;
         if (kind == MK_PROMOTION) {
             *p++ = '=';

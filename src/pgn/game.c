@@ -159,17 +159,15 @@ void game_number_nodes(Game *g)
     g->node_count = next;
 }
 
-NodeCheck game_node_check(const GameNode *n)
+NodeCheck game_node_check_first(const GameNode *n)
 {
-    if (!n->check_state) {
-        /* a position the game goes on from has a legal move: a move in the
-         * tree is legal (a null move is refused in check) */
-        NodeCheck state = !pos_in_check(&n->pos)                  ? NODE_NO_CHECK
-                          : n->child || mg_has_legal_move(&n->pos) ? NODE_IN_CHECK
-                                                                  : NODE_MATED;
-        /* a cache inside the node: nodes are never const objects, only
-         * const views, so writing through the cast is well defined */
-        ((GameNode *)(uintptr_t)n)->check_state = (uint8_t)state;
-    }
-    return (NodeCheck)n->check_state;
+    /* a position the game goes on from has a legal move: a move in the
+     * tree is legal (a null move is refused in check) */
+    NodeCheck state = !pos_in_check(&n->pos)                  ? NODE_NO_CHECK
+                      : n->child || mg_has_legal_move(&n->pos) ? NODE_IN_CHECK
+                                                              : NODE_MATED;
+    /* a cache inside the node: nodes are never const objects, only const
+     * views, so writing through the cast is well defined */
+    ((GameNode *)(uintptr_t)n)->check_state = (uint8_t)state;
+    return state;
 }

@@ -107,7 +107,11 @@ void game_number_nodes(Game *g);
  * out on first use and kept in the node, because the evaluator (check, mate)
  * and the writer (the + or # after a move) both ask. */
 typedef enum NodeCheck { NODE_NO_CHECK = 1, NODE_IN_CHECK, NODE_MATED } NodeCheck;
-NodeCheck game_node_check(const GameNode *n);
+NodeCheck game_node_check_first(const GameNode *n);   /* works it out and keeps it */
+static inline NodeCheck game_node_check(const GameNode *n)
+{
+    return n->check_state ? (NodeCheck)n->check_state : game_node_check_first(n);
+}
 
 static inline bool node_is_mainline(const GameNode *n) { return n->depth == 0; }
 
