@@ -29,7 +29,18 @@ typedef struct LineFiller {
     size_t line_len;     /* columns used on the current line */
     bool glue_next;      /* no space before the next atom (after '(') */
     bool end_line;       /* the next atom starts a new line (after a ';' comment) */
+    /* the usual case in one test: an atom shorter than room goes after a
+     * blank on the current line; 0 when the next atom is not simply placed
+     * after a blank (line start, after '(' or a ';' comment) */
+    size_t room;
 } LineFiller;
+
+/* Sets room after line_len, glue_next or end_line changed. */
+static void update_room(LineFiller *f)
+{
+    bool after_blank = f->line_len > 0 && !f->end_line && !f->glue_next;
+    f->room = after_blank && f->line_len < PGN_LINE_WIDTH ? PGN_LINE_WIDTH - f->line_len : 0;
+}
 
 /* Where to write an atom of at most `max` bytes: in the output itself, one
  * byte after its end, which place_atom fills with the separator. */
@@ -48,12 +59,13 @@ static inline void place_atom(LineFiller *f, size_t n)
 {
     /* the usual case, written where it is used: after a blank, on the
      * current line */
-    if (f->line_len > 0 && !f->end_line && !f->glue_next && f->line_len + 1 + n <= PGN_LINE_WIDTH) {
+    if (n < f->room) {   /* line_len + 1 + n <= PGN_LINE_WIDTH, after a blank */
         StrBuf *out = f->out;
         out->data[out->len] = ' ';
         out->len += 1 + n;
         out->data[out->len] = '\0';
         f->line_len += 1 + n;
+        f->room -= 1 + n;
         return;
     }
     place_atom_anywhere(f, n);
@@ -83,6 +95,7 @@ static void place_atom_anywhere(LineFiller *f, size_t n)
     f->line_len += n;
     f->glue_next = false;
     f->end_line = false;
+    update_room(f);
 }
 
 static void put_atom(LineFiller *f, const char *s, size_t n)
@@ -139,6 +152,7 @@ static void put_comment_text(LineFiller *f, const char *text, const char *more)
         }
         place_atom(f, k);
         f->end_line = true;
+        update_room(f);
         return;
     }
     /* the atoms: a pending word is written once the next one is found, so
@@ -329,6 +343,7 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
         for (const GameNode *v = n->sibling; v; v = v->sibling) {
             put_str(&w->fill, "(");
             w->fill.glue_next = true;
+            update_room(&w->fill);
             put_line(w, v, true);
             /* ")" sticks to what precedes it, unless a ';' comment ended the line */
             if (w->fill.line_len + 1 > PGN_LINE_WIDTH || w->fill.end_line) {
@@ -338,6 +353,7 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
             }
             sb_putc(w->fill.out, ')');
             w->fill.line_len++;
+            update_room(&w->fill);
             need_number = true;
         }
     }
@@ -420,7 +436,7 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     put_tags(g, notes, out);
     sb_putc(out, '\n');
 
-    Writer w = {{out, 0, false, false}, notes, notes ? notes->node_comments : NULL,
+    Writer w = {{out, 0, false, false, 0}, notes, notes ? notes->node_comments : NULL,
                 notes ? notes->drop_comments : NULL, g, NULL, NULL, "", 0};
     bool unread = g->truncated && g->unread_text;
     if (unread && g->root->child) {
