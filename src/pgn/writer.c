@@ -361,19 +361,25 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
 
 static void put_tag(StrBuf *out, const char *name, const char *value)
 {
-    sb_putc(out, '[');
-    sb_append(out, name);
-    sb_append_n(out, " \"", 2);
-    for (const char *s = value; *s;) {
-        size_t plain = strcspn(s, "\"\\\n\r");
-        sb_append_n(out, s, plain);
-        s += plain;
-        if (!*s) break;
-        if (*s == '"' || *s == '\\') {
+    size_t name_len = strlen(name);
+    size_t plain = strcspn(value, "\"\\\n\r");   /* nearly always the whole value */
+    sb_reserve(out, name_len + plain + 6);
+    char *p = out->data + out->len;
+    p[0] = '[';
+    memcpy(p + 1, name, name_len);
+    p += 1 + name_len;
+    memcpy(p, " \"", 2);
+    memcpy(p + 2, value, plain);
+    out->len += 3 + name_len + plain;
+    for (const char *s = value + plain; *s;) {
+        if (*s == '"' || *s == '\\') {   /* escaped; a line end is dropped */
             sb_putc(out, '\\');
             sb_putc(out, *s);
         }
         s++;
+        size_t more = strcspn(s, "\"\\\n\r");
+        sb_append_n(out, s, more);
+        s += more;
     }
     sb_append_n(out, "\"]\n", 3);
 }
@@ -381,9 +387,17 @@ static void put_tag(StrBuf *out, const char *name, const char *value)
 /* Index of `name` in the Seven Tag Roster, or -1. */
 static int roster_index(const char *name)
 {
-    for (int i = 0; i < STR_COUNT; i++)
-        if (name[0] == seven_tag_roster[i][0] && strcmp(name, seven_tag_roster[i]) == 0) return i;
-    return -1;
+    int i;
+    switch (name[0]) {   /* the one or two names it can be */
+    case 'E': i = 0; break;
+    case 'S': i = 1; break;
+    case 'D': i = 2; break;
+    case 'R': i = name[1] == 'o' ? 3 : 6; break;
+    case 'W': i = 4; break;
+    case 'B': i = 5; break;
+    default: return -1;
+    }
+    return strcmp(name, seven_tag_roster[i]) == 0 ? i : -1;
 }
 
 /* The result written after the moves and in a missing Result tag. */
