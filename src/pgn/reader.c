@@ -353,6 +353,12 @@ static size_t skip_bracket_group(const char *s, size_t n, size_t i)
 {
     for (i++; i < n && s[i] != ']'; i++) {
         if (s[i] != '"') continue;
+        /* the closing quote: the next one, when no backslash comes before it */
+        const char *quote = memchr(s + i + 1, '"', n - i - 1);
+        if (quote && !memchr(s + i + 1, '\\', (size_t)(quote - s) - i - 1)) {
+            i = (size_t)(quote - s);
+            continue;
+        }
         for (i++; i < n && s[i] != '"'; i++)
             if (s[i] == '\\') i++;
         if (i >= n) return n;
@@ -551,6 +557,10 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
             st.line_comment = false;
             rest_unscanned = false;
         }
+        /* a line that starts a tag, outside a comment, and its name's hash
+         * (found once: both tests below need them) */
+        bool tag_line = line_start && !st.in_comment && starts_tag(s, content);
+        uint32_t tag_hash = tag_line ? tag_line_hash(s, content) : 0;
 
         if (!st.started) {
             if (!line_start) {   /* a further piece of a line that started no game */
@@ -565,8 +575,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
             bool escape = content > 0 && s[0] == '%';
             size_t tok_end = k;
             while (tok_end < content && !is_class(s[tok_end], PC_SPACE)) tok_end++;
-            if (blank || escape ||
-                (!starts_tag(s, content) && !looks_like_movetext(s + k, tok_end - k))) {
+            if (blank || escape || (!tag_line && !looks_like_movetext(s + k, tok_end - k))) {
                 if (!blank && !escape) junk_add(&junk, r->line, s, content);
                 else junk_end(r, &junk);
                 if (escape) rest_unscanned = true;
@@ -581,8 +590,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
             /* a further piece of a long line: no game starts here */
         } else if (st.in_comment) {
             if (is_tag_pair_line(s, content)) break;   /* unclosed comment: next game */
-        } else if (starts_tag(s, content) && st.depth == 0) {
-            uint32_t h = tag_line_hash(s, content);
+        } else if (tag_line && st.depth == 0) {
             if (!st.has_content) {
                 /* only comments so far: a remark about the file, not a game */
                 memset(&st, 0, sizeof st);
@@ -591,7 +599,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
                 g->first_line = r->line;
                 g->first_column = 1;
                 st.started = true;
-            } else if (st.has_movetext || seen_tag(&st, h)) {
+            } else if (st.has_movetext || seen_tag(&st, tag_hash)) {
                 break;
             }
         }
@@ -601,8 +609,8 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
             if (!rest_unscanned && !st.line_comment) end = scan_movetext(&st, s, content);
         } else if (content > 0 && s[0] == '%') {
             rest_unscanned = true;   /* escape line: kept for the parser, which skips it */
-        } else if (!st.in_comment && starts_tag(s, content) && !st.has_movetext) {
-            if (st.tag_count < 64) st.tag_hash[st.tag_count++] = tag_line_hash(s, content);
+        } else if (tag_line && !st.has_movetext) {
+            if (st.tag_count < 64) st.tag_hash[st.tag_count++] = tag_hash;
             st.has_content = true;
             rest_unscanned = true;
             size_t k = 0;
