@@ -769,6 +769,11 @@ static bool more_tags_follow(const GameParser *p, size_t from)
 static const char *tag_value(GameParser *p, size_t from, size_t to)
 {
     char *v = arena_alloc(p->arena, to - from + 1);
+    if (!memchr(p->s + from, '\\', to - from)) {   /* nothing escaped: the usual value */
+        memcpy(v, p->s + from, to - from);
+        v[to - from] = '\0';
+        return v;
+    }
     size_t n = 0;
     for (size_t i = from; i < to; i++) {
         if (p->s[i] == '\\' && i + 1 < to && (p->s[i + 1] == '"' || p->s[i + 1] == '\\')) i++;
@@ -791,8 +796,15 @@ static void parse_tag(GameParser *p)
     bool ok = name_len > 0;
     if (ok && i < p->n && p->s[i] == '"') {
         vstart = ++i;
-        while (i < p->n && p->s[i] != '"' && p->s[i] != '\n')
-            i += p->s[i] == '\\' && i + 1 < p->n && (p->s[i + 1] == '"' || p->s[i + 1] == '\\') ? 2 : 1;
+        /* the usual value: the next '"' with no backslash or line end before it */
+        const char *quote = memchr(p->s + i, '"', p->n - i);
+        size_t plain = quote ? (size_t)(quote - p->s) - i : 0;
+        if (quote && !memchr(p->s + i, '\\', plain) && !memchr(p->s + i, '\n', plain)) {
+            i += plain;
+        } else {
+            while (i < p->n && p->s[i] != '"' && p->s[i] != '\n')
+                i += p->s[i] == '\\' && i + 1 < p->n && (p->s[i + 1] == '"' || p->s[i + 1] == '\\') ? 2 : 1;
+        }
         vend = i;
         if (i < p->n && p->s[i] == '"') {
             i++;
