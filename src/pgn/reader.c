@@ -7,6 +7,8 @@
  * A game ends after its termination marker at depth 0, or before a tag line
  * that starts another game (the current game has movetext, or repeats a tag
  * name), or before a complete tag-pair line met inside an unclosed comment.
+ * Once a game has movetext, a run of lines that cannot change that state
+ * (no bracket, result, CR or escape) is taken at once.
  * A line ends at LF, CRLF or a lone CR. A line longer than PGN_MAX_SEGMENT
  * is taken in pieces (cut after a blank or delimiter where one is near), so
  * the window never holds more than about one piece: text without line ends
@@ -389,6 +391,71 @@ static size_t find_split_char(const char *s, size_t i, size_t n)
     return i;
 }
 
+/* Is s[i] a '-' or '/' that cannot be part of a result: one after a byte
+ * other than a digit on the same line (O-O, Nb1-c3)? s[0] starts a line. */
+static inline bool is_harmless_dash(const char *s, size_t i)
+{
+    return (s[i] == '-' || s[i] == '/') && i > 0 && s[i - 1] != '\n' && !is_class(s[i - 1], PC_DIGIT);
+}
+
+/* Bytes that end a run of plain movetext lines: the PC_SPLIT characters, and
+ * those that need a line of their own in pgn_next_raw (CR, the '%' of an
+ * escape line, the first byte of a byte-order mark). */
+static inline bool ends_plain_lines(char c)
+{
+    return is_class(c, PC_SPLIT) || c == '\r' || c == '%' || (unsigned char)c == 0xEF;
+}
+
+/* Length of the whole lines at the start of s[0..n) (s[0] starts a line)
+ * that hold no byte of ends_plain_lines but harmless dashes, and in *lines
+ * their count. Once a game has movetext and is outside a comment, such a
+ * line changes nothing in the splitting state and is kept as it is, so
+ * pgn_next_raw takes a run of them at once instead of line by line. */
+static size_t plain_movetext_lines(const char *s, size_t n, unsigned *lines)
+{
+    size_t i = 0, whole = 0;   /* whole: just past the last line end before i */
+    unsigned count = 0;
+#if defined(__SSE2__)
+    /* ends_plain_lines by bit tricks, 16 bytes at a time; a byte caught
+     * that is not one of them (ESC) only ends the run early */
+    for (; i + 16 <= n; i += 16) {
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i parens = _mm_sub_epi8(b, _mm_set1_epi8('('));   /* ( ) * as 0 1 2 */
+        __m128i hits = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(_mm_or_si128(b, _mm_set1_epi8(0x60)), _mm_set1_epi8('{')),   /* ; [ { */
+                         _mm_cmpeq_epi8(_mm_or_si128(b, _mm_set1_epi8(0x20)), _mm_set1_epi8('}'))),  /* ] } */
+            _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(parens, _mm_set1_epi8(2)), parens),
+                         _mm_cmpeq_epi8(_mm_or_si128(b, _mm_set1_epi8(0x02)), _mm_set1_epi8('/')))); /* - / */
+        hits = _mm_or_si128(hits, _mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('\r')),
+                                               _mm_cmpeq_epi8(b, _mm_set1_epi8('%'))));
+        hits = _mm_or_si128(hits, _mm_cmpeq_epi8(b, _mm_set1_epi8((char)0xEF)));
+        unsigned stop = (unsigned)_mm_movemask_epi8(hits);
+        unsigned ends = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8('\n')));
+        for (; stop; stop &= stop - 1) {
+            unsigned k = (unsigned)__builtin_ctz(stop);
+            if (is_harmless_dash(s, i + k)) continue;
+            ends &= (1u << k) - 1;   /* the lines that end before the stop */
+            if (ends) whole = i + 32 - (size_t)__builtin_clz(ends);
+            for (; ends; ends &= ends - 1) count++;
+            *lines = count;
+            return whole;
+        }
+        if (ends) whole = i + 32 - (size_t)__builtin_clz(ends);
+        for (; ends; ends &= ends - 1) count++;   /* nearly always one bit or none */
+    }
+#endif
+    for (; i < n; i++) {
+        if (s[i] == '\n') {
+            count++;
+            whole = i + 1;
+        } else if (ends_plain_lines(s[i]) && !is_harmless_dash(s, i)) {
+            break;
+        }
+    }
+    *lines = count;
+    return whole;
+}
+
 /* Scans movetext in s[0..n). Returns the offset just past a termination
  * marker at depth 0, or 0 when the game goes on. */
 static size_t scan_movetext(SplitState *st, const char *s, size_t n)
@@ -534,6 +601,18 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
     bool ended_by_result = false;
 
     for (;;) {
+        if (!r->mid_line && st.has_content && st.has_movetext && !st.in_comment &&
+            r->len > r->pos) {
+            unsigned lines;
+            size_t whole = plain_movetext_lines(r->buf + r->pos, r->len - r->pos, &lines);
+            if (whole) {   /* as many passes of the loop below would do */
+                keep_text(r, g, r->buf + r->pos, whole, false);
+                r->pos += whole;
+                r->line += lines;
+                r->line_offset = 0;
+                continue;
+            }
+        }
         LinePiece lp;
         if (!peek_line(r, &lp)) {
             g->ends_input = true;

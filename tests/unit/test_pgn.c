@@ -535,6 +535,43 @@ static void test_lines_longer_than_a_piece(void **state)
     sb_free(&text);
 }
 
+/* Lines of plain movetext are taken by runs (plain_movetext_lines); what
+ * stops a run gets its own line, so lines, escapes and marks count the same. */
+static void test_runs_of_plain_movetext_lines(void **state)
+{
+    (void)state;
+    /* a run of lines across the 64 KB reads, then a bad move: its line */
+    StrBuf text = SB_INIT;
+    sb_append(&text, "[Event \"a\"]\n\n");
+    unsigned line = 3, move = 1;
+    while (text.len < 70000) {
+        sb_printf(&text, "%u. Nf3 Nf6 %u. Ng1 Ng8\n", move, move + 1);
+        move += 2;
+        line++;
+    }
+    sb_printf(&text, "%u. O-O Nf9 *\n", move);
+    Parsed *p = parse_bytes(text.data, text.len, 0);
+    assert_int_equal(p->count, 1);
+    char expected[128];
+    int column = snprintf(expected, sizeof expected, "%u. ", move) + 1;
+    snprintf(expected, sizeof expected, "t.pgn:%u:%d: game 1: illegal move 'O-O' at move %u (white to play)\n",
+             line, column, move);
+    assert_string_equal(sb_str(&p->messages), expected);
+    parsed_free(p);
+    sb_free(&text);
+
+    /* an escape line holding '{', a mark of a file appended, a line
+     * starting with '-' and a result after a digit, each inside a run */
+    p = parse_text("[Event \"a\"]\n\n1. e4 e5\n2. Nf3 Nc6\n%{ not a comment\n3. Bb5 a6\n"
+                   "\xEF\xBB\xBF" "4. Ba4 Nf6\n5. O-O Be7\n-- Nf9 1-0\n[Event \"b\"]\n\n1. d4 *\n");
+    assert_int_equal(p->count, 2);
+    assert_int_equal(mainline_length(&p->games[0]), 11);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:9:4: game 1: unreadable move 'Nf9' at move 6 (black to play)\n");
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    parsed_free(p);
+}
+
 static void test_oversized_game_is_skipped_and_reported(void **state)
 {
     (void)state;
@@ -719,6 +756,7 @@ int main(void)
         cmocka_unit_test(test_nul_bytes_are_reported_and_read_as_spaces),
         cmocka_unit_test(test_nul_bytes_between_games_are_junk),
         cmocka_unit_test(test_lines_longer_than_a_piece),
+        cmocka_unit_test(test_runs_of_plain_movetext_lines),
         cmocka_unit_test(test_oversized_game_is_skipped_and_reported),
         cmocka_unit_test(test_writer_export_format),
         cmocka_unit_test(test_writer_wraps_without_splitting_numbers),
