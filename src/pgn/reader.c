@@ -456,21 +456,27 @@ static size_t plain_movetext_lines(const char *s, size_t n, unsigned *lines)
     return whole;
 }
 
+/* Where the scan of movetext from s[i] (a token start) must go on: the
+ * start of the first token holding a character that may matter, or n. Used
+ * once the game has movetext and outside a comment: a '-' or '/' after a
+ * non-digit (O-O, Nb1-c3) cannot be in a result, and the tokens passed over
+ * change nothing. Most movetext lines hold no bracket and no result. */
+static size_t skip_plain_tokens(const char *s, size_t i, size_t n)
+{
+    size_t from = i;
+    for (; (i = find_split_char(s, i, n)) < n; i++)
+        if ((s[i] != '-' && s[i] != '/') || i == 0 || is_class(s[i - 1], PC_DIGIT)) break;
+    if (i == n) return n;
+    while (i > from && !is_class(s[i - 1], PC_DELIM)) i--;
+    return i;
+}
+
 /* Scans movetext in s[0..n). Returns the offset just past a termination
  * marker at depth 0, or 0 when the game goes on. */
 static size_t scan_movetext(SplitState *st, const char *s, size_t n)
 {
     size_t i = 0;
-    if (st->has_content && st->has_movetext && !st->in_comment) {
-        /* fast path: most movetext lines hold no bracket and no result. A
-         * '-' or '/' after a non-digit (O-O, Nb1-c3) cannot be in a result;
-         * the tokens passed over change nothing, so the full scan starts at
-         * the token holding the first character that may matter. */
-        for (; (i = find_split_char(s, i, n)) < n; i++)
-            if ((s[i] != '-' && s[i] != '/') || i == 0 || is_class(s[i - 1], PC_DIGIT)) break;
-        if (i == n) return 0;
-        while (i > 0 && !is_class(s[i - 1], PC_DELIM)) i--;
-    }
+    if (st->has_content && st->has_movetext && !st->in_comment) i = skip_plain_tokens(s, 0, n);
     while (i < n) {
         char c = s[i];
         if (st->in_comment) {
@@ -520,6 +526,7 @@ static size_t scan_movetext(SplitState *st, const char *s, size_t n)
         if (st->has_movetext || looks_like_movetext(s + start, i - start)) {
             st->has_movetext = true;
             st->has_content = true;
+            i = skip_plain_tokens(s, i, n);
         }
     }
     return 0;
