@@ -64,10 +64,7 @@ GameNode *game_new_root(Game *g, Arena *a, const Position *pos)
 {
     GameNode *n = arena_alloc(a, sizeof *n);
     memset(n, 0, sizeof *n);
-    n->pos = *pos;
-    uint8_t next_id = 1;
-    for (Square s = 0; s < SQ_NB; s++)
-        n->piece_id[s] = pos->board[s] != NO_PIECE ? next_id++ : 0;
+    n->pos = *pos;   /* piece_id: numbered by game_fill_piece_ids */
     g->root = n;
     g->node_count = 1;
     return n;
@@ -136,6 +133,12 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
 void game_fill_piece_ids(const Game *g)
 {
     if (g->piece_ids_filled) return;
+    if (g->root) {   /* the start position's pieces, 1, 2, ... in square order */
+        GameNode *root = (GameNode *)(uintptr_t)g->root;
+        uint8_t next_id = 1;
+        for (Square s = 0; s < SQ_NB; s++)
+            root->piece_id[s] = root->pos.board[s] != NO_PIECE ? next_id++ : 0;
+    }
     /* preorder: a parent's identities are set before its children's. Nodes
      * and games are never const objects, only const views, so writing
      * through the casts is well defined */
