@@ -105,6 +105,8 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
     GameNode *n = arena_alloc(a, sizeof *n);
     n->pos = parent->pos;
     pos_make_move(&n->pos, m);
+    /* every field after piece_id (set by game_fill_piece_ids), in struct
+     * order, so that the compiler can merge neighbouring stores */
     n->move = m;
     n->parent = parent;
     n->child = NULL;
@@ -114,19 +116,18 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
     n->nags = NULL;
     n->nag_count = 0;
     n->check_state = 0;
+    n->depth = parent->depth;
     n->ply = parent->ply + 1;
-    n->id = g->node_count;      /* creation order; game_number_nodes fixes variations */
+    n->id = g->node_count++;    /* creation order; game_number_nodes fixes variations */
     if (!parent->child) {
         parent->child = n;
-        n->depth = parent->depth;
-    } else {
+    } else {   /* a variation, after the last child so far */
         GameNode *last = parent->child;
         while (last->sibling) last = last->sibling;
         last->sibling = n;
-        n->depth = (uint16_t)(parent->depth + 1);
+        n->depth++;
         g->has_variations = true;
     }
-    g->node_count++;
     return n;
 }
 
