@@ -317,7 +317,101 @@ SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
     return legal ? SAN_OK : SAN_ILLEGAL;
 }
 
-SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out)
+/*
+ * san_parse's fast path: the shapes of read_common (nearly every move of
+ * real movetext), resolved in the same pass, with one switch on the first
+ * letter giving the candidate origins. It answers only when it finds the
+ * one legal move, and leaves everything else (errors included) to the
+ * general path, so it never decides differently from read_move +
+ * san_resolve. It gives up where san_resolve does more than this for such
+ * a SanMove:
+ *  - an own piece on the destination (SAN_ILLEGAL there);
+ *  - a pawn move to the first or last rank (promotion, or no move);
+ *  - a pawn capture on a square without an enemy piece (en passant, or
+ *    no move);
+ *  - no legal candidate, or more than one.
+ * The coordinate case of san_resolve (a pawn SanMove with both origin
+ * file and rank) cannot arise: read_common takes one of them at most. Nor
+ * can a king move that king_move_as_castling reads as castling: it goes
+ * to an own rook (an own piece on `to`: given up) or two files from the
+ * king (so no king reaches `to`: no candidate, given up).
+ * Debug builds check every answer against the general path.
+ */
+static inline bool parse_common(const Position *pos, const char *text, size_t len, Move *out)
+{
+    while (len && (text[len - 1] == '+' || text[len - 1] == '#')) len--;
+    if (len < 2 || len > 5 || !is_file_letter(text[len - 2]) || !is_rank_digit(text[len - 1]))
+        return false;
+    const char *p = text, *dest = text + len - 2;
+    Square to = make_square(dest[0] - 'a', dest[1] - '1');
+    Color us = (Color)pos->side;
+    Bitboard own = pos->by_color[us];
+    if (own & sq_bb(to)) return false;
+    Bitboard occupied = pos_occupied(pos);
+
+    bool pawn = *p < 'A' || *p > 'Z';   /* no piece letter (or a wrong one, given up below) */
+    if (!pawn) p++;
+    Bitboard written_origin = ~(Bitboard)0;
+    int from_file = -1;
+    if (p < dest && is_file_letter(*p)) {
+        from_file = *p++ - 'a';
+        written_origin = file_bb(from_file);
+    } else if (p < dest && is_rank_digit(*p)) {
+        written_origin = rank_bb(*p++ - '1');
+    }
+    bool capture = p < dest && *p == 'x';
+    if (capture) p++;
+    if (p != dest) return false;
+
+    /* the pieces of the written type that reach `to` (either colour, own kept below) */
+    Bitboard origins;
+    switch (pawn ? '\0' : text[0]) {
+    case 'N': origins = att_knight(to) & pos->by_type[KNIGHT]; break;
+    case 'B': origins = att_bishop(to, occupied) & pos->by_type[BISHOP]; break;
+    case 'R': origins = att_rook(to, occupied) & pos->by_type[ROOK]; break;
+    case 'Q': origins = att_queen(to, occupied) & pos->by_type[QUEEN]; break;
+    case 'K': origins = att_king(to) & pos->by_type[KING]; break;
+    case '\0': {   /* a pawn: pawn_origins, for a move to ranks 2 to 7 */
+        int rank = rank_of(to);
+        if (rank == 0 || rank == 7) return false;
+        Bitboard pawns = pos->by_type[PAWN] & own;
+        if (from_file >= 0 ? from_file != file_of(to) : capture) {
+            if (!(pos->by_color[other_color(us)] & sq_bb(to))) return false;
+            origins = att_pawn(other_color(us), to) & pawns;
+        } else {
+            if (occupied & sq_bb(to)) return false;
+            Square one_back = us == WHITE ? to - 8 : to + 8;
+            if (pawns & sq_bb(one_back)) origins = sq_bb(one_back);
+            else if (!(occupied & sq_bb(one_back)) && rank == (us == WHITE ? 3 : 4))
+                origins = pawns & sq_bb(us == WHITE ? to - 16 : to + 16);
+            else return false;
+        }
+        break;
+    }
+    default: return false;   /* another capital letter, P included */
+    }
+    origins &= own & written_origin;
+
+    Move found = MOVE_NONE;   /* a move from != to is never MOVE_NONE */
+    while (origins) {
+        Square from = bb_pop_lsb(&origins);
+        if (mg_normal_move_is_legal(pos, from, to)) {
+            if (found != MOVE_NONE) return false;
+            found = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL);
+        }
+    }
+    *out = found;
+    return found != MOVE_NONE;
+}
+
+/* The general path of san_parse: every token the fast path gives up on,
+ * a few in a game (castling, promotions, errors). Kept out of line (GCC
+ * and Clang) so that the reader's hot loop, where san_parse is inlined,
+ * stays small. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static SanStatus parse_general(const Position *pos, const char *text, size_t len, Move *out)
 {
     SanMove sm;
     SanStatus status = read_move(text, len, &sm);
@@ -326,6 +420,20 @@ SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out
         return status;
     }
     return san_resolve(pos, &sm, out);
+}
+
+SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out)
+{
+    if (parse_common(pos, text, len, out)) {
+#ifdef CQL_DEBUG
+        SanMove general;
+        Move expected;
+        assert(read_general(text, len, &general) == SAN_OK);
+        assert(san_resolve(pos, &general, &expected) == SAN_OK && expected == *out);
+#endif
+        return SAN_OK;
+    }
+    return parse_general(pos, text, len, out);
 }
 
 /* ====================================================================

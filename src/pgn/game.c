@@ -64,10 +64,7 @@ GameNode *game_new_root(Game *g, Arena *a, const Position *pos)
 {
     GameNode *n = arena_alloc(a, sizeof *n);
     memset(n, 0, sizeof *n);
-    n->pos = *pos;
-    uint8_t next_id = 1;
-    for (Square s = 0; s < SQ_NB; s++)
-        n->piece_id[s] = pos->board[s] != NO_PIECE ? next_id++ : 0;
+    n->pos = *pos;   /* piece_id: numbered by game_fill_piece_ids */
     g->root = n;
     g->node_count = 1;
     return n;
@@ -108,6 +105,8 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
     GameNode *n = arena_alloc(a, sizeof *n);
     n->pos = parent->pos;
     pos_make_move(&n->pos, m);
+    /* every field after piece_id (set by game_fill_piece_ids), in struct
+     * order, so that the compiler can merge neighbouring stores */
     n->move = m;
     n->parent = parent;
     n->child = NULL;
@@ -117,25 +116,30 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
     n->nags = NULL;
     n->nag_count = 0;
     n->check_state = 0;
+    n->depth = parent->depth;
     n->ply = parent->ply + 1;
-    n->id = g->node_count;      /* creation order; game_number_nodes fixes variations */
+    n->id = g->node_count++;    /* creation order; game_number_nodes fixes variations */
     if (!parent->child) {
         parent->child = n;
-        n->depth = parent->depth;
-    } else {
+    } else {   /* a variation, after the last child so far */
         GameNode *last = parent->child;
         while (last->sibling) last = last->sibling;
         last->sibling = n;
-        n->depth = (uint16_t)(parent->depth + 1);
+        n->depth++;
         g->has_variations = true;
     }
-    g->node_count++;
     return n;
 }
 
 void game_fill_piece_ids(const Game *g)
 {
     if (g->piece_ids_filled) return;
+    if (g->root) {   /* the start position's pieces, 1, 2, ... in square order */
+        GameNode *root = (GameNode *)(uintptr_t)g->root;
+        uint8_t next_id = 1;
+        for (Square s = 0; s < SQ_NB; s++)
+            root->piece_id[s] = root->pos.board[s] != NO_PIECE ? next_id++ : 0;
+    }
     /* preorder: a parent's identities are set before its children's. Nodes
      * and games are never const objects, only const views, so writing
      * through the casts is well defined */

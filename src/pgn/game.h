@@ -15,8 +15,8 @@
  * Piece identity: node->piece_id[sq] names the piece on sq (0 = empty). The
  * start position numbers its pieces 1, 2, ... in square order a1..h8; an id
  * follows its piece through moves, castling and promotion, and disappears
- * with a capture. The root's identities are set when it is made, the
- * others by game_fill_piece_ids on first use: most queries never ask.
+ * with a capture. They are all set, the root's too, by game_fill_piece_ids
+ * on first use: most queries never ask.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -39,7 +39,7 @@ typedef struct GameNode GameNode;
 struct GameNode {
     Position pos;              /* position at this node */
     uint8_t piece_id[SQ_NB];   /* identity of the piece on each square, 0 = none
-                                  (below the root: after game_fill_piece_ids) */
+                                  (after game_fill_piece_ids) */
     Move move;                 /* move that led here; MOVE_NONE at the root */
     GameNode *parent;          /* NULL at the root */
     GameNode *child;           /* main continuation, NULL at a leaf */
@@ -73,9 +73,10 @@ typedef struct Game {
     Arena *arena;              /* owns every node and string */
 } Game;
 
-/* Sets piece_id at every node of the tree from the root's, following the
- * moves; does nothing the second time. A cache inside the game, like
- * check_state: the game is passed as a const view. */
+/* Sets piece_id at every node of the tree: the root's in square order,
+ * the others from it, following the moves; does nothing the second time.
+ * A cache inside the game, like check_state: the game is passed as a
+ * const view. */
 void game_fill_piece_ids(const Game *g);
 
 /* The first of tags[0..count) named `name` (case-sensitive), or NULL. */
@@ -93,7 +94,7 @@ const char *game_result(const Game *g);
  * reading it back must keep. */
 bool game_same(const Game *a, const Game *b);
 
-/* Creates the root from pos (piece ids numbered in square order). */
+/* Creates the root from pos (piece ids: see game_fill_piece_ids). */
 GameNode *game_new_root(Game *g, Arena *a, const Position *pos);
 
 /* Adds a child of parent reached by the legal move m (appended after any

@@ -32,6 +32,49 @@
  * Round trips
  * ==================================================================== */
 
+/* san_parse (which has a fast path for the usual shapes) agrees with
+ * san_read + san_resolve on text, in status and move. */
+static void expect_same_parse(const Position *pos, const char *text)
+{
+    SanMove sm;
+    Move general = MOVE_NONE, fast;
+    size_t n = strlen(text);
+    SanStatus status = san_read(text, n, &sm);
+    if (status == SAN_OK) status = san_resolve(pos, &sm, &general);
+    SanStatus fast_status = san_parse(pos, text, n, &fast);
+    if (fast_status != status || (status == SAN_OK && fast != general)) {
+        char fen[FEN_MAX];
+        pos_to_fen(pos, fen);
+        print_error("%s: '%s' parsed with status %d, read and resolved with %d\n", fen, text,
+                    (int)fast_status, (int)status);
+        fail();
+    }
+}
+
+/* Text forms of m that the fast path reads: with and without the piece
+ * letter (a queen's for a pawn move), origin file, origin rank and 'x',
+ * right or wrong for m, and with a '+'. */
+static void check_parse_forms(const Position *pos, Move m)
+{
+    Square from = move_from(m), to = move_to(m);
+    PieceType type = type_of(pos_piece_on(pos, from));
+    char letter = piece_type_char(type == PAWN ? QUEEN : type);
+    char origins[3] = {0, (char)('a' + file_of(from)), (char)('1' + rank_of(from))};
+    for (int l = 0; l < 2; l++)
+        for (int o = 0; o < 3; o++)
+            for (int x = 0; x < 2; x++) {
+                char text[16], *p = text;
+                if (l) *p++ = letter;
+                if (o) *p++ = origins[o];
+                if (x) *p++ = 'x';
+                sq_name(to, p);
+                p += 2;
+                if (o == 0) *p++ = '+';
+                *p = '\0';
+                expect_same_parse(pos, text);
+            }
+}
+
 /* Every legal move m: san_resolve(san_read(san_write(m))) == m, and the
  * UCI text of m parses back to m (castling only where UCI writes the
  * two-square king step). Returns the number of moves checked. */
@@ -53,6 +96,8 @@ static int check_round_trips(const Position *pos)
             print_error("%s: '%s' resolved with status %d\n", fen, san, (int)status);
             fail();
         }
+        expect_same_parse(pos, san);
+        check_parse_forms(pos, m);
         n = san_move_uci(m, uci);
         assert_int_equal(n, strlen(uci));
         int king_step = move_to(m) - move_from(m);
