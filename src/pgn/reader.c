@@ -45,8 +45,10 @@ enum {
     PC_DIGIT = 2,
     PC_NAME = 4,      /* tag-name characters: letters, digits, '_' */
     PC_DELIM = 8,     /* ends a movetext token: { } ( ) ; [ ] and blanks */
-    PC_SPLIT = 16     /* matters when splitting games: { } ( ) ; [ ] and result characters
+    PC_SPLIT = 16,    /* matters when splitting games: { } ( ) ; [ ] and result characters
                          (find_split_char lists them again) */
+    PC_NUMERIC = 32,  /* starts a movetext word that is not a move: digits, '$', '*' */
+    PC_GLYPH = 64     /* ! and ?, glued after a move */
 };
 
 static const unsigned char pgn_char_class[256] = {
@@ -55,11 +57,14 @@ static const unsigned char pgn_char_class[256] = {
     ['\f'] = PC_SPACE | PC_DELIM, ['\r'] = PC_SPACE | PC_DELIM, [' '] = PC_SPACE | PC_DELIM,
     ['{'] = PC_DELIM | PC_SPLIT, ['}'] = PC_DELIM | PC_SPLIT, ['('] = PC_DELIM | PC_SPLIT,
     [')'] = PC_DELIM | PC_SPLIT, [';'] = PC_DELIM | PC_SPLIT, ['['] = PC_DELIM | PC_SPLIT,
-    [']'] = PC_DELIM | PC_SPLIT, ['*'] = PC_SPLIT, ['-'] = PC_SPLIT, ['/'] = PC_SPLIT,
-    ['0'] = PC_DIGIT | PC_NAME, ['1'] = PC_DIGIT | PC_NAME, ['2'] = PC_DIGIT | PC_NAME,
-    ['3'] = PC_DIGIT | PC_NAME, ['4'] = PC_DIGIT | PC_NAME, ['5'] = PC_DIGIT | PC_NAME,
-    ['6'] = PC_DIGIT | PC_NAME, ['7'] = PC_DIGIT | PC_NAME, ['8'] = PC_DIGIT | PC_NAME,
-    ['9'] = PC_DIGIT | PC_NAME, ['_'] = PC_NAME,
+    [']'] = PC_DELIM | PC_SPLIT, ['*'] = PC_SPLIT | PC_NUMERIC, ['-'] = PC_SPLIT, ['/'] = PC_SPLIT,
+    ['$'] = PC_NUMERIC, ['!'] = PC_GLYPH, ['?'] = PC_GLYPH,
+    ['0'] = PC_DIGIT | PC_NAME | PC_NUMERIC, ['1'] = PC_DIGIT | PC_NAME | PC_NUMERIC,
+    ['2'] = PC_DIGIT | PC_NAME | PC_NUMERIC, ['3'] = PC_DIGIT | PC_NAME | PC_NUMERIC,
+    ['4'] = PC_DIGIT | PC_NAME | PC_NUMERIC, ['5'] = PC_DIGIT | PC_NAME | PC_NUMERIC,
+    ['6'] = PC_DIGIT | PC_NAME | PC_NUMERIC, ['7'] = PC_DIGIT | PC_NAME | PC_NUMERIC,
+    ['8'] = PC_DIGIT | PC_NAME | PC_NUMERIC, ['9'] = PC_DIGIT | PC_NAME | PC_NUMERIC,
+    ['_'] = PC_NAME,
     ['A'] = PC_NAME, ['B'] = PC_NAME, ['C'] = PC_NAME, ['D'] = PC_NAME, ['E'] = PC_NAME,
     ['F'] = PC_NAME, ['G'] = PC_NAME, ['H'] = PC_NAME, ['I'] = PC_NAME, ['J'] = PC_NAME,
     ['K'] = PC_NAME, ['L'] = PC_NAME, ['M'] = PC_NAME, ['N'] = PC_NAME, ['O'] = PC_NAME,
@@ -1197,13 +1202,16 @@ static void on_word(Movetext *mt, const MovetextToken *t)
     size_t start = t->text;
     const char *tok = p->s + start;
     size_t len = t->text_end - start;
-    if (tok[0] == '$') {
-        on_nag(mt, start, tok, len);
-        return;
-    }
-    if (is_result(tok, len)) {
-        on_result(mt, start, tok, len);
-        return;
+    /* a word starting with a letter is a move, or no movetext at all */
+    if (is_class(tok[0], PC_NUMERIC)) {
+        if (tok[0] == '$') {
+            on_nag(mt, start, tok, len);
+            return;
+        }
+        if (is_result(tok, len)) {
+            on_result(mt, start, tok, len);
+            return;
+        }
     }
     /* move number: digits then dots ("12.", "12...", or bare "12"),
      * possibly glued to the move ("12.e4"); "0-0" is not one */
@@ -1221,7 +1229,7 @@ static void on_word(Movetext *mt, const MovetextToken *t)
     }
     /* trailing !? glyphs glued to the move */
     size_t move_len = len;
-    while (move_len > 0 && (tok[move_len - 1] == '!' || tok[move_len - 1] == '?')) move_len--;
+    while (move_len > 0 && is_class(tok[move_len - 1], PC_GLYPH)) move_len--;
 
     Move m;
     SanStatus st = move_len ? san_parse(&mt->cur->pos, tok, move_len, &m) : SAN_SYNTAX;
