@@ -1475,6 +1475,40 @@ static void add_note(Evaluator *ev, const char **notes, int32_t id, const char *
     notes[id] = s;
 }
 
+/* The commonest bodies of one filter: a piece designator (Ka1), check and
+ * mate. None of them leaves a pending note, raises an error or stops the
+ * search, so search_direct_body tests them over the positions with no
+ * dispatch: a designator is a bitboard test, check and mate read the
+ * node's check state. */
+static bool is_direct_body(const Node *body)
+{
+    return body->kind == ND_DESIGNATOR || body->kind == ND_CHECK || body->kind == ND_MATE;
+}
+
+static inline void count_match(Evaluator *ev, GameSearch *out, const GameNode *n, bool annotate)
+{
+    out->matched_positions++;
+    out->matched[n->id] = true;
+    if (annotate) add_note(ev, out->notes, n->id, ev->settings.matchstring);
+}
+
+static void search_direct_body(Evaluator *ev, const Node *body, GameSearch *out, bool annotate)
+{
+    bool variations = ev->settings.variations;
+    const GameNode *n = ev->game->root;
+    if (body->kind == ND_DESIGNATOR) {
+        for (; n; n = game_walk_next(NULL, n, variations)) {
+            ev->cur = ev->origin = n;
+            if (designator_squares(ev, body->desig)) count_match(ev, out, n, annotate);
+        }
+        return;
+    }
+    /* NODE_NO_CHECK < NODE_IN_CHECK < NODE_MATED */
+    NodeCheck least = body->kind == ND_CHECK ? NODE_IN_CHECK : NODE_MATED;
+    for (; n; n = game_walk_next(NULL, n, variations))
+        if (game_node_check(n) >= least) count_match(ev, out, n, annotate);
+}
+
 void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrBuf *messages)
 {
     memset(out, 0, sizeof *out);
@@ -1500,40 +1534,31 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
     /* a body that reads only tags is evaluated once, at the first position:
      * `result 1-0` costs a lookup per game, not per position */
     bool once = ev->body_is_per_game, evaluated = false, matched_once = false;
-    for (const GameNode *n = g->root; n && !ev->stopped_at; n = game_walk_next(NULL, n, ev->settings.variations)) {
-        ev->cur = ev->origin = n;
-        ev->npending = 0;
-        Value v;
-        bool matched;
-        /* the commonest bodies of one filter are tested here, with no
-         * dispatch: a piece designator (Ka1) is a bitboard test, and check
-         * and mate read the node's check state */
-        if (body->kind == ND_DESIGNATOR) {
-            matched = designator_squares(ev, body->desig) != 0;
-        } else if (body->kind == ND_CHECK) {
-            matched = game_node_check(n) != NODE_NO_CHECK;
-        } else if (body->kind == ND_MATE) {
-            matched = game_node_check(n) == NODE_MATED;
-        } else if (!once) {
-            matched = eval_node(ev, body, &v);
-        } else {
-            if (!evaluated) matched_once = eval_node(ev, body, &v);
-            evaluated = true;
-            matched = matched_once;
-        }
-        if (matched) {
-            out->matched_positions++;
-            out->matched[n->id] = true;
-        }
-        if (annotate && (matched || ev->settings.alwayscomment))
-            for (int i = 0; i < ev->npending; i++)
-                add_note(ev, out->notes, ev->pending[i].node_id, ev->pending[i].text);
-        if (annotate && matched) add_note(ev, out->notes, n->id, ev->settings.matchstring);
-        if (ev->runtime_error) {
-            out->runtime_error = arena_strdup(arena, ev->runtime_error);
-            free(ev->runtime_error);
-            ev->runtime_error = NULL;
-            break;
+    if (is_direct_body(body)) {
+        search_direct_body(ev, body, out, annotate);
+    } else {
+        for (const GameNode *n = g->root; n && !ev->stopped_at; n = game_walk_next(NULL, n, ev->settings.variations)) {
+            ev->cur = ev->origin = n;
+            ev->npending = 0;
+            Value v;
+            bool matched;
+            if (!once) {
+                matched = eval_node(ev, body, &v);
+            } else {
+                if (!evaluated) matched_once = eval_node(ev, body, &v);
+                evaluated = true;
+                matched = matched_once;
+            }
+            if (annotate && (matched || ev->settings.alwayscomment))
+                for (int i = 0; i < ev->npending; i++)
+                    add_note(ev, out->notes, ev->pending[i].node_id, ev->pending[i].text);
+            if (matched) count_match(ev, out, n, annotate);
+            if (ev->runtime_error) {
+                out->runtime_error = arena_strdup(arena, ev->runtime_error);
+                free(ev->runtime_error);
+                ev->runtime_error = NULL;
+                break;
+            }
         }
     }
     ev->cur = ev->origin = NULL;
