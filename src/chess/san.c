@@ -448,11 +448,20 @@ static char *write_disambiguation(const Position *pos, Move m, char *p)
     Piece piece = pos_piece_on(pos, from);
     Bitboard others = pos_pieces(pos, color_of(piece), type_of(piece)) & ~sq_bb(from);
     if (!others) return p;     /* the only piece of its kind: nothing to tell apart */
-    Bitboard rivals = att_piece(piece, to, pos_occupied(pos)) & others;
+    /* the others that reach `to` (a knight, bishop, rook or queen: the
+     * caller writes no disambiguation for a pawn or king) */
+    Bitboard rivals;
+    switch (type_of(piece)) {
+    case KNIGHT: rivals = att_knight(to); break;
+    case BISHOP: rivals = att_bishop(to, pos_occupied(pos)); break;
+    case ROOK:   rivals = att_rook(to, pos_occupied(pos)); break;
+    default:     assert(type_of(piece) == QUEEN); rivals = att_queen(to, pos_occupied(pos)); break;
+    }
+    rivals &= others;
     Bitboard legal_rivals = 0;
     while (rivals) {
         Square s = bb_pop_lsb(&rivals);
-        if (mg_is_legal(pos, move_make(s, to, NO_PIECE_TYPE, MK_NORMAL))) legal_rivals |= sq_bb(s);
+        if (mg_normal_move_is_legal(pos, s, to)) legal_rivals |= sq_bb(s);
     }
     if (!legal_rivals) return p;
     bool file_shared = (legal_rivals & file_bb(file_of(from))) != 0;
