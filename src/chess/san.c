@@ -339,9 +339,12 @@ SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
  */
 static inline bool parse_common(const Position *pos, const char *text, size_t len, Move *out)
 {
-    while (len && (text[len - 1] == '+' || text[len - 1] == '#')) len--;
-    if (len < 2 || len > 5 || !is_file_letter(text[len - 2]) || !is_rank_digit(text[len - 1]))
-        return false;
+    if (len == 0) return false;
+    if (!is_rank_digit(text[len - 1])) {   /* + and # after the square, or another shape */
+        while (len && (text[len - 1] == '+' || text[len - 1] == '#')) len--;
+        if (len == 0 || !is_rank_digit(text[len - 1])) return false;
+    }
+    if (len < 2 || len > 5 || !is_file_letter(text[len - 2])) return false;
     const char *p = text, *dest = text + len - 2;
     Square to = make_square(dest[0] - 'a', dest[1] - '1');
     Color us = (Color)pos->side;
