@@ -436,7 +436,15 @@ SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out
 #endif
         return SAN_OK;
     }
-    return parse_general(pos, text, len, out);
+    SanStatus status = parse_general(pos, text, len, out);
+#ifdef CQL_DEBUG
+    /* and the other way: a usual token that the general path plays as a
+     * plain move (no castling, en passant or promotion) is one the fast
+     * path answers */
+    SanMove common;
+    assert(!(status == SAN_OK && move_kind(*out) == MK_NORMAL && read_common(text, len, &common)));
+#endif
+    return status;
 }
 
 /* ====================================================================
