@@ -339,9 +339,12 @@ SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
  */
 static inline bool parse_common(const Position *pos, const char *text, size_t len, Move *out)
 {
-    while (len && (text[len - 1] == '+' || text[len - 1] == '#')) len--;
-    if (len < 2 || len > 5 || !is_file_letter(text[len - 2]) || !is_rank_digit(text[len - 1]))
-        return false;
+    if (len == 0) return false;
+    if (!is_rank_digit(text[len - 1])) {   /* + and # after the square, or another shape */
+        while (len && (text[len - 1] == '+' || text[len - 1] == '#')) len--;
+        if (len == 0 || !is_rank_digit(text[len - 1])) return false;
+    }
+    if (len < 2 || len > 5 || !is_file_letter(text[len - 2])) return false;
     const char *p = text, *dest = text + len - 2;
     Square to = make_square(dest[0] - 'a', dest[1] - '1');
     Color us = (Color)pos->side;
@@ -433,7 +436,15 @@ SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out
 #endif
         return SAN_OK;
     }
-    return parse_general(pos, text, len, out);
+    SanStatus status = parse_general(pos, text, len, out);
+#ifdef CQL_DEBUG
+    /* and the other way: a usual token that the general path plays as a
+     * plain move (no castling, en passant or promotion) is one the fast
+     * path answers */
+    SanMove common;
+    assert(!(status == SAN_OK && move_kind(*out) == MK_NORMAL && read_common(text, len, &common)));
+#endif
+    return status;
 }
 
 /* ====================================================================
@@ -448,11 +459,20 @@ static char *write_disambiguation(const Position *pos, Move m, char *p)
     Piece piece = pos_piece_on(pos, from);
     Bitboard others = pos_pieces(pos, color_of(piece), type_of(piece)) & ~sq_bb(from);
     if (!others) return p;     /* the only piece of its kind: nothing to tell apart */
-    Bitboard rivals = att_piece(piece, to, pos_occupied(pos)) & others;
+    /* the others that reach `to` (a knight, bishop, rook or queen: the
+     * caller writes no disambiguation for a pawn or king) */
+    Bitboard rivals;
+    switch (type_of(piece)) {
+    case KNIGHT: rivals = att_knight(to); break;
+    case BISHOP: rivals = att_bishop(to, pos_occupied(pos)); break;
+    case ROOK:   rivals = att_rook(to, pos_occupied(pos)); break;
+    default:     assert(type_of(piece) == QUEEN); rivals = att_queen(to, pos_occupied(pos)); break;
+    }
+    rivals &= others;
     Bitboard legal_rivals = 0;
     while (rivals) {
         Square s = bb_pop_lsb(&rivals);
-        if (mg_is_legal(pos, move_make(s, to, NO_PIECE_TYPE, MK_NORMAL))) legal_rivals |= sq_bb(s);
+        if (mg_normal_move_is_legal(pos, s, to)) legal_rivals |= sq_bb(s);
     }
     if (!legal_rivals) return p;
     bool file_shared = (legal_rivals & file_bb(file_of(from))) != 0;
