@@ -47,20 +47,6 @@ static bool eval_as_position(Evaluator *ev, const Node *n)
     return false;
 }
 
-/* The squares of a piece designator (Ka1, [QR], _) in the current position. */
-static inline Bitboard designator_squares(const Evaluator *ev, const Designator *d)
-{
-    const Position *pos = &ev->cur->pos;
-    Bitboard b = 0;
-    Bitboard mask = d->pieces;
-    if (mask & 1u) b |= ~pos_occupied(pos);
-    for (mask &= ~(Bitboard)1; mask;) {
-        Piece p = (Piece)bb_pop_lsb(&mask);
-        b |= pos_pieces(pos, color_of(p), type_of(p));
-    }
-    return b & d->squares;
-}
-
 bool eval_node(Evaluator *ev, const Node *n, Value *out)
 {
     out->type = VT_NONE;
@@ -99,13 +85,8 @@ void eval_piece_to_set(const Evaluator *ev, Value *v)
     }
 }
 
-bool eval_set(Evaluator *ev, const Node *n, Bitboard *out)
+bool eval_set_of_node(Evaluator *ev, const Node *n, Bitboard *out)
 {
-    /* the usual operand (Q, k, [RQ]d1): its squares, with no Value between */
-    if (n->kind == ND_DESIGNATOR && !ev->runtime_error) {
-        *out = designator_squares(ev, n->desig);
-        return *out != 0;
-    }
     Value v;
     if (!eval_node(ev, n, &v)) {
         *out = 0;

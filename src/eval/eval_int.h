@@ -166,7 +166,32 @@ bool eval_node(Evaluator *ev, const Node *n, Value *out);
 /* The input's comments after the move into n (at the root: before the first
  * move), joined by a space (in the game's arena); NULL when none. */
 const char *eval_comments_at(Evaluator *ev, const GameNode *n);
-bool eval_set(Evaluator *ev, const Node *n, Bitboard *out);
+/* The squares of a piece designator (Ka1, [QR], _) in the current position. */
+static inline Bitboard designator_squares(const Evaluator *ev, const Designator *d)
+{
+    const Position *pos = &ev->cur->pos;
+    Bitboard b = 0;
+    Bitboard mask = d->pieces;
+    if (mask & 1u) b |= ~pos_occupied(pos);
+    for (mask &= ~(Bitboard)1; mask;) {
+        Piece p = (Piece)bb_pop_lsb(&mask);
+        b |= pos_pieces(pos, color_of(p), type_of(p));
+    }
+    return b & d->squares;
+}
+
+/* The squares of n's value (a piece becomes its square), in *out; false
+ * when n does not match. eval_set is inline for the usual operand (Q, k,
+ * [RQ]d1): its squares, with no call and no Value between. */
+bool eval_set_of_node(Evaluator *ev, const Node *n, Bitboard *out);
+static inline bool eval_set(Evaluator *ev, const Node *n, Bitboard *out)
+{
+    if (n->kind == ND_DESIGNATOR && !ev->runtime_error) {
+        *out = designator_squares(ev, n->desig);
+        return *out != 0;
+    }
+    return eval_set_of_node(ev, n, out);
+}
 bool eval_number(Evaluator *ev, const Node *n, int64_t *out);
 bool eval_position_value(Value *out, const GameNode *n);
 /* A string value; false (no match) when s is NULL. */
