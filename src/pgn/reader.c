@@ -1055,6 +1055,13 @@ static inline MovetextToken next_movetext_token(GameParser *p)
     MovetextToken t = {MT_END, p->i, p->i, p->i, false};
     if (p->i >= p->n) return t;
     size_t start = p->i;
+    if (!is_class(p->s[start], PC_DELIM)) {   /* a word: nearly every token */
+        size_t end = start + 1;
+        while (!is_class(p->s[end], PC_DELIM)) end++;   /* the NUL at s[n] ends the last */
+        t = (MovetextToken){MT_WORD, start, start, end, false};
+        p->i = end;
+        return t;
+    }
     switch (p->s[start]) {
     case '{': {
         const char *close = memchr(p->s + start + 1, '}', p->n - start - 1);
@@ -1072,15 +1079,10 @@ static inline MovetextToken next_movetext_token(GameParser *p)
     }
     case '(': t.kind = MT_OPEN; p->i++; return t;
     case ')': t.kind = MT_CLOSE; p->i++; return t;
-    case '[': case ']': case '}': t.kind = MT_STRAY; p->i++; return t;
-    default: {
-        /* the NUL at s[n] is a delimiter: it ends the last word */
-        size_t end = start;
-        while (!is_class(p->s[end], PC_DELIM)) end++;
-        t = (MovetextToken){MT_WORD, start, start, end, false};
-        p->i = end;
+    default:   /* [ ] } (blanks were skipped, words taken above) */
+        t.kind = MT_STRAY;
+        p->i++;
         return t;
-    }
     }
 }
 
