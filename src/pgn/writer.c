@@ -19,8 +19,11 @@
 
 #include "chess/san.h"
 
-static const char *const seven_tag_roster[] = {
-    "Event", "Site", "Date", "Round", "White", "Black", "Result",
+static const struct {
+    const char *name;
+    size_t len;
+} seven_tag_roster[] = {
+    {"Event", 5}, {"Site", 4}, {"Date", 4}, {"Round", 5}, {"White", 5}, {"Black", 5}, {"Result", 6},
 };
 enum { STR_COUNT = 7 };
 
@@ -359,17 +362,23 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
     }
 }
 
-static void put_tag(StrBuf *out, const char *name, const char *value)
+/* Writes [name "value"] and a line end; name_len is strlen(name). */
+static void put_tag(StrBuf *out, const char *name, size_t name_len, const char *value)
 {
-    size_t name_len = strlen(name);
     size_t plain = strcspn(value, "\"\\\n\r");   /* nearly always the whole value */
-    sb_reserve(out, name_len + plain + 6);
+    if (out->len + name_len + plain + 7 > out->cap) sb_reserve(out, name_len + plain + 6);
     char *p = out->data + out->len;
     p[0] = '[';
     memcpy(p + 1, name, name_len);
     p += 1 + name_len;
     memcpy(p, " \"", 2);
     memcpy(p + 2, value, plain);
+    p += 2 + plain;
+    if (!value[plain]) {   /* the usual case: nothing to escape, all of it fits */
+        memcpy(p, "\"]\n", 4);   /* with the NUL */
+        out->len += 6 + name_len + plain;
+        return;
+    }
     out->len += 3 + name_len + plain;
     for (const char *s = value + plain; *s;) {
         if (*s == '"' || *s == '\\') {   /* escaped; a line end is dropped */
@@ -384,20 +393,33 @@ static void put_tag(StrBuf *out, const char *name, const char *value)
     sb_append_n(out, "\"]\n", 3);
 }
 
-/* Index of `name` in the Seven Tag Roster, or -1. */
-static int roster_index(const char *name)
+/* Index in the Seven Tag Roster of `name`, of len bytes, or -1. */
+static int roster_index(const char *name, size_t len)
 {
-    int i;
+    /* memcmp of a constant size after the length test: a few compares */
+#define IS(lit) (len == sizeof lit - 1 && memcmp(name, lit, sizeof lit - 1) == 0)
     switch (name[0]) {   /* the one or two names it can be */
-    case 'E': i = 0; break;
-    case 'S': i = 1; break;
-    case 'D': i = 2; break;
-    case 'R': i = name[1] == 'o' ? 3 : 6; break;
-    case 'W': i = 4; break;
-    case 'B': i = 5; break;
+    case 'E': return IS("Event") ? 0 : -1;
+    case 'S': return IS("Site") ? 1 : -1;
+    case 'D': return IS("Date") ? 2 : -1;
+    case 'R': return IS("Round") ? 3 : IS("Result") ? 6 : -1;
+    case 'W': return IS("White") ? 4 : -1;
+    case 'B': return IS("Black") ? 5 : -1;
     default: return -1;
     }
-    return strcmp(name, seven_tag_roster[i]) == 0 ? i : -1;
+#undef IS
+}
+
+/* A tag name's length and roster index (-1: not in the roster). */
+typedef struct TagName {
+    size_t len;
+    int roster;
+} TagName;
+
+static TagName tag_name(const char *name)
+{
+    size_t len = strlen(name);
+    return (TagName){len, roster_index(name, len)};
 }
 
 /* The result written after the moves and in a missing Result tag. */
@@ -418,31 +440,38 @@ static const char *tag_override(const PgnAnnotations *notes, const char *name)
  * their order (each name once), then the driver's new ones. */
 static void put_tags(const Game *g, const PgnAnnotations *notes, StrBuf *out)
 {
+    /* the names of the first tags, worked out once for both passes */
+    enum { NAMES_KEPT = 32 };
+    TagName names[NAMES_KEPT];
     const char *roster[STR_COUNT] = {NULL};
     for (int i = 0; i < g->tag_count; i++) {
-        int r = roster_index(g->tags[i].name);
-        if (r >= 0 && !roster[r]) roster[r] = g->tags[i].value;
+        TagName t = tag_name(g->tags[i].name);
+        if (i < NAMES_KEPT) names[i] = t;
+        if (t.roster >= 0 && !roster[t.roster]) roster[t.roster] = g->tags[i].value;
     }
     for (int i = 0; notes && i < notes->ntags; i++) {
-        int r = roster_index(notes->tags[i].name);
+        int r = tag_name(notes->tags[i].name).roster;
         if (r >= 0) roster[r] = notes->tags[i].value;
     }
     for (int i = 0; i < STR_COUNT; i++) {
         const char *value = roster[i];
         if (!value) value = i == 2 ? "????.??.??" : i == 6 ? result_to_write(g) : "?";
-        put_tag(out, seven_tag_roster[i], value);
+        put_tag(out, seven_tag_roster[i].name, seven_tag_roster[i].len, value);
     }
     for (int i = 0; i < g->tag_count; i++) {
+        TagName t = i < NAMES_KEPT ? names[i] : tag_name(g->tags[i].name);
         /* a tag given twice is written once, with the value lookups see
          * (the first): a repeated tag name on a line of its own starts
          * the next game when the text is read again */
-        if (roster_index(g->tags[i].name) >= 0 || game_tag_find(g->tags, i, g->tags[i].name)) continue;
+        if (t.roster >= 0 || game_tag_find(g->tags, i, g->tags[i].name)) continue;
         const char *value = tag_override(notes, g->tags[i].name);
-        put_tag(out, g->tags[i].name, value ? value : g->tags[i].value);
+        put_tag(out, g->tags[i].name, t.len, value ? value : g->tags[i].value);
     }
-    for (int i = 0; notes && i < notes->ntags; i++)
-        if (roster_index(notes->tags[i].name) < 0 && !game_tag(g, notes->tags[i].name))
-            put_tag(out, notes->tags[i].name, notes->tags[i].value);
+    for (int i = 0; notes && i < notes->ntags; i++) {
+        TagName t = tag_name(notes->tags[i].name);
+        if (t.roster < 0 && !game_tag(g, notes->tags[i].name))
+            put_tag(out, notes->tags[i].name, t.len, notes->tags[i].value);
+    }
 }
 
 void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
