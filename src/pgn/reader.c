@@ -1210,23 +1210,23 @@ static void on_word(Movetext *mt, const MovetextToken *t)
             on_nag(mt, start, tok, len);
             return;
         }
-        if (is_result(tok, len)) {
-            on_result(mt, start, tok, len);
-            return;
+        /* move number: digits then dots ("12.", "12...", or bare "12"),
+         * possibly glued to the move ("12.e4"); no result is one, and
+         * "0-0" is not one either */
+        size_t k = 0, digits = 0;
+        if (is_class(tok[0], PC_DIGIT)) {
+            for (k = 1; k < len && is_class(tok[k], PC_DIGIT);) k++;
+            digits = k;
+            while (k < len && tok[k] == '.') k++;
         }
-    }
-    /* move number: digits then dots ("12.", "12...", or bare "12"),
-     * possibly glued to the move ("12.e4"); "0-0" is not one */
-    if (is_class(tok[0], PC_DIGIT)) {
-        size_t k = 1;
-        while (k < len && is_class(tok[k], PC_DIGIT)) k++;
-        size_t digits = k;
-        while (k < len && tok[k] == '.') k++;
-        if (k == len || k > digits) {
+        if (digits && (k == len || k > digits)) {
             tok += k;
             len -= k;
             start += k;
             if (len == 0) return;
+        } else if (is_result(tok, len)) {
+            on_result(mt, start, tok, len);
+            return;
         }
     }
     /* trailing !? glyphs glued to the move */
