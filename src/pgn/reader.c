@@ -7,8 +7,9 @@
  * A game ends after its termination marker at depth 0, or before a tag line
  * that starts another game (the current game has movetext, or repeats a tag
  * name), or before a complete tag-pair line met inside an unclosed comment.
- * Once a game has movetext, a run of lines that cannot change that state
- * (no bracket, result, CR or escape) is taken at once.
+ * Runs of lines that change nothing but the tag names seen are taken at
+ * once: once a game has movetext, lines with no bracket, result, CR or
+ * escape; in its tag section, tag pairs of the usual form.
  * A line ends at LF, CRLF or a lone CR. A line longer than PGN_MAX_SEGMENT
  * is taken in pieces (cut after a blank or delimiter where one is near), so
  * the window never holds more than about one piece: text without line ends
@@ -537,6 +538,31 @@ static size_t scan_movetext(SplitState *st, const char *s, size_t n)
     return 0;
 }
 
+/* Length of the line at s[0..n) (with its '\n') when it is exactly a tag
+ * pair of the usual form, [Name "value"] with no blank but the one before
+ * the value and no backslash, CR or line end in the value; 0 otherwise
+ * (and for a line not whole in s). *hash is the name's tag_line_hash. For
+ * such a line in a tag section (the game has content, no movetext yet,
+ * outside a comment), pgn_next_raw would recognise a tag, record its name
+ * and keep the line as it is: it does that at once (simple_tag_lines). */
+static size_t simple_tag_line(const char *s, size_t n, uint32_t *hash)
+{
+    if (n < 7 || s[0] != '[') return 0;
+    size_t i = 1;
+    while (i < n && is_class(s[i], PC_NAME)) i++;
+    if (i == 1 || i + 2 >= n || s[i] != ' ' || s[i + 1] != '"') return 0;
+    const char *value = s + i + 2;
+    const char *line_end = memchr(value, '\n', n - i - 2);
+    if (!line_end) return 0;
+    size_t rest = (size_t)(line_end - value);   /* value, '"' and ']' */
+    const char *quote = memchr(value, '"', rest);
+    if (!quote || (size_t)(line_end - quote) != 2 || quote[1] != ']') return 0;
+    size_t value_len = (size_t)(quote - value);
+    if (memchr(value, '\\', value_len) || memchr(value, '\r', value_len)) return 0;
+    *hash = name_hash(s + 1, i - 1);
+    return (size_t)(line_end - s) + 1;
+}
+
 /* Lines before a game that are not PGN, gathered into one message per block. */
 typedef struct JunkBlock {
     unsigned first_line, last_line, lines;
@@ -613,12 +639,26 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
     bool ended_by_result = false;
 
     for (;;) {
-        if (!r->mid_line && st.has_content && st.has_movetext && !st.in_comment &&
-            r->len > r->pos) {
-            unsigned lines;
-            size_t whole = plain_movetext_lines(r->buf + r->pos, r->len - r->pos, &lines);
+        if (!r->mid_line && st.has_content && !st.in_comment && r->len > r->pos) {
+            /* runs of lines that the loop below would only keep: plain
+             * movetext lines, or tag pairs of the usual form with a name
+             * not seen yet (a name seen ends the game: the loop does that) */
+            const char *s = r->buf + r->pos;
+            size_t avail = r->len - r->pos, whole = 0;
+            unsigned lines = 0;
+            if (st.has_movetext) {
+                whole = plain_movetext_lines(s, avail, &lines);
+            } else {
+                size_t len;
+                uint32_t h;
+                while ((len = simple_tag_line(s + whole, avail - whole, &h)) && !seen_tag(&st, h)) {
+                    if (st.tag_count < 64) st.tag_hash[st.tag_count++] = h;
+                    whole += len;
+                    lines++;
+                }
+            }
             if (whole) {   /* as many passes of the loop below would do */
-                keep_text(r, g, r->buf + r->pos, whole, false);
+                keep_text(r, g, s, whole, false);
                 r->pos += whole;
                 r->line += lines;
                 r->line_offset = 0;

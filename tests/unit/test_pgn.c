@@ -572,6 +572,28 @@ static void test_runs_of_plain_movetext_lines(void **state)
     parsed_free(p);
 }
 
+/* Tag pairs of the usual form are taken by runs too (simple_tag_line); a
+ * repeated name still starts a game, and lines of other forms (escapes, CR,
+ * blanks, text after the pair) still count as lines of their own. */
+static void test_runs_of_tag_lines(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[Event \"a\"]\n[Site \"s ]\"]\n[Round \"1\"]\n[Round \"2\"]\n"
+                           "[White \"w \\\"x\\\"\"]\n[Black  \"b\"]  \n[Date \"d\"]\r\n"
+                           "[Result \"*\"]\n\n1. e4 Nf9 *\n");
+    assert_int_equal(p->count, 2);
+    assert_int_equal(p->games[0].tag_count, 3);
+    assert_string_equal(game_tag(&p->games[0], "Site"), "s ]");
+    assert_string_equal(game_tag(&p->games[1], "Round"), "2");   /* repeated tag: new game */
+    assert_string_equal(game_tag(&p->games[1], "White"), "w \"x\"");
+    assert_string_equal(game_tag(&p->games[1], "Black"), "b");
+    assert_string_equal(game_tag(&p->games[1], "Date"), "d");
+    assert_string_equal(game_tag(&p->games[1], "Result"), "*");
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:10:7: game 2: unreadable move 'Nf9' at move 1 (black to play)\n");
+    parsed_free(p);
+}
+
 static void test_oversized_game_is_skipped_and_reported(void **state)
 {
     (void)state;
@@ -757,6 +779,7 @@ int main(void)
         cmocka_unit_test(test_nul_bytes_between_games_are_junk),
         cmocka_unit_test(test_lines_longer_than_a_piece),
         cmocka_unit_test(test_runs_of_plain_movetext_lines),
+        cmocka_unit_test(test_runs_of_tag_lines),
         cmocka_unit_test(test_oversized_game_is_skipped_and_reported),
         cmocka_unit_test(test_writer_export_format),
         cmocka_unit_test(test_writer_wraps_without_splitting_numbers),
