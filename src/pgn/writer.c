@@ -28,30 +28,35 @@ static const struct {
 enum { STR_COUNT = 7 };
 
 typedef struct LineFiller {
-    StrBuf *out;
-    size_t line_len;     /* columns used on the current line */
+    /* the output, a copy taken by pgn_write_game and given back at its end:
+     * a member rather than a pointer, so the usual case reads len and data
+     * without a load of the pointer first. While the filler writes, the
+     * bytes end at len with no NUL (each atom_slot keeps room for one, and
+     * filler_done writes it). */
+    StrBuf out;
+    size_t line_start;   /* offset in out of the current line */
+    /* the usual case in one test: an atom of n bytes goes after a blank on
+     * the current line when len + 1 + n <= fast_end; fast_end is
+     * line_start + PGN_LINE_WIDTH after an atom, else 0 (line start, after
+     * '(' or a ';' comment) */
+    size_t fast_end;
     bool glue_next;      /* no space before the next atom (after '(') */
     bool end_line;       /* the next atom starts a new line (after a ';' comment) */
-    /* the usual case in one test: an atom shorter than room goes after a
-     * blank on the current line; 0 when the next atom is not simply placed
-     * after a blank (line start, after '(' or a ';' comment) */
-    size_t room;
 } LineFiller;
 
-/* Sets room after line_len, glue_next or end_line changed. */
-static void update_room(LineFiller *f)
+/* Sets fast_end after line_start, glue_next or end_line changed. */
+static void update_fast_end(LineFiller *f)
 {
-    bool after_blank = f->line_len > 0 && !f->end_line && !f->glue_next;
-    f->room = after_blank && f->line_len < PGN_LINE_WIDTH ? PGN_LINE_WIDTH - f->line_len : 0;
+    bool after_blank = f->out.len > f->line_start && !f->end_line && !f->glue_next;
+    f->fast_end = after_blank ? f->line_start + PGN_LINE_WIDTH : 0;
 }
 
 /* Where to write an atom of at most `max` bytes: in the output itself, one
  * byte after its end, which place_atom fills with the separator. */
 static char *atom_slot(LineFiller *f, size_t max)
 {
-    StrBuf *out = f->out;
-    if (out->len + max + 2 > out->cap) sb_reserve(out, max + 1);
-    return out->data + out->len + 1;
+    if (f->out.len + max + 2 > f->out.cap) sb_reserve(&f->out, max + 1);
+    return f->out.data + f->out.len + 1;
 }
 
 /* Places the n-byte atom written at atom_slot: after a blank, or on a new
@@ -61,14 +66,11 @@ static void place_atom_anywhere(LineFiller *f, size_t n);
 static inline void place_atom(LineFiller *f, size_t n)
 {
     /* the usual case, written where it is used: after a blank, on the
-     * current line */
-    if (n < f->room) {   /* line_len + 1 + n <= PGN_LINE_WIDTH, after a blank */
-        StrBuf *out = f->out;
-        out->data[out->len] = ' ';
-        out->len += 1 + n;
-        out->data[out->len] = '\0';
-        f->line_len += 1 + n;
-        f->room -= 1 + n;
+     * current line (line_len + 1 + n <= PGN_LINE_WIDTH) */
+    size_t len = f->out.len;
+    if (len + 1 + n <= f->fast_end) {
+        f->out.data[len] = ' ';
+        f->out.len = len + 1 + n;
         return;
     }
     place_atom_anywhere(f, n);
@@ -77,28 +79,32 @@ static inline void place_atom(LineFiller *f, size_t n)
 /* The other cases: a new line, a line start, or glued after '('. */
 static void place_atom_anywhere(LineFiller *f, size_t n)
 {
-    StrBuf *out = f->out;
-    char *separator = out->data + out->len;
+    char *separator = f->out.data + f->out.len;
+    size_t line_len = f->out.len - f->line_start;
     size_t used = 0;
-    if (f->line_len > 0 &&
+    if (line_len > 0 &&
         (f->end_line ||
-         (f->line_len + (f->glue_next ? 0 : 1) + n > PGN_LINE_WIDTH && separator[1] != '%' &&
+         (line_len + (f->glue_next ? 0 : 1) + n > PGN_LINE_WIDTH && separator[1] != '%' &&
           separator[1] != '['))) {
         *separator = '\n';
-        f->line_len = 0;
+        f->line_start = f->out.len + 1;
         used = 1;
-    } else if (f->line_len > 0 && !f->glue_next) {
+    } else if (line_len > 0 && !f->glue_next) {
         *separator = ' ';
-        f->line_len++;
         used = 1;
     }
     if (!used) memmove(separator, separator + 1, n);
-    out->len += used + n;
-    out->data[out->len] = '\0';
-    f->line_len += n;
+    f->out.len += used + n;
     f->glue_next = false;
     f->end_line = false;
-    update_room(f);
+    update_fast_end(f);
+}
+
+/* Appends one byte straight on (no separator), keeping room for the NUL. */
+static void filler_putc(LineFiller *f, char c)
+{
+    if (f->out.len + 2 > f->out.cap) sb_reserve(&f->out, 1);
+    f->out.data[f->out.len++] = c;
 }
 
 static void put_atom(LineFiller *f, const char *s, size_t n)
@@ -155,7 +161,7 @@ static void put_comment_text(LineFiller *f, const char *text, const char *more)
         }
         place_atom(f, k);
         f->end_line = true;
-        update_room(f);
+        update_fast_end(f);
         return;
     }
     /* the atoms: a pending word is written once the next one is found, so
@@ -344,19 +350,19 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
         }
         if (n == first && is_variation) continue;
         for (const GameNode *v = n->sibling; v; v = v->sibling) {
-            put_str(&w->fill, "(");
-            w->fill.glue_next = true;
-            update_room(&w->fill);
+            LineFiller *f = &w->fill;
+            put_str(f, "(");
+            f->glue_next = true;
+            update_fast_end(f);
             put_line(w, v, true);
             /* ")" sticks to what precedes it, unless a ';' comment ended the line */
-            if (w->fill.line_len + 1 > PGN_LINE_WIDTH || w->fill.end_line) {
-                sb_putc(w->fill.out, '\n');
-                w->fill.line_len = 0;
-                w->fill.end_line = false;
+            if (f->out.len - f->line_start + 1 > PGN_LINE_WIDTH || f->end_line) {
+                filler_putc(f, '\n');
+                f->line_start = f->out.len;
+                f->end_line = false;
             }
-            sb_putc(w->fill.out, ')');
-            w->fill.line_len++;
-            update_room(&w->fill);
+            filler_putc(f, ')');
+            update_fast_end(f);
             need_number = true;
         }
     }
@@ -479,7 +485,7 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     put_tags(g, notes, out);
     sb_putc(out, '\n');
 
-    Writer w = {{out, 0, false, false, 0}, notes, notes ? notes->node_comments : NULL,
+    Writer w = {{*out, out->len, 0, false, false}, notes, notes ? notes->node_comments : NULL,
                 notes ? notes->drop_comments : NULL, g, NULL, NULL, "", 0};
     bool unread = g->truncated && g->unread_text;
     if (unread && g->root->child) {
@@ -491,5 +497,7 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     if (g->root->child) put_line(&w, g->root->child, false);
     else if (unread) put_unread_text(&w);
     put_str(&w.fill, result_to_write(g));
+    *out = w.fill.out;
+    out->data[out->len] = '\0';   /* the room atom_slot kept */
     sb_append(out, "\n\n");
 }
