@@ -204,6 +204,12 @@ static void put_comments(LineFiller *f, const Comment *c)
     for (; c; c = c->next) put_comment(f, c->text);
 }
 
+/* "00" to "99": two digits with one copy */
+static const char two_digits[200] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 /* Decimal digits of v into out (no NUL); returns their count. */
 static inline size_t write_uint(char *out, unsigned v)
 {
@@ -213,8 +219,7 @@ static inline size_t write_uint(char *out, unsigned v)
         return 1;
     }
     if (v < 100) {
-        out[0] = (char)('0' + v / 10);
-        out[1] = (char)('0' + v % 10);
+        memcpy(out, two_digits + 2 * v, 2);
         return 2;
     }
     char tmp[12];
