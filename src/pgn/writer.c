@@ -120,7 +120,8 @@ static void put_str(LineFiller *f, const char *s)
 
 static bool is_comment_blank(char c)
 {
-    return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+    /* ' ', or '\t' '\n' '\v' '\f' '\r' (9 to 13) */
+    return c == ' ' || (unsigned char)(c - '\t') <= '\r' - '\t';
 }
 
 /* The next word of *s (advanced past it); false when only blanks are left. */
@@ -130,7 +131,8 @@ static bool next_word(const char **s, const char **word, size_t *len)
     while (is_comment_blank(*p)) p++;
     if (!*p) return false;
     *word = p;
-    while (*p && !is_comment_blank(*p)) p++;
+    /* a byte above ' ' (most) is neither a blank nor the NUL */
+    while ((unsigned char)*p > ' ' || (*p && !is_comment_blank(*p))) p++;
     *len = (size_t)(p - *word);
     *s = p;
     return true;
