@@ -234,6 +234,22 @@ static inline size_t write_uint(char *out, unsigned v)
     return n;
 }
 
+/* The start of a move's atom, its number: move_numbers[n][side] is "n. "
+ * (White) or "n... " (Black), for n below 100 */
+#define MOVE_NUMBER_1(d) {{'0' + (d), '.', ' '}, {'0' + (d), '.', '.', '.', ' '}}
+#define MOVE_NUMBER_2(t, u) {{'0' + (t), '0' + (u), '.', ' '}, {'0' + (t), '0' + (u), '.', '.', '.', ' '}}
+#define MOVE_NUMBERS_TENS(t) \
+    MOVE_NUMBER_2(t, 0), MOVE_NUMBER_2(t, 1), MOVE_NUMBER_2(t, 2), MOVE_NUMBER_2(t, 3), \
+    MOVE_NUMBER_2(t, 4), MOVE_NUMBER_2(t, 5), MOVE_NUMBER_2(t, 6), MOVE_NUMBER_2(t, 7), \
+    MOVE_NUMBER_2(t, 8), MOVE_NUMBER_2(t, 9)
+static const char move_numbers[100][2][8] = {
+    MOVE_NUMBER_1(0), MOVE_NUMBER_1(1), MOVE_NUMBER_1(2), MOVE_NUMBER_1(3), MOVE_NUMBER_1(4),
+    MOVE_NUMBER_1(5), MOVE_NUMBER_1(6), MOVE_NUMBER_1(7), MOVE_NUMBER_1(8), MOVE_NUMBER_1(9),
+    MOVE_NUMBERS_TENS(1), MOVE_NUMBERS_TENS(2), MOVE_NUMBERS_TENS(3), MOVE_NUMBERS_TENS(4),
+    MOVE_NUMBERS_TENS(5), MOVE_NUMBERS_TENS(6), MOVE_NUMBERS_TENS(7), MOVE_NUMBERS_TENS(8),
+    MOVE_NUMBERS_TENS(9),
+};
+
 /* The game's first comments with the driver's note (the game number)
  * appended inside the last one, as CQL 6.2 writes it: {<original> Game
  * number 3 CQL}. (The conformance vectors show it: a long original comment
@@ -311,13 +327,19 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
     char *atom = atom_slot(&w->fill, 32 + SAN_MAX);
     size_t len = 0;
     if (before->side == WHITE || need_number) {
-        len = write_uint(atom, before->fullmove);
-        atom[len++] = '.';
-        if (before->side == BLACK) {
+        unsigned number = before->fullmove;
+        if (number < 100) {   /* nearly always: "12. " or "12... " in one copy */
+            memcpy(atom, move_numbers[number][before->side], 8);
+            len = (number >= 10) + (before->side == WHITE ? 3 : 5);
+        } else {
+            len = write_uint(atom, number);
             atom[len++] = '.';
-            atom[len++] = '.';
+            if (before->side == BLACK) {
+                atom[len++] = '.';
+                atom[len++] = '.';
+            }
+            atom[len++] = ' ';
         }
-        atom[len++] = ' ';
     }
     static const char check_marks[] = {[NODE_NO_CHECK] = '\0', [NODE_IN_CHECK] = '+', [NODE_MATED] = '#'};
     len += san_write_marked(before, n->move, check_marks[game_node_check(n)], atom + len);
