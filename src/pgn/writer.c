@@ -282,7 +282,7 @@ typedef struct Writer {
     /* the last one-word note written after a move, as its atom: the driver
      * gives every matched position the same note ({CQL}) */
     const char *note_text;
-    char note_atom[32];
+    char note_atom[16];
     size_t note_len;
 } Writer;
 
@@ -298,14 +298,25 @@ static const char *note_for(const Writer *w, const GameNode *n)
     return w->node_comments ? w->node_comments[n->id] : NULL;
 }
 
-/* A note after a move: a comment of its own, kept as an atom when it is one
- * short word. */
+/* A note after a move: a comment of its own, written as one atom "{word}"
+ * when it is one word of at most 30 bytes (a word here ends at " \n\t\r{}"
+ * only). A word of up to 14 bytes, as the driver's usual note, is kept as
+ * its atom for the next note. */
 static void put_note(Writer *w, const char *note)
 {
+    enum { NOTE_WORD_MAX = 30 };
     if (note != w->note_text) {
         size_t word = strcspn(note, " \n\t\r{}");
-        if (note[word] || word == 0 || word + 2 > sizeof w->note_atom) {
+        if (note[word] || word == 0 || word > NOTE_WORD_MAX) {
             put_comment(&w->fill, note);
+            return;
+        }
+        if (word + 2 > sizeof w->note_atom) {   /* written, not kept */
+            char *atom = atom_slot(&w->fill, word + 2);
+            atom[0] = '{';
+            memcpy(atom + 1, note, word);
+            atom[word + 1] = '}';
+            place_atom(&w->fill, word + 2);
             return;
         }
         w->note_atom[0] = '{';
