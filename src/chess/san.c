@@ -453,10 +453,8 @@ SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out
 
 /* File, rank or both of `from`, as little as tells it apart from the other
  * pieces of its kind that can legally move to the same square. */
-static char *write_disambiguation(const Position *pos, Move m, char *p)
+static char *write_disambiguation(const Position *pos, Piece piece, Square from, Square to, char *p)
 {
-    Square from = move_from(m), to = move_to(m);
-    Piece piece = pos_piece_on(pos, from);
     Bitboard others = pos_pieces(pos, color_of(piece), type_of(piece)) & ~sq_bb(from);
     if (!others) return p;     /* the only piece of its kind: nothing to tell apart */
     /* the others that reach `to` (a knight, bishop, rook or queen: the
@@ -487,6 +485,11 @@ static char *write_disambiguation(const Position *pos, Move m, char *p)
     }
     return p;
 }
+
+/* "a1" to "h8" in square order: a square's name in one two-byte copy */
+static const char square_names[2 * SQ_NB] =
+    "a1b1c1d1e1f1g1h1" "a2b2c2d2e2f2g2h2" "a3b3c3d3e3f3g3h3" "a4b4c4d4e4f4g4h4"
+    "a5b5c5d5e5f5g5h5" "a6b6c6d6e6f6g6h6" "a7b7c7d7e7f7g7h7" "a8b8c8d8e8f8g8h8";
 
 size_t san_write(const Position *pos, Move m, char out[SAN_MAX])
 {
@@ -519,11 +522,10 @@ size_t san_write_marked(const Position *pos, Move m, char mark, char out[SAN_MAX
             if (capture) *p++ = (char)('a' + file_of(from));
         } else {
             *p++ = piece_type_char(type);
-            if (type != KING) p = write_disambiguation(pos, m, p);
+            if (type != KING) p = write_disambiguation(pos, piece, from, to, p);
         }
         if (capture) *p++ = 'x';
-        p[0] = (char)('a' + file_of(to));
-        p[1] = (char)('1' + rank_of(to));
+        memcpy(p, square_names + 2 * to, 2);
         p += 2;
         if (kind == MK_PROMOTION) {
             *p++ = '=';

@@ -28,30 +28,35 @@ static const struct {
 enum { STR_COUNT = 7 };
 
 typedef struct LineFiller {
-    StrBuf *out;
-    size_t line_len;     /* columns used on the current line */
+    /* the output, a copy taken by pgn_write_game and given back at its end:
+     * a member rather than a pointer, so the usual case reads len and data
+     * without a load of the pointer first. While the filler writes, the
+     * bytes end at len with no NUL (each atom_slot keeps room for one, and
+     * filler_done writes it). */
+    StrBuf out;
+    size_t line_start;   /* offset in out of the current line */
+    /* the usual case in one test: an atom of n bytes goes after a blank on
+     * the current line when len + 1 + n <= fast_end; fast_end is
+     * line_start + PGN_LINE_WIDTH after an atom, else 0 (line start, after
+     * '(' or a ';' comment) */
+    size_t fast_end;
     bool glue_next;      /* no space before the next atom (after '(') */
     bool end_line;       /* the next atom starts a new line (after a ';' comment) */
-    /* the usual case in one test: an atom shorter than room goes after a
-     * blank on the current line; 0 when the next atom is not simply placed
-     * after a blank (line start, after '(' or a ';' comment) */
-    size_t room;
 } LineFiller;
 
-/* Sets room after line_len, glue_next or end_line changed. */
-static void update_room(LineFiller *f)
+/* Sets fast_end after line_start, glue_next or end_line changed. */
+static void update_fast_end(LineFiller *f)
 {
-    bool after_blank = f->line_len > 0 && !f->end_line && !f->glue_next;
-    f->room = after_blank && f->line_len < PGN_LINE_WIDTH ? PGN_LINE_WIDTH - f->line_len : 0;
+    bool after_blank = f->out.len > f->line_start && !f->end_line && !f->glue_next;
+    f->fast_end = after_blank ? f->line_start + PGN_LINE_WIDTH : 0;
 }
 
 /* Where to write an atom of at most `max` bytes: in the output itself, one
  * byte after its end, which place_atom fills with the separator. */
 static char *atom_slot(LineFiller *f, size_t max)
 {
-    StrBuf *out = f->out;
-    if (out->len + max + 2 > out->cap) sb_reserve(out, max + 1);
-    return out->data + out->len + 1;
+    if (f->out.len + max + 2 > f->out.cap) sb_reserve(&f->out, max + 1);
+    return f->out.data + f->out.len + 1;
 }
 
 /* Places the n-byte atom written at atom_slot: after a blank, or on a new
@@ -61,14 +66,11 @@ static void place_atom_anywhere(LineFiller *f, size_t n);
 static inline void place_atom(LineFiller *f, size_t n)
 {
     /* the usual case, written where it is used: after a blank, on the
-     * current line */
-    if (n < f->room) {   /* line_len + 1 + n <= PGN_LINE_WIDTH, after a blank */
-        StrBuf *out = f->out;
-        out->data[out->len] = ' ';
-        out->len += 1 + n;
-        out->data[out->len] = '\0';
-        f->line_len += 1 + n;
-        f->room -= 1 + n;
+     * current line (line_len + 1 + n <= PGN_LINE_WIDTH) */
+    size_t len = f->out.len;
+    if (len + 1 + n <= f->fast_end) {
+        f->out.data[len] = ' ';
+        f->out.len = len + 1 + n;
         return;
     }
     place_atom_anywhere(f, n);
@@ -77,28 +79,32 @@ static inline void place_atom(LineFiller *f, size_t n)
 /* The other cases: a new line, a line start, or glued after '('. */
 static void place_atom_anywhere(LineFiller *f, size_t n)
 {
-    StrBuf *out = f->out;
-    char *separator = out->data + out->len;
+    char *separator = f->out.data + f->out.len;
+    size_t line_len = f->out.len - f->line_start;
     size_t used = 0;
-    if (f->line_len > 0 &&
+    if (line_len > 0 &&
         (f->end_line ||
-         (f->line_len + (f->glue_next ? 0 : 1) + n > PGN_LINE_WIDTH && separator[1] != '%' &&
+         (line_len + (f->glue_next ? 0 : 1) + n > PGN_LINE_WIDTH && separator[1] != '%' &&
           separator[1] != '['))) {
         *separator = '\n';
-        f->line_len = 0;
+        f->line_start = f->out.len + 1;
         used = 1;
-    } else if (f->line_len > 0 && !f->glue_next) {
+    } else if (line_len > 0 && !f->glue_next) {
         *separator = ' ';
-        f->line_len++;
         used = 1;
     }
     if (!used) memmove(separator, separator + 1, n);
-    out->len += used + n;
-    out->data[out->len] = '\0';
-    f->line_len += n;
+    f->out.len += used + n;
     f->glue_next = false;
     f->end_line = false;
-    update_room(f);
+    update_fast_end(f);
+}
+
+/* Appends one byte straight on (no separator), keeping room for the NUL. */
+static void filler_putc(LineFiller *f, char c)
+{
+    if (f->out.len + 2 > f->out.cap) sb_reserve(&f->out, 1);
+    f->out.data[f->out.len++] = c;
 }
 
 static void put_atom(LineFiller *f, const char *s, size_t n)
@@ -114,7 +120,8 @@ static void put_str(LineFiller *f, const char *s)
 
 static bool is_comment_blank(char c)
 {
-    return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+    /* ' ', or '\t' '\n' '\v' '\f' '\r' (9 to 13) */
+    return c == ' ' || (unsigned char)(c - '\t') <= '\r' - '\t';
 }
 
 /* The next word of *s (advanced past it); false when only blanks are left. */
@@ -124,7 +131,8 @@ static bool next_word(const char **s, const char **word, size_t *len)
     while (is_comment_blank(*p)) p++;
     if (!*p) return false;
     *word = p;
-    while (*p && !is_comment_blank(*p)) p++;
+    /* a byte above ' ' (most) is neither a blank nor the NUL */
+    while ((unsigned char)*p > ' ' || (*p && !is_comment_blank(*p))) p++;
     *len = (size_t)(p - *word);
     *s = p;
     return true;
@@ -155,7 +163,7 @@ static void put_comment_text(LineFiller *f, const char *text, const char *more)
         }
         place_atom(f, k);
         f->end_line = true;
-        update_room(f);
+        update_fast_end(f);
         return;
     }
     /* the atoms: a pending word is written once the next one is found, so
@@ -198,6 +206,12 @@ static void put_comments(LineFiller *f, const Comment *c)
     for (; c; c = c->next) put_comment(f, c->text);
 }
 
+/* "00" to "99": two digits with one copy */
+static const char two_digits[200] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 /* Decimal digits of v into out (no NUL); returns their count. */
 static inline size_t write_uint(char *out, unsigned v)
 {
@@ -207,8 +221,7 @@ static inline size_t write_uint(char *out, unsigned v)
         return 1;
     }
     if (v < 100) {
-        out[0] = (char)('0' + v / 10);
-        out[1] = (char)('0' + v % 10);
+        memcpy(out, two_digits + 2 * v, 2);
         return 2;
     }
     char tmp[12];
@@ -220,6 +233,22 @@ static inline size_t write_uint(char *out, unsigned v)
     for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
     return n;
 }
+
+/* The start of a move's atom, its number: move_numbers[n][side] is "n. "
+ * (White) or "n... " (Black), for n below 100 */
+#define MOVE_NUMBER_1(d) {{'0' + (d), '.', ' '}, {'0' + (d), '.', '.', '.', ' '}}
+#define MOVE_NUMBER_2(t, u) {{'0' + (t), '0' + (u), '.', ' '}, {'0' + (t), '0' + (u), '.', '.', '.', ' '}}
+#define MOVE_NUMBERS_TENS(t) \
+    MOVE_NUMBER_2(t, 0), MOVE_NUMBER_2(t, 1), MOVE_NUMBER_2(t, 2), MOVE_NUMBER_2(t, 3), \
+    MOVE_NUMBER_2(t, 4), MOVE_NUMBER_2(t, 5), MOVE_NUMBER_2(t, 6), MOVE_NUMBER_2(t, 7), \
+    MOVE_NUMBER_2(t, 8), MOVE_NUMBER_2(t, 9)
+static const char move_numbers[100][2][8] = {
+    MOVE_NUMBER_1(0), MOVE_NUMBER_1(1), MOVE_NUMBER_1(2), MOVE_NUMBER_1(3), MOVE_NUMBER_1(4),
+    MOVE_NUMBER_1(5), MOVE_NUMBER_1(6), MOVE_NUMBER_1(7), MOVE_NUMBER_1(8), MOVE_NUMBER_1(9),
+    MOVE_NUMBERS_TENS(1), MOVE_NUMBERS_TENS(2), MOVE_NUMBERS_TENS(3), MOVE_NUMBERS_TENS(4),
+    MOVE_NUMBERS_TENS(5), MOVE_NUMBERS_TENS(6), MOVE_NUMBERS_TENS(7), MOVE_NUMBERS_TENS(8),
+    MOVE_NUMBERS_TENS(9),
+};
 
 /* The game's first comments with the driver's note (the game number)
  * appended inside the last one, as CQL 6.2 writes it: {<original> Game
@@ -253,7 +282,7 @@ typedef struct Writer {
     /* the last one-word note written after a move, as its atom: the driver
      * gives every matched position the same note ({CQL}) */
     const char *note_text;
-    char note_atom[32];
+    char note_atom[16];
     size_t note_len;
 } Writer;
 
@@ -269,14 +298,25 @@ static const char *note_for(const Writer *w, const GameNode *n)
     return w->node_comments ? w->node_comments[n->id] : NULL;
 }
 
-/* A note after a move: a comment of its own, kept as an atom when it is one
- * short word. */
+/* A note after a move: a comment of its own, written as one atom "{word}"
+ * when it is one word of at most 30 bytes (a word here ends at " \n\t\r{}"
+ * only). A word of up to 14 bytes, as the driver's usual note, is kept as
+ * its atom for the next note. */
 static void put_note(Writer *w, const char *note)
 {
+    enum { NOTE_WORD_MAX = 30 };
     if (note != w->note_text) {
         size_t word = strcspn(note, " \n\t\r{}");
-        if (note[word] || word == 0 || word + 2 > sizeof w->note_atom) {
+        if (note[word] || word == 0 || word > NOTE_WORD_MAX) {
             put_comment(&w->fill, note);
+            return;
+        }
+        if (word + 2 > sizeof w->note_atom) {   /* written, not kept */
+            char *atom = atom_slot(&w->fill, word + 2);
+            atom[0] = '{';
+            memcpy(atom + 1, note, word);
+            atom[word + 1] = '}';
+            place_atom(&w->fill, word + 2);
             return;
         }
         w->note_atom[0] = '{';
@@ -298,13 +338,19 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
     char *atom = atom_slot(&w->fill, 32 + SAN_MAX);
     size_t len = 0;
     if (before->side == WHITE || need_number) {
-        len = write_uint(atom, before->fullmove);
-        atom[len++] = '.';
-        if (before->side == BLACK) {
+        unsigned number = before->fullmove;
+        if (number < 100) {   /* nearly always: "12. " or "12... " in one copy */
+            memcpy(atom, move_numbers[number][before->side], 8);
+            len = (number >= 10) + (before->side == WHITE ? 3 : 5);
+        } else {
+            len = write_uint(atom, number);
             atom[len++] = '.';
-            atom[len++] = '.';
+            if (before->side == BLACK) {
+                atom[len++] = '.';
+                atom[len++] = '.';
+            }
+            atom[len++] = ' ';
         }
-        atom[len++] = ' ';
     }
     static const char check_marks[] = {[NODE_NO_CHECK] = '\0', [NODE_IN_CHECK] = '+', [NODE_MATED] = '#'};
     len += san_write_marked(before, n->move, check_marks[game_node_check(n)], atom + len);
@@ -344,19 +390,19 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
         }
         if (n == first && is_variation) continue;
         for (const GameNode *v = n->sibling; v; v = v->sibling) {
-            put_str(&w->fill, "(");
-            w->fill.glue_next = true;
-            update_room(&w->fill);
+            LineFiller *f = &w->fill;
+            put_str(f, "(");
+            f->glue_next = true;
+            update_fast_end(f);
             put_line(w, v, true);
             /* ")" sticks to what precedes it, unless a ';' comment ended the line */
-            if (w->fill.line_len + 1 > PGN_LINE_WIDTH || w->fill.end_line) {
-                sb_putc(w->fill.out, '\n');
-                w->fill.line_len = 0;
-                w->fill.end_line = false;
+            if (f->out.len - f->line_start + 1 > PGN_LINE_WIDTH || f->end_line) {
+                filler_putc(f, '\n');
+                f->line_start = f->out.len;
+                f->end_line = false;
             }
-            sb_putc(w->fill.out, ')');
-            w->fill.line_len++;
-            update_room(&w->fill);
+            filler_putc(f, ')');
+            update_fast_end(f);
             need_number = true;
         }
     }
@@ -479,7 +525,7 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     put_tags(g, notes, out);
     sb_putc(out, '\n');
 
-    Writer w = {{out, 0, false, false, 0}, notes, notes ? notes->node_comments : NULL,
+    Writer w = {{*out, out->len, 0, false, false}, notes, notes ? notes->node_comments : NULL,
                 notes ? notes->drop_comments : NULL, g, NULL, NULL, "", 0};
     bool unread = g->truncated && g->unread_text;
     if (unread && g->root->child) {
@@ -491,5 +537,7 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     if (g->root->child) put_line(&w, g->root->child, false);
     else if (unread) put_unread_text(&w);
     put_str(&w.fill, result_to_write(g));
+    *out = w.fill.out;
+    out->data[out->len] = '\0';   /* the room atom_slot kept */
     sb_append(out, "\n\n");
 }

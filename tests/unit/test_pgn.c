@@ -645,6 +645,34 @@ static void test_writer_export_format(void **state)
     parsed_free(p);
 }
 
+/* A one-word note is one atom "{word}", whatever its length up to 30 bytes
+ * (a vertical tab does not end the word there); longer, or of several
+ * words, it is a comment like the input's. */
+static void test_writer_notes_after_moves(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 *\n");
+    StrBuf out = SB_INIT;
+    const char *notes[16] = {0};
+    notes[1] = "CQL";
+    notes[2] = "abcdefghijklmn";
+    notes[3] = "abcdefghij\vklmnopqrs";
+    notes[4] = "abcdefghijklmnopqrstuvwxyz0123";
+    notes[5] = "abcdefghijklmnopqrstuvwxyz01234";
+    notes[6] = "two\vwords CQL";
+    notes[7] = notes[1];
+    PgnAnnotations ann = {.node_comments = notes};
+    pgn_write_game(&p->games[0], &ann, &out);
+    assert_string_equal(sb_str(&out),
+                        "[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n"
+                        "[White \"?\"]\n[Black \"?\"]\n[Result \"*\"]\n\n"
+                        "1. e4 {CQL} 1... e5 {abcdefghijklmn} 2. Nf3 {abcdefghij\vklmnopqrs} 2... Nc6\n"
+                        "{abcdefghijklmnopqrstuvwxyz0123} 3. Bb5 {abcdefghijklmnopqrstuvwxyz01234}\n"
+                        "3... a6 {two words CQL} 4. Ba4 {CQL} *\n\n");
+    sb_free(&out);
+    parsed_free(p);
+}
+
 static void test_writer_wraps_without_splitting_numbers(void **state)
 {
     (void)state;
@@ -782,6 +810,7 @@ int main(void)
         cmocka_unit_test(test_runs_of_tag_lines),
         cmocka_unit_test(test_oversized_game_is_skipped_and_reported),
         cmocka_unit_test(test_writer_export_format),
+        cmocka_unit_test(test_writer_notes_after_moves),
         cmocka_unit_test(test_writer_wraps_without_splitting_numbers),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_writer_comments_read_back_the_same),
