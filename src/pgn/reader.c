@@ -47,7 +47,7 @@ enum {
     PC_NAME = 4,      /* tag-name characters: letters, digits, '_' */
     PC_DELIM = 8,     /* ends a movetext token: { } ( ) ; [ ] and blanks */
     PC_SPLIT = 16,    /* matters when splitting games: { } ( ) ; [ ] and result characters
-                         (find_split_char lists them again) */
+                         (split_char_mask finds them again) */
     PC_NUMERIC = 32,  /* starts a movetext word that is not a move: digits, '$', '*' */
     PC_GLYPH = 64     /* ! and ?, glued after a move */
 };
@@ -374,22 +374,32 @@ static size_t skip_bracket_group(const char *s, size_t n, size_t i)
     return i < n ? i + 1 : n;
 }
 
-/* The first byte at or after i in s[0..n) that matters when splitting (a
- * PC_SPLIT character), or n. Most movetext lines have none but a castling
- * '-', so this is where splitting spends its time: with SSE2 it tests 16
- * bytes at a time. */
+#if defined(__SSE2__)
+/* Bit k set when byte k of b is a PC_SPLIT character, { } ( ) ; [ ] * - /,
+ * found by bit tricks (fewer operations than one compare per character):
+ * ESC (0x1B) is caught with ';', which only sends a fast path to the
+ * full scan a little early. */
+static inline unsigned split_char_mask(__m128i b)
+{
+    __m128i parens = _mm_sub_epi8(b, _mm_set1_epi8('('));   /* ( ) * as 0 1 2 */
+    __m128i hits = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(_mm_or_si128(b, _mm_set1_epi8(0x60)), _mm_set1_epi8('{')),   /* ; [ { */
+                     _mm_cmpeq_epi8(_mm_or_si128(b, _mm_set1_epi8(0x20)), _mm_set1_epi8('}'))),  /* ] } */
+        _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(parens, _mm_set1_epi8(2)), parens),
+                     _mm_cmpeq_epi8(_mm_or_si128(b, _mm_set1_epi8(0x02)), _mm_set1_epi8('/'))));  /* - / */
+    return (unsigned)_mm_movemask_epi8(hits);
+}
+#endif
+
+/* The first byte at or after i in s[0..n) that may matter when splitting (a
+ * PC_SPLIT character, or an ESC: see split_char_mask), or n. Most movetext
+ * lines have none but a castling '-', so this is where splitting spends its
+ * time: with SSE2 it tests 16 bytes at a time. */
 static size_t find_split_char(const char *s, size_t i, size_t n)
 {
 #if defined(__SSE2__)
-    static const char split_chars[] = "{}();[]*-/";   /* PC_SPLIT in pgn_char_class */
-    __m128i wanted[sizeof split_chars - 1];
-    for (size_t k = 0; k < sizeof split_chars - 1; k++) wanted[k] = _mm_set1_epi8(split_chars[k]);
     for (; i + 16 <= n; i += 16) {
-        __m128i bytes = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i hits = _mm_setzero_si128();
-        for (size_t k = 0; k < sizeof split_chars - 1; k++)
-            hits = _mm_or_si128(hits, _mm_cmpeq_epi8(bytes, wanted[k]));
-        unsigned mask = (unsigned)_mm_movemask_epi8(hits);
+        unsigned mask = split_char_mask(_mm_loadu_si128((const __m128i *)(const void *)(s + i)));
         if (mask) return i + (size_t)__builtin_ctz(mask);
     }
 #endif
@@ -422,20 +432,14 @@ static size_t plain_movetext_lines(const char *s, size_t n, unsigned *lines)
     size_t i = 0, whole = 0;   /* whole: just past the last line end before i */
     unsigned count = 0;
 #if defined(__SSE2__)
-    /* ends_plain_lines by bit tricks, 16 bytes at a time; a byte caught
-     * that is not one of them (ESC) only ends the run early */
+    /* ends_plain_lines, 16 bytes at a time (an ESC caught by
+     * split_char_mask only ends the run early) */
     for (; i + 16 <= n; i += 16) {
         __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i parens = _mm_sub_epi8(b, _mm_set1_epi8('('));   /* ( ) * as 0 1 2 */
-        __m128i hits = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(_mm_or_si128(b, _mm_set1_epi8(0x60)), _mm_set1_epi8('{')),   /* ; [ { */
-                         _mm_cmpeq_epi8(_mm_or_si128(b, _mm_set1_epi8(0x20)), _mm_set1_epi8('}'))),  /* ] } */
-            _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(parens, _mm_set1_epi8(2)), parens),
-                         _mm_cmpeq_epi8(_mm_or_si128(b, _mm_set1_epi8(0x02)), _mm_set1_epi8('/')))); /* - / */
-        hits = _mm_or_si128(hits, _mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('\r')),
-                                               _mm_cmpeq_epi8(b, _mm_set1_epi8('%'))));
-        hits = _mm_or_si128(hits, _mm_cmpeq_epi8(b, _mm_set1_epi8((char)0xEF)));
-        unsigned stop = (unsigned)_mm_movemask_epi8(hits);
+        __m128i others = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('\r')),
+                                                   _mm_cmpeq_epi8(b, _mm_set1_epi8('%'))),
+                                      _mm_cmpeq_epi8(b, _mm_set1_epi8((char)0xEF)));
+        unsigned stop = split_char_mask(b) | (unsigned)_mm_movemask_epi8(others);
         unsigned ends = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8('\n')));
         for (; stop; stop &= stop - 1) {
             unsigned k = (unsigned)__builtin_ctz(stop);
@@ -544,7 +548,7 @@ static size_t scan_movetext(SplitState *st, const char *s, size_t n)
  * (and for a line not whole in s). *hash is the name's tag_line_hash. For
  * such a line in a tag section (the game has content, no movetext yet,
  * outside a comment), pgn_next_raw would recognise a tag, record its name
- * and keep the line as it is: it does that at once (simple_tag_lines). */
+ * and keep the line as it is, so it takes a run of them at once. */
 static size_t simple_tag_line(const char *s, size_t n, uint32_t *hash)
 {
     if (n < 7 || s[0] != '[') return 0;
