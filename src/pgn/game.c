@@ -105,8 +105,9 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
     GameNode *n = arena_alloc(a, sizeof *n);
     n->pos = parent->pos;
     pos_make_move(&n->pos, m);
-    /* every field after piece_id (set by game_fill_piece_ids), in struct
-     * order, so that the compiler can merge neighbouring stores */
+    /* every other field, in struct order, so that the compiler can merge
+     * neighbouring stores */
+    n->piece_id = NULL;   /* game_fill_piece_ids */
     n->move = m;
     n->parent = parent;
     n->child = NULL;
@@ -136,6 +137,10 @@ void game_fill_piece_ids(const Game *g)
     if (g->piece_ids_filled) return;
     if (g->root) {   /* the start position's pieces, 1, 2, ... in square order */
         GameNode *root = (GameNode *)(uintptr_t)g->root;
+        /* one block for every node's identities, in the game's arena */
+        uint8_t *ids = arena_alloc(g->arena, (size_t)g->node_count * SQ_NB);
+        for (const GameNode *c = root; c; c = game_walk_next(NULL, c, true))
+            ((GameNode *)(uintptr_t)c)->piece_id = ids + (size_t)c->id * SQ_NB;
         uint8_t next_id = 1;
         for (Square s = 0; s < SQ_NB; s++)
             root->piece_id[s] = root->pos.board[s] != NO_PIECE ? next_id++ : 0;
@@ -146,7 +151,7 @@ void game_fill_piece_ids(const Game *g)
     for (const GameNode *c = g->root ? game_walk_next(NULL, g->root, true) : NULL; c;
          c = game_walk_next(NULL, c, true)) {
         GameNode *n = (GameNode *)(uintptr_t)c;
-        memcpy(n->piece_id, n->parent->piece_id, sizeof n->piece_id);
+        memcpy(n->piece_id, n->parent->piece_id, SQ_NB);
         move_piece_ids(n->piece_id, &n->parent->pos, n->move);
     }
     ((Game *)(uintptr_t)g)->piece_ids_filled = true;

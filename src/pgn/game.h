@@ -38,8 +38,9 @@ typedef struct Comment {
 typedef struct GameNode GameNode;
 struct GameNode {
     Position pos;              /* position at this node */
-    uint8_t piece_id[SQ_NB];   /* identity of the piece on each square, 0 = none
-                                  (after game_fill_piece_ids) */
+    uint8_t *piece_id;         /* identity of the piece on each square, 0 = none:
+                                  NULL until game_fill_piece_ids gives every node
+                                  its SQ_NB bytes (few queries ask) */
     Move move;                 /* move that led here; MOVE_NONE at the root */
     GameNode *parent;          /* NULL at the root */
     GameNode *child;           /* main continuation, NULL at a leaf */
