@@ -339,6 +339,15 @@ static void put_note(Writer *w, const char *note)
     place_atom(&w->fill, w->note_len);
 }
 
+/* The glyphs after the move into n: $1 $14 ... */
+static void put_nags(Writer *w, const GameNode *n)
+{
+    for (int i = 0; i < n->nag_count; i++) {
+        char nag[8] = "$";
+        put_atom(&w->fill, nag, 1 + write_uint(nag + 1, n->nags[i]));
+    }
+}
+
 /* Writes the move into `n` with its number when needed, then its glyphs and comments.
  * Returns whether the next move needs its number repeated. */
 static bool put_move(Writer *w, const GameNode *n, bool need_number)
@@ -364,16 +373,14 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
     static const char check_marks[] = {[NODE_NO_CHECK] = '\0', [NODE_IN_CHECK] = '+', [NODE_MATED] = '#'};
     len += san_write_marked(before, n->move, check_marks[game_node_check(n)], atom + len);
     place_atom(&w->fill, len);
-    for (int i = 0; i < n->nag_count; i++) {
-        char nag[8] = "$";
-        put_atom(&w->fill, nag, 1 + write_uint(nag + 1, n->nags[i]));
-    }
+    if (n->nag_count) put_nags(w, n);
     /* after a move, the note is a comment of its own: {book} {CQL} */
     const char *note = note_for(w, n);
     const Comment *comments = comments_of(w, n);
+    if (!note && !comments) return false;
     if (comments) put_comments(&w->fill, comments);
     if (note) put_note(w, note);
-    return comments || note;
+    return true;
 }
 
 /* The unread rest of a truncated game, as a comment. */
