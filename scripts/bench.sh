@@ -19,7 +19,8 @@
 #               one's (so 2.00 = twice as fast), both measured in this run
 # With pgn-extract installed, its `-r` (read and check every game) is timed
 # too, and Ka1, check, mate and Q attacks k are given as fractions of it.
-# Then the 2-thread speed-up, and the peak RSS at 10k, 100k and 1M games.
+# Then the 2-thread speed-up, the main thread's share of the instructions on
+# two threads, and the peak RSS at 10k, 100k and 1M games.
 #
 # Usage: sh scripts/bench.sh build/MODE
 # Environment: RUNS=N, INSTR=0 (no callgrind), RSS=0 (no RSS corpora), BIG=0
@@ -175,6 +176,23 @@ speedup() { # LABEL ONE-THREAD-FILE TWO-THREADS-FILE
 }
 speedup "2-thread speed-up, check" "$DIR/m$one.txt" "$DIR/m$((one + 1)).txt"
 speedup "2-thread speed-up, nothing written" "$DIR/m$((one + 2)).txt" "$DIR/m$((one + 3)).txt"
+
+# the reading thread's share of all instructions on two threads (issue 16,
+# item 1: at most 5%): callgrind counts each thread apart, the main thread
+# (reading, splitting, writing the output) in the file ending in -01
+if [ "$INSTR" = 1 ]; then
+    for q in check Ka1; do
+        printf 'cql()\n%s\n' "$q" >"$DIR/q-share.cql"
+        rm -f "$DIR"/share.*
+        valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$DIR/share.%p" \
+            "$CQL" -threads 2 -i "$ENGINE" -o - "$DIR/q-share.cql" >/dev/null 2>&1 || true
+        awk -v l="main thread's share, $q" '
+            /^summary:/ { t += $2; if (FILENAME ~ /-01$/) m += $2 }
+            END { if (t > 0) printf "%-36s %8.1f%% of all instructions (2 threads)\n", l, 100 * m / t }' \
+            "$DIR"/share.*-0*
+        rm -f "$DIR"/share.*
+    done
+fi
 
 # peak RSS while `check` (2 threads) reads 10k, 100k and 1M games of every PGN
 # file of $PGN_DIR, writing the matches to standard output (discarded)
