@@ -45,6 +45,20 @@ expect_rc "threads 1" 0 "$CQL" -threads 1 -i "$DATA/sunfish/3fold.pgn" -o "$T/t1
 expect_rc "threads 3" 0 "$CQL" -threads 3 -i "$DATA/sunfish/3fold.pgn" -o "$T/t3.pgn" "$T/true.cql"
 if cmp -s "$T/t1.pgn" "$T/t3.pgn" && cmp -s "$T/t1.pgn" "$T/3fold-out.pgn"; then ok; else bad "output depends on thread count"; fi
 
+# messages come in input order for any number of threads: those about junk
+# after the last game too, although the reading thread meets it while the
+# workers are still on the games before it
+i=0
+while [ $i -lt 400 ]; do printf '[Event "e%d"]\n\n1. e4 e5 2. Qh9 *\n\n' $i; i=$((i + 1)); done >"$T/errors.pgn"
+printf 'this is not PGN\n<br>\n' >>"$T/errors.pgn"
+for threads in 1 2; do
+    "$CQL" -threads $threads -i "$T/errors.pgn" -o "$T/errors-out.pgn" "$T/true.cql" 2>&1 >/dev/null |
+        grep -v ' matches of ' >"$T/messages$threads"
+done
+expect_eq "junk after the last game: its message last but the count" \
+    "$(tail -n 2 "$T/messages2" | head -n 1)" "$T/errors.pgn:1601: warning: skipped 2 lines of text that is not PGN"
+expect_same "messages in input order on 1 and 2 threads" "$T/messages1" "$T/messages2"
+
 # ---- options
 expect_rc "help" 0 "$CQL" -help
 expect_grep "help lists exit status" "$T/out" '3  the input had PGN errors'

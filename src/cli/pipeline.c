@@ -122,6 +122,10 @@ typedef struct Emitter {
     bool sorting;
     SortedGame *sorted;
     size_t nsorted, sorted_cap;
+    /* messages about the text after the last game (skipped junk), printed
+     * once every game is written: on worker threads the reader gets there
+     * before the games before it are written */
+    CqlText trailing;
     PipelineTotals totals;
 } Emitter;
 
@@ -233,7 +237,8 @@ static void emit_sorted(Emitter *e)
 
 /* Reads the next game into job; false at the end of the input or range.
  * Messages about the text before the game (skipped junk) go with the job, so
- * that they come out in input order; at the end they are printed at once. */
+ * that they come out in input order; those at the end are kept in
+ * e->trailing, printed after the last game. */
 static bool read_job(Emitter *e, GameJob *job)
 {
     CqlRange wanted = cql_query_gamenumber(e->setup->query);
@@ -244,7 +249,8 @@ static bool read_job(Emitter *e, GameJob *job)
     for (;;) {
         if (!cql_reader_next(r, job->text, &messages)) {
             /* what is left after the last game belongs to the last part */
-            if (!e->setup->end_line) deliver_messages(&job->messages, e->setup->messages);
+            if (!e->setup->end_line && job->messages.len)
+                cql_text_append(&e->trailing, job->messages.data, job->messages.len);
             cql_text_clear(&job->messages);
             return false;
         }
@@ -403,6 +409,8 @@ void pipeline_run(const PipelineSetup *p, PipelineTotals *totals, CqlText *persi
     e.sorting = cql_query_sorts(p->query);
     if (p->threads <= 1) run_single(&e, persistent);
     else run_threads(&e);
+    deliver_messages(&e.trailing, p->messages);
+    cql_text_free(&e.trailing);
     if (e.sorting) emit_sorted(&e);
     *totals = e.totals;
 }
