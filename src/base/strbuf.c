@@ -26,6 +26,24 @@ void sb_append(StrBuf *sb, const char *s)
     sb_append_n(sb, s, strlen(s));
 }
 
+size_t decimal_digits(char *out, unsigned long long v)
+{
+    char tmp[20];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+    return n;
+}
+
+void sb_append_decimal(StrBuf *sb, unsigned long long v)
+{
+    char digits[20];
+    sb_append_n(sb, digits, decimal_digits(digits, v));
+}
+
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap)
 {
     va_list ap2;

@@ -46,23 +46,11 @@ static const char *search_header_note(const Search *s, const Game *g, const Game
                                       const char *root_note, Arena *a)
 {
     if (s->eval.silent) return NULL;
-    bool sort_shown = s->sort_by_matchcount || (found->has_sort_value && !found->sort_quiet);
-    if (!s->noheader && !sort_shown && !root_note) {
-        /* the usual note, "Game number N" alone: written without printf */
-        static const char prefix[] = "Game number ";
-        char digits[24];
-        size_t n = 0;
-        unsigned long v = (unsigned long)g->number;
-        do digits[n++] = (char)('0' + v % 10);
-        while (v /= 10);
-        char *text = arena_alloc(a, sizeof prefix + n), *p = text + sizeof prefix - 1;
-        memcpy(text, prefix, sizeof prefix - 1);
-        while (n) *p++ = digits[--n];
-        *p = '\0';
-        return text;
-    }
     StrBuf head = SB_INIT;
-    if (!s->noheader) sb_printf(&head, "Game number %ld", g->number);
+    if (!s->noheader) {   /* the usual note: without printf, once per matched game */
+        sb_append(&head, "Game number ");
+        sb_append_decimal(&head, (unsigned long long)g->number);
+    }
     if (s->sort_by_matchcount)
         sb_printf(&head, "%smatchcount: %ld", head.len ? "  " : "", found->matched_positions);
     else if (found->has_sort_value && !found->sort_quiet)

@@ -233,14 +233,7 @@ static inline size_t write_uint(char *out, unsigned v)
         memcpy(out, two_digits + 2 * v, 2);
         return 2;
     }
-    char tmp[12];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
-    return n;
+    return decimal_digits(out, v);
 }
 
 /* The start of a move's atom, its number: move_numbers[n][side] is "n. "
