@@ -134,23 +134,20 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
 
 void game_fill_piece_ids(const Game *g)
 {
-    if (g->piece_ids_filled) return;
-    if (g->root) {   /* the start position's pieces, 1, 2, ... in square order */
-        GameNode *root = (GameNode *)(uintptr_t)g->root;
-        /* one block for every node's identities, in the game's arena */
-        uint8_t *ids = arena_alloc(g->arena, (size_t)g->node_count * SQ_NB);
-        for (const GameNode *c = root; c; c = game_walk_next(NULL, c, true))
-            ((GameNode *)(uintptr_t)c)->piece_id = ids + (size_t)c->id * SQ_NB;
-        uint8_t next_id = 1;
-        for (Square s = 0; s < SQ_NB; s++)
-            root->piece_id[s] = root->pos.board[s] != NO_PIECE ? next_id++ : 0;
-    }
+    if (g->piece_ids_filled || !g->root) return;
+    /* one block for every node's identities, in the game's arena */
+    uint8_t *ids = arena_alloc(g->arena, (size_t)g->node_count * SQ_NB);
+    /* the start position's pieces, 1, 2, ... in square order */
+    GameNode *root = (GameNode *)(uintptr_t)g->root;
+    root->piece_id = ids;
+    uint8_t next_id = 1;
+    for (Square s = 0; s < SQ_NB; s++) root->piece_id[s] = root->pos.board[s] != NO_PIECE ? next_id++ : 0;
     /* preorder: a parent's identities are set before its children's. Nodes
      * and games are never const objects, only const views, so writing
      * through the casts is well defined */
-    for (const GameNode *c = g->root ? game_walk_next(NULL, g->root, true) : NULL; c;
-         c = game_walk_next(NULL, c, true)) {
+    for (const GameNode *c = game_walk_next(NULL, root, true); c; c = game_walk_next(NULL, c, true)) {
         GameNode *n = (GameNode *)(uintptr_t)c;
+        n->piece_id = ids + (size_t)n->id * SQ_NB;
         memcpy(n->piece_id, n->parent->piece_id, SQ_NB);
         move_piece_ids(n->piece_id, &n->parent->pos, n->move);
     }
