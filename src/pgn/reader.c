@@ -475,7 +475,7 @@ static size_t skip_plain_tokens(const char *s, size_t i, size_t n)
 {
     size_t from = i;
     for (; (i = find_split_char(s, i, n)) < n; i++)
-        if ((s[i] != '-' && s[i] != '/') || i == 0 || is_class(s[i - 1], PC_DIGIT)) break;
+        if (!is_harmless_dash(s, i)) break;
     if (i == n) return n;
     while (i > from && !is_class(s[i - 1], PC_DELIM)) i--;
     return i;
