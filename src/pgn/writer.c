@@ -300,6 +300,15 @@ static const char *note_for(const Writer *w, const GameNode *n)
     return w->node_comments ? w->node_comments[n->id] : NULL;
 }
 
+/* "{word}" at out; returns its length, len + 2. */
+static size_t write_braced(char *out, const char *word, size_t len)
+{
+    out[0] = '{';
+    memcpy(out + 1, word, len);
+    out[len + 1] = '}';
+    return len + 2;
+}
+
 /* A note after a move: a comment of its own, written as one atom "{word}"
  * when it is one word of at most 30 bytes (a word here ends at " \n\t\r{}"
  * only). A word of up to 14 bytes, as the driver's usual note, is kept as
@@ -314,17 +323,10 @@ static void put_note(Writer *w, const char *note)
             return;
         }
         if (word + 2 > sizeof w->note_atom) {   /* written, not kept */
-            char *atom = atom_slot(&w->fill, word + 2);
-            atom[0] = '{';
-            memcpy(atom + 1, note, word);
-            atom[word + 1] = '}';
-            place_atom(&w->fill, word + 2);
+            place_atom(&w->fill, write_braced(atom_slot(&w->fill, word + 2), note, word));
             return;
         }
-        w->note_atom[0] = '{';
-        memcpy(w->note_atom + 1, note, word);
-        w->note_atom[word + 1] = '}';
-        w->note_len = word + 2;
+        w->note_len = write_braced(w->note_atom, note, word);
         w->note_text = note;
     }
     /* the whole (fixed-size) array is copied: one copy of known size */
