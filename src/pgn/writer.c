@@ -31,8 +31,8 @@ typedef struct LineFiller {
     /* the output, a copy taken by pgn_write_game and given back at its end:
      * a member rather than a pointer, so the usual case reads len and data
      * without a load of the pointer first. While the filler writes, the
-     * bytes end at len with no NUL (each atom_slot keeps room for one, and
-     * filler_done writes it). */
+     * bytes end at len with no NUL (each atom_slot keeps room for one;
+     * pgn_write_game's last append, after the result, writes it). */
     StrBuf out;
     size_t line_start;   /* offset in out of the current line */
     /* the usual case in one test: an atom of n bytes goes after a blank on
@@ -549,6 +549,5 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     else if (unread) put_unread_text(&w);
     put_str(&w.fill, result_to_write(g));
     *out = w.fill.out;
-    out->data[out->len] = '\0';   /* the room atom_slot kept */
-    sb_append(out, "\n\n");
+    sb_append(out, "\n\n");   /* with the NUL */
 }
