@@ -80,15 +80,6 @@ static inline void place_atom(LineFiller *f, size_t n)
 static void place_atom_anywhere(LineFiller *f, size_t n)
 {
     char *separator = f->out.data + f->out.len;
-    if (f->fast_end && separator[1] != '%' && separator[1] != '[') {
-        /* after an atom, too long for the line: on a new line, after which
-         * the next atom is again after a blank (as the general case below) */
-        *separator = '\n';
-        f->line_start = f->out.len + 1;
-        f->out.len += 1 + n;
-        f->fast_end = f->line_start + PGN_LINE_WIDTH;
-        return;
-    }
     size_t line_len = f->out.len - f->line_start;
     size_t used = 0;
     if (line_len > 0 &&
