@@ -215,11 +215,39 @@ CQL_API long cql_reader_games(const CqlReader *r);         /* game texts returne
 CQL_API bool cql_reader_failed(const CqlReader *r);        /* a read error happened */
 CQL_API void cql_reader_close(CqlReader *r);
 
+/* Splitting on worker threads: the reading thread takes chunks, pieces of
+ * the input that begin between two games, and any thread splits a chunk
+ * into the same game texts cql_reader_next would give, numbered from 1
+ * within the chunk (see cql_game_text_set_number). When a chunk's end turns
+ * out not to be between two games (cql_chunk_overran), the chunks from it
+ * on go back to the reader, newest first (cql_reader_give_back), and are
+ * read again. */
+typedef struct CqlChunk CqlChunk;
+typedef enum CqlTake {
+    CQL_TAKE_CHUNK,     /* the chunk holds the next piece of the input */
+    CQL_TAKE_END,       /* the input is read */
+    CQL_TAKE_NO_CUT     /* no chunk here (a very long game): use cql_reader_next */
+} CqlTake;
+CQL_API CqlChunk *cql_chunk_new(void);
+CQL_API void cql_chunk_free(CqlChunk *c);
+/* The next piece of about `bytes` bytes (at most 1 MB) into c. Messages (a read error) go to m. */
+CQL_API CqlTake cql_reader_take_chunk(CqlReader *r, size_t bytes, CqlChunk *c, CqlMessages *m);
+CQL_API size_t cql_chunk_size(const CqlChunk *c);   /* bytes of input it holds */
+/* The chunk's next game text into t, like cql_reader_next; false at its end,
+ * or when the game runs past it: then cql_chunk_overran, and what the call
+ * reported to m is to be dropped (it is reported again). */
+CQL_API bool cql_chunk_next(CqlChunk *c, CqlGameText *t, CqlMessages *m);
+CQL_API bool cql_chunk_overran(const CqlChunk *c);
+/* Gives the chunk's text back to the reader: all of it (`whole`), or from
+ * the game that overran. */
+CQL_API void cql_reader_give_back(CqlReader *r, const CqlChunk *c, bool whole);
+
 CQL_API CqlGameText *cql_game_text_new(void);
 CQL_API void cql_game_text_free(CqlGameText *t);
 /* Makes t the game text `text` with game number `number` (line 1). */
 CQL_API void cql_game_text_set(CqlGameText *t, const char *text, size_t len, long number);
 CQL_API long cql_game_text_number(const CqlGameText *t);   /* 1-based, in the input */
+CQL_API void cql_game_text_set_number(CqlGameText *t, long number);
 CQL_API size_t cql_game_text_size(const CqlGameText *t);   /* bytes */
 CQL_API long cql_game_text_line(const CqlGameText *t);     /* the input line it starts on */
 

@@ -59,6 +59,10 @@ struct CqlGameText {
     RawGame raw;
 };
 
+struct CqlChunk {
+    PgnChunk chunk;
+};
+
 struct CqlGame {
     Arena arena;                 /* the tree, reset by the next parse */
     Game game;
@@ -422,6 +426,51 @@ bool cql_reader_next(CqlReader *r, CqlGameText *t, CqlMessages *m)
     return got;
 }
 
+CqlChunk *cql_chunk_new(void)
+{
+    return xcalloc(1, sizeof(CqlChunk));
+}
+
+void cql_chunk_free(CqlChunk *c)
+{
+    if (!c) return;
+    pgn_chunk_free(&c->chunk);
+    free(c);
+}
+
+CqlTake cql_reader_take_chunk(CqlReader *r, size_t bytes, CqlChunk *c, CqlMessages *m)
+{
+    DiagSink d = sink_for(m);
+    r->reader.diag = &d;
+    PgnTake took = pgn_take_chunk(&r->reader, bytes < PGN_MAX_CHUNK / 4 ? bytes : PGN_MAX_CHUNK / 4, &c->chunk);
+    r->reader.diag = &r->quiet;
+    count_messages(m, &d);
+    return took == PGN_TAKE_CHUNK ? CQL_TAKE_CHUNK : took == PGN_TAKE_END ? CQL_TAKE_END : CQL_TAKE_NO_CUT;
+}
+
+size_t cql_chunk_size(const CqlChunk *c)
+{
+    return c->chunk.cut == SIZE_MAX ? c->chunk.len : c->chunk.cut;
+}
+
+bool cql_chunk_next(CqlChunk *c, CqlGameText *t, CqlMessages *m)
+{
+    DiagSink d = sink_for(m);
+    bool got = pgn_chunk_next(&c->chunk, &t->raw, &d);
+    count_messages(m, &d);
+    return got;
+}
+
+bool cql_chunk_overran(const CqlChunk *c)
+{
+    return c->chunk.overran;
+}
+
+void cql_reader_give_back(CqlReader *r, const CqlChunk *c, bool whole)
+{
+    pgn_give_back(&r->reader, &c->chunk, whole);
+}
+
 const char *cql_reader_name(const CqlReader *r)
 {
     return r->reader.name;
@@ -470,6 +519,11 @@ void cql_game_text_set(CqlGameText *t, const char *text, size_t len, long number
 long cql_game_text_number(const CqlGameText *t)
 {
     return t->raw.number;
+}
+
+void cql_game_text_set_number(CqlGameText *t, long number)
+{
+    t->raw.number = number;
 }
 
 long cql_game_text_line(const CqlGameText *t)

@@ -184,6 +184,7 @@ void pgn_open_stream(PgnReader *r, FILE *fp, const char *name, DiagSink *diag)
     r->diag = diag;
     r->line = 1;
     r->max_game_size = PGN_DEFAULT_MAX_GAME_SIZE;
+    r->stop_at = SIZE_MAX;
 }
 
 int pgn_open(PgnReader *r, const char *path, DiagSink *diag)
@@ -210,9 +211,10 @@ void pgn_close(PgnReader *r)
     r->fp = NULL;
 }
 
-/* Reads more input, keeping buf[pos..len). False when nothing more came.
- * The window holds at most one line piece plus a chunk, so it stays small. */
-static bool fill(PgnReader *r)
+/* Reads up to n more bytes of input, keeping buf[pos..len). False when
+ * nothing more came. The window holds at most one line piece plus a chunk,
+ * so it stays small. */
+static bool fill_up_to(PgnReader *r, size_t n)
 {
     if (r->eof) return false;
     if (r->pos > 0) {
@@ -220,12 +222,12 @@ static bool fill(PgnReader *r)
         r->len -= r->pos;
         r->pos = 0;
     }
-    if (r->cap - r->len < READ_CHUNK) {
+    if (r->cap - r->len < n) {
         r->cap = r->cap ? r->cap * 2 : 2 * READ_CHUNK;
-        while (r->cap - r->len < READ_CHUNK) r->cap *= 2;
+        while (r->cap - r->len < n) r->cap *= 2;
         r->buf = xrealloc(r->buf, r->cap + 1);
     }
-    size_t got = fread(r->buf + r->len, 1, READ_CHUNK, r->fp);
+    size_t got = fread(r->buf + r->len, 1, n, r->fp);
     if (got == 0) {
         if (ferror(r->fp)) {
             r->io_error = true;
@@ -237,6 +239,11 @@ static bool fill(PgnReader *r)
     if (!r->saw_cr && memchr(r->buf + r->len, '\r', got)) r->saw_cr = true;
     r->len += got;
     return true;
+}
+
+static bool fill(PgnReader *r)
+{
+    return fill_up_to(r, READ_CHUNK);
 }
 
 /* One line, or one piece of a long line, at buf[pos]. */
@@ -643,6 +650,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
     bool ended_by_result = false;
 
     for (;;) {
+        if (r->pos == r->stop_at && !st.started) break;   /* a chunk's cut, between games */
         if (!r->mid_line && st.has_content && !st.in_comment && r->len > r->pos) {
             /* runs of lines that the loop below would only keep: plain
              * movetext lines, or tag pairs of the usual form with a name
@@ -788,6 +796,175 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
     g->number = ++r->games;
     if (!g->oversized) blank_out_nuls(g);
     return true;
+}
+
+/* ==== stage 1 on worker threads: chunks ================================== */
+
+/* Line ends in s[0..n), counted as the reader counts them: LF, CRLF and a
+ * lone CR are one each (s does not end between the CR and LF of a CRLF). */
+static unsigned count_line_ends(const char *s, size_t n, bool may_hold_cr)
+{
+    unsigned lines = 0;
+    size_t i = 0;
+    if (may_hold_cr) {
+        for (; i < n; i++) lines += s[i] == '\n' || (s[i] == '\r' && (i + 1 == n || s[i + 1] != '\n'));
+        return lines;
+    }
+#if defined(__SSE2__)
+    while (i + 16 <= n) {   /* 16 byte counters, summed before they can overflow */
+        __m128i counts = _mm_setzero_si128();
+        for (int k = 0; k < 255 && i + 16 <= n; k++, i += 16) {
+            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(b, _mm_set1_epi8('\n')));
+        }
+        __m128i sums = _mm_sad_epu8(counts, _mm_setzero_si128());
+        lines += (unsigned)_mm_cvtsi128_si32(sums) + (unsigned)_mm_extract_epi16(sums, 4);
+    }
+#endif
+    for (; i < n; i++) lines += s[i] == '\n';
+    return lines;
+}
+
+/* Does the last line before s[at] (a line start) that is not blank start a
+ * tag? Also true when there is no such line in s. */
+static bool tag_line_before(const char *s, size_t at)
+{
+    size_t end = at;
+    while (end > 0) {
+        while (end > 0 && (s[end - 1] == '\n' || s[end - 1] == '\r')) end--;
+        size_t start = end;
+        while (start > 0 && s[start - 1] != '\n' && s[start - 1] != '\r') start--;
+        size_t k = start;
+        while (k < end && is_blank(s[k])) k++;
+        if (k < end) return starts_tag(s + start, end - start);
+        end = start;
+    }
+    return true;
+}
+
+/* The last cut after `from` in s[0..n): the start of a line that is a whole
+ * tag pair, after a line that is not a tag line, with its own line end in s
+ * (and, after a CR, the byte that tells a CRLF). Sets *cut and *after (just
+ * past the cut's line end). Looking from the end leaves little of the
+ * window for the next chunk. */
+static bool find_last_cut(const char *s, size_t n, size_t from, size_t *cut, size_t *after)
+{
+    for (size_t t = n; t-- > from;) {
+        if (s[t] != '[' || (s[t - 1] != '\n' && s[t - 1] != '\r')) continue;
+        size_t e = t;
+        while (e < n && s[e] != '\n' && s[e] != '\r') e++;
+        if (e + 1 >= n) continue;   /* the line, or whether a CR is a CRLF, is not all in s */
+        if (!is_tag_pair_line(s + t, e - t) || tag_line_before(s, t)) continue;
+        *cut = t;
+        *after = e + 1 + (s[e] == '\r' && s[e + 1] == '\n');
+        return true;
+    }
+    return false;
+}
+
+PgnTake pgn_take_chunk(PgnReader *r, size_t bytes, PgnChunk *c)
+{
+    if (r->mid_line) return PGN_TAKE_NO_CUT;   /* not between games */
+    size_t want = bytes, cut = SIZE_MAX, after = 0;
+    for (;;) {
+        /* a window of `want` bytes: the chunk is all of it but the game cut */
+        while (r->len - r->pos < want && fill_up_to(r, want - (r->len - r->pos))) {
+        }
+        size_t avail = r->len - r->pos;
+        if (avail == 0) return PGN_TAKE_END;
+        if (r->eof && avail <= want) {   /* the rest of the input */
+            after = avail;
+            break;
+        }
+        if (find_last_cut(r->buf + r->pos, avail, avail / 2 + 1, &cut, &after)) break;
+        if (want >= PGN_MAX_CHUNK) return PGN_TAKE_NO_CUT;
+        want *= 2;
+    }
+    /* the chunk takes the window; the reader goes on in the chunk's old
+     * memory with what follows the cut */
+    char *window = r->buf;
+    size_t window_cap = r->cap, start = r->pos, end = r->len;
+    size_t taken = cut == SIZE_MAX ? after : cut, rest = end - start - taken;
+    r->buf = c->mem;
+    r->cap = c->mem_cap;
+    if (r->cap < rest + READ_CHUNK) {
+        r->cap = rest + 2 * READ_CHUNK;
+        r->buf = xrealloc(r->buf, r->cap + 1);
+    }
+    memcpy(r->buf, window + start + taken, rest);
+    r->pos = 0;
+    r->len = rest;
+    c->mem = window;
+    c->mem_cap = window_cap;
+    c->data = window + start;
+    c->len = after;
+    c->cut = cut;
+    c->overran = false;
+    c->first_line = r->line;
+    c->first_offset = r->line_offset;
+    PgnReader *cr = &c->reader;
+    memset(cr, 0, sizeof *cr);
+    cr->name = r->name;
+    cr->buf = window + start;
+    cr->len = cr->cap = after;
+    cr->eof = true;
+    cr->saw_cr = r->saw_cr;
+    cr->max_game_size = r->max_game_size;
+    cr->line = r->line;
+    cr->line_offset = r->line_offset;
+    cr->stop_at = cut;
+    r->line += count_line_ends(c->data, taken, r->saw_cr);
+    r->line_offset = 0;   /* a cut starts a line; after the rest of the input, nothing follows */
+    return PGN_TAKE_CHUNK;
+}
+
+bool pgn_chunk_next(PgnChunk *c, RawGame *g, DiagSink *diag)
+{
+    PgnReader *r = &c->reader;
+    if (c->overran) return false;
+    size_t pos = r->pos, offset = r->line_offset;
+    unsigned line = r->line;
+    r->diag = diag;
+    bool got = pgn_next_raw(r, g);
+    r->diag = NULL;
+    if (!got || r->pos <= c->cut) return got;
+    c->overran = true;
+    c->restart = pos;
+    c->restart_line = line;
+    c->restart_offset = offset;
+    return false;
+}
+
+/* Puts s[0..n) in front of the reader's unread input. */
+static void push_back(PgnReader *r, const char *s, size_t n)
+{
+    if (r->pos < n) {
+        size_t unread = r->len - r->pos;
+        if (n + unread > r->cap) {
+            r->cap = n + unread + READ_CHUNK;
+            r->buf = xrealloc(r->buf, r->cap + 1);
+        }
+        memmove(r->buf + n, r->buf + r->pos, unread);
+        r->pos = n;
+        r->len = n + unread;
+    }
+    r->pos -= n;
+    memcpy(r->buf + r->pos, s, n);
+}
+
+void pgn_give_back(PgnReader *r, const PgnChunk *c, bool whole)
+{
+    size_t end = c->cut == SIZE_MAX ? c->len : c->cut;
+    size_t from = whole ? 0 : c->restart;
+    if (end > from) push_back(r, c->data + from, end - from);
+    r->line = whole ? c->first_line : c->restart_line;
+    r->line_offset = whole ? c->first_offset : c->restart_offset;
+    r->mid_line = false;
+}
+
+void pgn_chunk_free(PgnChunk *c)
+{
+    free(c->mem);
 }
 
 /* ==== stage 2: parsing one game ========================================== */

@@ -55,6 +55,8 @@ typedef struct PgnReader {
     unsigned line;           /* line number of buf[pos] */
     size_t line_offset;      /* bytes of that line consumed before buf[pos] */
     long games;              /* games returned so far */
+    size_t stop_at;          /* a chunk's reader: no game starts at or after this offset
+                                (SIZE_MAX: none) */
     bool io_error;
 } PgnReader;
 
@@ -87,6 +89,54 @@ void raw_game_free(RawGame *g);
  * game is parsed), so that a reused RawGame does not keep the largest game's
  * memory for the rest of the run. */
 void raw_game_trim(RawGame *g);
+
+/* Splitting on worker threads. A chunk is a piece of the input taken by the
+ * reading thread: it begins between two games and ends at its cut, a tag
+ * line that most likely begins the next game (the line before it is not a
+ * tag line). Any thread then splits it into games with pgn_chunk_next,
+ * exactly as pgn_next_raw would have, numbering them from 1; the reading
+ * thread only copies the bytes and counts their lines. Whether the cut
+ * really is between two games shows once the chunk is split: the last game
+ * either ends at the cut or runs past it (pgn_chunk_overran: an unclosed
+ * variation, a blank line inside a tag section ...). Then the chunk's text
+ * from that game on, and the chunks taken after it, go back to the reader
+ * (pgn_give_back) to be read again. */
+typedef struct PgnChunk {
+    char *mem;               /* owned: the reader's window the chunk was taken from */
+    size_t mem_cap;
+    const char *data;        /* in mem: the piece, then the cut's line */
+    size_t len;
+    size_t cut;              /* offset of the next piece; SIZE_MAX: the input ends in data */
+    PgnReader reader;        /* splits data (pgn_chunk_next) */
+    unsigned first_line;     /* input line and column offset of data[0] */
+    size_t first_offset;
+    bool overran;            /* the game after the last one returned runs past the cut ... */
+    size_t restart;          /* ... and begins at data[restart], */
+    unsigned restart_line;   /* on this input line, at this column offset */
+    size_t restart_offset;
+} PgnChunk;
+
+typedef enum PgnTake {
+    PGN_TAKE_CHUNK,          /* *c holds the next piece of the input */
+    PGN_TAKE_END,            /* the input is read */
+    PGN_TAKE_NO_CUT          /* no cut in reach (a very long game): read one game with pgn_next_raw */
+} PgnTake;
+
+/* Takes the next piece of about `bytes` bytes into c (bytes <= PGN_MAX_CHUNK / 4).
+ * r must be between two games (after pgn_next_raw, or a chunk). */
+PgnTake pgn_take_chunk(PgnReader *r, size_t bytes, PgnChunk *c);
+/* The next game of the chunk into *g; false at the end of the chunk, or
+ * when that game runs past the cut (then pgn_chunk_overran is true and what
+ * the call reported is to be dropped: the reader reports it again). */
+bool pgn_chunk_next(PgnChunk *c, RawGame *g, DiagSink *diag);
+/* Puts the chunk's text back in front of the reader's unread input, and the
+ * reader's line count with it: all of it (`whole`), or from where its
+ * overrunning game begins. Chunks go back in the reverse of the order they
+ * were taken. */
+void pgn_give_back(PgnReader *r, const PgnChunk *c, bool whole);
+void pgn_chunk_free(PgnChunk *c);
+/* The largest chunk: a piece with no cut this long is read game by game. */
+#define PGN_MAX_CHUNK ((size_t)4 << 20)
 
 typedef enum PgnParseStatus {
     PGN_OK,          /* read completely */
