@@ -59,6 +59,43 @@ expect_eq "junk after the last game: its message last but the count" \
     "$(tail -n 2 "$T/messages2" | head -n 1)" "$T/errors.pgn:1601: warning: skipped 2 lines of text that is not PGN"
 expect_same "messages in input order on 1 and 2 threads" "$T/messages1" "$T/messages2"
 
+# worker threads split the input in chunks, cut at tag lines that most
+# likely begin a game; where one does not (an unclosed variation or comment
+# before it, a blank line inside a tag section), the text is read again from
+# the game that ran over the cut. Whatever the chunk size, 2 threads give
+# the output and messages of 1 thread: over every test PGN file, with such
+# cuts added, and with -limit, a game-number range and a size limit
+i=0
+while [ $i -lt 30 ]; do
+    printf '[Event "v%d"]\n\n1. e4 (1. d4 d5\n\n[Event "w%d"]\n[Site "?"]\n\n[Round "1"]\n\n1. e4 e5 *\n\n' $i $i
+    printf '{ never closed\n\n[Event "x%d"]\n\n1. d4 *\n\n[Event "y%d"]\n\n1. c4 *\n\n' $i $i
+    i=$((i + 1))
+done >"$T/bad-cuts.pgn"
+{
+    cat "$T/bad-cuts.pgn"
+    find "$DATA" -name '*.pgn' | LC_ALL=C sort | while read -r f; do cat "$f" "$T/bad-cuts.pgn"; echo; done
+} >"$T/cuts.pgn"
+i=0
+while [ $i -lt 12 ]; do printf '[Event "j%d"]\n\n1. e4 e5 2. Qh9 *\n\n<br>\n\n' $i; i=$((i + 1)); done >"$T/junk.pgn"
+printf 'cql(gamenumber 100 900)\ncheck\n' >"$T/range.cql"
+printf 'cql(gamenumber 3 5)\ntrue\n' >"$T/range-junk.cql"
+for run in "cuts.pgn -limit 500 true.cql" "cuts.pgn -maxgamesize 2K true.cql" "cuts.pgn range.cql" \
+           "junk.pgn range-junk.cql" "junk.pgn -limit 4 true.cql"; do
+    # shellcheck disable=SC2086
+    set -- $run
+    file=$1
+    query=$(eval echo "\$$#")
+    options=$(echo "$run" | sed 's/^[^ ]* //; s/[^ ]*$//')
+    # shellcheck disable=SC2086
+    "$CQL" -threads 1 -i "$T/$file" -o - $options "$T/$query" >"$T/cuts1" 2>&1
+    for bytes in 30 45 60 90 200 3000 ''; do
+        # shellcheck disable=SC2086
+        CQL_CHUNK_BYTES=$bytes "$CQL" -threads 2 -i "$T/$file" -o - $options "$T/$query" >"$T/cuts2" 2>&1
+        sed -i 's/ in [0-9.]* seconds using [0-9]* threads*/ X/' "$T/cuts1" "$T/cuts2"
+        expect_same "chunks of ${bytes:-default} bytes: as on one thread ($run)" "$T/cuts1" "$T/cuts2"
+    done
+done
+
 # ---- options
 expect_rc "help" 0 "$CQL" -help
 expect_grep "help lists exit status" "$T/out" '3  the input had PGN errors'

@@ -1,11 +1,13 @@
 /*
  * src/cli/pipeline.c — the game loop: a reading and writing thread, a ring of
- * job slots and worker threads (see pipeline.h).
+ * slots of input and worker threads that split, search and write them (see
+ * pipeline.h).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "cli/pipeline.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,8 +16,6 @@
 #include "cli/memory.h"
 
 /* {==== one game ============================================================= */
-
-typedef enum SlotState { SLOT_EMPTY, SLOT_READY, SLOT_BUSY, SLOT_DONE } SlotState;
 
 typedef struct GameJob {
     CqlGameText *text;
@@ -29,7 +29,6 @@ typedef struct GameJob {
     bool examined;       /* inside the gamenumber range */
     int64_t sort_value;
     size_t text_bytes;   /* length of the game's text when it was read */
-    SlotState state;
 } GameJob;
 
 typedef struct Worker {
@@ -45,6 +44,13 @@ static void collect_message(void *ctx, CqlSeverity sev, const char *text)
     char severity = (char)('0' + sev);
     cql_text_append(ctx, &severity, 1);
     cql_text_append(ctx, text, strlen(text) + 1);
+}
+
+/* Moves the messages kept in *from to the end of *to. */
+static void move_messages(CqlText *to, CqlText *from)
+{
+    if (from->len) cql_text_append(to, from->data, from->len);
+    cql_text_clear(from);
 }
 
 /* Passes the messages kept by collect_message on to m, in order. */
@@ -126,6 +132,7 @@ typedef struct Emitter {
      * once every game is written: on worker threads the reader gets there
      * before the games before it are written */
     CqlText trailing;
+    bool past_range;     /* a game after the query's game-number range came: the run stops */
     PipelineTotals totals;
 } Emitter;
 
@@ -149,12 +156,20 @@ static bool limit_reached(const Emitter *e)
     return e->setup->limit > 0 && e->totals.matches >= e->setup->limit;
 }
 
+/* True once the games still to come are as if never read: after the -limit,
+ * a runtime error, or the query's game-number range. */
+static bool run_stopped(const Emitter *e)
+{
+    return limit_reached(e) || e->totals.runtime_error || e->past_range;
+}
+
 /* A slot keeps its buffers for the next game, but not after a large game:
  * else every one of the ring's slots would in time hold buffers the size of
  * the largest game read, and memory would grow with the length of the input
  * (`check` on 2 threads over the shared PGN files repeated: 9, 19 and 43 MB
  * peak at 10k, 100k and 1M games; 9, 17 and 20 MB with a 16 KB limit). At
- * 4 KB (most games are 1-3 KB) the 256 slots hold at most 2 MB. */
+ * 4 KB (most games are 1-3 KB) the few hundred games of the ring hold at
+ * most a few MB. */
 enum { SLOT_KEEP_BYTES = 4 * 1024 };
 
 static void release_large_buffers(GameJob *job)
@@ -166,17 +181,22 @@ static void release_large_buffers(GameJob *job)
     if (job->out.cap > SLOT_KEEP_BYTES) cql_text_free(&job->out);
 }
 
+/* Readies a job for the next game: what the last one left is dropped. */
+static void job_clear(GameJob *job)
+{
+    cql_text_clear(&job->messages);
+    cql_text_clear(&job->printed);
+    cql_text_clear(&job->error);
+    cql_text_clear(&job->out);
+    job->matched = job->pgn_error = job->stopped = false;
+    release_large_buffers(job);
+}
+
 static void emit(Emitter *e, GameJob *job)
 {
-    /* a game read ahead of the -limit, or after a runtime error: as if never read */
-    if (limit_reached(e) || e->totals.runtime_error) {
-        cql_text_clear(&job->messages);
-        cql_text_clear(&job->printed);
-        cql_text_clear(&job->error);
-        cql_text_clear(&job->out);
-        job->matched = job->pgn_error = job->stopped = false;
-        job->state = SLOT_EMPTY;
-        release_large_buffers(job);
+    /* a game read ahead of the -limit, after a runtime error or past the range: as if never read */
+    if (run_stopped(e)) {
+        job_clear(job);
         return;
     }
     e->totals.games++;
@@ -205,10 +225,7 @@ static void emit(Emitter *e, GameJob *job)
             output_write(e->setup->out, job->out.data, job->out.len);
         }
     }
-    release_large_buffers(job);
-    cql_text_clear(&job->out);
-    job->matched = job->pgn_error = job->stopped = false;
-    job->state = SLOT_EMPTY;
+    job_clear(job);
     if (limit_reached(e)) e->totals.limit_reached = true;
     if (e->setup->progress) progress_update(e->setup->progress, e->totals.games, e->totals.matches, e->totals.bytes);
 }
@@ -249,8 +266,7 @@ static bool read_job(Emitter *e, GameJob *job)
     for (;;) {
         if (!cql_reader_next(r, job->text, &messages)) {
             /* what is left after the last game belongs to the last part */
-            if (!e->setup->end_line && job->messages.len)
-                cql_text_append(&e->trailing, job->messages.data, job->messages.len);
+            if (!e->setup->end_line) move_messages(&e->trailing, &job->messages);
             cql_text_clear(&job->messages);
             return false;
         }
@@ -291,24 +307,132 @@ static void run_single(Emitter *e, CqlText *persistent)
 
 /* {==== worker threads ======================================================= */
 
+typedef enum SlotState { SLOT_EMPTY, SLOT_READY, SLOT_BUSY, SLOT_DONE } SlotState;
+
+/* A piece of the input and its games, in input order: a chunk a worker
+ * splits, or games the reading thread read one by one (with -part, or a
+ * game too long for a chunk). */
+typedef struct Slot {
+    CqlChunk *chunk;        /* the piece to split (`split`), else games[0..ngames) were read */
+    bool split;
+    GameJob *games;
+    size_t ngames, cap;
+    CqlText leading;        /* messages before its games (a read error) */
+    CqlText trailing;       /* messages about the text after its last game */
+    long base;              /* games of the input before its first */
+    bool overran;           /* its last game ran past the chunk: the input is read again from there */
+    bool cancelled;         /* after a slot that overran: read again, never written */
+    size_t bytes;           /* input it holds, for the ring's budget */
+    SlotState state;
+} Slot;
+
 typedef struct Ring {
     pthread_mutex_t mu;
-    pthread_cond_t work_ready;   /* a slot became READY, or the input ended */
-    pthread_cond_t work_done;    /* a slot became DONE */
-    GameJob *slots;
+    pthread_cond_t work_ready;   /* a slot became READY, or the run ends */
+    pthread_cond_t work_done;    /* a slot was numbered, or became DONE */
+    Slot *slots;
     long nslots;
     long next_read;              /* sequence number of the next slot to fill */
     long next_take;              /* next READY slot a worker takes */
-    bool input_done;
+    long next_numbered;          /* next slot whose games get their numbers */
+    long games_numbered;         /* games in the slots before it */
+    bool overrun;                /* a numbered slot overran: the ones after it are cancelled */
+    bool chunks;                 /* workers split the input (no -part): games are numbered here */
+    bool done;
     const PipelineSetup *setup;
 } Ring;
 
-enum { WORKER_BATCH = 32 };   /* games a worker takes from the ring at once */
+/* Input a worker splits at once: about 35 games of 900 bytes. */
+enum { CHUNK_BYTES = 32 * 1024 };
+
+/* Games a slot holds when the reading thread reads them one by one. */
+enum { SLOT_GAMES = 32 };
 
 /* Game text the ring may hold before the reader waits for games to be
- * written (one game is always let in, however long): with a few huge games
+ * written (one slot is always let in, however long): with a few huge games
  * memory stays near this, not the slot count times the size of a game. */
 #define RING_TEXT_BUDGET ((size_t)32 << 20)
+
+static Slot *ring_slot(const Ring *p, long seq)
+{
+    return &p->slots[seq % p->nslots];
+}
+
+/* The slot's i-th game job, made when first needed. */
+static GameJob *slot_game(Slot *s, size_t i)
+{
+    if (i == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        s->games = cli_realloc(s->games, s->cap * sizeof *s->games);
+        for (size_t k = i; k < s->cap; k++) job_init(&s->games[k]);
+    }
+    return &s->games[i];
+}
+
+static void slot_free(Slot *s)
+{
+    for (size_t i = 0; i < s->cap; i++) job_free(&s->games[i]);
+    free(s->games);
+    cql_chunk_free(s->chunk);
+    cql_text_free(&s->leading);
+    cql_text_free(&s->trailing);
+}
+
+/* Empties a written or cancelled slot for the next piece. */
+static void slot_reset(Slot *s)
+{
+    for (size_t i = 0; i < s->ngames; i++) job_clear(&s->games[i]);   /* a cancelled slot's */
+    cql_text_clear(&s->leading);
+    cql_text_clear(&s->trailing);
+    s->ngames = 0;
+    s->split = s->overran = s->cancelled = false;
+    s->bytes = 0;
+    s->state = SLOT_EMPTY;
+}
+
+/* Splits the slot's chunk into its games (on a worker). */
+static void split_chunk(Slot *s)
+{
+    for (;;) {
+        GameJob *job = slot_game(s, s->ngames);
+        CqlMessages messages = {collect_message, &job->messages, 0, 0};
+        if (!cql_chunk_next(s->chunk, job->text, &messages)) {
+            s->overran = cql_chunk_overran(s->chunk);
+            if (!s->overran) move_messages(&s->trailing, &job->messages);
+            cql_text_clear(&job->messages);
+            return;
+        }
+        job->text_bytes = cql_game_text_size(job->text);
+        s->ngames++;
+    }
+}
+
+/* Gives the slot its place in the numbering of the input's games, in slot
+ * order (the caller holds the lock and it is this slot's turn). */
+static void number_slot(Ring *p, Slot *s)
+{
+    if (p->overrun) {
+        s->cancelled = true;
+    } else {
+        s->base = p->games_numbered;
+        p->games_numbered += (long)s->ngames;
+        p->overrun = s->overran;
+    }
+    p->next_numbered++;
+    pthread_cond_broadcast(&p->work_done);
+}
+
+static void search_slot(Worker *w, const Ring *p, Slot *s)
+{
+    CqlRange wanted = cql_query_gamenumber(p->setup->query);
+    for (size_t i = 0; i < s->ngames; i++) {
+        GameJob *job = &s->games[i];
+        if (p->chunks) cql_game_text_set_number(job->text, s->base + (long)i + 1);
+        long number = cql_game_text_number(job->text);
+        job->examined = !wanted.set || (number >= wanted.min && number <= wanted.max);
+        if (job->examined) search_game(w, job);
+    }
+}
 
 static void *worker_main(void *arg)
 {
@@ -317,27 +441,120 @@ static void *worker_main(void *arg)
     worker_init(&w, p->setup);
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (p->next_take == p->next_read && !p->input_done)
-            pthread_cond_wait(&p->work_ready, &p->mu);
+        while (p->next_take == p->next_read && !p->done) pthread_cond_wait(&p->work_ready, &p->mu);
         if (p->next_take == p->next_read) break;
-        /* a run of games at once: one wake-up of the writing thread per
-         * batch, not per game (a game takes only microseconds) */
-        long first = p->next_take;
-        long count = p->next_read - first < WORKER_BATCH ? p->next_read - first : WORKER_BATCH;
-        p->next_take += count;
-        for (long i = 0; i < count; i++) p->slots[(first + i) % p->nslots].state = SLOT_BUSY;
+        long seq = p->next_take++;
+        Slot *s = ring_slot(p, seq);
+        s->state = SLOT_BUSY;
         pthread_mutex_unlock(&p->mu);
-        for (long i = 0; i < count; i++) {
-            GameJob *job = &p->slots[(first + i) % p->nslots];
-            if (job->examined) search_game(&w, job);
-        }
+        if (s->split) split_chunk(s);
         pthread_mutex_lock(&p->mu);
-        for (long i = 0; i < count; i++) p->slots[(first + i) % p->nslots].state = SLOT_DONE;
+        while (p->next_numbered != seq) pthread_cond_wait(&p->work_done, &p->mu);
+        number_slot(p, s);
+        pthread_mutex_unlock(&p->mu);
+        if (!s->cancelled) search_slot(&w, p, s);
+        pthread_mutex_lock(&p->mu);
+        s->state = SLOT_DONE;
         pthread_cond_broadcast(&p->work_done);
     }
     pthread_mutex_unlock(&p->mu);
     worker_free(&w);
     return NULL;
+}
+
+/* Writes a slot's games and messages, in input order. */
+static void emit_slot(Emitter *e, Slot *s)
+{
+    deliver_messages(&s->leading, e->setup->messages);
+    if (s->cancelled) return;
+    CqlRange wanted = cql_query_gamenumber(e->setup->query);
+    for (size_t i = 0; i < s->ngames; i++) {
+        if (wanted.set && cql_game_text_number(s->games[i].text) > wanted.max) e->past_range = true;
+        emit(e, &s->games[i]);
+    }
+    /* the text after the last game: reported when the run read on */
+    bool read_on = !run_stopped(e) && !(wanted.set && s->base + (long)s->ngames >= wanted.max);
+    if (read_on) deliver_messages(&s->trailing, e->setup->messages);
+}
+
+typedef enum ReadOutcome { READ_FILLED, READ_LATER, READ_END } ReadOutcome;
+
+/* Fills slot s with the next piece of the input. READ_LATER: the next game
+ * is to be read alone (where no chunk can be cut), which waits until every
+ * slot before it is numbered and none overran (*one_game says so; it is also
+ * set after an overrun). */
+static ReadOutcome read_slot(Emitter *e, Ring *p, Slot *s, bool *one_game)
+{
+    CqlReader *r = e->setup->reader;
+    if (!p->chunks) {   /* -part: games read one by one, SLOT_GAMES at a time */
+        while (s->ngames < SLOT_GAMES && !emit_failed(e) && read_job(e, slot_game(s, s->ngames))) {
+            s->bytes += s->games[s->ngames].text_bytes;
+            s->ngames++;
+        }
+        return s->ngames > 0 ? READ_FILLED : READ_END;
+    }
+    bool messages_only;
+    if (!*one_game) {
+        if (!s->chunk) s->chunk = cql_chunk_new();
+        CqlMessages messages = {collect_message, &s->leading, 0, 0};
+        CqlTake took = cql_reader_take_chunk(r, e->setup->chunk_bytes ? e->setup->chunk_bytes : CHUNK_BYTES, s->chunk, &messages);
+        if (took == CQL_TAKE_CHUNK) {
+            s->split = true;
+            s->bytes = cql_chunk_size(s->chunk);
+            return READ_FILLED;
+        }
+        *one_game = took == CQL_TAKE_NO_CUT;
+        messages_only = s->leading.len > 0;   /* a read error */
+        if (!messages_only) return *one_game ? READ_LATER : READ_END;
+    } else {
+        *one_game = false;
+        GameJob *job = slot_game(s, 0);
+        CqlMessages messages = {collect_message, &job->messages, 0, 0};
+        if (cql_reader_next(r, job->text, &messages)) {
+            s->bytes = job->text_bytes = cql_game_text_size(job->text);
+            s->ngames = 1;
+            return READ_FILLED;
+        }
+        move_messages(&s->trailing, &job->messages);   /* the text after the last game */
+        messages_only = s->trailing.len > 0;
+    }
+    return messages_only ? READ_FILLED : READ_END;
+}
+
+/* After slot `seq` overran, once it is written: the slots after it were
+ * cancelled; their text and the overran part of slot `seq` go back to the
+ * reader, newest first, and reading starts again where the game that ran
+ * past the chunk begins. A read error met while taking them ended the input
+ * there: its message is moved to *at_end. Called with the lock held;
+ * returns the bytes the cancelled slots held. */
+static size_t read_again_after(Ring *p, long seq, CqlReader *r, CqlText *at_end)
+{
+    for (;;) {   /* the workers' last use of the cancelled slots */
+        bool busy = p->next_take != p->next_read;
+        for (long q = seq + 1; q < p->next_take; q++)
+            if (ring_slot(p, q)->state != SLOT_DONE) busy = true;
+        if (!busy) break;
+        pthread_cond_wait(&p->work_done, &p->mu);
+    }
+    size_t bytes = 0;
+    for (long q = p->next_read - 1; q > seq; q--) {
+        Slot *s = ring_slot(p, q);
+        assert(s->split);   /* a game read alone waits until no slot overran */
+        cql_reader_give_back(r, s->chunk, true);
+        move_messages(at_end, &s->leading);
+        bytes += s->bytes;
+        slot_reset(s);
+    }
+    cql_reader_give_back(r, ring_slot(p, seq)->chunk, false);
+    p->next_read = p->next_take = p->next_numbered = seq + 1;
+    p->overrun = false;
+    return bytes;
+}
+
+/* A game read alone must follow slots known to end between two games. */
+static bool may_read_alone(const Ring *p)
+{
+    return p->next_numbered == p->next_read && !p->overrun;
 }
 
 static void run_threads(Emitter *e)
@@ -348,50 +565,57 @@ static void run_threads(Emitter *e)
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.work_ready, NULL);
     pthread_cond_init(&p.work_done, NULL);
-    p.nslots = threads * WORKER_BATCH * 4;
+    p.nslots = threads * 4;
     p.slots = cli_calloc((size_t)p.nslots, sizeof *p.slots);
-    for (long i = 0; i < p.nslots; i++) job_init(&p.slots[i]);
     p.setup = e->setup;
+    p.chunks = !e->setup->first_line && !e->setup->end_line;
     pthread_t *tids = cli_calloc((size_t)threads, sizeof *tids);
     for (long i = 0; i < threads; i++) pthread_create(&tids[i], NULL, worker_main, &p);
 
     long next_emit = 0;
-    bool input_left = true;
-    size_t text_in_ring = 0;     /* game text read and not yet written */
+    bool input_left = true, one_game = false;
+    size_t text_in_ring = 0;     /* input read and not yet written */
     pthread_mutex_lock(&p.mu);
     for (;;) {
-        GameJob *head = &p.slots[next_emit % p.nslots];
+        Slot *head = ring_slot(&p, next_emit);
         if (next_emit < p.next_read && head->state == SLOT_DONE) {
             pthread_mutex_unlock(&p.mu);
-            text_in_ring -= head->text_bytes;
-            emit(e, head);
+            text_in_ring -= head->bytes;
+            emit_slot(e, head);
             pthread_mutex_lock(&p.mu);
+            if (head->overran && !run_stopped(e) && !emit_failed(e)) {
+                text_in_ring -= read_again_after(&p, next_emit, e->setup->reader, &e->trailing);
+                input_left = one_game = true;
+            }
+            slot_reset(head);
             next_emit++;
             continue;
         }
-        GameJob *tail = &p.slots[p.next_read % p.nslots];
-        if (input_left && tail->state == SLOT_EMPTY && p.next_read - next_emit < p.nslots &&
+        Slot *tail = ring_slot(&p, p.next_read);
+        bool may_read = !one_game || may_read_alone(&p);
+        if (input_left && may_read && tail->state == SLOT_EMPTY && p.next_read - next_emit < p.nslots &&
             (text_in_ring < RING_TEXT_BUDGET || p.next_read == next_emit)) {
             pthread_mutex_unlock(&p.mu);
-            input_left = !emit_failed(e) && read_job(e, tail);
+            ReadOutcome got = emit_failed(e) || run_stopped(e) ? READ_END : read_slot(e, &p, tail, &one_game);
             pthread_mutex_lock(&p.mu);
-            if (input_left) {
-                text_in_ring += tail->text_bytes;
+            if (got == READ_FILLED) {
+                text_in_ring += tail->bytes;
                 tail->state = SLOT_READY;
                 p.next_read++;
                 pthread_cond_signal(&p.work_ready);
-            } else {
-                p.input_done = true;
-                pthread_cond_broadcast(&p.work_ready);
+                continue;
             }
-            continue;
+            if (got == READ_END) input_left = false;
+            if (got == READ_END || may_read_alone(&p)) continue;
         }
         if (!input_left && next_emit == p.next_read) break;
         pthread_cond_wait(&p.work_done, &p.mu);
     }
+    p.done = true;
+    pthread_cond_broadcast(&p.work_ready);
     pthread_mutex_unlock(&p.mu);
     for (long i = 0; i < threads; i++) pthread_join(tids[i], NULL);
-    for (long i = 0; i < p.nslots; i++) job_free(&p.slots[i]);
+    for (long i = 0; i < p.nslots; i++) slot_free(&p.slots[i]);
     free(p.slots);
     free(tids);
     pthread_cond_destroy(&p.work_ready);

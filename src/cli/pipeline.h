@@ -2,11 +2,17 @@
  * src/cli/pipeline.h — the game loop of a run: games read, searched and
  * written in input order, on one thread or many.
  *
- * The calling thread reads game texts into a ring of job slots and writes
- * finished slots in input order; worker threads take ready slots, parse and
- * search them, and leave the PGN text of a matching game (and any messages
- * about the game) in the slot. With one thread everything runs on the
- * calling thread. The output is byte-identical for any number of threads.
+ * The calling thread reads the input in chunks, pieces that begin between
+ * two games, into a ring of slots, and writes finished slots in input order.
+ * Worker threads take ready slots, split their chunk into games, number the
+ * games in input order, parse and search them, and leave the PGN text of
+ * each matching game (and any messages about it) in the slot. A chunk whose
+ * end turns out not to be between two games (an unclosed variation before
+ * a tag line ...) is read again from its last game on, by the calling
+ * thread; so is a game too long for a chunk. With -part the calling thread
+ * reads the games one by one (the part's games are found by their lines).
+ * With one thread everything runs on the calling thread, game by game. The
+ * output is byte-identical for any number of threads.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -34,6 +40,7 @@ typedef struct PipelineSetup {
     Progress *progress;      /* told after each game, or NULL */
     long first_line;         /* -part: only games starting on this input line or later ... */
     long end_line;           /* ... and before this one (0: to the end) */
+    size_t chunk_bytes;      /* input a worker splits at once (0: the default) */
 } PipelineSetup;
 
 /* What a run did. */

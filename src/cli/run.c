@@ -486,6 +486,15 @@ static void print_json_summary(FILE *fp, const Run *r, const PipelineTotals *t, 
     fputs("}\n", fp);
 }
 
+/* The size of the pieces worker threads split the input into, from the
+ * environment variable CQL_CHUNK_BYTES when set: tests make it small, so
+ * that small files are cut in many places (0: the pipeline's default). */
+static size_t chunk_bytes_for_tests(void)
+{
+    const char *v = getenv("CQL_CHUNK_BYTES");
+    return v ? strtoul(v, NULL, 10) : 0;
+}
+
 /* The game loop, then `N matches of M games in S seconds using T threads to
  * FILE` (on standard error when the games go to standard output). */
 static ExitCode search_games(Run *r)
@@ -517,6 +526,7 @@ static ExitCode search_games(Run *r)
         .progress = &progress,
         .first_line = first_line,
         .end_line = end_line,
+        .chunk_bytes = chunk_bytes_for_tests(),
     };
     PipelineTotals t;
     pipeline_run(&setup, &t, &r->persistent);
