@@ -230,7 +230,7 @@ typedef enum CqlTake {
 } CqlTake;
 CQL_API CqlChunk *cql_chunk_new(void);
 CQL_API void cql_chunk_free(CqlChunk *c);
-/* The next piece of about `bytes` bytes (at most 1 MB) into c. Messages (a read error) go to m. */
+/* The next piece of about `bytes` bytes (at most 256 KB) into c. Messages (a read error) go to m. */
 CQL_API CqlTake cql_reader_take_chunk(CqlReader *r, size_t bytes, CqlChunk *c, CqlMessages *m);
 CQL_API size_t cql_chunk_size(const CqlChunk *c);   /* bytes of input it holds */
 /* The chunk's next game text into t, like cql_reader_next; false at its end,

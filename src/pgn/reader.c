@@ -158,6 +158,8 @@ static bool is_move_attempt(char c)
 /* ==== stage 1: splitting the input into games ============================ */
 
 #define READ_CHUNK (64 * 1024)
+/* Most games' text is shorter: a new RawGame starts with room for it. */
+#define TYPICAL_GAME_BYTES 2048
 /* A RawGame's text buffer larger than this is released by raw_game_trim. */
 #define RAW_KEEP_CAPACITY ((size_t)1 << 20)
 
@@ -219,6 +221,7 @@ static bool fill_up_to(PgnReader *r, size_t n)
     if (r->eof) return false;
     if (r->pos > 0) {
         memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+        r->buf_offset += r->pos;
         r->len -= r->pos;
         r->pos = 0;
     }
@@ -641,6 +644,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
     SplitState st;
     memset(&st, 0, sizeof st);
     raw_game_trim(g);
+    if (!g->text.cap) sb_reserve(&g->text, TYPICAL_GAME_BYTES);   /* one allocation, not five */
     sb_clear(&g->text);
     g->first_nul = 0;
     g->oversized = false;
@@ -802,26 +806,25 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
 
 /* Line ends in s[0..n), counted as the reader counts them: LF, CRLF and a
  * lone CR are one each (s does not end between the CR and LF of a CRLF). */
-static unsigned count_line_ends(const char *s, size_t n, bool may_hold_cr)
+static unsigned count_line_ends(const char *s, size_t n)
 {
     unsigned lines = 0;
     size_t i = 0;
-    if (may_hold_cr) {
-        for (; i < n; i++) lines += s[i] == '\n' || (s[i] == '\r' && (i + 1 == n || s[i + 1] != '\n'));
-        return lines;
-    }
 #if defined(__SSE2__)
-    while (i + 16 <= n) {   /* 16 byte counters, summed before they can overflow */
+    while (i + 17 <= n) {   /* 16 byte counters, summed before they can overflow */
         __m128i counts = _mm_setzero_si128();
-        for (int k = 0; k < 255 && i + 16 <= n; k++, i += 16) {
+        for (int k = 0; k < 255 && i + 17 <= n; k++, i += 16) {
             __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(b, _mm_set1_epi8('\n')));
+            __m128i next = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 1));
+            __m128i lone_cr = _mm_andnot_si128(_mm_cmpeq_epi8(next, _mm_set1_epi8('\n')),
+                                               _mm_cmpeq_epi8(b, _mm_set1_epi8('\r')));
+            counts = _mm_sub_epi8(counts, _mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('\n')), lone_cr));
         }
         __m128i sums = _mm_sad_epu8(counts, _mm_setzero_si128());
         lines += (unsigned)_mm_cvtsi128_si32(sums) + (unsigned)_mm_extract_epi16(sums, 4);
     }
 #endif
-    for (; i < n; i++) lines += s[i] == '\n';
+    for (; i < n; i++) lines += s[i] == '\n' || (s[i] == '\r' && (i + 1 == n || s[i + 1] != '\n'));
     return lines;
 }
 
@@ -842,15 +845,31 @@ static bool tag_line_before(const char *s, size_t at)
     return true;
 }
 
-/* The last cut after `from` in s[0..n): the start of a line that is a whole
- * tag pair, after a line that is not a tag line, with its own line end in s
- * (and, after a CR, the byte that tells a CRLF). Sets *cut and *after (just
- * past the cut's line end). Looking from the end leaves little of the
- * window for the next chunk. */
+/* The offset of the last '[' in s[from..to), or SIZE_MAX. */
+static size_t last_bracket(const char *s, size_t from, size_t to)
+{
+    size_t i = to;
+#if defined(__SSE2__)
+    for (; i >= from + 16; i -= 16) {
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i - 16));
+        unsigned hits = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8('[')));
+        if (hits) return i - 16 + (31 - (size_t)__builtin_clz(hits));
+    }
+#endif
+    while (i > from)
+        if (s[--i] == '[') return i;
+    return SIZE_MAX;
+}
+
+/* The last cut after `from` (> 0) in s[0..n): the start of a line that is a
+ * whole tag pair, after a line that is not a tag line, with its own line
+ * end in s (and, after a CR, the byte that tells a CRLF). Sets *cut and
+ * *after (just past the cut's line end). Looking from the end leaves little
+ * of the window for the next chunk. */
 static bool find_last_cut(const char *s, size_t n, size_t from, size_t *cut, size_t *after)
 {
-    for (size_t t = n; t-- > from;) {
-        if (s[t] != '[' || (s[t - 1] != '\n' && s[t - 1] != '\r')) continue;
+    for (size_t t = n; (t = last_bracket(s, from, t)) != SIZE_MAX;) {
+        if (s[t - 1] != '\n' && s[t - 1] != '\r') continue;
         size_t e = t;
         while (e < n && s[e] != '\n' && s[e] != '\r') e++;
         if (e + 1 >= n) continue;   /* the line, or whether a CR is a CRLF, is not all in s */
@@ -862,9 +881,14 @@ static bool find_last_cut(const char *s, size_t n, size_t from, size_t *cut, siz
     return false;
 }
 
+/* A window that grew past this (looking for a cut in a long game) is freed
+ * when it comes back from its chunk, so that the ring's windows do not all
+ * keep the size of the largest. */
+#define CHUNK_KEEP_CAPACITY ((size_t)256 << 10)
+
 PgnTake pgn_take_chunk(PgnReader *r, size_t bytes, PgnChunk *c)
 {
-    if (r->mid_line) return PGN_TAKE_NO_CUT;   /* not between games */
+    if (r->mid_line || r->buf_offset + r->pos < r->no_cut_before) return PGN_TAKE_NO_CUT;
     size_t want = bytes, cut = SIZE_MAX, after = 0;
     for (;;) {
         /* a window of `want` bytes: the chunk is all of it but the game cut */
@@ -877,7 +901,12 @@ PgnTake pgn_take_chunk(PgnReader *r, size_t bytes, PgnChunk *c)
             break;
         }
         if (find_last_cut(r->buf + r->pos, avail, avail / 2 + 1, &cut, &after)) break;
-        if (want >= PGN_MAX_CHUNK) return PGN_TAKE_NO_CUT;
+        if (want >= PGN_MAX_CHUNK) {
+            /* games are read one by one at least to the middle of the window
+             * (which holds no cut), before a chunk is looked for again */
+            r->no_cut_before = r->buf_offset + r->pos + avail / 2;
+            return PGN_TAKE_NO_CUT;
+        }
         want *= 2;
     }
     /* the chunk takes the window; the reader goes on in the chunk's old
@@ -887,11 +916,17 @@ PgnTake pgn_take_chunk(PgnReader *r, size_t bytes, PgnChunk *c)
     size_t taken = cut == SIZE_MAX ? after : cut, rest = end - start - taken;
     r->buf = c->mem;
     r->cap = c->mem_cap;
+    if (r->cap > CHUNK_KEEP_CAPACITY) {   /* a window grown for a long game: not kept */
+        free(r->buf);
+        r->buf = NULL;
+        r->cap = 0;
+    }
     if (r->cap < rest + READ_CHUNK) {
         r->cap = rest + 2 * READ_CHUNK;
         r->buf = xrealloc(r->buf, r->cap + 1);
     }
     memcpy(r->buf, window + start + taken, rest);
+    r->buf_offset += start + taken;
     r->pos = 0;
     r->len = rest;
     c->mem = window;
@@ -913,7 +948,7 @@ PgnTake pgn_take_chunk(PgnReader *r, size_t bytes, PgnChunk *c)
     cr->line = r->line;
     cr->line_offset = r->line_offset;
     cr->stop_at = cut;
-    r->line += count_line_ends(c->data, taken, r->saw_cr);
+    r->line += count_line_ends(c->data, taken);
     r->line_offset = 0;   /* a cut starts a line; after the rest of the input, nothing follows */
     return PGN_TAKE_CHUNK;
 }
@@ -945,6 +980,7 @@ static void push_back(PgnReader *r, const char *s, size_t n)
             r->buf = xrealloc(r->buf, r->cap + 1);
         }
         memmove(r->buf + n, r->buf + r->pos, unread);
+        r->buf_offset = r->buf_offset + r->pos - n;
         r->pos = n;
         r->len = n + unread;
     }

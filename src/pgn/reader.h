@@ -29,6 +29,7 @@
 #define CQL_PGN_READER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "base/arena.h"
@@ -57,6 +58,8 @@ typedef struct PgnReader {
     long games;              /* games returned so far */
     size_t stop_at;          /* a chunk's reader: no game starts at or after this offset
                                 (SIZE_MAX: none) */
+    uint64_t buf_offset;     /* input offset of buf[0] */
+    uint64_t no_cut_before;  /* no chunk is taken before this input offset (pgn_take_chunk) */
     bool io_error;
 } PgnReader;
 
@@ -136,7 +139,7 @@ bool pgn_chunk_next(PgnChunk *c, RawGame *g, DiagSink *diag);
 void pgn_give_back(PgnReader *r, const PgnChunk *c, bool whole);
 void pgn_chunk_free(PgnChunk *c);
 /* The largest chunk: a piece with no cut this long is read game by game. */
-#define PGN_MAX_CHUNK ((size_t)4 << 20)
+#define PGN_MAX_CHUNK ((size_t)1 << 20)
 
 typedef enum PgnParseStatus {
     PGN_OK,          /* read completely */
