@@ -678,7 +678,6 @@ bool cql_position_matched(const CqlSearcher *s, int id)
 void cql_write_match(CqlSearcher *s, const CqlGame *g, CqlText *out)
 {
     StrBuf sb = text_in(out);
-    if (!sb.cap) sb_reserve(&sb, 4096);   /* most games written fit: one allocation, not six */
     search_write_game(&s->query->search, &g->game, &s->found, &s->arena, &sb);
     text_out(out, &sb);
 }

@@ -158,8 +158,9 @@ static bool is_move_attempt(char c)
 /* ==== stage 1: splitting the input into games ============================ */
 
 #define READ_CHUNK (64 * 1024)
-/* Most games' text is shorter: a new RawGame starts with room for it. */
-#define TYPICAL_GAME_BYTES 2048
+/* Most games' text is shorter than 2 KB: a new RawGame starts with room
+ * for that (sb_reserve makes it 2048). */
+#define TYPICAL_GAME_BYTES 1024
 /* A RawGame's text buffer larger than this is released by raw_game_trim. */
 #define RAW_KEEP_CAPACITY ((size_t)1 << 20)
 
@@ -921,8 +922,8 @@ PgnTake pgn_take_chunk(PgnReader *r, size_t bytes, PgnChunk *c)
         r->buf = NULL;
         r->cap = 0;
     }
-    if (r->cap < rest + READ_CHUNK) {
-        r->cap = rest + 2 * READ_CHUNK;
+    if (r->cap < rest + bytes) {   /* room for the next window */
+        r->cap = rest + bytes + bytes / 4;
         r->buf = xrealloc(r->buf, r->cap + 1);
     }
     memcpy(r->buf, window + start + taken, rest);
