@@ -307,7 +307,13 @@ static void run_single(Emitter *e, CqlText *persistent)
 
 /* {==== worker threads ======================================================= */
 
-typedef enum SlotState { SLOT_EMPTY, SLOT_READY, SLOT_BUSY, SLOT_DONE } SlotState;
+/* A slot goes EMPTY -> READY (filled) -> SPLITTING -> SPLIT -> NUMBERED
+ * (its games have their numbers: all slots before it are split) ->
+ * SEARCHING -> DONE -> written and EMPTY again; a cancelled slot goes from
+ * SPLIT to DONE. */
+typedef enum SlotState {
+    SLOT_EMPTY, SLOT_READY, SLOT_SPLITTING, SLOT_SPLIT, SLOT_NUMBERED, SLOT_SEARCHING, SLOT_DONE
+} SlotState;
 
 /* A piece of the input and its games, in input order: a chunk a worker
  * splits, or games the reading thread read one by one (with -part, or a
@@ -328,14 +334,14 @@ typedef struct Slot {
 
 typedef struct Ring {
     pthread_mutex_t mu;
-    pthread_cond_t work_ready;   /* a slot became READY, or the run ends (workers wait) */
-    pthread_cond_t numbered;     /* a slot was numbered (workers wait for their turn) */
+    pthread_cond_t work_ready;   /* a slot became READY or NUMBERED, or the run ends (workers wait) */
     pthread_cond_t work_done;    /* a slot became DONE (the reading thread waits) */
     Slot *slots;
     long nslots;
     long next_read;              /* sequence number of the next slot to fill */
-    long next_take;              /* next READY slot a worker takes */
+    long next_take;              /* next READY slot a worker splits */
     long next_numbered;          /* next slot whose games get their numbers */
+    long next_search;            /* next NUMBERED slot a worker searches */
     long games_numbered;         /* games in the slots before it */
     long last_chunk;             /* the last slot read that holds a chunk (-1: none) */
     bool overrun;                /* a numbered slot overran: the ones after it are cancelled */
@@ -421,19 +427,29 @@ static void split_chunk(Slot *s)
     }
 }
 
-/* Gives the slot its place in the numbering of the input's games, in slot
- * order (the caller holds the lock and it is this slot's turn). */
-static void number_slot(Ring *p, Slot *s)
+/* Gives the slots split so far their place in the numbering of the input's
+ * games, in slot order: up to the first one not split yet. After a slot
+ * that overran, the rest are cancelled (done at once). The caller holds the
+ * lock. */
+static void number_split_slots(Ring *p)
 {
-    if (p->overrun) {
-        s->cancelled = true;
-    } else {
+    bool numbered = false;
+    for (; p->next_numbered < p->next_take; p->next_numbered++) {
+        Slot *s = ring_slot(p, p->next_numbered);
+        if (s->state != SLOT_SPLIT) break;
+        if (p->overrun) {
+            s->cancelled = true;
+            s->state = SLOT_DONE;
+            pthread_cond_signal(&p->work_done);
+            continue;
+        }
         s->base = p->games_numbered;
         p->games_numbered += (long)s->ngames;
         p->overrun = s->overran;
+        s->state = SLOT_NUMBERED;
+        numbered = true;
     }
-    p->next_numbered++;
-    pthread_cond_broadcast(&p->numbered);
+    if (numbered) pthread_cond_broadcast(&p->work_ready);
 }
 
 static void search_slot(Worker *w, const Ring *p, Slot *s)
@@ -448,6 +464,8 @@ static void search_slot(Worker *w, const Ring *p, Slot *s)
     }
 }
 
+/* A worker searches numbered slots first, else splits the next ready one;
+ * it never waits for another worker's split. */
 static void *worker_main(void *arg)
 {
     Ring *p = arg;
@@ -455,21 +473,28 @@ static void *worker_main(void *arg)
     worker_init(&w, p->setup);
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (p->next_take == p->next_read && !p->done) pthread_cond_wait(&p->work_ready, &p->mu);
-        if (p->next_take == p->next_read) break;
-        long seq = p->next_take++;
-        Slot *s = ring_slot(p, seq);
-        s->state = SLOT_BUSY;
-        pthread_mutex_unlock(&p->mu);
-        if (s->split) split_chunk(s);
-        pthread_mutex_lock(&p->mu);
-        while (p->next_numbered != seq) pthread_cond_wait(&p->numbered, &p->mu);
-        number_slot(p, s);
-        pthread_mutex_unlock(&p->mu);
-        if (!s->cancelled) search_slot(&w, p, s);
-        pthread_mutex_lock(&p->mu);
-        s->state = SLOT_DONE;
-        pthread_cond_signal(&p->work_done);
+        if (p->next_search < p->next_numbered) {
+            Slot *s = ring_slot(p, p->next_search++);
+            if (s->state != SLOT_NUMBERED) continue;   /* cancelled */
+            s->state = SLOT_SEARCHING;
+            pthread_mutex_unlock(&p->mu);
+            search_slot(&w, p, s);
+            pthread_mutex_lock(&p->mu);
+            s->state = SLOT_DONE;
+            pthread_cond_signal(&p->work_done);
+        } else if (p->next_take < p->next_read) {
+            Slot *s = ring_slot(p, p->next_take++);
+            s->state = SLOT_SPLITTING;
+            pthread_mutex_unlock(&p->mu);
+            if (s->split) split_chunk(s);
+            pthread_mutex_lock(&p->mu);
+            s->state = SLOT_SPLIT;
+            number_split_slots(p);
+        } else if (p->done) {
+            break;
+        } else {
+            pthread_cond_wait(&p->work_ready, &p->mu);
+        }
     }
     pthread_mutex_unlock(&p->mu);
     worker_free(&w);
@@ -563,7 +588,7 @@ static size_t read_again_after(Ring *p, long seq, CqlReader *r, CqlText *at_end)
         slot_reset(s);
     }
     cql_reader_give_back(r, ring_slot(p, seq)->chunk, false);
-    p->next_read = p->next_take = p->next_numbered = seq + 1;
+    p->next_read = p->next_take = p->next_numbered = p->next_search = seq + 1;
     p->last_chunk = seq;
     p->overrun = false;
     return bytes;
@@ -582,7 +607,6 @@ static void run_threads(Emitter *e)
     memset(&p, 0, sizeof p);
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.work_ready, NULL);
-    pthread_cond_init(&p.numbered, NULL);
     pthread_cond_init(&p.work_done, NULL);
     p.nslots = threads * 2;   /* one being searched and one ready, per worker */
     p.slots = cli_calloc((size_t)p.nslots, sizeof *p.slots);
@@ -640,7 +664,6 @@ static void run_threads(Emitter *e)
     free(p.slots);
     free(tids);
     pthread_cond_destroy(&p.work_ready);
-    pthread_cond_destroy(&p.numbered);
     pthread_cond_destroy(&p.work_done);
     pthread_mutex_destroy(&p.mu);
 }
