@@ -179,7 +179,7 @@ speedup "2-thread speed-up, nothing written" "$DIR/m$((one + 2)).txt" "$DIR/m$((
 
 # the reading thread's share of all instructions on two threads (issue 16,
 # item 1: at most 5%): callgrind counts each thread apart, the main thread
-# (reading, splitting, writing the output) in the file ending in -01
+# (reading the input, writing the output) in the file ending in -01
 if [ "$INSTR" = 1 ]; then
     for q in check Ka1; do
         printf 'cql()\n%s\n' "$q" >"$DIR/q-share.cql"
