@@ -581,15 +581,23 @@ static void describe_game(StrBuf *out, const RawGame *g, long number)
               sb_str(&g->text));
 }
 
+/* Opens r on `text`, with its messages to sink and a size limit (0: the
+ * default); the stream is the caller's to close. */
+static FILE *open_text(PgnReader *r, const char *text, size_t max_game_size, DiagSink *sink)
+{
+    FILE *fp = fmemopen((char *)(uintptr_t)text, strlen(text), "rb");
+    assert_non_null(fp);
+    pgn_open_stream(r, fp, "t.pgn", sink);
+    if (max_game_size) r->max_game_size = max_game_size;
+    return fp;
+}
+
 static void split_one_by_one(const char *text, size_t max_game_size, StrBuf *out)
 {
     DiagSink sink;
     diag_sink_init(&sink, capture, out);
-    FILE *fp = fmemopen((char *)(uintptr_t)text, strlen(text), "rb");
-    assert_non_null(fp);
     PgnReader r;
-    pgn_open_stream(&r, fp, "t.pgn", &sink);
-    if (max_game_size) r.max_game_size = max_game_size;
+    FILE *fp = open_text(&r, text, max_game_size, &sink);
     RawGame g;
     raw_game_init(&g);
     while (pgn_next_raw(&r, &g)) describe_game(out, &g, g.number);
@@ -607,11 +615,8 @@ static void split_by_chunks(const char *text, size_t bytes, size_t max_game_size
 {
     DiagSink sink;
     diag_sink_init(&sink, capture, out);
-    FILE *fp = fmemopen((char *)(uintptr_t)text, strlen(text), "rb");
-    assert_non_null(fp);
     PgnReader r;
-    pgn_open_stream(&r, fp, "t.pgn", &sink);
-    if (max_game_size) r.max_game_size = max_game_size;
+    FILE *fp = open_text(&r, text, max_game_size, &sink);
     enum { AHEAD = 4 };
     PgnChunk chunks[AHEAD];
     StrBuf split[AHEAD];   /* each chunk's games (numbered within it) and messages */
