@@ -316,8 +316,8 @@ typedef enum SlotState {
 } SlotState;
 
 /* A piece of the input and its games, in input order: a chunk a worker
- * splits, or games the reading thread read one by one (with -part, or a
- * game too long for a chunk). */
+ * splits, or games the reading thread read one by one (with -part, after a
+ * chunk that overran, and where no chunk can be cut). */
 typedef struct Slot {
     CqlChunk *chunk;        /* the piece to split (`split`), else games[0..ngames) were read */
     bool split;
@@ -390,8 +390,7 @@ static void slot_free(Slot *s)
 
 /* Game jobs a slot keeps for its next piece: a piece of many small games
  * makes more, which then go (else every slot would in time keep buffers for
- * the most games a piece ever held: with 8 slots, 16 MB peak instead of 13
- * at 100k games of the test files). */
+ * the most games a piece ever held). */
 enum { SLOT_KEEP_GAMES = 64 };
 
 /* Empties a written or cancelled slot for the next piece. */
