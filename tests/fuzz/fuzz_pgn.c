@@ -7,6 +7,10 @@
  * (fuzz_check_pgn_round_trip); then all the games written, one after the
  * other, are read again as one file, which must give the same games.
  *
+ * The input is also split in chunks, as the worker threads split it
+ * (tests/unit/split_both_ways.h), which must give the same games, numbers,
+ * lines and messages as splitting it game by game.
+ *
  * An input whose first byte is '%' (a PGN escape line) is read after a
  * blank line of nearly a whole read chunk, so that the middle of the
  * input falls on the reader's buffer boundary (READ_CHUNK, 64 KiB, in
@@ -20,6 +24,7 @@
 
 #include "fuzz_support.h"
 #include "pgn/reader.h"
+#include "../unit/split_both_ways.h"
 
 const char *const fuzz_harness_name = "fuzz_pgn";
 
@@ -77,6 +82,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         input[pad - 1] = '\n';
     }
     if (size) memcpy(input + pad, data, size);
+
+    /* split in chunks, as the worker threads split it, it gives the same
+     * games, numbers, lines and messages as split game by game; with
+     * chunks of a size taken from the input, and of a third of it */
+    StrBuf one_by_one = SB_INIT;
+    split_one_by_one(input, len, 0, &one_by_one);
+    size_t sizes[2] = {1 + (size ? data[size - 1] : 0) % 64, 1 + len / 3};
+    for (int i = 0; i < 2; i++) {
+        StrBuf chunked = SB_INIT;
+        split_by_chunks(input, len, sizes[i], 0, &chunked);
+        if (chunked.len != one_by_one.len || memcmp(sb_str(&chunked), sb_str(&one_by_one), chunked.len) != 0)
+            fuzz_fail("split in chunks, the input gives other games than split game by game",
+                      "chunks of %zu bytes:\n%s\n---- game by game:\n%s", sizes[i], sb_str(&chunked),
+                      sb_str(&one_by_one));
+        sb_free(&chunked);
+    }
+    sb_free(&one_by_one);
 
     StrBuf written = SB_INIT;
     long kept = read_games(input, len, &written);

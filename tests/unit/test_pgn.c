@@ -22,6 +22,7 @@
 #include "chess/san.h"
 #include "pgn/game.h"
 #include "pgn/reader.h"
+#include "split_both_ways.h"
 #include "pgn/writer.h"
 
 /* ---- helpers --------------------------------------------------------------- */
@@ -572,109 +573,6 @@ static void test_runs_of_plain_movetext_lines(void **state)
     parsed_free(p);
 }
 
-/* How a text splits into games: each game's number, first line and column,
- * last line and text, and the messages, in order. */
-static void describe_game(StrBuf *out, const RawGame *g, long number)
-{
-    sb_printf(out, "game %ld at %u:%u to %u%s%s: |%s|\n", number, g->first_line, g->first_column,
-              g->last_line, g->oversized ? " oversized" : "", g->ends_input ? " ends input" : "",
-              sb_str(&g->text));
-}
-
-/* Opens r on `text`, with its messages to sink and a size limit (0: the
- * default); the stream is the caller's to close. */
-static FILE *open_text(PgnReader *r, const char *text, size_t max_game_size, DiagSink *sink)
-{
-    FILE *fp = fmemopen((char *)(uintptr_t)text, strlen(text), "rb");
-    assert_non_null(fp);
-    pgn_open_stream(r, fp, "t.pgn", sink);
-    if (max_game_size) r->max_game_size = max_game_size;
-    return fp;
-}
-
-static void split_one_by_one(const char *text, size_t max_game_size, StrBuf *out)
-{
-    DiagSink sink;
-    diag_sink_init(&sink, capture, out);
-    PgnReader r;
-    FILE *fp = open_text(&r, text, max_game_size, &sink);
-    RawGame g;
-    raw_game_init(&g);
-    while (pgn_next_raw(&r, &g)) describe_game(out, &g, g.number);
-    raw_game_free(&g);
-    pgn_close(&r);
-    fclose(fp);
-}
-
-/* The same through chunks of about `bytes` bytes, as the pipeline does it:
- * up to four chunks taken ahead and split (as workers would, before knowing
- * whether the chunks before them end between games), then looked at in
- * order; after one overran, it and those after it go back and the game is
- * read alone. */
-static void split_by_chunks(const char *text, size_t bytes, size_t max_game_size, StrBuf *out)
-{
-    DiagSink sink;
-    diag_sink_init(&sink, capture, out);
-    PgnReader r;
-    FILE *fp = open_text(&r, text, max_game_size, &sink);
-    enum { AHEAD = 4 };
-    PgnChunk chunks[AHEAD];
-    StrBuf split[AHEAD];   /* each chunk's games (numbered within it) and messages */
-    memset(chunks, 0, sizeof chunks);
-    memset(split, 0, sizeof split);
-    RawGame g;
-    raw_game_init(&g);
-    long games = 0;
-    bool one_game = false, input_left = true;
-    while (input_left) {
-        if (one_game) {
-            one_game = false;
-            if (pgn_next_raw(&r, &g)) describe_game(out, &g, ++games);
-            continue;
-        }
-        int taken = 0;
-        PgnTake took = PGN_TAKE_END;
-        while (taken < AHEAD && (took = pgn_take_chunk(&r, bytes, &chunks[taken])) == PGN_TAKE_CHUNK) taken++;
-        if (took == PGN_TAKE_NO_CUT) one_game = true;
-        if (took == PGN_TAKE_END) input_left = false;
-        for (int i = 0; i < taken; i++) {
-            DiagSink chunk_sink;
-            diag_sink_init(&chunk_sink, capture, &split[i]);
-            sb_clear(&split[i]);
-            while (pgn_chunk_next(&chunks[i], &g, &chunk_sink)) describe_game(&split[i], &g, g.number);
-            if (chunks[i].overran) sb_append(&split[i], "(overran)\n");
-        }
-        for (int i = 0; i < taken; i++) {
-            /* renumbered: "game N " of the chunk becomes "game games+N " */
-            const char *at = sb_str(&split[i]);
-            for (const char *nl; *at && strcmp(at, "(overran)\n") != 0; at = nl + 1) {
-                nl = strchr(at, '\n');
-                long n;
-                int skip = 0;
-                if (sscanf(at, "game %ld %n", &n, &skip) == 1 && skip > 0) {
-                    sb_printf(out, "game %ld ", games + n);
-                    sb_append_n(out, at + skip, (size_t)(nl + 1 - at - skip));
-                } else {
-                    sb_append_n(out, at, (size_t)(nl + 1 - at));
-                }
-            }
-            games += chunks[i].reader.games - chunks[i].overran;
-            if (!chunks[i].overran) continue;
-            for (int k = taken - 1; k > i; k--) pgn_give_back(&r, &chunks[k], true);
-            pgn_give_back(&r, &chunks[i], false);
-            one_game = input_left = true;
-            break;
-        }
-    }
-    for (int i = 0; i < AHEAD; i++) {
-        pgn_chunk_free(&chunks[i]);
-        sb_free(&split[i]);
-    }
-    raw_game_free(&g);
-    pgn_close(&r);
-    fclose(fp);
-}
-
 /* Splitting in chunks (on worker threads) gives the games, numbers, lines
  * and messages of splitting one game after another, wherever the chunks are
  * cut: also where a cut turns out not to be between two games. */
@@ -709,11 +607,12 @@ static void test_chunks_split_as_one_by_one(void **state)
     };
     for (size_t t = 0; t < sizeof texts / sizeof *texts; t++) {
         for (size_t max = 0; max <= 40; max += 40) {   /* also with games too long to keep */
+            size_t len = strlen(texts[t]);
             StrBuf want = SB_INIT;
-            split_one_by_one(texts[t], max, &want);
-            for (size_t bytes = 1; bytes <= strlen(texts[t]) + 1; bytes++) {
+            split_one_by_one(texts[t], len, max, &want);
+            for (size_t bytes = 1; bytes <= len + 1; bytes++) {
                 StrBuf got = SB_INIT;
-                split_by_chunks(texts[t], bytes, max, &got);
+                split_by_chunks(texts[t], len, bytes, max, &got);
                 if (strcmp(sb_str(&got), sb_str(&want)) != 0)
                     fail_msg("text %zu, chunks of %zu bytes, limit %zu:\n%s\nwanted:\n%s", t, bytes, max,
                              sb_str(&got), sb_str(&want));
