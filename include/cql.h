@@ -211,7 +211,7 @@ CQL_API void cql_reader_set_max_game_size(CqlReader *r, size_t bytes);   /* a lo
  * reported read error). Messages about the text before it go to m. */
 CQL_API bool cql_reader_next(CqlReader *r, CqlGameText *t, CqlMessages *m);
 CQL_API const char *cql_reader_name(const CqlReader *r);   /* as shown in messages */
-CQL_API long cql_reader_games(const CqlReader *r);         /* game texts returned so far */
+CQL_API long cql_reader_games(const CqlReader *r);         /* game texts cql_reader_next returned so far */
 CQL_API bool cql_reader_failed(const CqlReader *r);        /* a read error happened */
 CQL_API void cql_reader_close(CqlReader *r);
 
@@ -226,7 +226,7 @@ typedef struct CqlChunk CqlChunk;
 typedef enum CqlTake {
     CQL_TAKE_CHUNK,     /* the chunk holds the next piece of the input */
     CQL_TAKE_END,       /* the input is read */
-    CQL_TAKE_NO_CUT     /* no chunk here (a very long game): use cql_reader_next */
+    CQL_TAKE_NO_CUT     /* no chunk here (a very long game, games without tags): use cql_reader_next */
 } CqlTake;
 CQL_API CqlChunk *cql_chunk_new(void);
 CQL_API void cql_chunk_free(CqlChunk *c);
