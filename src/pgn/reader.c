@@ -806,20 +806,24 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
 /* ==== stage 1 on worker threads: chunks ================================== */
 
 /* Line ends in s[0..n), counted as the reader counts them: LF, CRLF and a
- * lone CR are one each (s does not end between the CR and LF of a CRLF). */
-static unsigned count_line_ends(const char *s, size_t n)
+ * lone CR are one each (s does not end between the CR and LF of a CRLF).
+ * Without a CR in the input (`may_hold_cr` false) only LFs are looked at. */
+static unsigned count_line_ends(const char *s, size_t n, bool may_hold_cr)
 {
     unsigned lines = 0;
     size_t i = 0;
 #if defined(__SSE2__)
+    const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
     while (i + 17 <= n) {   /* 16 byte counters, summed before they can overflow */
         __m128i counts = _mm_setzero_si128();
         for (int k = 0; k < 255 && i + 17 <= n; k++, i += 16) {
             __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-            __m128i next = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 1));
-            __m128i lone_cr = _mm_andnot_si128(_mm_cmpeq_epi8(next, _mm_set1_epi8('\n')),
-                                               _mm_cmpeq_epi8(b, _mm_set1_epi8('\r')));
-            counts = _mm_sub_epi8(counts, _mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('\n')), lone_cr));
+            __m128i ends = _mm_cmpeq_epi8(b, lf);
+            if (may_hold_cr) {   /* a CR not followed by a LF */
+                __m128i next = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 1));
+                ends = _mm_or_si128(ends, _mm_andnot_si128(_mm_cmpeq_epi8(next, lf), _mm_cmpeq_epi8(b, cr)));
+            }
+            counts = _mm_sub_epi8(counts, ends);
         }
         __m128i sums = _mm_sad_epu8(counts, _mm_setzero_si128());
         lines += (unsigned)_mm_cvtsi128_si32(sums) + (unsigned)_mm_extract_epi16(sums, 4);
@@ -949,7 +953,7 @@ PgnTake pgn_take_chunk(PgnReader *r, size_t bytes, PgnChunk *c)
     cr->line = r->line;
     cr->line_offset = r->line_offset;
     cr->stop_at = cut;
-    r->line += count_line_ends(c->data, taken);
+    r->line += count_line_ends(c->data, taken, r->saw_cr);
     r->line_offset = 0;   /* a cut starts a line; after the rest of the input, nothing follows */
     return PGN_TAKE_CHUNK;
 }
