@@ -98,10 +98,11 @@ void raw_game_trim(RawGame *g);
  * line that most likely begins the next game (the line before it is not a
  * tag line). Any thread then splits it into games with pgn_chunk_next,
  * exactly as pgn_next_raw would have, numbering them from 1; the reading
- * thread only copies the bytes and counts their lines. Whether the cut
+ * thread only takes the bytes and counts their lines. Whether the cut
  * really is between two games shows once the chunk is split: the last game
  * either ends at the cut or runs past it (pgn_chunk_overran: an unclosed
- * variation, a blank line inside a tag section ...). Then the chunk's text
+ * variation, a line of other text inside a tag section, a comment alone
+ * before the tags ...). Then the chunk's text
  * from that game on, and the chunks taken after it, go back to the reader
  * (pgn_give_back) to be read again. */
 typedef struct PgnChunk {
