@@ -589,6 +589,10 @@ static void test_chunks_split_as_one_by_one(void **state)
         /* unclosed variations in a row: chunks after one that overran overrun too */
         "[Event \"a\"]\n\n1. e4 (1. d4\n\n[Event \"b\"]\n\n1. e4 e5 *\n\n[Event \"c\"]\n\n1. d4 (1. c4\n"
         "\n[Event \"d\"]\n\n1. c4 *\n\n[Event \"e\"]\n\n1. e4 *\n\n[Event \"f\"]\n\n1. b3 *\n",
+        /* a line of other text between two tags: the tag after it looks
+         * like a game's first */
+        "[Event \"a\"]\nnot a tag\n[Site \"s\"]\n\n1. e4 *\n\n[Event \"b\"]\n%escape\n[Site \"t\"]\n\n1. d4 *\n"
+        "\n[Event \"c\"]\n\n1. c4 *\n",
         /* blank lines inside a tag section, a repeated tag name */
         "[Event \"a\"]\n\n[Site \"s\"]\n\n1. e4 *\n\n[Event \"b\"]\n[Event \"c\"]\n\n1. d4 *\n"
         "\n[Event \"d\"]\n\n1. c4 *\n",
