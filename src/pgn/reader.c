@@ -942,9 +942,8 @@ PgnTake pgn_take_chunk(PgnReader *r, size_t bytes, PgnChunk *c)
     c->overran = false;
     c->first_line = r->line;
     c->first_offset = r->line_offset;
-    PgnReader *cr = &c->reader;
-    memset(cr, 0, sizeof *cr);
-    cr->name = r->name;
+    PgnReader *cr = &c->reader;   /* a reader over memory: no stream, all read */
+    pgn_open_stream(cr, NULL, r->name, NULL);
     cr->buf = window + start;
     cr->len = cr->cap = after;
     cr->eof = true;
