@@ -53,6 +53,12 @@ static void move_messages(CqlText *to, CqlText *from)
     cql_text_clear(from);
 }
 
+/* Is game `number` inside the query's game-number range (or is there none)? */
+static bool in_gamenumber_range(CqlRange wanted, long number)
+{
+    return !wanted.set || (number >= wanted.min && number <= wanted.max);
+}
+
 /* Passes the messages kept by collect_message on to m, in order. */
 static void deliver_messages(CqlText *kept, CqlMessages *m)
 {
@@ -280,7 +286,7 @@ static bool read_job(Emitter *e, GameJob *job)
         if (wanted.set && cql_reader_games(r) >= wanted.max) return false;
     }
     job->text_bytes = cql_game_text_size(job->text);
-    job->examined = !wanted.set || cql_game_text_number(job->text) >= wanted.min;
+    job->examined = in_gamenumber_range(wanted, cql_game_text_number(job->text));   /* none past max is read */
     return true;
 }
 
@@ -457,8 +463,7 @@ static void search_slot(Worker *w, const Ring *p, Slot *s)
     for (size_t i = 0; i < s->ngames; i++) {
         GameJob *job = &s->games[i];
         if (p->chunks) cql_game_text_set_number(job->text, s->base + (long)i + 1);
-        long number = cql_game_text_number(job->text);
-        job->examined = !wanted.set || (number >= wanted.min && number <= wanted.max);
+        job->examined = in_gamenumber_range(wanted, cql_game_text_number(job->text));
         if (job->examined) search_game(w, job);
     }
 }
