@@ -273,16 +273,64 @@ bool mg_is_legal(const Position *pos, Move m)
     return mg_normal_move_is_legal(pos, move_from(m), move_to(m));
 }
 
-bool mg_has_legal_move(const Position *pos)
+/* The first legal move of `from` among `targets` (its pseudo-legal
+ * destinations), tested alone: out of check, a piece that is not pinned
+ * has every such move legal, and a pinned knight none. */
+static inline bool first_is_legal(const Position *pos, Square from, Bitboard targets)
+{
+    return targets && mg_normal_move_is_legal(pos, from, bb_lsb(targets));
+}
+
+/* A legal move found the quick way, where one nearly always is out of
+ * check: a pawn's push, a knight's, the king's or a slider's move, each
+ * tried by mg_normal_move_is_legal (no attack map, no pin list). False
+ * means only that none was found this way. */
+static bool finds_legal_move_quickly(const Position *pos)
+{
+    Color us = (Color)pos->side;
+    Bitboard own = pos->by_color[us], occupied = pos_occupied(pos);
+    Bitboard target = ~own & ~pos_pieces(pos, other_color(us), KING);
+    Bitboard pawns = pos->by_type[PAWN] & own;
+    /* pawns with an empty square ahead (a pawn never stands on its last rank) */
+    Bitboard pushers = pawns & (us == WHITE ? ~occupied >> 8 : ~occupied << 8);
+    while (pushers) {
+        Square from = bb_pop_lsb(&pushers);
+        if (mg_normal_move_is_legal(pos, from, us == WHITE ? from + 8 : from - 8)) return true;
+    }
+    for (Bitboard knights = pos->by_type[KNIGHT] & own; knights;) {
+        Square from = bb_pop_lsb(&knights);
+        if (first_is_legal(pos, from, att_knight(from) & target)) return true;
+    }
+    Square king = pos_king(pos, us);
+    for (Bitboard steps = att_king(king) & target; steps;)
+        if (mg_normal_move_is_legal(pos, king, bb_pop_lsb(&steps))) return true;
+    Bitboard queens = pos->by_type[QUEEN];
+    for (Bitboard sliders = (pos->by_type[BISHOP] | queens) & own; sliders;) {
+        Square from = bb_pop_lsb(&sliders);
+        if (first_is_legal(pos, from, att_bishop(from, occupied) & target)) return true;
+    }
+    for (Bitboard sliders = (pos->by_type[ROOK] | queens) & own; sliders;) {
+        Square from = bb_pop_lsb(&sliders);
+        if (first_is_legal(pos, from, att_rook(from, occupied) & target)) return true;
+    }
+    return false;
+}
+
+bool mg_has_legal_move_in_check(const Position *pos)
 {
     MoveList list;
     generate(pos, &list, true, true);
     return list.count > 0;
 }
 
+bool mg_has_legal_move(const Position *pos)
+{
+    return finds_legal_move_quickly(pos) || mg_has_legal_move_in_check(pos);
+}
+
 bool mg_is_mate(const Position *pos)
 {
-    return pos_in_check(pos) && !mg_has_legal_move(pos);
+    return pos_in_check(pos) && !mg_has_legal_move_in_check(pos);
 }
 
 bool mg_is_stalemate(const Position *pos)

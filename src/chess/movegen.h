@@ -63,8 +63,13 @@ static inline bool mg_normal_move_is_legal(const Position *pos, Square from, Squ
     return !mg_attacked_after(pos, us, from == king ? to : king, occupied, enemy);
 }
 
-/* True when the side to move has at least one legal move (faster than mg_legal). */
+/* True when the side to move has at least one legal move (faster than
+ * mg_legal: out of check, a move is nearly always found by trying a few). */
 bool mg_has_legal_move(const Position *pos);
+/* The same for a position known to be in check, where those few tries
+ * seldom find one: it goes straight to the generator. Right, but slower,
+ * out of check. */
+bool mg_has_legal_move_in_check(const Position *pos);
 bool mg_is_mate(const Position *pos);
 bool mg_is_stalemate(const Position *pos);
 

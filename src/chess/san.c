@@ -495,7 +495,7 @@ size_t san_write(const Position *pos, Move m, char out[SAN_MAX])
 {
     Position after = *pos;
     pos_make_move(&after, m);
-    char mark = !pos_in_check(&after) ? '\0' : mg_has_legal_move(&after) ? '+' : '#';
+    char mark = !pos_in_check(&after) ? '\0' : mg_has_legal_move_in_check(&after) ? '+' : '#';
     return san_write_marked(pos, m, mark, out);
 }
 

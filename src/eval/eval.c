@@ -156,7 +156,8 @@ static void ensure_legal_facts(Evaluator *ev, const GameNode *n)
     /* in check, the node's check state already says whether there is a move */
     NodeCheck state = game_node_check(n);
     c->in_check = state != NODE_NO_CHECK;
-    c->has_legal_move = state == NODE_IN_CHECK || (state == NODE_NO_CHECK && mg_has_legal_move(&n->pos));
+    c->has_legal_move = state == NODE_IN_CHECK ||
+                        (state == NODE_NO_CHECK && (game_node_plays_a_move(n) || mg_has_legal_move(&n->pos)));
     c->known |= NC_LEGAL;
 }
 
@@ -916,9 +917,9 @@ static bool eval_check(Evaluator *ev, const Node *n, Value *out)
 static bool eval_mate_stalemate(Evaluator *ev, const Node *n, Value *out)
 {
     (void)out;
-    if (n->kind == ND_MATE) return game_node_check(ev->cur) == NODE_MATED;
-    /* the cheap half first: stalemate needs no check */
-    if (game_node_check(ev->cur) != NODE_NO_CHECK) return false;
+    if (n->kind == ND_MATE) return !ev->cur->child && game_node_check(ev->cur) == NODE_MATED;
+    /* the cheap halves first: stalemate needs no move and no check */
+    if (game_node_plays_a_move(ev->cur) || game_node_check(ev->cur) != NODE_NO_CHECK) return false;
     ensure_legal_facts(ev, ev->cur);
     return !eval_node_cache(ev, ev->cur)->has_legal_move;
 }
@@ -1484,10 +1485,15 @@ static void search_direct_body(Evaluator *ev, const Node *body, GameSearch *out,
         }
         return;
     }
-    /* NODE_NO_CHECK < NODE_IN_CHECK < NODE_MATED */
-    NodeCheck least = body->kind == ND_CHECK ? NODE_IN_CHECK : NODE_MATED;
+    if (body->kind == ND_CHECK) {
+        for (; n; n = game_walk_next(NULL, n, variations))
+            if (game_node_check(n) != NODE_NO_CHECK) count_match(ev, out, n, annotate);
+        return;
+    }
+    /* mate: a position the game goes on from is none (game_node_check),
+     * so only the leaves need the check test */
     for (; n; n = game_walk_next(NULL, n, variations))
-        if (game_node_check(n) >= least) count_match(ev, out, n, annotate);
+        if (!n->child && game_node_check(n) == NODE_MATED) count_match(ev, out, n, annotate);
 }
 
 void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrBuf *messages)

@@ -88,6 +88,8 @@ bool eval_dash_finds_no_move(Evaluator *ev, const Node *dash, bool *none)
     NodeCache *c = eval_node_cache(ev, ev->cur);
     if (c->known & NC_LEGAL_MOVES) {
         *none = c->nlegal == 0;
+    } else if (game_node_plays_a_move(ev->cur) || mg_has_legal_move(&ev->cur->pos)) {
+        *none = false;   /* inferred castling only adds moves: nearly always */
     } else {
         Position pos = with_inferred_castling(ev, ev->cur);
         *none = !mg_has_legal_move(&pos);

@@ -170,7 +170,7 @@ NodeCheck game_node_check_first(const GameNode *n)
     /* a position the game goes on from has a legal move: a move in the
      * tree is legal (a null move is refused in check) */
     NodeCheck state = !pos_in_check(&n->pos)                  ? NODE_NO_CHECK
-                      : n->child || mg_has_legal_move(&n->pos) ? NODE_IN_CHECK
+                      : n->child || mg_has_legal_move_in_check(&n->pos) ? NODE_IN_CHECK
                                                               : NODE_MATED;
     /* a cache inside the node: nodes are never const objects, only const
      * views, so writing through the cast is well defined */

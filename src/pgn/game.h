@@ -115,6 +115,16 @@ static inline NodeCheck game_node_check(const GameNode *n)
     return n->check_state ? (NodeCheck)n->check_state : game_node_check_first(n);
 }
 
+/* The game plays a move of n's position: then the position has a legal
+ * move, since the reader plays only legal ones. Not a null move, which is
+ * no move of the position's, nor the capture of a king that only a
+ * position set up with the side not to move in check offers. */
+static inline bool game_node_plays_a_move(const GameNode *n)
+{
+    const GameNode *c = n->child;
+    return c && move_kind(c->move) != MK_NULL && type_of(pos_piece_on(&n->pos, move_to(c->move))) != KING;
+}
+
 static inline bool node_is_mainline(const GameNode *n) { return n->depth == 0; }
 
 /* The game-tree walk, the one way every part of cql goes over a tree: the

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "chess/attacks.h"
@@ -61,6 +62,7 @@ static void check_generators_agree(const Position *pos)
     }
     assert_int_equal(legal.count, expected);
     assert_int_equal(mg_has_legal_move(pos), legal.count > 0);
+    if (pos_in_check(pos)) assert_int_equal(mg_has_legal_move_in_check(pos), legal.count > 0);
     assert_int_equal(mg_is_mate(pos), legal.count == 0 && pos_in_check(pos));
     assert_int_equal(mg_is_stalemate(pos), legal.count == 0 && !pos_in_check(pos));
 }
@@ -96,6 +98,59 @@ static void test_generators_agree_on_random_games(void **state)
         }
     }
     assert_true(positions > 5000);
+}
+
+/* Whether a legal move exists (mg_has_legal_move tries a few moves before
+ * it generates any): right at every position of the perft files (pins,
+ * checks, en passant, castling, Chess960) and every position one and two
+ * moves on. */
+static void has_legal_move_agrees(const Position *pos, int depth, int *positions)
+{
+    MoveList legal;
+    mg_legal(pos, &legal);
+    assert_int_equal(mg_has_legal_move(pos), legal.count > 0);
+    if (pos_in_check(pos)) assert_int_equal(mg_has_legal_move_in_check(pos), legal.count > 0);
+    (*positions)++;
+    if (depth == 0) return;
+    for (int i = 0; i < legal.count; i++) {
+        Position child = *pos;
+        pos_make_move(&child, legal.moves[i]);
+        has_legal_move_agrees(&child, depth - 1, positions);
+    }
+}
+
+static void test_has_legal_move_on_perft_positions(void **state)
+{
+    (void)state;
+    static const char *const FILES[] = {
+        "tests/data/perft/perftsuite.epd", "tests/data/perft/python-chess-tricky.perft",
+        "tests/data/perft/python-chess-chess960.perft",
+    };
+    int positions = 0;
+    for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++) {
+        FILE *f = fopen(FILES[i], "r");
+        assert_non_null(f);
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            char *fen = line;
+            if (strncmp(line, "epd ", 4) == 0) fen += 4;
+            else if (line[0] == '#' || !strchr(line, ';')) continue;
+            fen[strcspn(fen, ";\r\n")] = '\0';
+            Position pos = position_from(fen);
+            has_legal_move_agrees(&pos, 2, &positions);
+        }
+        fclose(f);
+    }
+    assert_true(positions > 100000);
+    /* none of the moves tried first is there: the only legal move is
+     * black's en-passant capture c4xd3 */
+    Position pos = position_from("8/8/8/8/2pP4/2B2N2/5K2/7k b - d3 0 1");
+    assert_true(mg_has_legal_move(&pos));
+    assert_false(mg_is_stalemate(&pos));
+    /* the same without the en-passant right: stalemate */
+    pos = position_from("8/8/8/8/2pP4/2B2N2/5K2/7k b - - 0 1");
+    assert_false(mg_has_legal_move(&pos));
+    assert_true(mg_is_stalemate(&pos));
 }
 
 static void test_small_perft(void **state)
@@ -217,6 +272,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_generators_agree_on_random_games),
+        cmocka_unit_test(test_has_legal_move_on_perft_positions),
         cmocka_unit_test(test_small_perft),
         cmocka_unit_test(test_mate_and_stalemate),
         cmocka_unit_test(test_castling_rules),
