@@ -34,7 +34,7 @@ bool mg_is_legal(const Position *pos, Move m);
  * the mover in occ). Cheaper than pos_attackers_to: sliders are first
  * narrowed to those on a line with s at all (their empty-board attacks;
  * usually none or one), and each of those is tested with the `between`
- * table instead of two magic lookups. */
+ * table instead of two slider lookups. */
 static inline bool mg_attacked_after(const Position *pos, Color us, Square s, Bitboard occ,
                                      Bitboard enemy)
 {
