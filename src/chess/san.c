@@ -335,9 +335,13 @@ SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
  * can a king move that king_move_as_castling reads as castling: it goes
  * to an own rook (an own piece on `to`: given up) or two files from the
  * king (so no king reaches `to`: no candidate, given up).
+ * It also tells whether the text, without its check mark, is the SAN
+ * san_write_marked writes for the move (*written_len, else 0): no origin
+ * written but a pawn capture's file, and 'x' exactly for a capture.
  * Debug builds check every answer against the general path.
  */
-static inline bool parse_common(const Position *pos, const char *text, size_t len, Move *out)
+static inline bool parse_common(const Position *pos, const char *text, size_t len, Move *out,
+                                size_t *written_len)
 {
     if (len == 0) return false;
     if (!is_rank_digit(text[len - 1])) {   /* + and # after the square, or another shape */
@@ -393,6 +397,9 @@ static inline bool parse_common(const Position *pos, const char *text, size_t le
     }
     default: return false;   /* another capital letter, P included */
     }
+    /* `to` holds no own piece (given up above) */
+    bool captures = pos->board[to] != NO_PIECE;
+    bool origin_as_written = pawn && captures ? from_file >= 0 : written_origin == ~(Bitboard)0;
     origins &= own & written_origin;
 
     Move found = MOVE_NONE;   /* a move from != to is never MOVE_NONE */
@@ -404,6 +411,7 @@ static inline bool parse_common(const Position *pos, const char *text, size_t le
         }
     }
     *out = found;
+    *written_len = origin_as_written && capture == captures ? len : 0;
     return found != MOVE_NONE;
 }
 
@@ -425,17 +433,22 @@ static SanStatus parse_general(const Position *pos, const char *text, size_t len
     return san_resolve(pos, &sm, out);
 }
 
-SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out)
+SanStatus san_parse_written(const Position *pos, const char *text, size_t len, Move *out,
+                            size_t *written_len)
 {
-    if (parse_common(pos, text, len, out)) {
+    if (parse_common(pos, text, len, out, written_len)) {
 #ifdef CQL_DEBUG
         SanMove general;
         Move expected;
         assert(read_general(text, len, &general) == SAN_OK);
         assert(san_resolve(pos, &general, &expected) == SAN_OK && expected == *out);
+        char written[SAN_MAX];
+        assert(*written_len == 0 || (san_write_marked(pos, *out, '\0', written) == *written_len &&
+                                     memcmp(written, text, *written_len) == 0));
 #endif
         return SAN_OK;
     }
+    *written_len = 0;
     SanStatus status = parse_general(pos, text, len, out);
 #ifdef CQL_DEBUG
     /* and the other way: a usual token that the general path plays as a
@@ -445,6 +458,12 @@ SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out
     assert(!(status == SAN_OK && move_kind(*out) == MK_NORMAL && read_common(text, len, &common)));
 #endif
     return status;
+}
+
+SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out)
+{
+    size_t written_len;
+    return san_parse_written(pos, text, len, out, &written_len);
 }
 
 /* ====================================================================

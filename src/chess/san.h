@@ -43,6 +43,13 @@ SanStatus san_read(const char *text, size_t len, SanMove *out);
 SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out);
 /* Both stages at once. */
 SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out);
+/* The same, also telling whether text[0..*written_len), the text without
+ * its check mark, is exactly what san_write_marked writes for the move
+ * ("e4", "Nf3", "exd5", "Qxe7": at most SAN_WRITTEN_KEPT bytes); 0 when it
+ * is not, or not known (shapes other than the usual ones). */
+SanStatus san_parse_written(const Position *pos, const char *text, size_t len, Move *out,
+                            size_t *written_len);
+#define SAN_WRITTEN_KEPT 4
 
 /* Writes the SAN of the legal move m in pos (with + or #); returns its length. */
 size_t san_write(const Position *pos, Move m, char out[SAN_MAX]);

@@ -117,6 +117,7 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
     n->nags = NULL;
     n->nag_count = 0;
     n->check_state = 0;
+    n->san_len = 0;       /* the reader's game_keep_san */
     n->depth = parent->depth;
     n->ply = parent->ply + 1;
     n->id = g->node_count++;    /* creation order; game_number_nodes fixes variations */

@@ -25,9 +25,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/arena.h"
 #include "chess/position.h"
+#include "chess/san.h"
 
 /* One comment text (without braces), kept in input order. */
 typedef struct Comment {
@@ -42,6 +44,7 @@ struct GameNode {
                                   NULL until game_fill_piece_ids gives every node
                                   its SQ_NB bytes (few queries ask) */
     Move move;                 /* move that led here; MOVE_NONE at the root */
+    char san[SAN_WRITTEN_KEPT]; /* its SAN as written, without check mark: */
     GameNode *parent;          /* NULL at the root */
     GameNode *child;           /* main continuation, NULL at a leaf */
     GameNode *sibling;         /* next alternative to this node's move */
@@ -50,6 +53,8 @@ struct GameNode {
     uint8_t *nags;             /* numeric annotation glyphs after the move */
     uint8_t nag_count;
     uint8_t check_state;       /* a NodeCheck, or 0 until game_node_check asks */
+    uint8_t san_len;           /* the first san_len bytes of san[], or 0 when the
+                                  writer works it out (san_parse_written) */
     uint16_t depth;            /* variation nesting depth, 0 on the mainline */
     int32_t ply;               /* plies from the root */
     int32_t id;                /* position id: preorder index, root = 0 */
@@ -101,6 +106,14 @@ GameNode *game_new_root(Game *g, Arena *a, const Position *pos);
 /* Adds a child of parent reached by the legal move m (appended after any
  * existing children, so the first child is the main line). */
 GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m);
+/* Keeps san[0..len), 2 to SAN_WRITTEN_KEPT bytes, as n's move's SAN. */
+static inline void game_keep_san(GameNode *n, const char *san, size_t len)
+{
+    /* two 2-byte copies, overlapping for 3 bytes, none past san[len - 1] */
+    memcpy(n->san, san, 2);
+    memcpy(n->san + len - 2, san + len - 2, 2);
+    n->san_len = (uint8_t)len;
+}
 
 /* Numbers the nodes in preorder (main line first) and fills node_count. */
 void game_number_nodes(Game *g);

@@ -1515,12 +1515,15 @@ static void on_word(Movetext *mt, const MovetextToken *t)
     while (move_len > 0 && is_class(tok[move_len - 1], PC_GLYPH)) move_len--;
 
     Move m;
-    SanStatus st = move_len ? san_parse(&mt->cur->pos, tok, move_len, &m) : SAN_SYNTAX;
+    size_t written_len = 0;
+    SanStatus st = move_len ? san_parse_written(&mt->cur->pos, tok, move_len, &m, &written_len)
+                            : SAN_SYNTAX;
     if (st != SAN_OK) {
         if (!on_other_word(mt, start, tok, len)) on_bad_move(mt, start, tok, len, st);
         return;
     }
     GameNode *node = game_add_move(mt->game, p->arena, mt->cur, m);
+    if (written_len) game_keep_san(node, tok, written_len);
     if (mt->pending) {
         node->pre_comments = mt->pending;
         mt->pending = NULL;

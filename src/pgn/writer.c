@@ -357,7 +357,15 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
         }
     }
     static const char check_marks[] = {[NODE_NO_CHECK] = '\0', [NODE_IN_CHECK] = '+', [NODE_MATED] = '#'};
-    len += san_write_marked(before, n->move, check_marks[game_node_check(n)], atom + len);
+    char mark = check_marks[game_node_check(n)];
+    if (n->san_len) {   /* the SAN as read: nearly always */
+        memcpy(atom + len, n->san, SAN_WRITTEN_KEPT);
+        len += n->san_len;
+        atom[len] = mark;
+        len += mark != '\0';
+    } else {
+        len += san_write_marked(before, n->move, mark, atom + len);
+    }
     place_atom(&w->fill, len);
     if (n->nag_count) put_nags(w, n);
     /* after a move, the note is a comment of its own: {book} {CQL} */
