@@ -149,6 +149,43 @@ static void test_passed_pawns_match_the_definition(void **state)
     }
 }
 
+/* bq_attackers with one target square (looked at from the square back to
+ * the pieces) and with several (from each piece), against each piece's own
+ * attacks, on random positions: pieces of every kind and colour scattered
+ * over the board, random sets of attackers. */
+static void test_attackers_match_each_piece_attacks(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x2545f4914f6cdd1dULL;
+    for (int i = 0; i < 3000; i++) {
+        Position pos;
+        memset(&pos, 0, sizeof pos);
+        for (Square s = 0; s < SQ_NB; s++) pos.board[s] = NO_PIECE;
+        Bitboard occupied = next_random(&seed) & next_random(&seed);
+        for (Bitboard b = occupied; b;) {
+            Square s = bb_pop_lsb(&b);
+            Color c = (Color)(next_random(&seed) & 1);
+            PieceType t = (PieceType)(PAWN + next_random(&seed) % 6);
+            pos.board[s] = (uint8_t)make_piece(c, t);
+            pos.by_type[0] |= sq_bb(s);
+            pos.by_type[t] |= sq_bb(s);
+            pos.by_color[c] |= sq_bb(s);
+        }
+        Bitboard x = occupied & next_random(&seed);
+        Bitboard y = next_random(&seed) & next_random(&seed) & next_random(&seed);
+        Square t = (Square)(next_random(&seed) % SQ_NB);
+        Bitboard expected_one = 0, expected = 0;
+        for (Bitboard b = x; b;) {
+            Square s = bb_pop_lsb(&b);
+            Bitboard attacks = att_piece((Piece)pos.board[s], s, occupied);
+            if (attacks & sq_bb(t)) expected_one |= sq_bb(s);
+            if (attacks & y) expected |= sq_bb(s);
+        }
+        assert_bb_equal(bq_attackers(&pos, x, sq_bb(t)), expected_one);
+        assert_bb_equal(bq_attackers(&pos, x, y), expected);
+    }
+}
+
 int main(void)
 {
     att_init();
@@ -159,6 +196,7 @@ int main(void)
         cmocka_unit_test(test_pin_values),
         cmocka_unit_test(test_pawn_structure),
         cmocka_unit_test(test_passed_pawns_match_the_definition),
+        cmocka_unit_test(test_attackers_match_each_piece_attacks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
