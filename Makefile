@@ -64,6 +64,18 @@ WHOLE_PROGRAM := -fwhole-program
 endif
 OBJCOPY ?= objcopy
 
+# Profile-guided optimisation: on for release builds with gcc (PGO=0 turns
+# it off). The program is first built instrumented in $(BUILD)/pgo and run
+# on the bundled engine games with a few queries (scripts/pgo-train.sh);
+# the program's objects are then compiled with the branch and call counts
+# of that run: 5-8% less CPU time (docs/performance.md).
+ifeq ($(MODE)$(WHOLE_PROGRAM),release-fwhole-program)
+PGO ?= 1
+endif
+# PGO_FLAGS: -fprofile-generate in the instrumented build (set by the rule below)
+CFLAGS  += $(PGO_FLAGS)
+LDFLAGS += $(PGO_FLAGS)
+
 ifeq ($(V),1)
 Q :=
 else
@@ -130,7 +142,31 @@ $(LIB_OBJS) $(CLI_OBJS): Makefile
 $(BUILD)/obj/%.o: src/%.c
 	@$(if $(Q),echo "  CC      $<")
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(VISIBILITY) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PGO_USE) $(VISIBILITY) -c $< -o $@
+
+ifeq ($(PGO),1)
+# The program's objects (the library as one unit, and src/cli/) are compiled
+# with the counts of the training run, copied beside them as gcc looks for
+# them; the modules' own objects (for the unit tests) are not. Any change to
+# a source, a header or the training makes a new training run.
+PGO_DIR   := $(BUILD)/pgo
+PGO_STAMP := $(PGO_DIR)/trained
+PGO_GAMES := tests/data/pgn/generated/engine-games-2000.pgn
+# functions told apart by their order in the unit, not by a hash of the
+# object's path, which differs between the two builds
+PGO_ID    := --param=profile-func-internal-id=1
+$(LIB_OBJ) $(CLI_OBJS): PGO_USE := -fprofile-use -fprofile-correction $(PGO_ID)
+$(LIB_OBJ) $(CLI_OBJS): $(PGO_STAMP)
+$(PGO_STAMP): $(SRCS) $(wildcard src/*/*.h include/*.h) Makefile scripts/pgo-train.sh $(PGO_GAMES)
+	@$(if $(Q),echo "  PGO     $(PGO_DIR)/cql (instrumented) on $(PGO_GAMES)")
+	$(Q)rm -rf $(PGO_DIR) && mkdir -p $(dir $(LIB_ALL))
+	$(Q)$(MAKE) --no-print-directory BUILD=$(PGO_DIR) LIB_ALL=$(LIB_ALL) PGO=0 PGO_FLAGS="-fprofile-generate $(PGO_ID)" \
+	    WARN= $(PGO_DIR)/cql
+	$(Q)sh scripts/pgo-train.sh $(PGO_DIR)/cql $(PGO_GAMES)
+	$(Q)cd $(PGO_DIR)/obj && find . -name '*.gcda' | while read -r f; do \
+	    mkdir -p "../../obj/$${f%/*}" && cp "$$f" "../../obj/$$f"; done
+	$(Q)touch $@
+endif
 
 # The public library is one object: every library source compiled as one
 # translation unit with hidden visibility (gcc: as a whole program, so that
@@ -141,8 +177,8 @@ $(LIB_OBJ): $(LIB_SRCS) Makefile
 	@$(if $(Q),echo "  CC      $@ (the library as one unit)")
 	@mkdir -p $(@D)
 	$(Q)printf '#include "%s"\n' $(LIB_SRCS) > $(LIB_ALL)
-	$(Q)$(CC) $(CPPFLAGS) -I. -MF $(LIB_OBJ:.o=.d) -MT $@ $(CFLAGS) -fvisibility=hidden $(WHOLE_PROGRAM) \
-	   -c $(LIB_ALL) -o $@.tmp
+	$(Q)$(CC) $(CPPFLAGS) -I. -MF $(LIB_OBJ:.o=.d) -MT $@ $(CFLAGS) $(PGO_USE) -fvisibility=hidden \
+	   $(WHOLE_PROGRAM) -c $(LIB_ALL) -o $@.tmp
 	$(Q)$(OBJCOPY) --localize-hidden $@.tmp $@ && rm -f $@.tmp
 
 $(LIB): $(LIB_OBJ)

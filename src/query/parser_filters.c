@@ -477,9 +477,10 @@ static Node *parse_fixed_arguments(Parser *p, NodeKind kind, const ParseRule *r)
     Token kw = p->tok;
     parse_advance(p);
     Node *n = parse_node(p, kind, tok_span(kw), 0);
-    parse_argument_list(p, n, r->min, r->max, tok_ascii(kw.kind));
+    const char *name = tok_ascii(kw.kind);   /* a keyword: never NULL */
+    parse_argument_list(p, n, r->min, r->max, name);
     char role[64];
-    snprintf(role, sizeof role, "an argument of '%s'", tok_ascii(kw.kind));
+    snprintf(role, sizeof role, "an argument of '%s'", name ? name : "?");
     require_kids(p, n, r->operand, role);
     n->type = (ValueType)r->result;
     return n;

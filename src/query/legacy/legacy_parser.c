@@ -257,7 +257,7 @@ static bool is_bound(const LegacyItem *it)
 static bool parse_range(LegacyParser *p, Cursor *c, const LegacyItem *kw, const char *after, LegacyRange *r)
 {
     const LegacyItem *it = cursor_peek(c);
-    if (!is_bound(it)) {
+    if (!it || !is_bound(it)) {   /* (is_bound tests it too; said here for the compiler) */
         const char *what = describe(it);
         if (it && !it->is_list) {
             int64_t v;
