@@ -1457,14 +1457,23 @@ static void add_note(Evaluator *ev, const char **notes, int32_t id, const char *
     notes[id] = s;
 }
 
-/* The commonest bodies of one filter: a piece designator (Ka1), check and
- * mate. None of them leaves a pending note, raises an error or stops the
- * search, so search_direct_body tests them over the positions with no
- * dispatch: a designator is a bitboard test, check and mate read the
- * node's check state. */
+/* X attacks Y (or Y attackedby X) with two piece designators (Q attacks k). */
+static bool is_designator_attack(const Node *body)
+{
+    return (body->kind == ND_ATTACKS || body->kind == ND_ATTACKEDBY) && body->kids[0]->kind == ND_DESIGNATOR
+           && body->kids[1]->kind == ND_DESIGNATOR;
+}
+
+/* The commonest bodies of one filter: a piece designator (Ka1), check,
+ * mate, and one designator attacking another. None of them leaves a
+ * pending note, raises an error or stops the search, so search_direct_body
+ * tests them over the positions with no dispatch: a designator is a
+ * bitboard test, check and mate read the node's check state, an attack
+ * is eval_attacks's test without the Values in between. */
 static bool is_direct_body(const Node *body)
 {
-    return body->kind == ND_DESIGNATOR || body->kind == ND_CHECK || body->kind == ND_MATE;
+    return body->kind == ND_DESIGNATOR || body->kind == ND_CHECK || body->kind == ND_MATE
+           || is_designator_attack(body);
 }
 
 static inline void count_match(Evaluator *ev, GameSearch *out, const GameNode *n, bool annotate)
@@ -1482,6 +1491,19 @@ static void search_direct_body(Evaluator *ev, const Node *body, GameSearch *out,
         for (; n; n = game_walk_next(NULL, n, variations)) {
             ev->cur = ev->origin = n;
             if (designator_squares(ev, body->desig)) count_match(ev, out, n, annotate);
+        }
+        return;
+    }
+    if (is_designator_attack(body)) {
+        /* the attackers' designator first, as eval_attacks takes them */
+        bool by = body->kind == ND_ATTACKEDBY;
+        const Designator *attackers = body->kids[by]->desig, *targets = body->kids[!by]->desig;
+        for (; n; n = game_walk_next(NULL, n, variations)) {
+            ev->cur = ev->origin = n;
+            Bitboard x = designator_squares(ev, attackers);
+            if (!x) continue;
+            Bitboard y = designator_squares(ev, targets);
+            if (by ? bq_attacked(&n->pos, y, x) : bq_attackers(&n->pos, x, y)) count_match(ev, out, n, annotate);
         }
         return;
     }
