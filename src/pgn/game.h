@@ -63,6 +63,11 @@ struct GameNode {
 typedef struct Tag {
     const char *name;
     const char *value;
+    /* set by the reader for a value read with nothing escaped and no line
+     * end (nearly every one): it then holds no '"', backslash, CR or LF,
+     * and value_len is its length; false elsewhere (look at the value) */
+    bool plain;
+    uint32_t value_len;
 } Tag;
 
 typedef struct Game {

@@ -1102,7 +1102,8 @@ static inline void skip_blanks(GameParser *p)
 
 /* ---- tags ---- */
 
-static void add_tag(GameParser *p, const char *name, size_t name_len, const char *value)
+static void add_tag(GameParser *p, const char *name, size_t name_len, const char *value, bool plain,
+                    size_t value_len)
 {
     Game *g = p->game;
     if (g->tag_count == p->tag_cap) {
@@ -1113,6 +1114,8 @@ static void add_tag(GameParser *p, const char *name, size_t name_len, const char
     }
     g->tags[g->tag_count].name = arena_strndup(p->arena, name, name_len);
     g->tags[g->tag_count].value = value;
+    g->tags[g->tag_count].plain = plain && value_len <= UINT32_MAX;
+    g->tags[g->tag_count].value_len = (uint32_t)value_len;
     g->tag_count++;
 }
 
@@ -1221,7 +1224,7 @@ static void parse_tag(GameParser *p)
         problem_at(p, i, "expected ']' to close the tag pair opened at column %u",
                    column_at(p, open));
     }
-    if (name_len > 0) add_tag(p, p->s + name, name_len, tag_value(p, vstart, vend, plain));
+    if (name_len > 0) add_tag(p, p->s + name, name_len, tag_value(p, vstart, vend, plain), plain, vend - vstart);
     p->i = i;
 }
 

@@ -419,9 +419,11 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
 }
 
 /* Writes [name "value"] and a line end; name_len is strlen(name). */
-static void put_tag(StrBuf *out, const char *name, size_t name_len, const char *value)
+/* [name "value"], value escaped; `plain`: the length of the value when it
+ * is known to need no escape (Tag.plain), else SIZE_MAX. */
+static void put_tag(StrBuf *out, const char *name, size_t name_len, const char *value, size_t plain)
 {
-    size_t plain = strcspn(value, "\"\\\n\r");   /* nearly always the whole value */
+    if (plain == SIZE_MAX) plain = strcspn(value, "\"\\\n\r");   /* nearly always the whole value */
     if (out->len + name_len + plain + 7 > out->cap) sb_reserve(out, name_len + plain + 6);
     char *p = out->data + out->len;
     p[0] = '[';
@@ -447,6 +449,12 @@ static void put_tag(StrBuf *out, const char *name, size_t name_len, const char *
         s += more;
     }
     sb_append_n(out, "\"]\n", 3);
+}
+
+/* put_tag's `plain` for a tag. */
+static size_t tag_plain_len(const Tag *t)
+{
+    return t->plain ? t->value_len : SIZE_MAX;
 }
 
 /* Index in the Seven Tag Roster of `name`, of len bytes, or -1. */
@@ -499,20 +507,24 @@ static void put_tags(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     /* the names of the first tags, worked out once for both passes */
     enum { NAMES_KEPT = 32 };
     TagName names[NAMES_KEPT];
-    const char *roster[STR_COUNT] = {NULL};
+    const Tag *roster[STR_COUNT] = {NULL};
     for (int i = 0; i < g->tag_count; i++) {
         TagName t = tag_name(g->tags[i].name);
         if (i < NAMES_KEPT) names[i] = t;
-        if (t.roster >= 0 && !roster[t.roster]) roster[t.roster] = g->tags[i].value;
+        if (t.roster >= 0 && !roster[t.roster]) roster[t.roster] = &g->tags[i];
     }
     for (int i = 0; notes && i < notes->ntags; i++) {
         int r = tag_name(notes->tags[i].name).roster;
-        if (r >= 0) roster[r] = notes->tags[i].value;
+        if (r >= 0) roster[r] = &notes->tags[i];
     }
     for (int i = 0; i < STR_COUNT; i++) {
-        const char *value = roster[i];
-        if (!value) value = i == 2 ? "????.??.??" : i == 6 ? result_to_write(g) : "?";
-        put_tag(out, seven_tag_roster[i].name, seven_tag_roster[i].len, value);
+        const Tag *t = roster[i];
+        if (t) {
+            put_tag(out, seven_tag_roster[i].name, seven_tag_roster[i].len, t->value, tag_plain_len(t));
+        } else {
+            const char *value = i == 2 ? "????.??.??" : i == 6 ? result_to_write(g) : "?";
+            put_tag(out, seven_tag_roster[i].name, seven_tag_roster[i].len, value, SIZE_MAX);
+        }
     }
     for (int i = 0; i < g->tag_count; i++) {
         TagName t = i < NAMES_KEPT ? names[i] : tag_name(g->tags[i].name);
@@ -521,12 +533,13 @@ static void put_tags(const Game *g, const PgnAnnotations *notes, StrBuf *out)
          * the next game when the text is read again */
         if (t.roster >= 0 || game_tag_find(g->tags, i, g->tags[i].name)) continue;
         const char *value = tag_override(notes, g->tags[i].name);
-        put_tag(out, g->tags[i].name, t.len, value ? value : g->tags[i].value);
+        if (value) put_tag(out, g->tags[i].name, t.len, value, SIZE_MAX);
+        else put_tag(out, g->tags[i].name, t.len, g->tags[i].value, tag_plain_len(&g->tags[i]));
     }
     for (int i = 0; notes && i < notes->ntags; i++) {
         TagName t = tag_name(notes->tags[i].name);
         if (t.roster < 0 && !game_tag(g, notes->tags[i].name))
-            put_tag(out, notes->tags[i].name, t.len, notes->tags[i].value);
+            put_tag(out, notes->tags[i].name, t.len, notes->tags[i].value, SIZE_MAX);
     }
 }
 
