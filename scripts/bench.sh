@@ -59,23 +59,37 @@ if [ ! -s "$CORPUS" ]; then
     mv "$CORPUS.tmp" "$CORPUS"
 fi
 
-# measure OUT COMMAND...: runs the command $RUNS times with GNU time and
-# leaves "cpu-seconds wall-seconds max-rss-kB" in OUT: the least CPU time and
-# the least wall time of the runs (the runs least disturbed by the rest of
-# the machine), and the largest peak RSS.
+# GNU time gives CPU and wall time to 10 ms, too coarse for runs of 0.1-0.3 s:
+# bash's `time` gives them to the millisecond (user + system over all
+# threads, and wall), GNU time still the peak RSS. (perf stat, also precise,
+# slows the two-thread runs: it switches its counter at every task switch.)
+BASH_TIME=""
+if command -v bash >/dev/null 2>&1; then BASH_TIME=1; fi
+
+# measure OUT COMMAND...: runs the command $RUNS times and leaves
+# "cpu-seconds wall-seconds max-rss-kB" in OUT: the least CPU time and the
+# least wall time of the runs (the runs least disturbed by the rest of the
+# machine), and the largest peak RSS.
 measure() {
     out=$1
     shift
     best=""
     r=0
     while [ $r -lt "$RUNS" ]; do
-        /usr/bin/time -f '%U %S %e %M' -o "$DIR/time.txt" "$@" >/dev/null 2>"$DIR/stderr.txt" || true
-        line=$(tail -n 1 "$DIR/time.txt" | awk '{ printf "%.3f %.3f %d", $1 + $2, $3, $4 }')
+        if [ -n "$BASH_TIME" ]; then
+            STDERR_FILE="$DIR/stderr.txt" TIMES_FILE="$DIR/times.txt" \
+                bash -c 'TIMEFORMAT="%3U %3S %3R"; { time "$@" >/dev/null 2>"$STDERR_FILE"; } 2>"$TIMES_FILE"' \
+                bench /usr/bin/time -f '%M' -o "$DIR/rss-run.txt" "$@" || true
+            line=$(awk -v m="$(tail -n 1 "$DIR/rss-run.txt")" 'END { printf "%.3f %.3f %d", $1 + $2, $3, m }' "$DIR/times.txt")
+        else
+            /usr/bin/time -f '%U %S %e %M' -o "$DIR/time.txt" "$@" >/dev/null 2>"$DIR/stderr.txt" || true
+            line=$(tail -n 1 "$DIR/time.txt" | awk '{ printf "%.3f %.3f %d", $1 + $2, $3, $4 }')
+        fi
         best=$(printf '%s\n%s\n' "$best" "$line" | awk 'NF {
             if (n++ == 0 || $1 < c) c = $1
             if (n == 1 || $2 < w) w = $2
             if ($3 > m) m = $3
-        } END { printf "%.3f %.3f %d", c, w, m }')
+        } END { printf "%.4f %.4f %d", c, w, m }')
         r=$((r + 1))
     done
     echo "$best" >"$out"
@@ -104,7 +118,7 @@ row() {
             base = "-"
             if (basefile != "" && (getline bl < basefile) > 0) { split(bl, b, " "); if (m[1] > 0) base = sprintf("%.2f", b[1] / m[1]) }
             irp = (ir == "" ? "-" : sprintf("%.0f", ir / sp))
-            printf "%-36s %8.0f %8s %6.2f %6.2f %8.2f %8.2f %6s\n", l, m[1] * 1e9 / p, irp,
+            printf "%-36s %8.0f %8s %6.2f %6.2f %8.3f %8.3f %6s\n", l, m[1] * 1e9 / p, irp,
                    (rc > 0 ? m[1] / rc : 0), (rw > 0 ? m[2] / rw : 0), m[1], m[2], base
         }' "$2"
 }
@@ -158,7 +172,7 @@ done
 if [ -n "$PGNX" ]; then
     for i in 2 3 4 5; do
         awk -v l="$(sed -n 2p "$DIR/q$i.cql")" -v x="$PGNX_CPU" -v ir="$(cat "$DIR/i$i.txt")" -v xir="$PGNX_IR" \
-            '{ printf "%-36s %8.2f of pgn-extract -r CPU time, %s of its instructions (target: at most 0.10)\n", l,
+            '{ printf "%-36s %8.3f of pgn-extract -r CPU time, %s of its instructions (target: at most 0.10)\n", l,
                       (x > 0 ? $1 / x : 0), (ir != "" && xir > 0 ? sprintf("%.2f", ir / xir) : "-") }' "$DIR/m$i.txt"
     done
 fi
