@@ -1094,6 +1094,11 @@ static void report_nul(GameParser *p)
 /* Advances over blanks and over %-escape lines. */
 static inline void skip_blanks(GameParser *p)
 {
+    /* the usual case: one space, then a token (no byte above ' ' is a blank) */
+    if (p->i < p->n && p->s[p->i] == ' ' && (unsigned char)p->s[p->i + 1] > ' ') {
+        p->i++;
+        return;
+    }
     while (p->i < p->n && is_class(p->s[p->i], PC_SPACE)) {
         if (p->s[p->i++] == '\n' && p->i < p->n && p->s[p->i] == '%')
             while (p->i < p->n && p->s[p->i] != '\n') p->i++;
