@@ -1,13 +1,15 @@
 /*
  * tests/unit/chess_test.h — helpers shared by the cmocka tests of the chess core and
  * its users: start-up, positions from FEN, square lists, board comparison with
- * diagrams, a small deterministic random generator. Include after <cmocka.h>.
+ * diagrams, a small deterministic random generator, the FENs of the perft
+ * files. Include after <cmocka.h>.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #ifndef CQL_CHESS_TEST_H
 #define CQL_CHESS_TEST_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "chess/attacks.h"
 #include "chess/bitboard.h"
@@ -60,6 +62,18 @@ static inline Bitboard squares(const char *list)
         s++;
     }
     return b;
+}
+
+/* The FEN of a line of the perft files ("epd FEN ..." or "FEN ;D1 20 ..."),
+ * cut where its counts start (the line is changed); NULL for a comment or
+ * any other line. */
+static inline char *perft_line_fen(char *line)
+{
+    char *fen = line;
+    if (strncmp(line, "epd ", 4) == 0) fen += 4;
+    else if (line[0] == '#' || !strchr(line, ';')) return NULL;
+    fen[strcspn(fen, ";\r\n")] = '\0';
+    return fen;
 }
 
 /* xorshift64: the same sequence on every run. */

@@ -132,10 +132,8 @@ static void test_has_legal_move_on_perft_positions(void **state)
         assert_non_null(f);
         char line[512];
         while (fgets(line, sizeof line, f)) {
-            char *fen = line;
-            if (strncmp(line, "epd ", 4) == 0) fen += 4;
-            else if (line[0] == '#' || !strchr(line, ';')) continue;
-            fen[strcspn(fen, ";\r\n")] = '\0';
+            char *fen = perft_line_fen(line);
+            if (!fen) continue;
             Position pos = position_from(fen);
             has_legal_move_agrees(&pos, 2, &positions);
         }

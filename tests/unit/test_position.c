@@ -94,10 +94,8 @@ static void test_fen_round_trip_on_data_files(void **state)
         assert_non_null(f);
         char line[512];
         while (fgets(line, sizeof line, f)) {
-            char *fen = line;
-            if (strncmp(line, "epd ", 4) == 0) fen += 4;
-            else if (line[0] == '#' || !strchr(line, ';')) continue;
-            fen[strcspn(fen, ";\r\n")] = '\0';
+            char *fen = perft_line_fen(line);
+            if (!fen) continue;
             size_t len = strlen(fen);
             while (len && fen[len - 1] == ' ') fen[--len] = '\0';
             int fields = 1;

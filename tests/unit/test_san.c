@@ -120,10 +120,8 @@ static void test_round_trip_on_perft_positions(void **state)
         assert_non_null(file);
         char line[512];
         while (fgets(line, sizeof line, file)) {
-            char *fen = line;
-            if (strncmp(line, "epd ", 4) == 0) fen += 4;
-            else if (line[0] == '#' || !strchr(line, ';')) continue;
-            fen[strcspn(fen, ";\r\n")] = '\0';
+            char *fen = perft_line_fen(line);
+            if (!fen) continue;
             Position root = position_from(fen);
             MoveList first;
             mg_legal(&root, &first);
