@@ -9,6 +9,7 @@
 #define CQL_CHESS_TEST_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "chess/attacks.h"
@@ -74,6 +75,27 @@ static inline char *perft_line_fen(char *line)
     else if (line[0] == '#' || !strchr(line, ';')) return NULL;
     fen[strcspn(fen, ";\r\n")] = '\0';
     return fen;
+}
+
+/* Calls visit(fen, ctx) with the FEN of every position line of the perft
+ * files `files` (the FEN may be changed); returns how many there were. */
+static inline int for_each_perft_fen(const char *const *files, size_t nfiles,
+                                     void (*visit)(char *fen, void *ctx), void *ctx)
+{
+    int count = 0;
+    for (size_t i = 0; i < nfiles; i++) {
+        FILE *f = fopen(files[i], "r");
+        assert_non_null(f);
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            char *fen = perft_line_fen(line);
+            if (!fen) continue;
+            visit(fen, ctx);
+            count++;
+        }
+        fclose(f);
+    }
+    return count;
 }
 
 /* xorshift64: the same sequence on every run. */

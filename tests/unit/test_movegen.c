@@ -119,6 +119,12 @@ static void has_legal_move_agrees(const Position *pos, int depth, int *positions
     }
 }
 
+static void has_legal_move_agrees_two_moves_on(char *fen, void *positions)
+{
+    Position pos = position_from(fen);
+    has_legal_move_agrees(&pos, 2, positions);
+}
+
 static void test_has_legal_move_on_perft_positions(void **state)
 {
     (void)state;
@@ -127,18 +133,7 @@ static void test_has_legal_move_on_perft_positions(void **state)
         "tests/data/perft/python-chess-chess960.perft",
     };
     int positions = 0;
-    for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++) {
-        FILE *f = fopen(FILES[i], "r");
-        assert_non_null(f);
-        char line[512];
-        while (fgets(line, sizeof line, f)) {
-            char *fen = perft_line_fen(line);
-            if (!fen) continue;
-            Position pos = position_from(fen);
-            has_legal_move_agrees(&pos, 2, &positions);
-        }
-        fclose(f);
-    }
+    for_each_perft_fen(FILES, sizeof FILES / sizeof FILES[0], has_legal_move_agrees_two_moves_on, &positions);
     assert_true(positions > 100000);
     /* none of the moves tried first is there: the only legal move is
      * black's en-passant capture c4xd3 */

@@ -81,6 +81,25 @@ static void test_start_position(void **state)
 /* Every FEN of the perft files reads and writes back unchanged (EPD lines
  * gain the default counters "0 1"), except Shredder castling (HFhf), which
  * is written as X-FEN: then reading the output gives the same position. */
+static void fen_round_trips(char *fen, void *ctx)
+{
+    (void)ctx;
+    size_t len = strlen(fen);
+    while (len && fen[len - 1] == ' ') fen[--len] = '\0';
+    int fields = 1;
+    for (char *c = fen; *c; c++) fields += *c == ' ';
+    char expected[600];
+    snprintf(expected, sizeof expected, "%s%s", fen, fields == 4 ? " 0 1" : "");
+    Position pos = position_from(fen);
+    char written[FEN_MAX];
+    pos_to_fen(&pos, written);
+    if (strspn(strchr(strchr(fen, ' ') + 1, ' ') + 1, "KQkq-") > 0)
+        assert_string_equal(written, expected);
+    Position again = position_from(written);
+    assert_true(pos_same(&pos, &again));
+    assert_true(pos_key(&pos) == pos_key(&again));
+}
+
 static void test_fen_round_trip_on_data_files(void **state)
 {
     (void)state;
@@ -88,33 +107,7 @@ static void test_fen_round_trip_on_data_files(void **state)
         "tests/data/perft/perftsuite.epd", "tests/data/perft/cpw-perft-results.epd",
         "tests/data/perft/python-chess-tricky.perft", "tests/data/perft/python-chess-chess960.perft",
     };
-    int positions = 0;
-    for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++) {
-        FILE *f = fopen(FILES[i], "r");
-        assert_non_null(f);
-        char line[512];
-        while (fgets(line, sizeof line, f)) {
-            char *fen = perft_line_fen(line);
-            if (!fen) continue;
-            size_t len = strlen(fen);
-            while (len && fen[len - 1] == ' ') fen[--len] = '\0';
-            int fields = 1;
-            for (char *c = fen; *c; c++) fields += *c == ' ';
-            char expected[600];
-            snprintf(expected, sizeof expected, "%s%s", fen, fields == 4 ? " 0 1" : "");
-            Position pos = position_from(fen);
-            char written[FEN_MAX];
-            pos_to_fen(&pos, written);
-            if (strspn(strchr(strchr(fen, ' ') + 1, ' ') + 1, "KQkq-") > 0)
-                assert_string_equal(written, expected);
-            Position again = position_from(written);
-            assert_true(pos_same(&pos, &again));
-            assert_true(pos_key(&pos) == pos_key(&again));
-            positions++;
-        }
-        fclose(f);
-    }
-    assert_true(positions > 1000);
+    assert_true(for_each_perft_fen(FILES, sizeof FILES / sizeof FILES[0], fen_round_trips, NULL) > 1000);
 }
 
 static void test_fen_round_trip_assorted(void **state)

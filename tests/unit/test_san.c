@@ -108,6 +108,29 @@ static int check_round_trips(const Position *pos)
     return list.count;
 }
 
+/* SAN round trips at a perft file's position and every position one and
+ * two moves on; adds the moves tried to *(long *)moves. */
+static void round_trips_two_moves_on(char *fen, void *moves)
+{
+    long *count = moves;
+    Position root = position_from(fen);
+    MoveList first;
+    mg_legal(&root, &first);
+    *count += check_round_trips(&root);
+    for (int i = 0; i < first.count; i++) {
+        Position child = root;
+        pos_make_move(&child, first.moves[i]);
+        *count += check_round_trips(&child);
+        MoveList second;
+        mg_legal(&child, &second);
+        for (int j = 0; j < second.count; j++) {
+            Position grandchild = child;
+            pos_make_move(&grandchild, second.moves[j]);
+            *count += check_round_trips(&grandchild);
+        }
+    }
+}
+
 static void test_round_trip_on_perft_positions(void **state)
 {
     (void)state;
@@ -115,32 +138,7 @@ static void test_round_trip_on_perft_positions(void **state)
         "tests/data/perft/perftsuite.epd", "tests/data/perft/python-chess-tricky.perft",
     };
     long moves = 0;
-    for (size_t f = 0; f < sizeof FILES / sizeof FILES[0]; f++) {
-        FILE *file = fopen(FILES[f], "r");
-        assert_non_null(file);
-        char line[512];
-        while (fgets(line, sizeof line, file)) {
-            char *fen = perft_line_fen(line);
-            if (!fen) continue;
-            Position root = position_from(fen);
-            MoveList first;
-            mg_legal(&root, &first);
-            moves += check_round_trips(&root);
-            for (int i = 0; i < first.count; i++) {
-                Position child = root;
-                pos_make_move(&child, first.moves[i]);
-                moves += check_round_trips(&child);
-                MoveList second;
-                mg_legal(&child, &second);
-                for (int j = 0; j < second.count; j++) {
-                    Position grandchild = child;
-                    pos_make_move(&grandchild, second.moves[j]);
-                    moves += check_round_trips(&grandchild);
-                }
-            }
-        }
-        fclose(file);
-    }
+    for_each_perft_fen(FILES, sizeof FILES / sizeof FILES[0], round_trips_two_moves_on, &moves);
     print_message("SAN round trip: %ld moves\n", moves);
     assert_true(moves > 800000);
 }
