@@ -68,7 +68,7 @@ OBJCOPY ?= objcopy
 # it off). The program is first built instrumented in $(BUILD)/pgo and run
 # on the bundled engine games with a few queries (scripts/pgo-train.sh);
 # the program's objects are then compiled with the branch and call counts
-# of that run: 5-8% less CPU time (docs/performance.md).
+# of that run: 4-6% less CPU time (docs/performance.md).
 ifeq ($(MODE)$(WHOLE_PROGRAM),release-fwhole-program)
 PGO ?= 1
 endif
@@ -152,12 +152,15 @@ ifeq ($(PGO),1)
 PGO_DIR   := $(BUILD)/pgo
 PGO_STAMP := $(PGO_DIR)/trained
 PGO_GAMES := tests/data/pgn/generated/engine-games-2000.pgn
-# functions told apart by their order in the unit, not by a hash of the
-# object's path, which differs between the two builds
+# The instrumented build compiles the library's unit from the same file
+# (LIB_ALL), and functions are told apart by their order in it, not by a
+# hash of the object's path, which differs between the two builds (with
+# that hash no library function found its profile).
 PGO_ID    := --param=profile-func-internal-id=1
 $(LIB_OBJ) $(CLI_OBJS): PGO_USE := -fprofile-use -fprofile-correction $(PGO_ID)
 $(LIB_OBJ) $(CLI_OBJS): $(PGO_STAMP)
-$(PGO_STAMP): $(SRCS) $(wildcard src/*/*.h include/*.h) Makefile scripts/pgo-train.sh $(PGO_GAMES)
+$(PGO_STAMP): $(SRCS) $(wildcard src/*/*.h src/*/*/*.h include/*.h) Makefile scripts/pgo-train.sh \
+              $(PGO_GAMES)
 	@$(if $(Q),echo "  PGO     $(PGO_DIR)/cql (instrumented) on $(PGO_GAMES)")
 	$(Q)rm -rf $(PGO_DIR) && mkdir -p $(dir $(LIB_ALL))
 	$(Q)$(MAKE) --no-print-directory BUILD=$(PGO_DIR) LIB_ALL=$(LIB_ALL) PGO=0 PGO_FLAGS="-fprofile-generate $(PGO_ID)" \

@@ -44,7 +44,8 @@ struct GameNode {
                                   NULL until game_fill_piece_ids gives every node
                                   its SQ_NB bytes (few queries ask) */
     Move move;                 /* move that led here; MOVE_NONE at the root */
-    char san[SAN_WRITTEN_KEPT]; /* its SAN as written, without check mark: */
+    char san[SAN_WRITTEN_KEPT]; /* the move's text in the input, without its check
+                                   mark, when that is its SAN: */
     GameNode *parent;          /* NULL at the root */
     GameNode *child;           /* main continuation, NULL at a leaf */
     GameNode *sibling;         /* next alternative to this node's move */

@@ -1137,11 +1137,8 @@ static bool more_tags_follow(const GameParser *p, size_t from)
     return false;
 }
 
-/* [Name "value"] at p->s[p->i] == '['. A malformed pair is reported and what
- * can be read of it is kept. */
-/* The tag value written in s[from, to), with \" and \\ unescaped, in the arena. */
-/* The tag value written at p->s[from..to), escapes undone; `plain` when
- * the caller knows it holds no backslash. */
+/* The tag value written in s[from, to), with \" and \\ unescaped, in the
+ * arena; `plain` when the caller knows it holds no backslash. */
 static const char *tag_value(GameParser *p, size_t from, size_t to, bool plain)
 {
     char *v = arena_alloc(p->arena, to - from + 1);
@@ -1159,6 +1156,8 @@ static const char *tag_value(GameParser *p, size_t from, size_t to, bool plain)
     return v;
 }
 
+/* [Name "value"] at p->s[p->i] == '['. A malformed pair is reported and what
+ * can be read of it is kept. */
 static void parse_tag(GameParser *p)
 {
     size_t open = p->i;
@@ -1169,7 +1168,7 @@ static void parse_tag(GameParser *p)
     size_t name_len = i - name;
     while (i < p->n && (p->s[i] == ' ' || p->s[i] == '\t')) i++;
     size_t vstart = i, vend = i;   /* the value as written */
-    bool plain = false;            /* ... holds no backslash */
+    bool plain = false;            /* ... holds no '"', backslash, CR or LF (Tag.plain) */
     bool ok = name_len > 0;
     if (ok && i < p->n && p->s[i] == '"') {
         vstart = ++i;
