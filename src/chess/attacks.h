@@ -140,6 +140,20 @@ static inline Bitboard att_between(Square a, Square b)
     return att_tables->between[a][b];
 }
 
+/* The sliders among `diagonal` (bishops, queens) and `straight` (rooks,
+ * queens) that attack s with the board occupied by occ: those on an
+ * empty-board line with s (usually none, or one) with nothing between.
+ * Cheaper than att_bishop and att_rook when the sliders are few. */
+static inline Bitboard att_sliders_reaching(Square s, Bitboard diagonal, Bitboard straight, Bitboard occ)
+{
+    Bitboard found = 0;
+    for (Bitboard lined = (att_bishop_empty(s) & diagonal) | (att_rook_empty(s) & straight); lined;) {
+        Square t = bb_pop_lsb(&lined);
+        if (!(att_between(s, t) & occ)) found |= sq_bb(t);
+    }
+    return found;
+}
+
 /* The whole rank, file or diagonal through a and b (both included) when they
  * are aligned and distinct; otherwise empty. */
 static inline Bitboard att_line(Square a, Square b)

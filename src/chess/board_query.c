@@ -49,16 +49,9 @@ static Bitboard attackers_of_square(const Position *pos, Square t, Bitboard from
                | (att_pawn(WHITE, t) & pawns & pos->by_color[BLACK]);
     found |= att_knight(t) & from & pos->by_type[KNIGHT];
     found |= att_king(t) & from & pos->by_type[KING];
-    /* a slider attacks t when it stands on a line with t (usually none
-     * does) with nothing between */
     Bitboard queens = pos->by_type[QUEEN];
-    Bitboard sliders = from & ((att_bishop_empty(t) & (pos->by_type[BISHOP] | queens))
-                               | (att_rook_empty(t) & (pos->by_type[ROOK] | queens)));
-    while (sliders) {
-        Square s = bb_pop_lsb(&sliders);
-        if (!(att_between(t, s) & occ)) found |= sq_bb(s);
-    }
-    return found;
+    return found | att_sliders_reaching(t, from & (pos->by_type[BISHOP] | queens),
+                                        from & (pos->by_type[ROOK] | queens), occ);
 }
 
 Bitboard bq_attackers(const Position *pos, Bitboard x, Bitboard y)

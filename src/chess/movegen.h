@@ -34,7 +34,9 @@ bool mg_is_legal(const Position *pos, Move m);
  * the mover in occ). Cheaper than pos_attackers_to: sliders are first
  * narrowed to those on a line with s at all (their empty-board attacks;
  * usually none or one), and each of those is tested with the `between`
- * table instead of two slider lookups. */
+ * table instead of two slider lookups (att_sliders_reaching's test, here
+ * stopping at the first: the SAN resolver's hot path, where the
+ * profile-guided build ran 2% slower with the shared helper). */
 static inline bool mg_attacked_after(const Position *pos, Color us, Square s, Bitboard occ,
                                      Bitboard enemy)
 {

@@ -178,12 +178,8 @@ bool pos_in_check(const Position *pos)
     if (((att_knight(king) & pos->by_type[KNIGHT]) | (att_pawn(us, king) & pos->by_type[PAWN])) & enemy)
         return true;
     Bitboard queens = pos->by_type[QUEEN];
-    Bitboard snipers = ((att_bishop_empty(king) & (pos->by_type[BISHOP] | queens))
-                        | (att_rook_empty(king) & (pos->by_type[ROOK] | queens))) & enemy;
-    Bitboard occupied = pos_occupied(pos);
-    while (snipers)
-        if (!(att_between(king, bb_pop_lsb(&snipers)) & occupied)) return true;
-    return false;
+    return att_sliders_reaching(king, enemy & (pos->by_type[BISHOP] | queens),
+                                enemy & (pos->by_type[ROOK] | queens), pos_occupied(pos)) != 0;
 }
 
 /* The king of colour c is attacked (c need not be the side to move). */
