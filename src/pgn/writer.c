@@ -418,9 +418,9 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
     }
 }
 
-/* Writes [name "value"] and a line end; name_len is strlen(name). */
-/* [name "value"], value escaped; `plain`: the length of the value when it
- * is known to need no escape (Tag.plain), else SIZE_MAX. */
+/* Writes [name "value"], value escaped, and a line end; name_len is
+ * strlen(name). `plain`: the value's length when it is known to need no
+ * escape (Tag.plain), else SIZE_MAX. */
 static void put_tag(StrBuf *out, const char *name, size_t name_len, const char *value, size_t plain)
 {
     if (plain == SIZE_MAX) plain = strcspn(value, "\"\\\n\r");   /* nearly always the whole value */
