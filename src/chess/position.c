@@ -561,7 +561,7 @@ COLD_PATH static void drop_rights_touched(Position *pos, Move m)
 }
 
 /* The other side moves next; Black's move completes a full move. */
-static void pass_turn(Position *pos)
+static inline void pass_turn(Position *pos)
 {
     if (pos->side == BLACK && pos->fullmove < COUNTER_MAX) pos->fullmove++;
     pos->side = (uint8_t)other_color((Color)pos->side);
@@ -577,7 +577,10 @@ static void pass_turn(Position *pos)
  * values live. The result is what the helpers would produce; pos_is_ok
  * checks it after every move in debug builds.
  */
-static void make_normal_move(Position *pos, Move m)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void make_normal_move(Position *pos, Move m)
 {
     Square from = move_from(m), to = move_to(m);
     Piece piece = (Piece)pos->board[from], victim = (Piece)pos->board[to];
@@ -667,7 +670,13 @@ COLD_PATH static void make_special_move(Position *pos, Move m)
     }
 }
 
-void pos_make_move(Position *pos, Move m)
+/* Inline where it is called: a game's replay calls it at every move, in
+ * game_add_move or (a game read without its tree) in the reader itself, and
+ * left to itself the compiler inlines it nowhere once it has two hot callers. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline void pos_make_move(Position *pos, Move m)
 {
     if (move_kind(m) == MK_NORMAL) make_normal_move(pos, m);
     else make_special_move(pos, m);

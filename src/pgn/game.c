@@ -51,13 +51,18 @@ static bool same_tree(const GameNode *a, const GameNode *b)
     return !a && !b;
 }
 
+bool game_same_moves(const Game *a, const Game *b)
+{
+    return same_tree(a->root, b->root) && same_comments(a->root->comments, b->root->comments);
+}
+
 bool game_same(const Game *a, const Game *b)
 {
     for (int i = 0; i < a->tag_count; i++) {
         const char *v = game_tag(b, a->tags[i].name);
         if (!v || strcmp(v, a->tags[i].value) != 0) return false;
     }
-    return same_tree(a->root, b->root) && same_comments(a->root->comments, b->root->comments);
+    return game_same_moves(a, b);
 }
 
 GameNode *game_new_root(Game *g, Arena *a, const Position *pos)

@@ -81,6 +81,9 @@ typedef struct Game {
     bool truncated;            /* an error cut the game short; see the reader's message */
     bool has_variations;       /* some node has more than one child */
     bool piece_ids_filled;     /* every node's piece_id is set (game_fill_piece_ids) */
+    bool moves_skipped;        /* read through a gate that shut it out: the moves were
+                                  checked, but the tree is the root alone
+                                  (pgn_parse_game_gated) */
     const char *unread_text;   /* movetext after the error point, kept for output */
     Arena *arena;              /* owns every node and string */
 } Game;
@@ -105,6 +108,8 @@ const char *game_result(const Game *g);
  * tree), and every tag of a with the same value: what writing a game and
  * reading it back must keep. */
 bool game_same(const Game *a, const Game *b);
+/* The same moves, glyphs and comments at every node: game_same without the tags. */
+bool game_same_moves(const Game *a, const Game *b);
 
 /* Creates the root from pos (piece ids: see game_fill_piece_ids). */
 GameNode *game_new_root(Game *g, Arena *a, const Position *pos);

@@ -1378,10 +1378,15 @@ static inline MovetextToken next_movetext_token(GameParser *p)
 
 /* {---- the movetext handlers ---- */
 
-/* Where the replay of the movetext stands. */
+/* Where the replay of the movetext stands. It builds the game's tree, or,
+ * for a game a gate shut out (pgn_parse_game_gated), only keeps the
+ * positions of the line being read: the same moves played, the same
+ * problems reported, no node made. */
 typedef struct Movetext {
     GameParser *p;
     Game *game;
+    bool build_tree;
+    GameNode *root;              /* the game's root, or line[0] */
     GameNode *cur;               /* the position the next move is played from */
     GameNode *stack[MAX_VARIATION_DEPTH];   /* where each open variation goes back to */
     size_t open_at[MAX_VARIATION_DEPTH];    /* and where its '(' is */
@@ -1389,13 +1394,64 @@ typedef struct Movetext {
     Comment *pending;            /* comments before a variation's first move */
     bool at_variation_start;
     bool done;                   /* the result, or a bad move, ends the movetext */
+    /* without a tree: cur is line[ply], whose position (its pos alone is
+     * used) is the one the next move is played from, line[0] the root's,
+     * line[1..ply) the ones between; an open variation keeps the position
+     * it goes back to in returns[] and its ply in return_ply[] */
+    GameNode *line;
+    Position *returns;
+    int ply, line_cap, returns_cap;
+    int return_ply[MAX_VARIATION_DEPTH];
+    const PgnGate *gate;         /* whose placements to stop at (NULL: none) */
+    Bitboard placement_squares;  /* the squares of all of them */
+    bool placement_reached;
 } Movetext;
+
+/* Some square of a placement's squares holds one of its pieces. */
+static bool has_placement(const Position *pos, const PgnGate *gate)
+{
+    for (int i = 0; i < gate->nplacements; i++) {
+        const PgnPlacement *pl = &gate->placements[i];
+        for (unsigned bits = pl->pieces & ~1u; bits; bits &= bits - 1) {
+            Piece piece = (Piece)__builtin_ctz(bits);
+            if (pos_pieces(pos, color_of(piece), type_of(piece)) & pl->squares) return true;
+        }
+    }
+    return false;
+}
+
+/* Grows an array of `size`-byte elements in the game's arena to hold `need`. */
+static void *grow_array(Arena *a, void *old, size_t size, int *cap, int need)
+{
+    if (need <= *cap) return old;
+    int more = *cap ? *cap * 2 : 64;
+    while (more < need) more *= 2;
+    void *grown = arena_realloc(a, old, size * (size_t)*cap, size * (size_t)more);
+    *cap = more;
+    return grown;
+}
+
+/* Without a tree: plays m from the current position, as a child would. */
+static void line_play(Movetext *mt, Move m)
+{
+    mt->line = grow_array(mt->p->arena, mt->line, sizeof *mt->line, &mt->line_cap, mt->ply + 2);
+    mt->line[mt->ply + 1].pos = mt->line[mt->ply].pos;
+    mt->cur = &mt->line[++mt->ply];
+    pos_make_move(&mt->cur->pos, m);
+    /* a piece comes to a square by a move there, or by castling */
+    bool may_arrive = (sq_bb(move_to(m)) & mt->placement_squares) || move_is_castle(m);
+    if (mt->gate && may_arrive && has_placement(&mt->cur->pos, mt->gate)) {
+        mt->placement_reached = true;   /* the game needs its tree after all */
+        mt->done = true;
+    }
+}
 
 static void on_comment(Movetext *mt, const MovetextToken *t)
 {
     GameParser *p = mt->p;
-    Comment *cm = new_comment(p, p->s + t->text, t->text_end - t->text);
     if (t->kind == MT_COMMENT && !t->closed) problem_at(p, t->start, "comment is not closed by '}'");
+    if (!mt->build_tree) return;
+    Comment *cm = new_comment(p, p->s + t->text, t->text_end - t->text);
     if (mt->at_variation_start) append_comment(&mt->pending, cm);
     else append_comment(&mt->cur->comments, cm);
 }
@@ -1403,7 +1459,7 @@ static void on_comment(Movetext *mt, const MovetextToken *t)
 static void on_open_variation(Movetext *mt, size_t at)
 {
     GameParser *p = mt->p;
-    if (mt->depth == MAX_VARIATION_DEPTH || mt->cur == mt->game->root) {
+    if (mt->depth == MAX_VARIATION_DEPTH || mt->cur == mt->root) {
         if (mt->depth == MAX_VARIATION_DEPTH)
             problem_at(p, at, "variations nested too deeply (limit is %d)", MAX_VARIATION_DEPTH);
         else
@@ -1411,10 +1467,17 @@ static void on_open_variation(Movetext *mt, size_t at)
         skip_rest_of_variation(p);
         return;
     }
-    mt->stack[mt->depth] = mt->cur;
+    if (mt->build_tree) {
+        mt->stack[mt->depth] = mt->cur;
+        mt->cur = mt->cur->parent;
+    } else {
+        mt->returns = grow_array(p->arena, mt->returns, sizeof *mt->returns, &mt->returns_cap, mt->depth + 1);
+        mt->returns[mt->depth] = mt->cur->pos;
+        mt->return_ply[mt->depth] = mt->ply;
+        mt->cur = &mt->line[--mt->ply];
+    }
     mt->open_at[mt->depth] = at;
     mt->depth++;
-    mt->cur = mt->cur->parent;
     mt->at_variation_start = true;
     mt->pending = NULL;
 }
@@ -1425,7 +1488,14 @@ static void on_close_variation(Movetext *mt, size_t at)
         problem_at(mt->p, at, "')' closes no variation");
         return;
     }
-    mt->cur = mt->stack[--mt->depth];
+    mt->depth--;
+    if (mt->build_tree) {
+        mt->cur = mt->stack[mt->depth];
+    } else {
+        mt->ply = mt->return_ply[mt->depth];
+        mt->cur = &mt->line[mt->ply];
+        mt->cur->pos = mt->returns[mt->depth];
+    }
     mt->at_variation_start = false;
     mt->pending = NULL;
 }
@@ -1437,7 +1507,7 @@ static void on_nag(Movetext *mt, size_t start, const char *tok, size_t len)
     size_t k = 1;
     while (k < len && is_class(tok[k], PC_DIGIT) && nag < 1000) nag = nag * 10 + (unsigned)(tok[k++] - '0');
     if (k == 1 || k < len || nag > 255) problem_at(mt->p, start, "bad NAG '%.*s'", (int)len, tok);
-    else if (mt->cur != mt->game->root) add_nag(mt->p, mt->cur, nag);
+    else if (mt->build_tree && mt->cur != mt->root) add_nag(mt->p, mt->cur, nag);
 }
 
 /* 1-0 0-1 1/2-1/2 *: the end of the game, unless inside a variation */
@@ -1457,7 +1527,7 @@ static bool on_other_word(Movetext *mt, size_t start, const char *tok, size_t le
 {
     unsigned glyph = glyph_nag(tok, len);
     if (glyph) {      /* "!", "+-", "=" ... written as their own token */
-        if (mt->cur != mt->game->root) add_nag(mt->p, mt->cur, glyph);
+        if (mt->build_tree && mt->cur != mt->root) add_nag(mt->p, mt->cur, glyph);
         return true;
     }
     if ((len == 4 && memcmp(tok, "e.p.", 4) == 0) || (len == 2 && memcmp(tok, "ep", 2) == 0))
@@ -1473,8 +1543,9 @@ static bool on_other_word(Movetext *mt, size_t start, const char *tok, size_t le
 static void on_bad_move(Movetext *mt, size_t start, const char *tok, size_t len, SanStatus st)
 {
     GameParser *p = mt->p;
-    problem_at(p, start, "%s '%.*s' at move %u (%s to play)", san_problem(st), (int)len, tok, mt->cur->pos.fullmove,
-               mt->cur->pos.side == WHITE ? "white" : "black");
+    const Position *pos = &mt->cur->pos;
+    problem_at(p, start, "%s '%.*s' at move %u (%s to play)", san_problem(st), (int)len, tok, pos->fullmove,
+               pos->side == WHITE ? "white" : "black");
     /* CQL 6.2 reads a game no further than its first bad move, in a
      * variation too (conformance: the-fork.pgn games 17 and 18) */
     mt->game->truncated = true;
@@ -1529,13 +1600,17 @@ static void on_word(Movetext *mt, const MovetextToken *t)
         if (!on_other_word(mt, start, tok, len)) on_bad_move(mt, start, tok, len, st);
         return;
     }
+    mt->at_variation_start = false;
+    if (!mt->build_tree) {
+        line_play(mt, m);
+        return;
+    }
     GameNode *node = game_add_move(mt->game, p->arena, mt->cur, m);
     if (written_len) game_keep_san(node, tok, written_len);
     if (mt->pending) {
         node->pre_comments = mt->pending;
         mt->pending = NULL;
     }
-    mt->at_variation_start = false;
     mt->cur = node;
     if (move_len < len) {
         unsigned nag = glyph_nag(tok + move_len, len - move_len);
@@ -1545,18 +1620,36 @@ static void on_word(Movetext *mt, const MovetextToken *t)
 
 /* }---- */
 
-/* Replays the movetext from p->i into the tree under g->root: the token
- * reader's tokens, each to its handler, until the text or the game ends. */
-static void parse_movetext(GameParser *p)
+/* Replays the movetext from p->i: the token reader's tokens, each to its
+ * handler, until the text or the game ends. With build_tree, into the tree
+ * under the root; without, on the positions of the current line alone,
+ * stopping at the first position with one of the gate's placements (when
+ * `gate` is not NULL): then the result is false, and the game is to be
+ * parsed with its tree. */
+static bool replay_movetext(GameParser *p, bool build_tree, const PgnGate *gate)
 {
     Movetext mt;
     mt.p = p;
     mt.game = p->game;
-    mt.cur = p->game->root;
+    mt.build_tree = build_tree;
+    mt.root = mt.cur = p->game->root;
     mt.depth = 0;
     mt.pending = NULL;
     mt.at_variation_start = false;
     mt.done = false;
+    mt.gate = gate;
+    mt.placement_squares = 0;
+    for (int i = 0; gate && i < gate->nplacements; i++) mt.placement_squares |= gate->placements[i].squares;
+    mt.placement_reached = false;
+    mt.line = NULL;
+    mt.returns = NULL;
+    mt.line_cap = mt.returns_cap = 0;
+    mt.ply = 0;
+    if (!build_tree) {
+        mt.line = grow_array(p->arena, NULL, sizeof *mt.line, &mt.line_cap, 1);
+        mt.line[0].pos = p->game->root->pos;
+        mt.root = mt.cur = &mt.line[0];
+    }
     skip_blanks(p);
     size_t movetext_start = p->i;   /* == p->n: a tag section without movetext */
 
@@ -1571,10 +1664,12 @@ static void parse_movetext(GameParser *p)
         case MT_WORD: on_word(&mt, &t); break;
         }
     }
+    if (mt.placement_reached) return false;
     Game *g = p->game;
     if (mt.depth > 0) problem_at(p, mt.open_at[mt.depth - 1], "variation is not closed by ')'");
     if (!g->result && !g->truncated && !p->reported && movetext_start < p->n)
         problem_at(p, p->i > 0 ? p->i - 1 : 0, "game has no result (1-0, 0-1, 1/2-1/2 or *): truncated?");
+    return true;
 }
 
 /* A byte count as the -maxgamesize option takes it: "64M", "100K", "1000". */
@@ -1604,8 +1699,76 @@ static bool variant_is_playable(const char *v)
     return false;
 }
 
+/* Keeps a message of the pass without a tree, which may be dropped: its
+ * severity as one digit, then its text with the terminating NUL, record
+ * after record. */
+static void hold_message(void *ctx, DiagSeverity sev, const char *text)
+{
+    StrBuf *held = ctx;
+    sb_putc(held, (char)('0' + sev));
+    sb_append_n(held, text, strlen(text) + 1);
+}
+
+static void deliver_held(DiagSink *to, const StrBuf *held)
+{
+    for (size_t at = 0; at < held->len;) {
+        const char *text = held->data + at + 1;
+        diag_deliver(to, (DiagSeverity)(held->data[at] - '0'), text);
+        at += strlen(text) + 2;
+    }
+}
+
+/* The game's Result tag is a result other than the one the gate wants. */
+static bool other_result(const PgnGate *gate, const Game *g)
+{
+    if (!gate->result) return false;
+    const char *r = game_tag(g, "Result");
+    return r && (strcmp(r, "1-0") == 0 || strcmp(r, "0-1") == 0 || strcmp(r, "1/2-1/2") == 0) &&
+           strcmp(r, gate->result) != 0;
+}
+
+/* Does the gate shut the game out, as far as its tags and start tell? */
+static bool gate_shuts_out(const PgnGate *gate, const Game *g)
+{
+    return other_result(gate, g) || (gate->nplacements && !has_placement(&g->root->pos, gate));
+}
+
+/* The movetext of a game the gate shut out: replayed without a tree, unless
+ * it reaches a position with a placement (when its result did not shut it
+ * out already); then parsed with its tree from the same point, as if the
+ * first pass never was, and the messages of that pass are dropped. */
+static void gated_movetext(GameParser *p, const PgnGate *gate)
+{
+    GameParser first = *p;
+    StrBuf held = SB_INIT;
+    DiagSink holder;
+    diag_sink_init(&holder, hold_message, &held);
+    first.diag = &holder;
+    bool placements_decide = gate->nplacements && !other_result(gate, p->game);
+    if (replay_movetext(&first, false, placements_decide ? gate : NULL)) {
+        DiagSink *diag = p->diag;
+        *p = first;
+        p->diag = diag;
+        deliver_held(diag, &held);
+        p->game->moves_skipped = true;
+    } else {
+        Game *g = p->game;   /* what the first pass set, unset */
+        g->result = NULL;
+        g->truncated = false;
+        g->unread_text = NULL;
+        replay_movetext(p, true, NULL);
+    }
+    sb_free(&held);
+}
+
 PgnParseStatus pgn_parse_game(const RawGame *raw, const char *file, Arena *a, Game *out,
                               DiagSink *diag)
+{
+    return pgn_parse_game_gated(raw, file, a, out, diag, NULL);
+}
+
+PgnParseStatus pgn_parse_game_gated(const RawGame *raw, const char *file, Arena *a, Game *out,
+                                    DiagSink *diag, const PgnGate *gate)
 {
     memset(out, 0, sizeof *out);
     out->number = raw->number;
@@ -1682,7 +1845,8 @@ PgnParseStatus pgn_parse_game(const RawGame *raw, const char *file, Arena *a, Ga
         pos_start(&start);
     }
     game_new_root(out, a, &start);
-    parse_movetext(&p);
+    if (gate && gate_shuts_out(gate, out)) gated_movetext(&p, gate);
+    else replay_movetext(&p, true, NULL);
     report_nul(&p);
     game_number_nodes(out);
     return p.status;

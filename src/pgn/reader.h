@@ -155,4 +155,33 @@ typedef enum PgnParseStatus {
 PgnParseStatus pgn_parse_game(const RawGame *raw, const char *file, Arena *a, Game *out,
                               DiagSink *diag);
 
+/* A piece of one of `pieces` (bit p for Piece code p; bit 0, the empty
+ * square, is never set) on one of `squares`. */
+typedef struct PgnPlacement {
+    uint16_t pieces;
+    Bitboard squares;
+} PgnPlacement;
+
+#define PGN_GATE_PLACEMENTS 16
+
+/* What a caller needs of a game to care about its moves: a game whose
+ * Result tag says another result than `result` (when set), or none of whose
+ * positions has one of the placements (when there are some), matters only
+ * for its messages. */
+typedef struct PgnGate {
+    const char *result;          /* "1-0", "0-1", "1/2-1/2", or NULL */
+    int nplacements;
+    PgnPlacement placements[PGN_GATE_PLACEMENTS];
+} PgnGate;
+
+/* pgn_parse_game, through a gate. A game the gate shuts out is replayed
+ * without a tree: every move is still checked and every problem reported
+ * exactly as pgn_parse_game reports it, and the game comes back with its
+ * tags, result and root only (Game.moves_skipped, node_count 1). Whether
+ * a position has a placement is known only by playing the moves, so a
+ * game that reaches one is then parsed again with its tree (its messages
+ * are held back until one of the two passes finishes). */
+PgnParseStatus pgn_parse_game_gated(const RawGame *raw, const char *file, Arena *a, Game *out,
+                                    DiagSink *diag, const PgnGate *gate);
+
 #endif

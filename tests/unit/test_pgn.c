@@ -6,6 +6,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +23,7 @@
 #include "chess/san.h"
 #include "pgn/game.h"
 #include "pgn/reader.h"
+#include "gated_both_ways.h"
 #include "split_both_ways.h"
 #include "pgn/writer.h"
 
@@ -649,6 +651,226 @@ static void test_runs_of_tag_lines(void **state)
     parsed_free(p);
 }
 
+/* ---- reading through a gate ---------------------------------------------- */
+
+/* A gate for one placement, pieces (a Piece code mask) on squares. */
+static PgnGate placement_gate(unsigned pieces, Bitboard squares)
+{
+    PgnGate gate = {NULL, 1, {{(uint16_t)pieces, squares}}};
+    return gate;
+}
+
+/* the Piece code of make_piece, as a constant */
+#define PIECE_BIT(c, t) (1u << ((unsigned)(c) << 3 | (unsigned)(t)))
+
+/* What the gates let through, over a whole file. */
+typedef struct GateTally {
+    long games, skipped, kept;
+} GateTally;
+
+/* Every game of the file at path, through each gate and without: the same. */
+static void gate_every_game_of(const char *path, const PgnGate *gates, GateTally *tally, int ngates)
+{
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    DiagSink quiet;
+    StrBuf ignored = SB_INIT;
+    diag_sink_init(&quiet, capture, &ignored);
+    PgnReader r;
+    pgn_open_stream(&r, fp, path, &quiet);
+    RawGame raw;
+    raw_game_init(&raw);
+    while (pgn_next_raw(&r, &raw)) {
+        for (int i = 0; i < ngates; i++) {
+            StrBuf why = SB_INIT;
+            bool skipped;
+            if (!gated_same_as_ungated(&raw, &gates[i], &skipped, &why))
+                fail_msg("%s, game %ld, gate %d: %s", path, raw.number, i, sb_str(&why));
+            sb_free(&why);
+            tally[i].games++;
+            if (skipped) tally[i].skipped++;
+            else tally[i].kept++;
+        }
+        sb_clear(&ignored);
+    }
+    raw_game_free(&raw);
+    pgn_close(&r);
+    fclose(fp);
+    sb_free(&ignored);
+}
+
+/* Every .pgn file under dir, recursively, through gate_every_game_of. */
+static void gate_every_file_under(const char *dir, const PgnGate *gates, GateTally *tally, int ngates)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        StrBuf path = SB_INIT;
+        sb_printf(&path, "%s/%s", dir, e->d_name);
+        size_t n = strlen(e->d_name);
+        if (n > 4 && strcmp(e->d_name + n - 4, ".pgn") == 0) {
+            gate_every_game_of(sb_str(&path), gates, tally, ngates);
+        } else {
+            DIR *sub = opendir(sb_str(&path));
+            if (sub) {
+                closedir(sub);
+                gate_every_file_under(sb_str(&path), gates, tally, ngates);
+            }
+        }
+        sb_free(&path);
+    }
+    closedir(d);
+}
+
+/* Every bundled game, clean or broken, gives through a gate the messages,
+ * status and result it gives without, and the same tree unless the gate
+ * shut it out: gates that shut out nearly every game, some games (the rest
+ * read again with their tree), and by result. */
+static void test_gated_games_read_as_ungated(void **state)
+{
+    (void)state;
+    PgnGate gates[4] = {
+        placement_gate(PIECE_BIT(WHITE, PAWN), rank_bb(0)),        /* a white pawn on the first rank */
+        placement_gate(PIECE_BIT(WHITE, KING) | PIECE_BIT(BLACK, KING),
+                       sq_bb(SQ_A1) | sq_bb(SQ_H8)),               /* a king in a corner */
+        {"1-0", 0, {{0, 0}}},
+        {"0-1", 1, {{PIECE_BIT(BLACK, QUEEN), sq_bb(SQ_D1)}}},
+    };
+    GateTally tally[4] = {{0, 0, 0}};
+    gate_every_file_under("tests/data/pgn", gates, tally, 4);
+    for (int i = 0; i < 4; i++) {
+        assert_true(tally[i].games > 10000);
+        assert_true(tally[i].skipped > 0);   /* each gate shut some out ... */
+        assert_true(tally[i].kept > 0);      /* ... and let some through */
+    }
+    assert_true(tally[0].skipped > tally[0].games * 9 / 10);
+}
+
+/* Every problem the reader reports in a movetext, through a gate that shuts
+ * the games out (a white pawn on the first rank) and one that lets most of
+ * them through late (a black king on g8, after castling): the same
+ * messages, in the same order, as without a gate. */
+static void test_gated_problems_read_as_ungated(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "[Event \"unclosed comment\"]\n\n1. e4 e5 2. Nf3 { never closed\n\n"
+        "[Event \"stray closers\"]\n\n1. e4 ] e5 } 2. Nf3 *\n\n"
+        "[Event \"bad NAG\"]\n\n1. e4 $999 e5 $1 2. Nf3 ! *\n\n"
+        "[Event \"text\"]\n\n1. e4 e5 zz 2. Nf3 e.p. Nc6 *\n\n"
+        "[Event \"result in a variation\"]\n\n1. e4 e5 (1... c5 1-0) 2. Nf3 *\n\n"
+        "[Event \"closes nothing\"]\n\n1. e4 e5 ) 2. Nf3 *\n\n"
+        "[Event \"before the first move\"]\n\n(1. d4) 1. e4 e5 *\n\n"
+        "[Event \"bad move in a variation\"]\n\n1. e4 e5 (1... Ke7 2. Qh5 Kf9) 2. Nf3 *\n\n"
+        "[Event \"ambiguous\"]\n\n1. Nf3 d5 2. Nc3 d4 3. Ne4 c5 4. Ng5 *\n\n"
+        "[Event \"null move in check\"]\n\n1. e4 f5 2. Qh5+ -- *\n\n"
+        "[Event \"castling, en passant, promotion\"]\n[FEN \"r3k2r/1P4p1/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1\"]\n\n"
+        "1. exd6 O-O 2. bxa8=Q Rxa8 3. O-O Kh8 *\n\n"
+        "[Event \"no result\"]\n\n1. e4 e5 2. Nf3\n\n"
+        "[Event \"NUL\"]\n\n1. e4 e5 2. Nf3 \0 Nc6 *\n\n"
+        "[Event \"castles\"]\n\n1. e4 e5 2. Nf3 Nf6 3. Bc4 Bc5 4. O-O O-O 5. d3 d6 *\n\n"
+        "[Event \"variation not closed\"]\n\n1. e4 e5 (1... c5 2. Nf3\n";
+    PgnGate gates[2] = {
+        placement_gate(PIECE_BIT(WHITE, PAWN), rank_bb(0)),
+        placement_gate(PIECE_BIT(BLACK, KING), sq_bb(SQ_G8)),
+    };
+    FILE *fp = fmemopen((char *)(uintptr_t)text, sizeof text - 1, "rb");
+    assert_non_null(fp);
+    StrBuf ignored = SB_INIT;
+    DiagSink quiet;
+    diag_sink_init(&quiet, capture, &ignored);
+    PgnReader r;
+    pgn_open_stream(&r, fp, "t.pgn", &quiet);
+    RawGame raw;
+    raw_game_init(&raw);
+    long games = 0, skipped_by[2] = {0, 0};
+    while (pgn_next_raw(&r, &raw)) {
+        games++;
+        for (int i = 0; i < 2; i++) {
+            StrBuf why = SB_INIT;
+            bool skipped;
+            if (!gated_same_as_ungated(&raw, &gates[i], &skipped, &why))
+                fail_msg("game %ld, gate %d: %s", raw.number, i, sb_str(&why));
+            skipped_by[i] += skipped;
+            sb_free(&why);
+        }
+    }
+    assert_int_equal(games, 15);
+    assert_int_equal(skipped_by[0], 15);
+    assert_int_equal(skipped_by[1], 13);   /* two games castle: the black king reaches g8 */
+    raw_game_free(&raw);
+    pgn_close(&r);
+    fclose(fp);
+    sb_free(&ignored);
+}
+
+/* Which games a gate lets through: a placement reached in a variation or
+ * by castling counts (variations go back as far as they should); one
+ * reached after a bad move or in a variation dropped as bad does not (the
+ * game ends there, the variation is skipped); one at the start lets the
+ * game through at once; a Result tag of
+ * another result shuts a game out whatever its positions, "*" does not. */
+static void test_gate_lets_through_what_can_match(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        const char *result;
+        unsigned pieces;
+        Square square;
+        bool skipped;
+        const char *messages;
+    } cases[] = {
+        {"[Result \"*\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n", NULL, PIECE_BIT(WHITE, KNIGHT), SQ_F3, false, ""},
+        {"[Result \"*\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n", NULL, PIECE_BIT(WHITE, KNIGHT), SQ_E5, true, ""},
+        {"[Result \"*\"]\n\n1. e4 e5 (1... d5 2. Nf3 (2. Nc3 Nf6)) 2. Nf3 *\n", NULL, PIECE_BIT(WHITE, KNIGHT),
+         SQ_C3, false, ""},
+        {"[Result \"*\"]\n\n1. e4 e5 (1... d5 2. Nf3 (2. Nc3 Nf6)) 2. Nf3 *\n", NULL, PIECE_BIT(BLACK, KNIGHT),
+         SQ_F6, false, ""},
+        {"[Result \"*\"]\n\n1. e4 e5 ( ( 1. d4 ) 1... d5 ) 2. Nf3 *\n", NULL, PIECE_BIT(WHITE, PAWN), SQ_D4,
+         false, ""},
+        {"[Result \"*\"]\n\n1. e4 ( ( 1. d4 ) ) e5 *\n", NULL, PIECE_BIT(WHITE, PAWN), SQ_D4, true,
+         "t.pgn:3:9: game 1: variation before the first move\n"},
+        {"[Result \"*\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O *\n", NULL, PIECE_BIT(WHITE, ROOK), SQ_F1,
+         false, ""},
+        {"[Result \"*\"]\n\n1. e4 e5 2. Qxf7 Nc6 3. Nf3 *\n", NULL, PIECE_BIT(WHITE, KNIGHT), SQ_F3, true,
+         "t.pgn:3:13: game 1: illegal move 'Qxf7' at move 2 (white to play)\n"},
+        {"[FEN \"4k3/8/8/8/8/8/8/K7 w - - 0 1\"]\n\n1. Kb1 Kd8 *\n", NULL, PIECE_BIT(WHITE, KING), SQ_A1, false,
+         ""},
+        {"[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n", "0-1", PIECE_BIT(WHITE, KNIGHT), SQ_F3, true, ""},
+        {"[Result \"*\"]\n\n1. e4 e5 2. Nf3 1-0\n", "0-1", PIECE_BIT(WHITE, KNIGHT), SQ_F3, false, ""},
+        {"[Result \"1-0\"]\n\n1. e4 e5 2. Nf3\n", "1-0", PIECE_BIT(WHITE, KNIGHT), SQ_E5, true,
+         "t.pgn:3:16: game 1: game has no result (1-0, 0-1, 1/2-1/2 or *): truncated?\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        RawGame raw;
+        raw_game_init(&raw);
+        sb_append(&raw.text, cases[i].text);
+        raw.first_line = raw.first_column = 1;
+        raw.number = 1;
+        PgnGate gate = placement_gate(cases[i].pieces, sq_bb(cases[i].square));
+        gate.result = cases[i].result;
+        StrBuf why = SB_INIT;
+        bool skipped;
+        if (!gated_same_as_ungated(&raw, &gate, &skipped, &why)) fail_msg("case %zu: %s", i, sb_str(&why));
+        if (skipped != cases[i].skipped) fail_msg("case %zu: skipped %d, not %d", i, skipped, cases[i].skipped);
+        /* and the messages are the ones expected */
+        Arena a;
+        arena_init(&a, 4096);
+        StrBuf messages = SB_INIT;
+        DiagSink sink;
+        diag_sink_init(&sink, capture, &messages);
+        Game g;
+        pgn_parse_game_gated(&raw, "t.pgn", &a, &g, &sink, &gate);
+        assert_string_equal(sb_str(&messages), cases[i].messages);
+        sb_free(&messages);
+        arena_free(&a);
+        sb_free(&why);
+        raw_game_free(&raw);
+    }
+}
+
 static void test_oversized_game_is_skipped_and_reported(void **state)
 {
     (void)state;
@@ -865,6 +1087,9 @@ int main(void)
         cmocka_unit_test(test_runs_of_tag_lines),
         cmocka_unit_test(test_chunks_split_as_one_by_one),
         cmocka_unit_test(test_oversized_game_is_skipped_and_reported),
+        cmocka_unit_test(test_gated_games_read_as_ungated),
+        cmocka_unit_test(test_gated_problems_read_as_ungated),
+        cmocka_unit_test(test_gate_lets_through_what_can_match),
         cmocka_unit_test(test_writer_export_format),
         cmocka_unit_test(test_writer_notes_after_moves),
         cmocka_unit_test(test_writer_wraps_without_splitting_numbers),
