@@ -551,16 +551,28 @@ void cql_game_free(CqlGame *g)
     free(g);
 }
 
-CqlGameStatus cql_game_parse(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m)
+static CqlGameStatus parse_game(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m,
+                                const PgnGate *gate)
 {
     arena_reset(&g->arena);
     g->by_id = NULL;
     DiagSink d = sink_for(m);
-    PgnParseStatus st = pgn_parse_game(&t->raw, file, &g->arena, &g->game, &d);
+    PgnParseStatus st = pgn_parse_game_gated(&t->raw, file, &g->arena, &g->game, &d, gate);
     raw_game_trim(&t->raw);   /* the tree holds copies: a big game's text can go now */
     count_messages(m, &d);
     g->usable = st != PGN_UNUSABLE;
     return st == PGN_OK ? CQL_GAME_OK : st == PGN_DAMAGED ? CQL_GAME_DAMAGED : CQL_GAME_UNUSABLE;
+}
+
+CqlGameStatus cql_game_parse(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m)
+{
+    return parse_game(g, t, file, m, NULL);
+}
+
+CqlGameStatus cql_game_parse_for(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m,
+                                 const CqlQuery *q)
+{
+    return parse_game(g, t, file, m, &q->search.gate);
 }
 
 long cql_game_number(const CqlGame *g)

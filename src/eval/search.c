@@ -24,7 +24,7 @@ bool search_matches(const Search *s, Evaluator *ev, const Game *g, Arena *a, Gam
     memset(found, 0, sizeof *found);
     if (s->gamenumber.set && (g->number < s->gamenumber.min || g->number > s->gamenumber.max))
         return false;
-    if (!result_matches(s, g)) return false;
+    if (!result_matches(s, g) || g->moves_skipped) return false;
     eval_game(ev, g, a, found, printed);
     if (found->runtime_error || found->stopped_at) return false;
     return found->matched_positions >= s->matchcount_min &&
@@ -78,6 +78,50 @@ static bool find_sort(const Node *n, void *ctx)
     return true;
 }
 
+/* Adds d to the gate's placements: false when it cannot be one (none, or
+ * one the empty square satisfies) or there is no room. */
+static bool add_placement(PgnGate *gate, const Designator *d)
+{
+    if (!d || !d->pieces || (d->pieces & 1u) || gate->nplacements == PGN_GATE_PLACEMENTS) return false;
+    gate->placements[gate->nplacements++] = (PgnPlacement){d->pieces, d->squares};
+    return true;
+}
+
+/* Adds to the gate placements one of which a position needs for n to match
+ * there, and which n looks at before anything else: where none is there, n
+ * does not match and evaluating it does nothing else. False when n has no
+ * such placements (or too many). They come from the first filter of a body
+ * or compound when it is a piece designator (Ka1, [RQ]h7); from both sides
+ * of `or`; from the keys of an orbit's members (flipcolor {Ka1 ...}), which
+ * are tested before the members are evaluated (eval/orbit.c). */
+static bool add_requirement(PgnGate *gate, const Node *n)
+{
+    while (n && (n->kind == ND_PAREN || (n->kind == ND_COMPOUND && n->nkids > 0))) n = n->kids[0];
+    if (!n) return false;
+    switch (n->kind) {
+    case ND_DESIGNATOR:
+        return add_placement(gate, n->desig);
+    case ND_OR:
+        return add_requirement(gate, n->kids[0]) && add_requirement(gate, n->kids[1]);
+    case ND_ORBIT:   /* with count it always matches */
+        if (n->flags & NF_COUNT) return false;
+        for (uint32_t i = 0; i < n->nkids; i++)
+            if (!add_placement(gate, n->kids[i]->desig)) return false;
+        return n->nkids > 0;
+    default:
+        return false;
+    }
+}
+
+/* The gate (pgn_parse_game_gated) that lets through every game the search
+ * could match. */
+static void init_gate(Search *s)
+{
+    s->gate.result = s->result;
+    /* matchcount 0: a game matches with no position matched */
+    if (s->matchcount_min < 1 || !add_requirement(&s->gate, s->query->body)) s->gate.nplacements = 0;
+}
+
 void search_init(Search *s, const SearchSettings *o, const Query *q)
 {
     const QueryHeader *h = &q->header;
@@ -115,4 +159,5 @@ void search_init(Search *s, const SearchSettings *o, const Query *q)
     ast_walk(q->body, find_sort, &sort);
     s->sorting = sort || s->sort_by_matchcount;
     s->sort_ascending = sort && (sort->flags & NF_MIN) && !s->sort_by_matchcount;
+    init_gate(s);
 }

@@ -15,6 +15,7 @@
 #include "base/strbuf.h"
 #include "eval/eval.h"
 #include "pgn/game.h"
+#include "pgn/reader.h"
 #include "query/ast.h"
 
 /* An inclusive range of numbers, when set. */
@@ -47,6 +48,10 @@ typedef struct Search {
     bool sorting;               /* keep matches and sort them at the end */
     bool sort_by_matchcount;
     bool sort_ascending;      /* the first `sort` is `sort min`: the smallest value first */
+    /* what a game needs to be able to match, known before its moves are
+     * played (pgn_parse_game_gated): its result, and a piece the body asks
+     * for before anything else (Ka1 ...) somewhere in it */
+    PgnGate gate;
 } Search;
 
 void search_init(Search *s, const SearchSettings *o, const Query *q);
@@ -54,7 +59,10 @@ void search_init(Search *s, const SearchSettings *o, const Query *q);
 /* Searches game g with ev (a GameSearch tells the matched positions and the
  * notes to write); true when the game matches: its number is in range, its
  * result is the one asked for and its number of matched positions is inside
- * matchcount. What `message` prints is appended to *printed. */
+ * matchcount. What `message` prints is appended to *printed. A game read
+ * through s->gate and shut out by it (Game.moves_skipped) does not match,
+ * and nothing of the query is evaluated for it: the gate lets through every
+ * game where that could make a difference. */
 bool search_matches(const Search *s, Evaluator *ev, const Game *g, Arena *a, GameSearch *found,
                     StrBuf *printed);
 

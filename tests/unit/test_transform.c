@@ -17,6 +17,7 @@
 
 #include "chess/attacks.h"
 #include "chess_test.h"
+#include "eval/search.h"
 #include "query/compile.h"
 #include "query/sema.h"
 #include "query/transform.h"
@@ -371,6 +372,56 @@ static void capture_message(void *ctx, DiagSeverity sev, const char *text)
 /* Nested transforms multiply: the pass stops at its budget, with one
  * message at the outermost transform, having made about a budget's worth
  * of nodes (not the 16 million members of the whole expansion). */
+/* The gate a search reads games through (search_init, pgn_parse_game_gated):
+ * the placements come from the filter a body looks at first when it is a
+ * piece designator, from both sides of `or` and from the keys of an orbit's
+ * members; none when anything may be evaluated before it, when the
+ * designator allows the empty square, or when a game may match with no
+ * position matched. */
+static void test_search_gate_from_body(void **state)
+{
+    (void)state;
+    DiagSink quiet;
+    diag_sink_init(&quiet, drop_message, NULL);
+    CompileOptions run = {.body_only = true, .expand = true};   /* as for a run: orbits made */
+    static const struct {
+        const char *body;
+        int placements;
+    } cases[] = {
+        {"Ka1", 1}, {"Ka1 check", 1}, {"{[RQ]h7 mate}", 1}, {"(Ka1) check", 1},
+        {"flipcolor {Ka1 check}", 2}, {"(Ka1 or kh8) check", 2}, {"check Ka1", 0},
+        {"x = 1 Ka1", 0}, {"_a1", 0}, {"[K_]a1", 0}, {"flipcolor {x = 1 Ka1}", 0},
+        {"not Ka1", 0}, {"Ka1 or check", 0}, {"true", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        SourceText src = {"-cql", cases[i].body, strlen(cases[i].body)};
+        Query *q = query_compile(&src, &run, &quiet);
+        assert_non_null(q);
+        SearchSettings settings;
+        memset(&settings, 0, sizeof settings);
+        Search s;
+        search_init(&s, &settings, q);
+        if (s.gate.nplacements != cases[i].placements)
+            fail_msg("%s: %d placements, not %d", cases[i].body, s.gate.nplacements, cases[i].placements);
+        assert_null(s.gate.result);
+        query_free(q);
+    }
+    Query *q = compile("Ka1");
+    SearchSettings settings;
+    memset(&settings, 0, sizeof settings);
+    settings.result = "1-0";
+    Search s;
+    search_init(&s, &settings, q);
+    assert_int_equal(s.gate.nplacements, 1);
+    assert_int_equal(s.gate.placements[0].pieces, 1u << W_KING);
+    assert_true(s.gate.placements[0].squares == sq_bb(SQ_A1));
+    assert_string_equal(s.gate.result, "1-0");
+    settings.matchcount = (SearchRange){true, 0, 1};   /* a game without a king on a1 matches */
+    search_init(&s, &settings, q);
+    assert_int_equal(s.gate.nplacements, 0);
+    query_free(q);
+}
+
 static void test_expansion_budget(void **state)
 {
     (void)state;
@@ -437,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_orbit_nodes),
         cmocka_unit_test(test_dump_orbit),
         cmocka_unit_test(test_expansion_budget),
+        cmocka_unit_test(test_search_gate_from_body),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
