@@ -312,14 +312,17 @@ CQL_API void cql_searcher_free(CqlSearcher *s);
  * print is appended to printed (NULL: dropped). The notes stay in s until
  * the next search. */
 CQL_API bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText *printed);
-/* cql_game_parse for a search with q, faster for a game q cannot match: a
- * game whose Result tag is not the result q asks for, or none of whose
- * positions has a piece that q's body asks for before anything else (`Ka1`,
- * `{[RQ]h7 ...}`). Such a game's moves are checked without building its
- * tree; every problem is reported exactly as cql_game_parse reports it, and
- * cql_search then finds no match in it without evaluating q. */
+/* cql_game_parse for a search with s, faster for a game its query cannot
+ * match: a game whose Result tag is not the result asked for, whose tags
+ * fail the body's first filter when that reads only tags (`player white
+ * "X" ...`), or none of whose positions has a piece the body asks for
+ * before anything else (`Ka1`, `{[RQ]h7 ...}`, `flipcolor {Ka1 ...}`).
+ * Such a game's moves are checked without building its tree (its only
+ * position is the start); every problem is reported exactly as
+ * cql_game_parse reports it, and cql_search finds no match in it without
+ * evaluating the query. */
 CQL_API CqlGameStatus cql_game_parse_for(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m,
-                                         const CqlQuery *q);
+                                         CqlSearcher *s);
 /* After a search of g that stopped (found->stopped): reports the filter
  * that stopped it, FILE:LINE:COL with a caret, through m. */
 CQL_API void cql_search_report_stop(const CqlSearcher *s, const CqlGame *g, CqlMessages *m);

@@ -35,7 +35,6 @@ typedef struct Worker {
     CqlSearcher *searcher;
     CqlGame *game;       /* the current game's tree, replaced by the next */
     const char *input_name;
-    const CqlQuery *query;
 } Worker;
 
 /* Keeps a message about a job's game for later: its severity as one digit,
@@ -73,7 +72,6 @@ static void deliver_messages(CqlText *kept, CqlMessages *m)
 
 static void worker_init(Worker *w, const PipelineSetup *p)
 {
-    w->query = p->query;
     w->searcher = cql_searcher_new(p->query);
     w->game = cql_game_new();
     w->input_name = cql_reader_name(p->reader);
@@ -103,7 +101,7 @@ static void job_free(GameJob *job)
 static void search_game(Worker *w, GameJob *job)
 {
     CqlMessages messages = {collect_message, &job->messages, 0, 0};
-    CqlGameStatus st = cql_game_parse_for(w->game, job->text, w->input_name, &messages, w->query);
+    CqlGameStatus st = cql_game_parse_for(w->game, job->text, w->input_name, &messages, w->searcher);
     job->pgn_error = st != CQL_GAME_OK;
     if (st == CQL_GAME_UNUSABLE) return;
     CqlGameResult found;

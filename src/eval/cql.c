@@ -75,6 +75,7 @@ struct CqlSearcher {
     Evaluator *eval;
     Arena arena;                 /* the last search's caches and notes */
     GameSearch found;
+    PgnGate gate;                /* the query's, with its tags_test asked of this evaluator */
 };
 
 /* {==== setup, messages, text =============================================== */
@@ -569,10 +570,9 @@ CqlGameStatus cql_game_parse(CqlGame *g, CqlGameText *t, const char *file, CqlMe
     return parse_game(g, t, file, m, NULL);
 }
 
-CqlGameStatus cql_game_parse_for(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m,
-                                 const CqlQuery *q)
+CqlGameStatus cql_game_parse_for(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m, CqlSearcher *s)
 {
-    return parse_game(g, t, file, m, &q->search.gate);
+    return parse_game(g, t, file, m, &s->gate);
 }
 
 long cql_game_number(const CqlGame *g)
@@ -635,6 +635,13 @@ bool cql_fen_check(const char *fen, int *field, int *column, char *message, size
 
 /* {==== searching ============================================================ */
 
+/* The gate's question about a game's tags (Search.tags_test). */
+static bool tags_test_passes(void *ctx, const Game *g)
+{
+    const CqlSearcher *s = ctx;
+    return eval_at_start(s->eval, g, s->query->search.tags_test);
+}
+
 CqlSearcher *cql_searcher_new(const CqlQuery *q)
 {
     library_init();
@@ -642,6 +649,11 @@ CqlSearcher *cql_searcher_new(const CqlQuery *q)
     s->query = q;
     s->eval = eval_new(q->query, &q->search.eval);
     arena_init_growing(&s->arena, GAME_ARENA_FIRST, GAME_ARENA_MAX);
+    s->gate = q->search.gate;
+    if (q->search.tags_test) {
+        s->gate.admits = tags_test_passes;
+        s->gate.ctx = s;
+    }
     return s;
 }
 

@@ -1578,6 +1578,32 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
             ev->vars[i].str = arena_strdup(&ev->persistent_strings, ev->vars[i].str);
 }
 
+bool eval_at_start(Evaluator *ev, const Game *g, const Node *n)
+{
+    GameSearch nothing_yet;   /* no tag set by settag, no note */
+    memset(&nothing_yet, 0, sizeof nothing_yet);
+    ev->game = g;
+    ev->arena = g->arena;
+    ev->search = &nothing_yet;
+    ev->messages = NULL;
+    ev->cache = NULL;
+    ev->nodes_by_id = NULL;
+    ev->stopped_at = NULL;
+    ev->cur = ev->origin = g->root;
+    ev->npending = 0;
+    Value v;
+    bool matched = eval_node(ev, n, &v);
+    if (ev->stopped_at || ev->runtime_error) {   /* the search itself is to meet it, and report it */
+        free(ev->runtime_error);
+        ev->runtime_error = NULL;
+        ev->stopped_at = NULL;
+        matched = true;
+    }
+    ev->cur = ev->origin = NULL;
+    ev->search = NULL;
+    return matched;
+}
+
 void eval_print_persistent(const Evaluator *ev, StrBuf *out)
 {
     for (uint32_t i = 0; i < ev->q->nvars; i++) {

@@ -84,6 +84,12 @@ void eval_free(Evaluator *ev);
 /* Searches game g. `arena` is the game's arena (for caches and notes).
  * Text printed by `message` is appended to *messages. */
 void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrBuf *messages);
+/* Whether n matches at g's start, evaluated as the first filter of the body
+ * at the first position would be: for a filter of the tags and the game
+ * number alone (search.h, Search.tags_test), asked before g's moves are
+ * read. Its strings go in g's arena. True when the evaluation stops the
+ * run or raises an error: that is for the search to meet and report. */
+bool eval_at_start(Evaluator *ev, const Game *g, const Node *n);
 
 /* Writes `name: value` for every persistent variable and every dictionary
  * that is not local (`D: {"a": 1, "b": 2}`), at the end of a run. */

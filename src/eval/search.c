@@ -97,7 +97,7 @@ static bool add_placement(PgnGate *gate, const Designator *d)
 static bool add_requirement(PgnGate *gate, const Node *n)
 {
     while (n && (n->kind == ND_PAREN || (n->kind == ND_COMPOUND && n->nkids > 0))) n = n->kids[0];
-    if (!n) return false;
+    if (!n || (n->flags & NF_AS_POSITION)) return false;
     switch (n->kind) {
     case ND_DESIGNATOR:
         return add_placement(gate, n->desig);
@@ -113,13 +113,41 @@ static bool add_requirement(PgnGate *gate, const Node *n)
     }
 }
 
-/* The gate (pgn_parse_game_gated) that lets through every game the search
- * could match. */
+/* n reads the tags and the game number and nothing else: the same at every
+ * position of a game, known before its moves are read, and without effect. */
+static bool reads_only_tags(const Node *n)
+{
+    if (n->flags & NF_AS_POSITION) return false;   /* a value where a match is wanted: the run stops there */
+    switch (n->kind) {
+    case ND_PLAYER: case ND_EVENT: case ND_SITE: case ND_DATE: case ND_EVENTDATE: case ND_ECO:
+    case ND_YEAR: case ND_GAMENUMBER: case ND_INT: case ND_STRING: case ND_TRUE: case ND_FALSE:
+    case ND_RELATION: case ND_AND: case ND_OR: case ND_NOT: case ND_PAREN:
+        break;
+    case ND_ELO:   /* alone, the side to move's */
+        if (!(n->flags & (NF_WHITE | NF_BLACK))) return false;
+        break;
+    case ND_COMPOUND:
+        if (n->nkids == 0) return false;
+        break;
+    default:
+        return false;
+    }
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (n->kids[i] && !reads_only_tags(n->kids[i])) return false;
+    return true;
+}
+
+/* What a game needs to be able to match, known before its moves are played
+ * (the gate, pgn_parse_game_gated, and tags_test, which the searcher adds
+ * to it). matchcount 0 lets a game match with no position matched. */
 static void init_gate(Search *s)
 {
     s->gate.result = s->result;
-    /* matchcount 0: a game matches with no position matched */
-    if (s->matchcount_min < 1 || !add_requirement(&s->gate, s->query->body)) s->gate.nplacements = 0;
+    if (s->matchcount_min < 1) return;
+    if (!add_requirement(&s->gate, s->query->body)) s->gate.nplacements = 0;
+    const Node *first = s->query->body;
+    while (first->kind == ND_COMPOUND && first->nkids > 0) first = first->kids[0];
+    if (first != s->query->body && reads_only_tags(first)) s->tags_test = first;
 }
 
 void search_init(Search *s, const SearchSettings *o, const Query *q)

@@ -52,6 +52,10 @@ typedef struct Search {
      * played (pgn_parse_game_gated): its result, and a piece the body asks
      * for before anything else (Ka1 ...) somewhere in it */
     PgnGate gate;
+    /* the body's first filter when it reads only the tags and the game
+     * number (player white "X" ...): a game where it fails cannot match,
+     * which the searcher's gate asks once the tags are read; NULL: none */
+    const Node *tags_test;
 } Search;
 
 void search_init(Search *s, const SearchSettings *o, const Query *q);

@@ -1718,34 +1718,30 @@ static void deliver_held(DiagSink *to, const StrBuf *held)
     }
 }
 
-/* The game's Result tag is a result other than the one the gate wants. */
-static bool other_result(const PgnGate *gate, const Game *g)
+/* The gate shuts the game out by its tags: a Result tag of another result
+ * than the one it wants, or tags its `admits` refuses. */
+static bool tags_shut_out(const PgnGate *gate, const Game *g)
 {
-    if (!gate->result) return false;
-    const char *r = game_tag(g, "Result");
-    return r && (strcmp(r, "1-0") == 0 || strcmp(r, "0-1") == 0 || strcmp(r, "1/2-1/2") == 0) &&
-           strcmp(r, gate->result) != 0;
+    const char *r = gate->result ? game_tag(g, "Result") : NULL;
+    if (r && (strcmp(r, "1-0") == 0 || strcmp(r, "0-1") == 0 || strcmp(r, "1/2-1/2") == 0) &&
+        strcmp(r, gate->result) != 0)
+        return true;
+    return gate->admits && !gate->admits(gate->ctx, g);
 }
 
-/* Does the gate shut the game out, as far as its tags and start tell? */
-static bool gate_shuts_out(const PgnGate *gate, const Game *g)
-{
-    return other_result(gate, g) || (gate->nplacements && !has_placement(&g->root->pos, gate));
-}
-
-/* The movetext of a game the gate shut out: replayed without a tree, unless
- * it reaches a position with a placement (when its result did not shut it
- * out already); then parsed with its tree from the same point, as if the
- * first pass never was, and the messages of that pass are dropped. */
-static void gated_movetext(GameParser *p, const PgnGate *gate)
+/* The movetext of a game the gate shuts out (by_tags: already known),
+ * replayed without a tree, unless it reaches a position with a placement
+ * (when its tags did not shut it out); then parsed with its tree from the
+ * same point, as if the first pass never was, and the messages of that
+ * pass are dropped. */
+static void gated_movetext(GameParser *p, const PgnGate *gate, bool by_tags)
 {
     GameParser first = *p;
     StrBuf held = SB_INIT;
     DiagSink holder;
     diag_sink_init(&holder, hold_message, &held);
     first.diag = &holder;
-    bool placements_decide = gate->nplacements && !other_result(gate, p->game);
-    if (replay_movetext(&first, false, placements_decide ? gate : NULL)) {
+    if (replay_movetext(&first, false, by_tags ? NULL : gate)) {
         DiagSink *diag = p->diag;
         *p = first;
         p->diag = diag;
@@ -1845,8 +1841,11 @@ PgnParseStatus pgn_parse_game_gated(const RawGame *raw, const char *file, Arena 
         pos_start(&start);
     }
     game_new_root(out, a, &start);
-    if (gate && gate_shuts_out(gate, out)) gated_movetext(&p, gate);
-    else replay_movetext(&p, true, NULL);
+    bool by_tags = gate && tags_shut_out(gate, out);
+    if (by_tags || (gate && gate->nplacements && !has_placement(&out->root->pos, gate)))
+        gated_movetext(&p, gate, by_tags);
+    else
+        replay_movetext(&p, true, NULL);
     report_nul(&p);
     game_number_nodes(out);
     return p.status;

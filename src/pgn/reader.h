@@ -165,13 +165,16 @@ typedef struct PgnPlacement {
 #define PGN_GATE_PLACEMENTS 16
 
 /* What a caller needs of a game to care about its moves: a game whose
- * Result tag says another result than `result` (when set), or none of whose
- * positions has one of the placements (when there are some), matters only
- * for its messages. */
+ * Result tag says another result than `result` (when set), whose tags
+ * `admits` refuses (when set), or none of whose positions has one of the
+ * placements (when there are some), matters only for its messages. */
 typedef struct PgnGate {
     const char *result;          /* "1-0", "0-1", "1/2-1/2", or NULL */
     int nplacements;
     PgnPlacement placements[PGN_GATE_PLACEMENTS];
+    /* asked once the tags and the start position are read (NULL: none) */
+    bool (*admits)(void *ctx, const Game *g);
+    void *ctx;
 } PgnGate;
 
 /* pgn_parse_game, through a gate. A game the gate shuts out is replayed

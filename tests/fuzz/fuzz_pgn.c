@@ -10,10 +10,11 @@
  * The input is also split in chunks, as the worker threads split it
  * (tests/unit/split_both_ways.h), which must give the same games, numbers,
  * lines and messages as splitting it game by game. And every game is read
- * through gates (tests/unit/gated_both_ways.h), one with a placement taken
- * from the input's first bytes and a result, one that shuts out nearly
- * every game: the same messages, status and result as without a gate, the
- * same tree when the gate lets the game through.
+ * through gates (tests/unit/gated_both_ways.h): one with a placement taken
+ * from the input's first bytes and a result, the same asking about the
+ * tags too, and one that shuts out nearly every game: the same messages,
+ * status and result as without a gate, the same tree when the gate lets
+ * the game through.
  *
  * An input whose first byte is '%' (a PGN escape line) is read after a
  * blank line of nearly a whole read chunk, so that the middle of the
@@ -43,17 +44,27 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
+/* A question about the tags that lets through every other game. */
+static bool admits_even_games(void *ctx, const Game *g)
+{
+    (void)ctx;
+    return g->number % 2 == 0;
+}
+
 /* The gates every game is read through: a placement and a result taken
- * from the input's first bytes, and a white pawn on the first rank (a
- * position only a FEN can give). */
-static void gates_from(const char *text, size_t len, PgnGate gates[2])
+ * from the input's first bytes, the same asking about the tags too, and a
+ * white pawn on the first rank (a position only a FEN can give). */
+static void gates_from(const char *text, size_t len, PgnGate gates[3])
 {
     static const char *const results[] = {NULL, "1-0", "0-1", "1/2-1/2"};
     unsigned char b[3] = {0, 0, 0};
     for (size_t i = 0; i < 3 && i < len; i++) b[i] = (unsigned char)text[i];
     uint16_t pieces = (uint16_t)((b[0] | b[1] << 8) & 0x7E7E);   /* Piece codes 1-6 and 9-14 */
-    gates[0] = (PgnGate){results[b[2] % 4], pieces ? 1 : 0, {{pieces, (Bitboard)0x0101010101010101ULL << (b[2] % 8)}}};
-    gates[1] = (PgnGate){NULL, 1, {{1u << 1, 0xFFULL}}};
+    gates[0] = (PgnGate){.result = results[b[2] % 4], .nplacements = pieces ? 1 : 0,
+                         .placements = {{pieces, (Bitboard)0x0101010101010101ULL << (b[2] % 8)}}};
+    gates[1] = (PgnGate){.nplacements = 1, .placements = {{1u << 1, 0xFFULL}}};
+    gates[2] = gates[0];
+    gates[2].admits = admits_even_games;
 }
 
 /* Reads every game of text[0, len); writes each game that can be searched,
@@ -61,7 +72,7 @@ static void gates_from(const char *text, size_t len, PgnGate gates[2])
  * when that is not NULL. Returns the number of games written. */
 static long read_games(const char *text, size_t len, StrBuf *written)
 {
-    PgnGate gates[2];
+    PgnGate gates[3];
     gates_from(text, len, gates);
     FILE *fp = fmemopen((void *)(uintptr_t)text, len, "rb");
     if (!fp) return 0;   /* fmemopen of zero bytes fails on older C libraries */
@@ -75,7 +86,7 @@ static long read_games(const char *text, size_t len, StrBuf *written)
     arena_init(&arena, 64 * 1024);
     long kept = 0;
     while (pgn_next_raw(&r, &raw)) {
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < 3; i++) {
             StrBuf why = SB_INIT;
             bool skipped;
             if (!gated_same_as_ungated(&raw, &gates[i], &skipped, &why))

@@ -656,7 +656,7 @@ static void test_runs_of_tag_lines(void **state)
 /* A gate for one placement, pieces (a Piece code mask) on squares. */
 static PgnGate placement_gate(unsigned pieces, Bitboard squares)
 {
-    PgnGate gate = {NULL, 1, {{(uint16_t)pieces, squares}}};
+    PgnGate gate = {.nplacements = 1, .placements = {{(uint16_t)pieces, squares}}};
     return gate;
 }
 
@@ -734,8 +734,8 @@ static void test_gated_games_read_as_ungated(void **state)
         placement_gate(PIECE_BIT(WHITE, PAWN), rank_bb(0)),        /* a white pawn on the first rank */
         placement_gate(PIECE_BIT(WHITE, KING) | PIECE_BIT(BLACK, KING),
                        sq_bb(SQ_A1) | sq_bb(SQ_H8)),               /* a king in a corner */
-        {"1-0", 0, {{0, 0}}},
-        {"0-1", 1, {{PIECE_BIT(BLACK, QUEEN), sq_bb(SQ_D1)}}},
+        {.result = "1-0"},
+        {.result = "0-1", .nplacements = 1, .placements = {{PIECE_BIT(BLACK, QUEEN), sq_bb(SQ_D1)}}},
     };
     GateTally tally[4] = {{0, 0, 0}};
     gate_every_file_under("tests/data/pgn", gates, tally, 4);
@@ -747,10 +747,19 @@ static void test_gated_games_read_as_ungated(void **state)
     assert_true(tally[0].skipped > tally[0].games * 9 / 10);
 }
 
+/* A gate's question about the tags: no 'c' in the Event tag. */
+static bool refuses_events_with_c(void *ctx, const Game *g)
+{
+    (void)ctx;
+    const char *event = game_tag(g, "Event");
+    return !event || !strchr(event, 'c');
+}
+
 /* Every problem the reader reports in a movetext, through a gate that shuts
- * the games out (a white pawn on the first rank) and one that lets most of
- * them through late (a black king on g8, after castling): the same
- * messages, in the same order, as without a gate. */
+ * the games out (a white pawn on the first rank), one that lets most of
+ * them through late (a black king on g8, after castling), and the same with
+ * a question about the tags: the same messages, in the same order, as
+ * without a gate. */
 static void test_gated_problems_read_as_ungated(void **state)
 {
     (void)state;
@@ -771,10 +780,12 @@ static void test_gated_problems_read_as_ungated(void **state)
         "[Event \"NUL\"]\n\n1. e4 e5 2. Nf3 \0 Nc6 *\n\n"
         "[Event \"castles\"]\n\n1. e4 e5 2. Nf3 Nf6 3. Bc4 Bc5 4. O-O O-O 5. d3 d6 *\n\n"
         "[Event \"variation not closed\"]\n\n1. e4 e5 (1... c5 2. Nf3\n";
-    PgnGate gates[2] = {
+    PgnGate gates[3] = {
         placement_gate(PIECE_BIT(WHITE, PAWN), rank_bb(0)),
         placement_gate(PIECE_BIT(BLACK, KING), sq_bb(SQ_G8)),
+        placement_gate(PIECE_BIT(BLACK, KING), sq_bb(SQ_G8)),
     };
+    gates[2].admits = refuses_events_with_c;   /* and the tags: the placement no longer matters */
     FILE *fp = fmemopen((char *)(uintptr_t)text, sizeof text - 1, "rb");
     assert_non_null(fp);
     StrBuf ignored = SB_INIT;
@@ -784,10 +795,10 @@ static void test_gated_problems_read_as_ungated(void **state)
     pgn_open_stream(&r, fp, "t.pgn", &quiet);
     RawGame raw;
     raw_game_init(&raw);
-    long games = 0, skipped_by[2] = {0, 0};
+    long games = 0, skipped_by[3] = {0, 0, 0};
     while (pgn_next_raw(&r, &raw)) {
         games++;
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < 3; i++) {
             StrBuf why = SB_INIT;
             bool skipped;
             if (!gated_same_as_ungated(&raw, &gates[i], &skipped, &why))
@@ -799,6 +810,7 @@ static void test_gated_problems_read_as_ungated(void **state)
     assert_int_equal(games, 15);
     assert_int_equal(skipped_by[0], 15);
     assert_int_equal(skipped_by[1], 13);   /* two games castle: the black king reaches g8 */
+    assert_int_equal(skipped_by[2], 15);   /* the two that castle have a 'c' in their Event */
     raw_game_free(&raw);
     pgn_close(&r);
     fclose(fp);

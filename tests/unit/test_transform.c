@@ -377,7 +377,8 @@ static void capture_message(void *ctx, DiagSeverity sev, const char *text)
  * piece designator, from both sides of `or` and from the keys of an orbit's
  * members; none when anything may be evaluated before it, when the
  * designator allows the empty square, or when a game may match with no
- * position matched. */
+ * position matched. And the first filter that reads only tags, asked once
+ * the tags are read. */
 static void test_search_gate_from_body(void **state)
 {
     (void)state;
@@ -404,6 +405,27 @@ static void test_search_gate_from_body(void **state)
         if (s.gate.nplacements != cases[i].placements)
             fail_msg("%s: %d placements, not %d", cases[i].body, s.gate.nplacements, cases[i].placements);
         assert_null(s.gate.result);
+        query_free(q);
+    }
+    /* the body's first filter when it reads only tags and the game number */
+    static const struct {
+        const char *body;
+        bool tags_test;
+    } tag_cases[] = {
+        {"player white \"X\" Ka1", true}, {"{elo white > 2500 year < 1950} mate", true},
+        {"gamenumber > 10 and event \"Ch\"", true}, {"not player \"X\"", true},
+        {"Ka1 player white \"X\"", false}, {"elo > 2500", false}, {"result 1-0 check", false},
+        {"x = 1 player \"X\"", false}, {"player white \"X\" or Ka1", false}, {"{2 4}", false},
+    };
+    for (size_t i = 0; i < sizeof tag_cases / sizeof *tag_cases; i++) {
+        SourceText src = {"-cql", tag_cases[i].body, strlen(tag_cases[i].body)};
+        Query *q = query_compile(&src, &run, &quiet);
+        assert_non_null(q);
+        SearchSettings settings;
+        memset(&settings, 0, sizeof settings);
+        Search s;
+        search_init(&s, &settings, q);
+        if ((s.tags_test != NULL) != tag_cases[i].tags_test) fail_msg("%s: tags_test", tag_cases[i].body);
         query_free(q);
     }
     Query *q = compile("Ka1");
