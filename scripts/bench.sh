@@ -163,7 +163,8 @@ query() {
 
 for q in 'true' 'Ka1' 'check' 'mate' 'Q attacks k' 'pin' 'flip {ray (R q k)}' \
          'shift flip {Ka1 kc1}' 'echo (s t) {s & t == . s < t}' 'legal -- == 0' \
-         'find mate' 'move promote N' '#[Aa] <= 5' 'result 1-0' 'player white "Stockfish"'; do
+         'find mate' 'move promote N' '#[Aa] <= 5' 'result 1-0' 'player white "Stockfish"' \
+         'flipcolor {Ka1 check}' 'player black "Carlsen" check'; do
     query "$q" 1 "$q"
 done
 
