@@ -68,6 +68,8 @@ struct CqlGame {
     Game game;
     bool usable;
     const GameNode **by_id;      /* made on first cql_game_position */
+    const CqlQuery *tags_test_held;   /* the query whose tags_test the gate found
+                                         true for this game (cql_game_parse_for) */
 };
 
 struct CqlSearcher {
@@ -75,7 +77,6 @@ struct CqlSearcher {
     Evaluator *eval;
     Arena arena;                 /* the last search's caches and notes */
     GameSearch found;
-    PgnGate gate;                /* the query's, with its tags_test asked of this evaluator */
 };
 
 /* {==== setup, messages, text =============================================== */
@@ -557,6 +558,7 @@ static CqlGameStatus parse_game(CqlGame *g, CqlGameText *t, const char *file, Cq
 {
     arena_reset(&g->arena);
     g->by_id = NULL;
+    g->tags_test_held = NULL;
     DiagSink d = sink_for(m);
     PgnParseStatus st = pgn_parse_game_gated(&t->raw, file, &g->arena, &g->game, &d, gate);
     raw_game_trim(&t->raw);   /* the tree holds copies: a big game's text can go now */
@@ -570,9 +572,32 @@ CqlGameStatus cql_game_parse(CqlGame *g, CqlGameText *t, const char *file, CqlMe
     return parse_game(g, t, file, m, NULL);
 }
 
+/* The gate's question about a game's tags (Search.tags_test), asked of a
+ * searcher's evaluator for a CqlGame. */
+typedef struct TagsQuestion {
+    CqlSearcher *searcher;
+    CqlGame *game;
+} TagsQuestion;
+
+static bool tags_test_passes(void *ctx, const Game *g)
+{
+    TagsQuestion *q = ctx;
+    const CqlQuery *query = q->searcher->query;
+    bool sure;
+    bool passes = eval_at_start(q->searcher->eval, g, query->search.tags_test, &sure);
+    if (passes && sure) q->game->tags_test_held = query;
+    return passes;
+}
+
 CqlGameStatus cql_game_parse_for(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m, CqlSearcher *s)
 {
-    return parse_game(g, t, file, m, &s->gate);
+    PgnGate gate = s->query->search.gate;
+    TagsQuestion question = {s, g};
+    if (s->query->search.tags_test) {
+        gate.admits = tags_test_passes;
+        gate.ctx = &question;
+    }
+    return parse_game(g, t, file, m, &gate);
 }
 
 long cql_game_number(const CqlGame *g)
@@ -635,13 +660,6 @@ bool cql_fen_check(const char *fen, int *field, int *column, char *message, size
 
 /* {==== searching ============================================================ */
 
-/* The gate's question about a game's tags (Search.tags_test). */
-static bool tags_test_passes(void *ctx, const Game *g)
-{
-    const CqlSearcher *s = ctx;
-    return eval_at_start(s->eval, g, s->query->search.tags_test);
-}
-
 CqlSearcher *cql_searcher_new(const CqlQuery *q)
 {
     library_init();
@@ -649,11 +667,6 @@ CqlSearcher *cql_searcher_new(const CqlQuery *q)
     s->query = q;
     s->eval = eval_new(q->query, &q->search.eval);
     arena_init_growing(&s->arena, GAME_ARENA_FIRST, GAME_ARENA_MAX);
-    s->gate = q->search.gate;
-    if (q->search.tags_test) {
-        s->gate.admits = tags_test_passes;
-        s->gate.ctx = s;
-    }
     return s;
 }
 
@@ -669,8 +682,8 @@ bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText 
 {
     arena_reset(&s->arena);
     StrBuf sb = printed ? text_in(printed) : (StrBuf)SB_INIT;
-    bool matched = search_matches(&s->query->search, s->eval, &g->game, &s->arena, &s->found,
-                                  printed ? &sb : NULL);
+    bool matched = search_matches(&s->query->search, s->eval, &g->game, g->tags_test_held == s->query,
+                                  &s->arena, &s->found, printed ? &sb : NULL);
     if (printed) text_out(printed, &sb);
     found->matched = matched;
     found->stopped = s->found.stopped_at != NULL;

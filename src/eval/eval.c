@@ -1518,7 +1518,8 @@ static void search_direct_body(Evaluator *ev, const Node *body, GameSearch *out,
         if (!n->child && game_node_check(n) == NODE_MATED) count_match(ev, out, n, annotate);
 }
 
-void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrBuf *messages)
+void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, GameSearch *out,
+               StrBuf *messages)
 {
     memset(out, 0, sizeof *out);
     ev->game = g;
@@ -1538,7 +1539,7 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
     out->matched = ARENA_ARRAY(arena, bool, g->node_count);
     bool annotate = !ev->settings.silent;
     /* a body of one filter is that filter (a compound's value is its last member's) */
-    const Node *body = ev->q->body;
+    if (!body) body = ev->q->body;
     if (body->kind == ND_COMPOUND && body->nkids == 1) body = body->kids[0];
     /* a body that reads only tags is evaluated once, at the first position:
      * `result 1-0` costs a lookup per game, not per position */
@@ -1578,7 +1579,7 @@ void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrB
             ev->vars[i].str = arena_strdup(&ev->persistent_strings, ev->vars[i].str);
 }
 
-bool eval_at_start(Evaluator *ev, const Game *g, const Node *n)
+bool eval_at_start(Evaluator *ev, const Game *g, const Node *n, bool *sure)
 {
     GameSearch nothing_yet;   /* no tag set by settag, no note */
     memset(&nothing_yet, 0, sizeof nothing_yet);
@@ -1593,7 +1594,8 @@ bool eval_at_start(Evaluator *ev, const Game *g, const Node *n)
     ev->npending = 0;
     Value v;
     bool matched = eval_node(ev, n, &v);
-    if (ev->stopped_at || ev->runtime_error) {   /* the search itself is to meet it, and report it */
+    *sure = !ev->stopped_at && !ev->runtime_error;
+    if (!*sure) {   /* the search itself is to meet it, and report it */
         free(ev->runtime_error);
         ev->runtime_error = NULL;
         ev->stopped_at = NULL;

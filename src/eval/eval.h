@@ -81,15 +81,18 @@ bool eval_needs_game_count(const Query *q);
 Evaluator *eval_new(const Query *q, const EvalSettings *s);
 void eval_free(Evaluator *ev);
 
-/* Searches game g. `arena` is the game's arena (for caches and notes).
- * Text printed by `message` is appended to *messages. */
-void eval_game(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrBuf *messages);
+/* Searches game g with `body` (NULL: the query's). `arena` is the game's
+ * arena (for caches and notes). Text printed by `message` is appended to
+ * *messages. */
+void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, GameSearch *out,
+               StrBuf *messages);
 /* Whether n matches at g's start, evaluated as the first filter of the body
  * at the first position would be: for a filter of the tags and the game
  * number alone (search.h, Search.tags_test), asked before g's moves are
- * read. Its strings go in g's arena. True when the evaluation stops the
- * run or raises an error: that is for the search to meet and report. */
-bool eval_at_start(Evaluator *ev, const Game *g, const Node *n);
+ * read. Its strings go in g's arena. When the evaluation stops the run or
+ * raises an error (for the search to meet and report), true with *sure
+ * false. */
+bool eval_at_start(Evaluator *ev, const Game *g, const Node *n, bool *sure);
 
 /* Writes `name: value` for every persistent variable and every dictionary
  * that is not local (`D: {"a": 1, "b": 2}`), at the end of a run. */

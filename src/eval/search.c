@@ -18,14 +18,14 @@ static bool result_matches(const Search *s, const Game *g)
     return r && strcmp(r, s->result) == 0;
 }
 
-bool search_matches(const Search *s, Evaluator *ev, const Game *g, Arena *a, GameSearch *found,
-                    StrBuf *printed)
+bool search_matches(const Search *s, Evaluator *ev, const Game *g, bool tags_test_held, Arena *a,
+                    GameSearch *found, StrBuf *printed)
 {
     memset(found, 0, sizeof *found);
     if (s->gamenumber.set && (g->number < s->gamenumber.min || g->number > s->gamenumber.max))
         return false;
     if (!result_matches(s, g) || g->moves_skipped) return false;
-    eval_game(ev, g, a, found, printed);
+    eval_game(ev, g, tags_test_held ? s->body_past_tags_test : NULL, a, found, printed);
     if (found->runtime_error || found->stopped_at) return false;
     return found->matched_positions >= s->matchcount_min &&
            found->matched_positions <= s->matchcount_max;
@@ -137,6 +137,12 @@ static bool reads_only_tags(const Node *n)
     return true;
 }
 
+static bool finds_settag(const Node *n, void *ctx)
+{
+    if (n->kind == ND_SETTAG) *(bool *)ctx = true;
+    return true;
+}
+
 /* What a game needs to be able to match, known before its moves are played
  * (the gate, pgn_parse_game_gated, and tags_test, which the searcher adds
  * to it). matchcount 0 lets a game match with no position matched. */
@@ -144,10 +150,26 @@ static void init_gate(Search *s)
 {
     s->gate.result = s->result;
     if (s->matchcount_min < 1) return;
-    if (!add_requirement(&s->gate, s->query->body)) s->gate.nplacements = 0;
-    const Node *first = s->query->body;
+    const Node *body = s->query->body, *first = body;
     while (first->kind == ND_COMPOUND && first->nkids > 0) first = first->kids[0];
-    if (first != s->query->body && reads_only_tags(first)) s->tags_test = first;
+    bool tags_first = first != body && reads_only_tags(first);
+    if (tags_first) s->tags_test = first;
+    /* the rest of the body, after a first filter of the tags alone, which
+     * has no effect and holds at every position where it holds at one */
+    bool rest_after_tags = tags_first && first == body->kids[0] && body->nkids >= 2;
+    if (!add_requirement(&s->gate, rest_after_tags ? body->kids[1] : body)) s->gate.nplacements = 0;
+    bool sets_tags = false;   /* settag can change what the test reads */
+    ast_walk(body, finds_settag, &sets_tags);
+    if (!rest_after_tags || sets_tags) return;
+    if (body->nkids == 2) {
+        s->body_past_tags_test = body->kids[1];
+    } else {
+        s->past_tags_test = *body;
+        s->past_tags_test.kids = body->kids + 1;
+        s->past_tags_test.nkids = body->nkids - 1;
+        s->past_tags_test.kids_cap = 0;
+        s->body_past_tags_test = &s->past_tags_test;
+    }
 }
 
 void search_init(Search *s, const SearchSettings *o, const Query *q)

@@ -56,6 +56,11 @@ typedef struct Search {
      * number (player white "X" ...): a game where it fails cannot match,
      * which the searcher's gate asks once the tags are read; NULL: none */
     const Node *tags_test;
+    /* the body without tags_test, for a game where the gate found it true
+     * (its value cannot change during the game: no settag); NULL: none.
+     * It may point to past_tags_test, so a Search is not to be copied. */
+    const Node *body_past_tags_test;
+    Node past_tags_test;        /* the body's compound, from its second member on */
 } Search;
 
 void search_init(Search *s, const SearchSettings *o, const Query *q);
@@ -66,9 +71,10 @@ void search_init(Search *s, const SearchSettings *o, const Query *q);
  * matchcount. What `message` prints is appended to *printed. A game read
  * through s->gate and shut out by it (Game.moves_skipped) does not match,
  * and nothing of the query is evaluated for it: the gate lets through every
- * game where that could make a difference. */
-bool search_matches(const Search *s, Evaluator *ev, const Game *g, Arena *a, GameSearch *found,
-                    StrBuf *printed);
+ * game where that could make a difference. tags_test_held: s->tags_test
+ * was found true for g's tags, and is not evaluated again. */
+bool search_matches(const Search *s, Evaluator *ev, const Game *g, bool tags_test_held, Arena *a,
+                    GameSearch *found, StrBuf *printed);
 
 /* The value a matching game is sorted by (when s->sorting). */
 int64_t search_sort_value(const Search *s, const GameSearch *found);

@@ -143,7 +143,7 @@ static void search_games(const Search *s, const char *pgn, size_t len)
         Game g;
         if (pgn_parse_game(&raw, r.name, &arena, &g, &diag) != PGN_UNUSABLE) {
             GameSearch found;
-            if (search_matches(s, ev, &g, &arena, &found, &printed)) {
+            if (search_matches(s, ev, &g, false, &arena, &found, &printed)) {
                 sb_clear(&written);
                 search_write_game(s, &g, &found, &arena, &written);
                 PgnAnnotations notes = {found.notes, found.set_tags, found.nset_tags, found.remove_comment};

@@ -392,7 +392,8 @@ static void test_search_gate_from_body(void **state)
         {"Ka1", 1}, {"Ka1 check", 1}, {"{[RQ]h7 mate}", 1}, {"(Ka1) check", 1},
         {"flipcolor {Ka1 check}", 2}, {"(Ka1 or kh8) check", 2}, {"check Ka1", 0},
         {"x = 1 Ka1", 0}, {"_a1", 0}, {"[K_]a1", 0}, {"flipcolor {x = 1 Ka1}", 0},
-        {"not Ka1", 0}, {"Ka1 or check", 0}, {"true", 0},
+        {"not Ka1", 0}, {"Ka1 or check", 0}, {"true", 0}, {"player white \"X\" Ka1 check", 1},
+        {"player white \"X\" x = 1 Ka1", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         SourceText src = {"-cql", cases[i].body, strlen(cases[i].body)};
@@ -426,6 +427,27 @@ static void test_search_gate_from_body(void **state)
         Search s;
         search_init(&s, &settings, q);
         if ((s.tags_test != NULL) != tag_cases[i].tags_test) fail_msg("%s: tags_test", tag_cases[i].body);
+        query_free(q);
+    }
+    /* where the test held, the rest of the body alone is evaluated: not
+     * when settag can change a tag the test reads, nor inside a compound */
+    static const struct {
+        const char *body;
+        bool rest;
+    } rest_cases[] = {
+        {"player white \"X\" check", true}, {"player white \"X\" Ka1 check", true},
+        {"player white \"X\" settag(\"White\" \"Y\") check", false}, {"{player \"X\" Ka1} check", false},
+        {"player \"X\"", false},
+    };
+    for (size_t i = 0; i < sizeof rest_cases / sizeof *rest_cases; i++) {
+        SourceText src = {"-cql", rest_cases[i].body, strlen(rest_cases[i].body)};
+        Query *q = query_compile(&src, &run, &quiet);
+        assert_non_null(q);
+        SearchSettings settings;
+        memset(&settings, 0, sizeof settings);
+        Search s;
+        search_init(&s, &settings, q);
+        if ((s.body_past_tags_test != NULL) != rest_cases[i].rest) fail_msg("%s: the rest", rest_cases[i].body);
         query_free(q);
     }
     Query *q = compile("Ka1");
