@@ -320,7 +320,8 @@ CQL_API bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, 
  * Such a game's moves are checked without building its tree (its only
  * position is the start); every problem is reported exactly as
  * cql_game_parse reports it, and cql_search finds no match in it without
- * evaluating the query. */
+ * evaluating the query. Where that first filter of the tags holds, a
+ * search with s evaluates only the rest of the body. */
 CQL_API CqlGameStatus cql_game_parse_for(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m,
                                          CqlSearcher *s);
 /* After a search of g that stopped (found->stopped): reports the filter
