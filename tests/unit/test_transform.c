@@ -385,15 +385,29 @@ static void test_search_gate_from_body(void **state)
     DiagSink quiet;
     diag_sink_init(&quiet, drop_message, NULL);
     CompileOptions run = {.body_only = true, .expand = true};   /* as for a run: orbits made */
+    /* the placements; whether the first filter reads only tags (asked once
+     * the tags are read); whether, where it held, the rest of the body is
+     * evaluated alone (not when settag can change a tag it reads, nor
+     * inside a compound) */
     static const struct {
         const char *body;
         int placements;
+        bool tags_test, rest;
     } cases[] = {
-        {"Ka1", 1}, {"Ka1 check", 1}, {"{[RQ]h7 mate}", 1}, {"(Ka1) check", 1},
-        {"flipcolor {Ka1 check}", 2}, {"(Ka1 or kh8) check", 2}, {"check Ka1", 0},
-        {"x = 1 Ka1", 0}, {"_a1", 0}, {"[K_]a1", 0}, {"flipcolor {x = 1 Ka1}", 0},
-        {"not Ka1", 0}, {"Ka1 or check", 0}, {"true", 0}, {"player white \"X\" Ka1 check", 1},
-        {"player white \"X\" x = 1 Ka1", 0},
+        {"Ka1", 1, false, false}, {"Ka1 check", 1, false, false}, {"{[RQ]h7 mate}", 1, false, false},
+        {"(Ka1) check", 1, false, false}, {"flipcolor {Ka1 check}", 2, false, false},
+        {"(Ka1 or kh8) check", 2, false, false}, {"check Ka1", 0, false, false},
+        {"x = 1 Ka1", 0, false, false}, {"_a1", 0, false, false}, {"[K_]a1", 0, false, false},
+        {"flipcolor {x = 1 Ka1}", 0, false, false}, {"not Ka1", 0, false, false},
+        {"Ka1 or check", 0, false, false}, {"true", 0, true, false},
+        {"player white \"X\" Ka1 check", 1, true, true}, {"player white \"X\" x = 1 Ka1", 0, true, true},
+        {"{elo white > 2500 year < 1950} mate", 0, true, false}, {"gamenumber > 10 and event \"Ch\"", 0, true, false},
+        {"not player \"X\"", 0, true, false}, {"Ka1 player white \"X\"", 1, false, false},
+        {"elo > 2500", 0, false, false}, {"result 1-0 check", 0, false, false},
+        {"x = 1 player \"X\"", 0, false, false}, {"player white \"X\" or Ka1", 0, false, false},
+        {"{2 4}", 0, false, false}, {"player white \"X\" check", 0, true, true},
+        {"player white \"X\" settag(\"White\" \"Y\") check", 0, true, false},
+        {"{player \"X\" Ka1} check", 0, true, false}, {"player \"X\"", 0, true, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         SourceText src = {"-cql", cases[i].body, strlen(cases[i].body)};
@@ -405,49 +419,9 @@ static void test_search_gate_from_body(void **state)
         search_init(&s, &settings, q);
         if (s.gate.nplacements != cases[i].placements)
             fail_msg("%s: %d placements, not %d", cases[i].body, s.gate.nplacements, cases[i].placements);
+        if ((s.tags_test != NULL) != cases[i].tags_test) fail_msg("%s: tags_test", cases[i].body);
+        if ((s.body_past_tags_test != NULL) != cases[i].rest) fail_msg("%s: the rest", cases[i].body);
         assert_null(s.gate.result);
-        query_free(q);
-    }
-    /* the body's first filter when it reads only tags and the game number */
-    static const struct {
-        const char *body;
-        bool tags_test;
-    } tag_cases[] = {
-        {"player white \"X\" Ka1", true}, {"{elo white > 2500 year < 1950} mate", true},
-        {"gamenumber > 10 and event \"Ch\"", true}, {"not player \"X\"", true},
-        {"Ka1 player white \"X\"", false}, {"elo > 2500", false}, {"result 1-0 check", false},
-        {"x = 1 player \"X\"", false}, {"player white \"X\" or Ka1", false}, {"{2 4}", false},
-    };
-    for (size_t i = 0; i < sizeof tag_cases / sizeof *tag_cases; i++) {
-        SourceText src = {"-cql", tag_cases[i].body, strlen(tag_cases[i].body)};
-        Query *q = query_compile(&src, &run, &quiet);
-        assert_non_null(q);
-        SearchSettings settings;
-        memset(&settings, 0, sizeof settings);
-        Search s;
-        search_init(&s, &settings, q);
-        if ((s.tags_test != NULL) != tag_cases[i].tags_test) fail_msg("%s: tags_test", tag_cases[i].body);
-        query_free(q);
-    }
-    /* where the test held, the rest of the body alone is evaluated: not
-     * when settag can change a tag the test reads, nor inside a compound */
-    static const struct {
-        const char *body;
-        bool rest;
-    } rest_cases[] = {
-        {"player white \"X\" check", true}, {"player white \"X\" Ka1 check", true},
-        {"player white \"X\" settag(\"White\" \"Y\") check", false}, {"{player \"X\" Ka1} check", false},
-        {"player \"X\"", false},
-    };
-    for (size_t i = 0; i < sizeof rest_cases / sizeof *rest_cases; i++) {
-        SourceText src = {"-cql", rest_cases[i].body, strlen(rest_cases[i].body)};
-        Query *q = query_compile(&src, &run, &quiet);
-        assert_non_null(q);
-        SearchSettings settings;
-        memset(&settings, 0, sizeof settings);
-        Search s;
-        search_init(&s, &settings, q);
-        if ((s.body_past_tags_test != NULL) != rest_cases[i].rest) fail_msg("%s: the rest", rest_cases[i].body);
         query_free(q);
     }
     Query *q = compile("Ka1");
