@@ -87,35 +87,14 @@ static bool add_placement(PgnGate *gate, const Designator *d)
     return true;
 }
 
-/* Adds to the gate placements one of which a position needs for n to match
- * there, and which n looks at before anything else: where none is there, n
- * does not match and evaluating it does nothing else. False when n has no
- * such placements (or too many). They come from the first filter of a body
- * or compound when it is a piece designator (Ka1, [RQ]h7); from both sides
- * of `or`; from the keys of an orbit's members (flipcolor {Ka1 ...}), which
- * are tested before the members are evaluated (eval/orbit.c). */
-static bool add_requirement(PgnGate *gate, const Node *n)
-{
-    while (n && (n->kind == ND_PAREN || (n->kind == ND_COMPOUND && n->nkids > 0))) n = n->kids[0];
-    if (!n || (n->flags & NF_AS_POSITION)) return false;
-    switch (n->kind) {
-    case ND_DESIGNATOR:
-        return add_placement(gate, n->desig);
-    case ND_OR:
-        return add_requirement(gate, n->kids[0]) && add_requirement(gate, n->kids[1]);
-    case ND_ORBIT:   /* with count it always matches */
-        if (n->flags & NF_COUNT) return false;
-        for (uint32_t i = 0; i < n->nkids; i++)
-            if (!add_placement(gate, n->kids[i]->desig)) return false;
-        return n->nkids > 0;
-    default:
-        return false;
-    }
-}
-
-/* n reads the tags and the game number and nothing else: the same at every
- * position of a game, known before its moves are read, and without effect. */
-static bool reads_only_tags(const Node *n)
+/* n is made of filters whose evaluation changes nothing, cannot stop the
+ * run or raise an error (eval_runtime_error), and reads nothing a search
+ * sets: whether it was evaluated cannot be noticed. With `positions`, the
+ * filters of the board (check, Ka1 ...) are among them; without, only
+ * those of the tags and the game number, the same at every position of a
+ * game and known before its moves are read. A kind left out only loses a
+ * gate. */
+static bool changes_nothing(const Node *n, bool positions)
 {
     if (n->flags & NF_AS_POSITION) return false;   /* a value where a match is wanted: the run stops there */
     switch (n->kind) {
@@ -124,17 +103,65 @@ static bool reads_only_tags(const Node *n)
     case ND_RELATION: case ND_AND: case ND_OR: case ND_NOT: case ND_PAREN:
         break;
     case ND_ELO:   /* alone, the side to move's */
-        if (!(n->flags & (NF_WHITE | NF_BLACK))) return false;
+        if (!positions && !(n->flags & (NF_WHITE | NF_BLACK))) return false;
         break;
     case ND_COMPOUND:
         if (n->nkids == 0) return false;
+        break;
+    case ND_CHECK: case ND_MATE: case ND_STALEMATE: case ND_WTM: case ND_BTM: case ND_DESIGNATOR:
+    case ND_ATTACKS: case ND_ATTACKEDBY: case ND_COUNT:
+        if (!positions) return false;
         break;
     default:
         return false;
     }
     for (uint32_t i = 0; i < n->nkids; i++)
-        if (n->kids[i] && !reads_only_tags(n->kids[i])) return false;
+        if (n->kids[i] && !changes_nothing(n->kids[i], positions)) return false;
     return true;
+}
+
+static bool reads_only_tags(const Node *n)
+{
+    return changes_nothing(n, false);
+}
+
+/* Adds to the gate placements one of which a position needs for n to match
+ * there, where evaluating n does nothing else when none is there. False
+ * when n has no such placements (or too many). They come from a piece
+ * designator that the empty square does not satisfy (Ka1, [RQ]h7); from a
+ * member of a compound, all of whose members must match, after members
+ * that change nothing (check Ka1, player "X" Ka1); from both sides of
+ * `or`; from the attacking side of `attacks`; from the keys of an orbit's
+ * members (flipcolor {Ka1 ...}), which are tested before the members are
+ * evaluated (eval/orbit.c). */
+static bool add_requirement(PgnGate *gate, const Node *n)
+{
+    while (n && n->kind == ND_PAREN) n = n->kids[0];
+    if (!n || (n->flags & NF_AS_POSITION)) return false;
+    switch (n->kind) {
+    case ND_DESIGNATOR:
+        return add_placement(gate, n->desig);
+    case ND_COMPOUND:
+        for (uint32_t i = 0; i < n->nkids; i++) {
+            int kept = gate->nplacements;
+            if (add_requirement(gate, n->kids[i])) return true;
+            gate->nplacements = kept;
+            if (!changes_nothing(n->kids[i], true)) return false;
+        }
+        return false;
+    case ND_OR:
+        return add_requirement(gate, n->kids[0]) && add_requirement(gate, n->kids[1]);
+    case ND_ATTACKS: case ND_ATTACKEDBY:   /* kids[0] attacking, or attacked from kids[1] */
+        return n->kids[0]->kind == ND_DESIGNATOR && n->kids[1]->kind == ND_DESIGNATOR &&
+               add_placement(gate, n->kids[n->kind == ND_ATTACKEDBY]->desig);
+    case ND_ORBIT:   /* with count it always matches */
+        if (n->flags & NF_COUNT) return false;
+        for (uint32_t i = 0; i < n->nkids; i++)
+            if (!add_placement(gate, n->kids[i]->desig)) return false;
+        return n->nkids > 0;
+    default:
+        return false;
+    }
 }
 
 static bool finds_settag(const Node *n, void *ctx)
@@ -152,12 +179,12 @@ static void init_gate(Search *s)
     if (s->matchcount_min < 1) return;
     const Node *body = s->query->body, *first = body;
     while (first->kind == ND_COMPOUND && first->nkids > 0) first = first->kids[0];
+    if (!add_requirement(&s->gate, body)) s->gate.nplacements = 0;
     bool tags_first = first != body && reads_only_tags(first);
     if (tags_first) s->tags_test = first;
     /* the rest of the body, after a first filter of the tags alone, which
      * has no effect and holds at every position where it holds at one */
     bool rest_after_tags = tags_first && first == body->kids[0] && body->nkids >= 2;
-    if (!add_requirement(&s->gate, rest_after_tags ? body->kids[1] : body)) s->gate.nplacements = 0;
     bool sets_tags = false;   /* settag can change what the test reads */
     ast_walk(body, finds_settag, &sets_tags);
     if (!rest_after_tags || sets_tags) return;

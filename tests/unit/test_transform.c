@@ -373,12 +373,13 @@ static void capture_message(void *ctx, DiagSeverity sev, const char *text)
  * message at the outermost transform, having made about a budget's worth
  * of nodes (not the 16 million members of the whole expansion). */
 /* The gate a search reads games through (search_init, pgn_parse_game_gated):
- * the placements come from the filter a body looks at first when it is a
- * piece designator, from both sides of `or` and from the keys of an orbit's
- * members; none when anything may be evaluated before it, when the
- * designator allows the empty square, or when a game may match with no
- * position matched. And the first filter that reads only tags, asked once
- * the tags are read. */
+ * the placements come from a piece designator the body needs, after
+ * members that change nothing, from both sides of `or`, from the attacking
+ * side of `attacks` and from the keys of an orbit's members; none when a
+ * filter with an effect may be evaluated before it, when the designator
+ * allows the empty square, or when a game may match with no position
+ * matched. And the first filter that reads only tags, asked once the tags
+ * are read. */
 static void test_search_gate_from_body(void **state)
 {
     (void)state;
@@ -396,7 +397,9 @@ static void test_search_gate_from_body(void **state)
     } cases[] = {
         {"Ka1", 1, false, false}, {"Ka1 check", 1, false, false}, {"{[RQ]h7 mate}", 1, false, false},
         {"(Ka1) check", 1, false, false}, {"flipcolor {Ka1 check}", 2, false, false},
-        {"(Ka1 or kh8) check", 2, false, false}, {"check Ka1", 0, false, false},
+        {"(Ka1 or kh8) check", 2, false, false}, {"check Ka1", 1, false, false},
+        {"btm {check Ka1}", 1, false, false}, {"check message \"m\" Ka1", 0, false, false},
+        {"Q attacks k", 1, false, false}, {"k attackedby Q", 1, false, false},
         {"x = 1 Ka1", 0, false, false}, {"_a1", 0, false, false}, {"[K_]a1", 0, false, false},
         {"flipcolor {x = 1 Ka1}", 0, false, false}, {"not Ka1", 0, false, false},
         {"Ka1 or check", 0, false, false}, {"true", 0, true, false},
@@ -407,7 +410,7 @@ static void test_search_gate_from_body(void **state)
         {"x = 1 player \"X\"", 0, false, false}, {"player white \"X\" or Ka1", 0, false, false},
         {"{2 4}", 0, false, false}, {"player white \"X\" check", 0, true, true},
         {"player white \"X\" settag(\"White\" \"Y\") check", 0, true, false},
-        {"{player \"X\" Ka1} check", 0, true, false}, {"player \"X\"", 0, true, false},
+        {"{player \"X\" Ka1} check", 1, true, false}, {"player \"X\"", 0, true, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         SourceText src = {"-cql", cases[i].body, strlen(cases[i].body)};
