@@ -315,8 +315,9 @@ CQL_API bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, 
 /* cql_game_parse for a search with s, faster for a game its query cannot
  * match: a game whose Result tag is not the result asked for, whose tags
  * fail the body's first filter when that reads only tags (`player white
- * "X" ...`), or none of whose positions has a piece the body asks for
- * before anything else (`Ka1`, `{[RQ]h7 ...}`, `flipcolor {Ka1 ...}`).
+ * "X" ...`), or none of whose positions has a piece the body needs, where
+ * nothing with an effect comes before it (`Ka1`, `check Ka1`, `{[RQ]h7
+ * ...}`, `flipcolor {Ka1 ...}`).
  * Such a game's moves are checked without building its tree (its only
  * position is the start); every problem is reported exactly as
  * cql_game_parse reports it, and cql_search finds no match in it without
