@@ -182,6 +182,12 @@ static void init_gate(Search *s)
     if (!add_requirement(&s->gate, body)) s->gate.nplacements = 0;
     bool tags_first = first != body && reads_only_tags(first);
     if (tags_first) s->tags_test = first;
+    /* or a later member of the body, after members that change nothing */
+    for (uint32_t i = 1; !tags_first && i < body->nkids && changes_nothing(body->kids[i - 1], true); i++)
+        if (reads_only_tags(body->kids[i])) {
+            s->tags_test = body->kids[i];
+            break;
+        }
     /* the rest of the body, after a first filter of the tags alone, which
      * has no effect and holds at every position where it holds at one */
     bool rest_after_tags = tags_first && first == body->kids[0] && body->nkids >= 2;

@@ -52,9 +52,10 @@ typedef struct Search {
      * played (pgn_parse_game_gated): its result, and a piece the body asks
      * for before anything else (Ka1 ...) somewhere in it */
     PgnGate gate;
-    /* the body's first filter when it reads only the tags and the game
-     * number (player white "X" ...): a game where it fails cannot match,
-     * which the searcher's gate asks once the tags are read; NULL: none */
+    /* a filter of the body that reads only the tags and the game number
+     * (player white "X" ...), first or after members that change nothing:
+     * a game where it fails cannot match, which the searcher's gate asks
+     * once the tags are read; NULL: none */
     const Node *tags_test;
     /* the body without tags_test, for a game where the gate found it true
      * (its value cannot change during the game: no settag); NULL: none.
