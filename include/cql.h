@@ -314,15 +314,15 @@ CQL_API void cql_searcher_free(CqlSearcher *s);
 CQL_API bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText *printed);
 /* cql_game_parse for a search with s, faster for a game its query cannot
  * match: a game whose Result tag is not the result asked for, whose tags
- * fail the body's first filter when that reads only tags (`player white
- * "X" ...`), or none of whose positions has a piece the body needs, where
- * nothing with an effect comes before it (`Ka1`, `check Ka1`, `{[RQ]h7
- * ...}`, `flipcolor {Ka1 ...}`).
- * Such a game's moves are checked without building its tree (its only
- * position is the start); every problem is reported exactly as
- * cql_game_parse reports it, and cql_search finds no match in it without
- * evaluating the query. Where that first filter of the tags holds, a
- * search with s evaluates only the rest of the body. */
+ * fail a filter of the body that reads only tags (`player white "X" ...`,
+ * `check player "X"`), or none of whose positions has a piece the body
+ * needs, where nothing with an effect comes before it (`Ka1`, `check
+ * Ka1`, `{[RQ]h7 ...}`, `flipcolor {Ka1 ...}`). Such a game's moves are
+ * checked without building its tree (its only position is the start);
+ * every problem is reported exactly as cql_game_parse reports it, and
+ * cql_search finds no match in it without evaluating the query. Where the
+ * filter of the tags holds and is the body's first, a search with s
+ * evaluates only the rest of the body. */
 CQL_API CqlGameStatus cql_game_parse_for(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m,
                                          CqlSearcher *s);
 /* After a search of g that stopped (found->stopped): reports the filter
