@@ -24,11 +24,16 @@ const char *game_tag(const Game *g, const char *name)
     return t ? t->value : NULL;
 }
 
-const char *game_result(const Game *g)
+const char *game_result_tag(const Game *g)
 {
     const char *r = game_tag(g, "Result");
-    if (r && (strcmp(r, "1-0") == 0 || strcmp(r, "0-1") == 0 || strcmp(r, "1/2-1/2") == 0)) return r;
-    return g->result;
+    return r && (strcmp(r, "1-0") == 0 || strcmp(r, "0-1") == 0 || strcmp(r, "1/2-1/2") == 0) ? r : NULL;
+}
+
+const char *game_result(const Game *g)
+{
+    const char *r = game_result_tag(g);
+    return r ? r : g->result;
 }
 
 static bool same_comments(const Comment *a, const Comment *b)

@@ -103,6 +103,8 @@ const char *game_tag(const Game *g, const char *name);
 /* The game's result: its Result tag when that is 1-0, 0-1 or 1/2-1/2, else
  * the termination marker of the movetext, else NULL. */
 const char *game_result(const Game *g);
+/* The Result tag when it is 1-0, 0-1 or 1/2-1/2 (known before the moves), else NULL. */
+const char *game_result_tag(const Game *g);
 
 /* True when b has a's moves, glyphs and comments at every node (the same
  * tree), and every tag of a with the same value: what writing a game and

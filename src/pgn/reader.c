@@ -1722,10 +1722,8 @@ static void deliver_held(DiagSink *to, const StrBuf *held)
  * than the one it wants, or tags its `admits` refuses. */
 static bool tags_shut_out(const PgnGate *gate, const Game *g)
 {
-    const char *r = gate->result ? game_tag(g, "Result") : NULL;
-    if (r && (strcmp(r, "1-0") == 0 || strcmp(r, "0-1") == 0 || strcmp(r, "1/2-1/2") == 0) &&
-        strcmp(r, gate->result) != 0)
-        return true;
+    const char *r = gate->result ? game_result_tag(g) : NULL;
+    if (r && strcmp(r, gate->result) != 0) return true;
     return gate->admits && !gate->admits(gate->ctx, g);
 }
 
