@@ -102,6 +102,17 @@ static inline Bitboard pos_pieces(const Position *pos, Color c, PieceType t)
 {
     return pos->by_type[t] & pos->by_color[c];
 }
+/* The squares holding a piece of `pieces` (bit p for Piece code p; bit 0:
+ * the empty squares), as a piece designator's mask gives them. */
+static inline Bitboard pos_squares_with(const Position *pos, unsigned pieces)
+{
+    Bitboard b = (pieces & 1u) ? ~pos_occupied(pos) : 0;
+    for (pieces &= ~1u; pieces; pieces &= pieces - 1) {
+        Piece p = (Piece)__builtin_ctz(pieces);
+        b |= pos_pieces(pos, color_of(p), type_of(p));
+    }
+    return b;
+}
 static inline Square pos_king(const Position *pos, Color c)
 {
     return bb_lsb(pos->by_type[KING] & pos->by_color[c]);

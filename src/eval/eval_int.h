@@ -169,15 +169,7 @@ const char *eval_comments_at(Evaluator *ev, const GameNode *n);
 /* The squares of a piece designator (Ka1, [QR], _) in the current position. */
 static inline Bitboard designator_squares(const Evaluator *ev, const Designator *d)
 {
-    const Position *pos = &ev->cur->pos;
-    Bitboard b = 0;
-    Bitboard mask = d->pieces;
-    if (mask & 1u) b |= ~pos_occupied(pos);
-    for (mask &= ~(Bitboard)1; mask;) {
-        Piece p = (Piece)bb_pop_lsb(&mask);
-        b |= pos_pieces(pos, color_of(p), type_of(p));
-    }
-    return b & d->squares;
+    return pos_squares_with(&ev->cur->pos, d->pieces) & d->squares;
 }
 
 /* The squares of n's value (a piece becomes its square), in *out; false

@@ -18,20 +18,9 @@
  */
 #include "eval/eval_int.h"
 
-/* The squares holding one of the pieces of a designator's mask (bit 0: empty). */
-static Bitboard squares_with(const Position *pos, unsigned pieces)
-{
-    Bitboard b = (pieces & 1u) ? ~pos_occupied(pos) : 0;
-    for (pieces &= ~1u; pieces; pieces &= pieces - 1) {
-        Piece p = (Piece)bb_lsb(pieces);
-        b |= pos_pieces(pos, color_of(p), type_of(p));
-    }
-    return b;
-}
-
 static bool designator_nonempty(const Position *pos, const Designator *d)
 {
-    return (squares_with(pos, d->pieces) & d->squares) != 0;
+    return (pos_squares_with(pos, d->pieces) & d->squares) != 0;
 }
 
 /* A member: its filter, unless its guard already says it cannot match (the

@@ -1410,13 +1410,8 @@ typedef struct Movetext {
 /* Some square of a placement's squares holds one of its pieces. */
 static bool has_placement(const Position *pos, const PgnGate *gate)
 {
-    for (int i = 0; i < gate->nplacements; i++) {
-        const PgnPlacement *pl = &gate->placements[i];
-        for (unsigned bits = pl->pieces & ~1u; bits; bits &= bits - 1) {
-            Piece piece = (Piece)__builtin_ctz(bits);
-            if (pos_pieces(pos, color_of(piece), type_of(piece)) & pl->squares) return true;
-        }
-    }
+    for (int i = 0; i < gate->nplacements; i++)
+        if (pos_squares_with(pos, gate->placements[i].pieces) & gate->placements[i].squares) return true;
     return false;
 }
 
