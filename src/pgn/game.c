@@ -117,20 +117,20 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
     pos_make_move(&n->pos, m);
     /* every other field, in struct order, so that the compiler can merge
      * neighbouring stores */
-    n->piece_id = NULL;   /* game_fill_piece_ids */
+    n->san_len = 0;       /* the reader's game_keep_san */
+    n->check_state = 0;
+    n->nag_count = 0;
+    n->id = g->node_count++;    /* creation order; game_number_nodes fixes variations */
     n->move = m;
-    n->parent = parent;
     n->child = NULL;
     n->sibling = NULL;
     n->pre_comments = NULL;
     n->comments = NULL;
+    n->parent = parent;
     n->nags = NULL;
-    n->nag_count = 0;
-    n->check_state = 0;
-    n->san_len = 0;       /* the reader's game_keep_san */
+    n->piece_id = NULL;   /* game_fill_piece_ids */
     n->depth = parent->depth;
     n->ply = parent->ply + 1;
-    n->id = g->node_count++;    /* creation order; game_number_nodes fixes variations */
     if (!parent->child) {
         parent->child = n;
     } else {   /* a variation, after the last child so far */
