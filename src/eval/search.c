@@ -47,16 +47,17 @@ static const char *search_header_note(const Search *s, const Game *g, const Game
 {
     if (s->eval.silent) return NULL;
     static const char prefix[] = "Game number ";
-    char number[sizeof prefix + 20];   /* + the digits of any long */
+    char game_number[sizeof prefix + 20];   /* + the digits of any long */
     size_t len = 0;
     if (!s->noheader) {   /* without printf, once per matched game */
-        memcpy(number, prefix, sizeof prefix - 1);
-        len = sizeof prefix - 1 + decimal_digits(number + sizeof prefix - 1, (unsigned long long)g->number);
+        memcpy(game_number, prefix, sizeof prefix - 1);
+        len = sizeof prefix - 1 + decimal_digits(game_number + sizeof prefix - 1, (unsigned long long)g->number);
     }
-    if (!s->sort_by_matchcount && !(found->has_sort_value && !found->sort_quiet) && !root_note)
-        return len ? arena_strndup(a, number, len) : NULL;   /* the usual note: no buffer to grow */
+    bool sort_note = s->sort_by_matchcount || (found->has_sort_value && !found->sort_quiet);
+    if (!sort_note && !root_note)   /* the usual note: no buffer to grow */
+        return len ? arena_strndup(a, game_number, len) : NULL;
     StrBuf head = SB_INIT;
-    sb_append_n(&head, number, len);
+    sb_append_n(&head, game_number, len);
     if (s->sort_by_matchcount)
         sb_printf(&head, "%smatchcount: %ld", head.len ? "  " : "", found->matched_positions);
     else if (found->has_sort_value && !found->sort_quiet)

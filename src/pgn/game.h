@@ -41,9 +41,9 @@ typedef struct GameNode GameNode;
 struct GameNode {
     Position pos;              /* position at this node */
     /* what the writer and the search read at every move come first, next
-     * to the position's side and move number (its last fields): a walk
-     * over the tree touches fewer cache lines (with `check`, 8% fewer
-     * first-level cache misses in all) */
+     * to the position's side and move number (its last fields), so that a
+     * walk over the tree touches fewer cache lines (docs/performance.md,
+     * eighth round) */
     char san[SAN_WRITTEN_KEPT]; /* the move's text in the input, without its check
                                    mark, when that is its SAN: */
     uint8_t san_len;           /* the first san_len bytes of san[], or 0 when the
