@@ -38,12 +38,6 @@ size_t decimal_digits(char *out, unsigned long long v)
     return n;
 }
 
-void sb_append_decimal(StrBuf *sb, unsigned long long v)
-{
-    char digits[20];
-    sb_append_n(sb, digits, decimal_digits(digits, v));
-}
-
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap)
 {
     va_list ap2;

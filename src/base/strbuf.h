@@ -42,7 +42,6 @@ static inline void sb_append_n(StrBuf *sb, const char *s, size_t n)
 }
 /* The decimal digits of v at out (no NUL; at most 20); returns their count. */
 size_t decimal_digits(char *out, unsigned long long v);
-void sb_append_decimal(StrBuf *sb, unsigned long long v);   /* without printf */
 
 void sb_printf(StrBuf *sb, const char *fmt, ...)
 #if defined(__GNUC__)
