@@ -336,14 +336,32 @@ typedef struct SplitState {
     bool in_comment;
     bool line_comment;   /* a ';' comment runs to the end of the current line */
     int depth;           /* variation depth */
-    uint32_t tag_hash[64];
     int tag_count;
+    uint64_t tag_bits;   /* bit (hash % 64) of each name in tag_hash: most names are new */
+    uint32_t tag_hash[64];   /* the tag names seen, the first 64 (only [0, tag_count) is set) */
 } SplitState;
+
+/* A new game's state (tag_hash is not cleared: only tag_count entries are read). */
+static void split_state_clear(SplitState *st)
+{
+    st->started = st->has_movetext = st->has_content = st->in_comment = st->line_comment = false;
+    st->depth = 0;
+    st->tag_count = 0;
+    st->tag_bits = 0;
+}
+
+/* Tag names are told apart by their FNV-1a hash. */
+#define NAME_HASH_START 2166136261u
+
+static inline uint32_t name_hash_step(uint32_t h, char c)
+{
+    return (h ^ (unsigned char)c) * 16777619u;
+}
 
 static uint32_t name_hash(const char *s, size_t n)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    uint32_t h = NAME_HASH_START;
+    for (size_t i = 0; i < n; i++) h = name_hash_step(h, s[i]);
     return h;
 }
 
@@ -361,9 +379,17 @@ static uint32_t tag_line_hash(const char *s, size_t n)
 
 static bool seen_tag(const SplitState *st, uint32_t h)
 {
+    if (!(st->tag_bits >> (h % 64) & 1)) return false;
     for (int i = 0; i < st->tag_count; i++)
         if (st->tag_hash[i] == h) return true;
     return false;
+}
+
+static void remember_tag(SplitState *st, uint32_t h)
+{
+    if (st->tag_count == 64) return;
+    st->tag_hash[st->tag_count++] = h;
+    st->tag_bits |= (uint64_t)1 << (h % 64);
 }
 
 /* Offset just past the ']' closing the '[' at s[i] (quoted strings may hold
@@ -445,40 +471,47 @@ static inline bool is_harmless_dash(const char *s, size_t i)
     return (s[i] == '-' || s[i] == '/') && i > 0 && s[i - 1] != '\n' && !is_class(s[i - 1], PC_DIGIT);
 }
 
-/* Bytes that end a run of plain movetext lines: the PC_SPLIT characters, and
- * those that need a line of their own in pgn_next_raw (CR, the '%' of an
- * escape line, the first byte of a byte-order mark). */
-static inline bool ends_plain_lines(char c)
+/* The first byte of a line that needs the line to itself in pgn_next_raw:
+ * the '%' of an escape line, the first byte of a byte-order mark. */
+static inline bool starts_unusual_line(char c)
 {
-    return is_class(c, PC_SPLIT) || c == '\r' || c == '%' || (unsigned char)c == 0xEF;
+    return c == '%' || (unsigned char)c == 0xEF;
 }
 
 /* Length of the whole lines at the start of s[0..n) (s[0] starts a line)
- * that hold no byte of ends_plain_lines but harmless dashes, and in *lines
- * their count. Once a game has movetext and is outside a comment, such a
- * line changes nothing in the splitting state and is kept as it is, so
+ * that hold no PC_SPLIT byte but harmless dashes, no CR (when the input
+ * `may_hold_cr`) and do not start with starts_unusual_line; in *lines their
+ * count, and in *stop_at the offset of the byte that ends them (n when none
+ * does). Once a game has movetext and is outside a comment, such a line
+ * changes nothing in the splitting state and is kept as it is, so
  * pgn_next_raw takes a run of them at once instead of line by line. */
-static size_t plain_movetext_lines(const char *s, size_t n, unsigned *lines)
+static size_t plain_movetext_lines(const char *s, size_t n, bool may_hold_cr, unsigned *lines,
+                                   size_t *stop_at)
 {
     size_t i = 0, whole = 0;   /* whole: just past the last line end before i */
     unsigned count = 0;
+    if (n > 0 && starts_unusual_line(s[0])) n = 0;
 #if defined(__SSE2__)
-    /* ends_plain_lines, 16 bytes at a time (an ESC caught by
-     * split_char_mask only ends the run early) */
+    /* 16 bytes at a time (an ESC caught by split_char_mask only ends the
+     * run early); a line start after a line end in the 16 bytes is bit 1 to
+     * 16 above that end */
     for (; i + 16 <= n; i += 16) {
         __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i others = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('\r')),
-                                                   _mm_cmpeq_epi8(b, _mm_set1_epi8('%'))),
-                                      _mm_cmpeq_epi8(b, _mm_set1_epi8((char)0xEF)));
-        unsigned stop = split_char_mask(b) | (unsigned)_mm_movemask_epi8(others);
+        unsigned stop = split_char_mask(b);
+        if (may_hold_cr) stop |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8('\r')));
         unsigned ends = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8('\n')));
+        for (unsigned e = ends; e; e &= e - 1) {
+            size_t next = i + (size_t)__builtin_ctz(e) + 1;
+            if (next < n && starts_unusual_line(s[next])) stop |= 1u << (next - i);
+        }
         for (; stop; stop &= stop - 1) {
             unsigned k = (unsigned)__builtin_ctz(stop);
-            if (is_harmless_dash(s, i + k)) continue;
+            if (k < 16 && is_harmless_dash(s, i + k)) continue;
             ends &= (1u << k) - 1;   /* the lines that end before the stop */
             if (ends) whole = i + 32 - (size_t)__builtin_clz(ends);
             for (; ends; ends &= ends - 1) count++;
             *lines = count;
+            *stop_at = i + k;
             return whole;
         }
         if (ends) whole = i + 32 - (size_t)__builtin_clz(ends);
@@ -489,11 +522,16 @@ static size_t plain_movetext_lines(const char *s, size_t n, unsigned *lines)
         if (s[i] == '\n') {
             count++;
             whole = i + 1;
-        } else if (ends_plain_lines(s[i]) && !is_harmless_dash(s, i)) {
+            if (i + 1 < n && starts_unusual_line(s[i + 1])) {
+                i++;
+                break;
+            }
+        } else if ((is_class(s[i], PC_SPLIT) || (may_hold_cr && s[i] == '\r')) && !is_harmless_dash(s, i)) {
             break;
         }
     }
     *lines = count;
+    *stop_at = i;
     return whole;
 }
 
@@ -584,11 +622,12 @@ static size_t simple_tag_line(const char *s, size_t n, uint32_t *hash)
 {
     if (n < 7 || s[0] != '[') return 0;
     size_t i = 1;
-    while (i < n && is_class(s[i], PC_NAME)) i++;
+    uint32_t h = NAME_HASH_START;   /* name_hash, found on the way */
+    for (; i < n && is_class(s[i], PC_NAME); i++) h = name_hash_step(h, s[i]);
     if (i == 1 || i + 2 >= n || s[i] != ' ' || s[i + 1] != '"') return 0;
     size_t quote = find_value_stop(s, i + 2, n);   /* the value's end: '"' then "]\n" */
     if (quote + 2 >= n || s[quote] != '"' || s[quote + 1] != ']' || s[quote + 2] != '\n') return 0;
-    *hash = name_hash(s + 1, i - 1);
+    *hash = h;
     return quote + 3;
 }
 
@@ -654,10 +693,104 @@ static void blank_out_nuls(RawGame *g)
         if (t[i] == '\0') t[i] = ' ';
 }
 
+/* What take_usual_lines did. */
+typedef enum UsualLines {
+    USUAL_NONE,     /* nothing: the next line is for the loop of pgn_next_raw */
+    USUAL_TAKEN,    /* took lines, or learnt that the game's movetext begins */
+    USUAL_RESULT    /* took the game up to its termination marker: the game ends */
+} UsualLines;
+
+/* The lines of a usual game, taken as the loop of pgn_next_raw would take
+ * them one by one, but in runs (r at a line start, outside a comment):
+ * before a game, blank lines and the tag pair that starts it; in a tag
+ * section, blank lines and tag pairs of the usual form with a name not seen
+ * yet (a name seen ends the game: the loop does that), then whether the
+ * next line begins the movetext (a move number); in movetext, plain lines
+ * and a termination marker outside any variation that is the first byte
+ * on its line that matters. Anything else is left to the loop. */
+static UsualLines take_usual_lines(PgnReader *r, RawGame *g, SplitState *st, JunkBlock *junk)
+{
+    const char *s = r->buf + r->pos;
+    size_t avail = r->len - r->pos, whole = 0;
+    unsigned lines = 0;
+    uint32_t h;
+    if (!st->started) {
+        while (whole < avail && s[whole] == '\n' && r->pos + whole != r->stop_at) whole++;
+        if (whole) {   /* blank lines */
+            junk_end(r, junk);
+            r->pos += whole;
+            r->line += (unsigned)whole;
+            r->line_offset = 0;
+            return USUAL_TAKEN;
+        }
+        size_t len = simple_tag_line(s, avail, &h);
+        if (!len) return USUAL_NONE;
+        junk_end(r, junk);
+        st->started = true;
+        st->has_content = true;
+        remember_tag(st, h);
+        g->first_line = r->line;
+        g->first_column = (unsigned)r->line_offset + 1;
+        keep_text(r, g, s, len, false);
+        r->pos += len;
+        r->line++;
+        r->line_offset = 0;
+        return USUAL_TAKEN;
+    }
+    if (!st->has_content) return USUAL_NONE;
+    if (!st->has_movetext) {
+        for (;;) {
+            size_t len;
+            if (whole < avail && s[whole] == '\n') {
+                len = 1;
+            } else if ((len = simple_tag_line(s + whole, avail - whole, &h)) && !seen_tag(st, h)) {
+                remember_tag(st, h);
+            } else {
+                break;
+            }
+            whole += len;
+            lines++;
+        }
+        /* a line that begins with a move number begins the movetext: the
+         * loop would learn it from that first token */
+        size_t end = whole;
+        if (end < avail && is_class(s[end], PC_DIGIT)) {
+            while (end < avail && !is_class(s[end], PC_DELIM)) end++;
+            if (end < avail && !is_result(s + whole, end - whole) && looks_like_movetext(s + whole, end - whole))
+                st->has_movetext = true;
+        }
+        if (!whole) return st->has_movetext ? USUAL_TAKEN : USUAL_NONE;
+    } else {
+        size_t stop;
+        whole = plain_movetext_lines(s, avail, r->saw_cr, &lines, &stop);
+        if (st->depth == 0 && stop < avail && (s[stop] == '-' || s[stop] == '/' || s[stop] == '*')) {
+            /* the token of the stop: a termination marker ends the game
+             * right after it, the rest of its line is a line of its own */
+            size_t start = stop, end = stop;
+            while (start > whole && !is_class(s[start - 1], PC_DELIM)) start--;
+            while (end < avail && !is_class(s[end], PC_DELIM)) end++;
+            if (end < avail && end - whole < PGN_MAX_SEGMENT / 2 && is_result(s + start, end - start)) {
+                keep_text(r, g, s, end, true);
+                r->pos += end;
+                r->line_offset = (lines ? 0 : r->line_offset) + (end - whole);
+                r->line += lines;
+                r->mid_line = false;
+                return USUAL_RESULT;
+            }
+        }
+        if (!whole) return USUAL_NONE;
+    }
+    keep_text(r, g, s, whole, false);
+    r->pos += whole;
+    r->line += lines;
+    r->line_offset = 0;
+    return USUAL_TAKEN;
+}
+
 bool pgn_next_raw(PgnReader *r, RawGame *g)
 {
     SplitState st;
-    memset(&st, 0, sizeof st);
+    split_state_clear(&st);
     raw_game_trim(g);
     if (!g->text.cap) sb_reserve(&g->text, TYPICAL_GAME_BYTES);   /* one allocation, not five */
     sb_clear(&g->text);
@@ -670,31 +803,13 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
 
     for (;;) {
         if (r->pos == r->stop_at && !st.started) break;   /* a chunk's cut, between games */
-        if (!r->mid_line && st.has_content && !st.in_comment && r->len > r->pos) {
-            /* runs of lines that the loop below would only keep: plain
-             * movetext lines, or tag pairs of the usual form with a name
-             * not seen yet (a name seen ends the game: the loop does that) */
-            const char *s = r->buf + r->pos;
-            size_t avail = r->len - r->pos, whole = 0;
-            unsigned lines = 0;
-            if (st.has_movetext) {
-                whole = plain_movetext_lines(s, avail, &lines);
-            } else {
-                size_t len;
-                uint32_t h;
-                while ((len = simple_tag_line(s + whole, avail - whole, &h)) && !seen_tag(&st, h)) {
-                    if (st.tag_count < 64) st.tag_hash[st.tag_count++] = h;
-                    whole += len;
-                    lines++;
-                }
+        if (!r->mid_line && !st.in_comment && r->len > r->pos) {
+            UsualLines took = take_usual_lines(r, g, &st, &junk);
+            if (took == USUAL_RESULT) {
+                ended_by_result = true;
+                break;
             }
-            if (whole) {   /* as many passes of the loop below would do */
-                keep_text(r, g, s, whole, false);
-                r->pos += whole;
-                r->line += lines;
-                r->line_offset = 0;
-                continue;
-            }
+            if (took == USUAL_TAKEN) continue;
         }
         LinePiece lp;
         if (!peek_line(r, &lp)) {
@@ -755,7 +870,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
         } else if (tag_line && st.depth == 0) {
             if (!st.has_content) {
                 /* only comments so far: a remark about the file, not a game */
-                memset(&st, 0, sizeof st);
+                split_state_clear(&st);
                 sb_clear(&g->text);
                 g->oversized = false;
                 g->first_line = r->line;
@@ -772,7 +887,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
         } else if (content > 0 && s[0] == '%') {
             rest_unscanned = true;   /* escape line: kept for the parser, which skips it */
         } else if (tag_line && !st.has_movetext) {
-            if (st.tag_count < 64) st.tag_hash[st.tag_count++] = tag_hash;
+            remember_tag(&st, tag_hash);
             st.has_content = true;
             rest_unscanned = true;
             size_t k = 0;
@@ -793,7 +908,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
                           (int)(end - k), s + k);
                 advance_in_line(r, end);
                 r->mid_line = false;
-                memset(&st, 0, sizeof st);
+                split_state_clear(&st);
                 sb_clear(&g->text);
                 continue;
             }
