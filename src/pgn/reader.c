@@ -1148,6 +1148,8 @@ typedef struct GameParser {
     unsigned first_line;    /* input line of s[0] */
     unsigned first_column;  /* input column of s[0] (a game may start mid-line) */
     int tag_cap;            /* capacity of game->tags */
+    char *tag_text;         /* NULL, or a copy in the arena of s[0, tag_text_len) (tag_text_for) */
+    size_t tag_text_len;
     size_t nul_at;          /* offset of the first NUL read as a space, or SIZE_MAX */
     bool reported;          /* the game's one message has been given */
     PgnParseStatus status;
@@ -1222,8 +1224,28 @@ static inline void skip_blanks(GameParser *p)
 
 /* ---- tags ---- */
 
-static void add_tag(GameParser *p, const char *name, size_t name_len, const char *value, bool plain,
-                    size_t value_len)
+/* The tag section's bytes are most likely within the first TAG_TEXT_BYTES
+ * of the game's text. */
+#define TAG_TEXT_BYTES 2048
+
+/* A copy of the start of the game's text in which the names and values of
+ * tag pairs of the usual form end with a NUL written over the blank and the
+ * '"' after them: they are kept there instead of each being copied into
+ * the arena. NULL when the copy, made at the first call, does not hold
+ * s[need] (a tag section that long). */
+static char *tag_text_for(GameParser *p, size_t need)
+{
+    if (!p->tag_text) {
+        p->tag_text_len = p->n + 1 < TAG_TEXT_BYTES ? p->n + 1 : TAG_TEXT_BYTES;   /* + 1: s[n] */
+        p->tag_text = arena_alloc(p->arena, p->tag_text_len);
+        memcpy(p->tag_text, p->s, p->tag_text_len);
+    }
+    return need < p->tag_text_len ? p->tag_text : NULL;
+}
+
+/* Adds a tag: name and value are the game's, NUL-terminated (value_len
+ * counts the value's bytes when plain). */
+static void add_tag(GameParser *p, const char *name, const char *value, bool plain, size_t value_len)
 {
     Game *g = p->game;
     if (g->tag_count == p->tag_cap) {
@@ -1232,7 +1254,7 @@ static void add_tag(GameParser *p, const char *name, size_t name_len, const char
                                 sizeof(Tag) * (size_t)cap);
         p->tag_cap = cap;
     }
-    g->tags[g->tag_count].name = arena_strndup(p->arena, name, name_len);
+    g->tags[g->tag_count].name = name;
     g->tags[g->tag_count].value = value;
     g->tags[g->tag_count].plain = plain && value_len <= UINT32_MAX;
     g->tags[g->tag_count].value_len = (uint32_t)value_len;
@@ -1277,6 +1299,22 @@ static void parse_tag(GameParser *p)
 {
     size_t open = p->i;
     size_t i = p->i + 1;
+    /* the usual form, [Name "value"] with nothing escaped: its name and
+     * value kept in place in tag_text (the NUL at s[n] ends the name at the
+     * latest) */
+    while (is_class(p->s[i], PC_NAME)) i++;
+    if (i > open + 1 && p->s[i] == ' ' && p->s[i + 1] == '"') {
+        size_t quote = find_value_stop(p->s, i + 2, p->n);
+        char *text;
+        if (quote + 1 < p->n && p->s[quote] == '"' && p->s[quote + 1] == ']' && (text = tag_text_for(p, quote))) {
+            text[i] = '\0';
+            text[quote] = '\0';
+            add_tag(p, text + open + 1, text + i + 2, true, quote - i - 2);
+            p->i = quote + 2;
+            return;
+        }
+    }
+    i = open + 1;
     while (i < p->n && (p->s[i] == ' ' || p->s[i] == '\t')) i++;
     size_t name = i;
     while (i < p->n && is_class(p->s[i], PC_NAME)) i++;
@@ -1343,7 +1381,9 @@ static void parse_tag(GameParser *p)
         problem_at(p, i, "expected ']' to close the tag pair opened at column %u",
                    column_at(p, open));
     }
-    if (name_len > 0) add_tag(p, p->s + name, name_len, tag_value(p, vstart, vend, plain), plain, vend - vstart);
+    if (name_len > 0)
+        add_tag(p, arena_strndup(p->arena, p->s + name, name_len), tag_value(p, vstart, vend, plain), plain,
+                vend - vstart);
     p->i = i;
 }
 
