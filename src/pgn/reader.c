@@ -611,14 +611,21 @@ static size_t scan_movetext(SplitState *st, const char *s, size_t n)
     return 0;
 }
 
+/* Where simple_tag_line found the parts of a tag line. */
+typedef struct TagLine {
+    size_t name_end;         /* the blank after the name */
+    size_t quote;            /* the value's closing '"' */
+    uint32_t hash;           /* the name's tag_line_hash */
+} TagLine;
+
 /* Length of the line at s[0..n) (with its '\n') when it is exactly a tag
  * pair of the usual form, [Name "value"] with no blank but the one before
- * the value and no backslash, CR or line end in the value; 0 otherwise
- * (and for a line not whole in s). *hash is the name's tag_line_hash. For
- * such a line in a tag section (the game has content, no movetext yet,
- * outside a comment), pgn_next_raw would recognise a tag, record its name
- * and keep the line as it is, so it takes a run of them at once. */
-static size_t simple_tag_line(const char *s, size_t n, uint32_t *hash)
+ * the value and no backslash, CR or line end in the value, and its parts
+ * in *t; 0 otherwise (and for a line not whole in s). For such a line in a
+ * tag section (the game has content, no movetext yet, outside a comment),
+ * pgn_next_raw would recognise a tag, record its name and keep the line as
+ * it is, so it takes a run of them at once. */
+static size_t simple_tag_line(const char *s, size_t n, TagLine *t)
 {
     if (n < 7 || s[0] != '[') return 0;
     size_t i = 1;
@@ -627,8 +634,16 @@ static size_t simple_tag_line(const char *s, size_t n, uint32_t *hash)
     if (i == 1 || i + 2 >= n || s[i] != ' ' || s[i + 1] != '"') return 0;
     size_t quote = find_value_stop(s, i + 2, n);   /* the value's end: '"' then "]\n" */
     if (quote + 2 >= n || s[quote] != '"' || s[quote + 1] != ']' || s[quote + 2] != '\n') return 0;
-    *hash = h;
+    *t = (TagLine){i, quote, h};
     return quote + 3;
+}
+
+/* Notes, for stage 2, the tag line t found at offset `at` of the game's text. */
+static void mark_tag(RawGame *g, size_t at, const TagLine *t)
+{
+    if (g->tag_mark_count == RAW_TAG_MARKS || at + t->quote > UINT32_MAX) return;
+    g->tag_marks[g->tag_mark_count++] =
+        (RawTagMark){(uint32_t)at, (uint32_t)(at + t->name_end), (uint32_t)(at + t->quote)};
 }
 
 /* Lines before a game that are not PGN, gathered into one message per block. */
@@ -713,7 +728,7 @@ static UsualLines take_usual_lines(PgnReader *r, RawGame *g, SplitState *st, Jun
     const char *s = r->buf + r->pos;
     size_t avail = r->len - r->pos, whole = 0;
     unsigned lines = 0;
-    uint32_t h;
+    TagLine tag;
     if (!st->started) {
         while (whole < avail && s[whole] == '\n' && r->pos + whole != r->stop_at) whole++;
         if (whole) {   /* blank lines */
@@ -723,12 +738,13 @@ static UsualLines take_usual_lines(PgnReader *r, RawGame *g, SplitState *st, Jun
             r->line_offset = 0;
             return USUAL_TAKEN;
         }
-        size_t len = simple_tag_line(s, avail, &h);
+        size_t len = simple_tag_line(s, avail, &tag);
         if (!len) return USUAL_NONE;
         junk_end(r, junk);
         st->started = true;
         st->has_content = true;
-        remember_tag(st, h);
+        remember_tag(st, tag.hash);
+        mark_tag(g, g->text.len, &tag);
         g->first_line = r->line;
         g->first_column = (unsigned)r->line_offset + 1;
         keep_text(r, g, s, len, false);
@@ -743,8 +759,9 @@ static UsualLines take_usual_lines(PgnReader *r, RawGame *g, SplitState *st, Jun
             size_t len;
             if (whole < avail && s[whole] == '\n') {
                 len = 1;
-            } else if ((len = simple_tag_line(s + whole, avail - whole, &h)) && !seen_tag(st, h)) {
-                remember_tag(st, h);
+            } else if ((len = simple_tag_line(s + whole, avail - whole, &tag)) && !seen_tag(st, tag.hash)) {
+                remember_tag(st, tag.hash);
+                mark_tag(g, g->text.len + whole, &tag);
             } else {
                 break;
             }
@@ -797,6 +814,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
     g->first_nul = 0;
     g->oversized = false;
     g->ends_input = false;
+    g->tag_mark_count = 0;
     JunkBlock junk = {0, 0, 0, false};
     bool rest_unscanned = false;   /* the line's further pieces are a tag or an escape line */
     bool ended_by_result = false;
@@ -872,6 +890,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
                 /* only comments so far: a remark about the file, not a game */
                 split_state_clear(&st);
                 sb_clear(&g->text);
+                g->tag_mark_count = 0;
                 g->oversized = false;
                 g->first_line = r->line;
                 g->first_column = 1;
@@ -910,6 +929,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
                 r->mid_line = false;
                 split_state_clear(&st);
                 sb_clear(&g->text);
+                g->tag_mark_count = 0;
                 continue;
             }
             keep_text(r, g, s, end, true);
@@ -1150,6 +1170,8 @@ typedef struct GameParser {
     int tag_cap;            /* capacity of game->tags */
     char *tag_text;         /* NULL, or a copy in the arena of s[0, tag_text_len) (tag_text_for) */
     size_t tag_text_len;
+    const RawTagMark *tag_marks;   /* the splitter's RawGame.tag_marks, */
+    int tag_mark_count, next_tag_mark;   /* the first one not used yet */
     size_t nul_at;          /* offset of the first NUL read as a space, or SIZE_MAX */
     bool reported;          /* the game's one message has been given */
     PgnParseStatus status;
@@ -1224,19 +1246,21 @@ static inline void skip_blanks(GameParser *p)
 
 /* ---- tags ---- */
 
-/* The tag section's bytes are most likely within the first TAG_TEXT_BYTES
- * of the game's text. */
+/* Without the splitter's marks, the tag section's bytes are most likely
+ * within the first TAG_TEXT_BYTES of the game's text. */
 #define TAG_TEXT_BYTES 2048
 
 /* A copy of the start of the game's text in which the names and values of
  * tag pairs of the usual form end with a NUL written over the blank and the
  * '"' after them: they are kept there instead of each being copied into
- * the arena. NULL when the copy, made at the first call, does not hold
- * s[need] (a tag section that long). */
+ * the arena. The copy, made at the first call, goes up to the last marked
+ * tag pair, else holds TAG_TEXT_BYTES; NULL when it does not hold s[need]
+ * (a tag section longer than that). */
 static char *tag_text_for(GameParser *p, size_t need)
 {
     if (!p->tag_text) {
-        p->tag_text_len = p->n + 1 < TAG_TEXT_BYTES ? p->n + 1 : TAG_TEXT_BYTES;   /* + 1: s[n] */
+        size_t want = p->tag_mark_count ? p->tag_marks[p->tag_mark_count - 1].quote + 1 : TAG_TEXT_BYTES;
+        p->tag_text_len = p->n + 1 < want ? p->n + 1 : want;   /* n + 1: with s[n] */
         p->tag_text = arena_alloc(p->arena, p->tag_text_len);
         memcpy(p->tag_text, p->s, p->tag_text_len);
     }
@@ -1291,6 +1315,30 @@ static const char *tag_value(GameParser *p, size_t from, size_t to, bool plain)
     }
     v[n] = '\0';
     return v;
+}
+
+/* The tag pairs the splitter marked from p->i on (RawGame.tag_marks), each
+ * followed by the next one on the following line: added as parse_tag would
+ * add them, without reading them again. False when no marked pair starts
+ * at p->i. */
+static bool parse_marked_tags(GameParser *p)
+{
+    const RawTagMark *m = p->tag_marks + p->next_tag_mark, *end = p->tag_marks + p->tag_mark_count;
+    while (m < end && m->open < p->i) m++;
+    char *text;
+    if (m == end || m->open != p->i || !(text = tag_text_for(p, m->quote))) {
+        p->next_tag_mark = (int)(m - p->tag_marks);
+        return false;
+    }
+    do {
+        text[m->name_end] = '\0';
+        text[m->quote] = '\0';
+        add_tag(p, text + m->open + 1, text + m->name_end + 2, true, m->quote - m->name_end - 2);
+        p->i = m->quote + 2;
+        m++;
+    } while (m < end && m->open == p->i + 1 && p->s[p->i] == '\n');
+    p->next_tag_mark = (int)(m - p->tag_marks);
+    return true;
 }
 
 /* [Name "value"] at p->s[p->i] == '['. A malformed pair is reported and what
@@ -1927,6 +1975,8 @@ PgnParseStatus pgn_parse_game_gated(const RawGame *raw, const char *file, Arena 
     p.first_line = raw->first_line;
     p.first_column = raw->first_column ? raw->first_column : 1;
     p.nul_at = raw->first_nul ? raw->first_nul - 1 : SIZE_MAX;
+    p.tag_marks = raw->tag_marks;
+    p.tag_mark_count = raw->tag_mark_count;
     p.status = PGN_OK;
 
     if (raw->oversized) {
@@ -1953,7 +2003,7 @@ PgnParseStatus pgn_parse_game_gated(const RawGame *raw, const char *file, Arena 
         }
         if (p.i >= p.n) break;
         if (p.s[p.i] == '[') {
-            parse_tag(&p);
+            if (!parse_marked_tags(&p)) parse_tag(&p);
             continue;
         }
         /* text that cannot start movetext, between tags: report and skip it */

@@ -4,7 +4,8 @@
  *
  * Two stages, so that worker threads can do the expensive one:
  *   1. pgn_next_raw() reads the input in chunks and returns the text of the
- *      next game (tag section + movetext up to its termination marker). It
+ *      next game (tag section + movetext up to its termination marker), with
+ *      where its tag pairs of the usual form are, found on the way. It
  *      keeps only one game in memory, skips text that is not PGN (with one
  *      message per block of it), and never loses a game: a game without a
  *      result ends where the next tag section begins. Line ends may be LF,
@@ -63,6 +64,15 @@ typedef struct PgnReader {
     bool io_error;
 } PgnReader;
 
+/* A tag pair of the usual form, [Name "value"] with nothing escaped, that
+ * the splitter found on a line of its own: the offsets in the game's text
+ * of its '[', of the blank after the name and of the value's closing '"'. */
+typedef struct RawTagMark {
+    uint32_t open, name_end, quote;
+} RawTagMark;
+
+#define RAW_TAG_MARKS 32
+
 /* The text of one game, as split from the input. Its lines are the input's
  * lines (a line end is always '\n'), and it holds no NUL byte. */
 typedef struct RawGame {
@@ -75,6 +85,8 @@ typedef struct RawGame {
     size_t size_limit;       /* the limit it passed (for the message) */
     unsigned last_line;      /* input line where the game's text ends */
     bool ends_input;         /* the game runs to the end of the input */
+    int tag_mark_count;      /* the first RAW_TAG_MARKS such tag pairs, in text order, */
+    RawTagMark tag_marks[RAW_TAG_MARKS];   /* so that stage 2 reads them without a scan */
 } RawGame;
 
 /* Opens path ("-" = standard input). Returns 0, or -1 after reporting why. */

@@ -688,8 +688,11 @@ typedef struct GateTally {
     long games, skipped, kept;
 } GateTally;
 
-/* Every game of the file at path, through each gate and without: the same. */
-static void gate_every_game_of(const char *path, const PgnGate *gates, GateTally *tally, int ngates)
+/* Calls each(raw, path, ctx) for every game of every .pgn file under dir,
+ * recursively. */
+typedef void EachGame(const RawGame *raw, const char *path, void *ctx);
+
+static void every_game_of(const char *path, EachGame *each, void *ctx)
 {
     FILE *fp = fopen(path, "rb");
     assert_non_null(fp);
@@ -701,16 +704,7 @@ static void gate_every_game_of(const char *path, const PgnGate *gates, GateTally
     RawGame raw;
     raw_game_init(&raw);
     while (pgn_next_raw(&r, &raw)) {
-        for (int i = 0; i < ngates; i++) {
-            StrBuf why = SB_INIT;
-            bool skipped;
-            if (!gated_same_as_ungated(&raw, &gates[i], &skipped, &why))
-                fail_msg("%s, game %ld, gate %d: %s", path, raw.number, i, sb_str(&why));
-            sb_free(&why);
-            tally[i].games++;
-            if (skipped) tally[i].skipped++;
-            else tally[i].kept++;
-        }
+        each(&raw, path, ctx);
         sb_clear(&ignored);
     }
     raw_game_free(&raw);
@@ -719,8 +713,7 @@ static void gate_every_game_of(const char *path, const PgnGate *gates, GateTally
     sb_free(&ignored);
 }
 
-/* Every .pgn file under dir, recursively, through gate_every_game_of. */
-static void gate_every_file_under(const char *dir, const PgnGate *gates, GateTally *tally, int ngates)
+static void every_game_under(const char *dir, EachGame *each, void *ctx)
 {
     DIR *d = opendir(dir);
     assert_non_null(d);
@@ -730,17 +723,96 @@ static void gate_every_file_under(const char *dir, const PgnGate *gates, GateTal
         sb_printf(&path, "%s/%s", dir, e->d_name);
         size_t n = strlen(e->d_name);
         if (n > 4 && strcmp(e->d_name + n - 4, ".pgn") == 0) {
-            gate_every_game_of(sb_str(&path), gates, tally, ngates);
+            every_game_of(sb_str(&path), each, ctx);
         } else {
             DIR *sub = opendir(sb_str(&path));
             if (sub) {
                 closedir(sub);
-                gate_every_file_under(sb_str(&path), gates, tally, ngates);
+                every_game_under(sb_str(&path), each, ctx);
             }
         }
         sb_free(&path);
     }
     closedir(d);
+}
+
+/* The gates of a test and what they let through. */
+typedef struct GateRun {
+    const PgnGate *gates;
+    GateTally *tally;
+    int ngates;
+} GateRun;
+
+/* A game through each gate and without: the same. */
+static void gate_game(const RawGame *raw, const char *path, void *ctx)
+{
+    const GateRun *run = ctx;
+    for (int i = 0; i < run->ngates; i++) {
+        StrBuf why = SB_INIT;
+        bool skipped;
+        if (!gated_same_as_ungated(raw, &run->gates[i], &skipped, &why))
+            fail_msg("%s, game %ld, gate %d: %s", path, raw->number, i, sb_str(&why));
+        sb_free(&why);
+        run->tally[i].games++;
+        if (skipped) run->tally[i].skipped++;
+        else run->tally[i].kept++;
+    }
+}
+
+/* Every bundled game through the gates. */
+static void gate_every_file_under(const char *dir, const PgnGate *gates, GateTally *tally, int ngates)
+{
+    GateRun run = {gates, tally, ngates};
+    every_game_under(dir, gate_game, &run);
+}
+
+/* Games whose tags the splitter marked, and all games. */
+typedef struct MarkTally {
+    long games, marked;
+} MarkTally;
+
+/* A game read with the splitter's tag marks and without: the same status,
+ * messages and tags. */
+static void read_with_and_without_marks(const RawGame *raw, const char *path, void *ctx)
+{
+    MarkTally *tally = ctx;
+    RawGame unmarked = *raw;   /* the same text, read-only */
+    unmarked.tag_mark_count = 0;
+    Arena with_arena, without_arena;
+    arena_init(&with_arena, 64 * 1024);
+    arena_init(&without_arena, 64 * 1024);
+    StrBuf with_messages = SB_INIT, without_messages = SB_INIT;
+    DiagSink with_sink, without_sink;
+    diag_sink_init(&with_sink, capture, &with_messages);
+    diag_sink_init(&without_sink, capture, &without_messages);
+    Game a, b;
+    PgnParseStatus sa = pgn_parse_game(raw, path, &with_arena, &a, &with_sink);
+    PgnParseStatus sb = pgn_parse_game(&unmarked, path, &without_arena, &b, &without_sink);
+    bool same = sa == sb && strcmp(sb_str(&with_messages), sb_str(&without_messages)) == 0 &&
+                a.tag_count == b.tag_count;
+    for (int i = 0; same && i < a.tag_count; i++)
+        same = strcmp(a.tags[i].name, b.tags[i].name) == 0 && strcmp(a.tags[i].value, b.tags[i].value) == 0 &&
+               a.tags[i].plain == b.tags[i].plain && (!a.tags[i].plain || a.tags[i].value_len == b.tags[i].value_len);
+    if (!same)
+        fail_msg("%s, game %ld: read with the splitter's tag marks:\n%sand without:\n%s", path, raw->number,
+                 sb_str(&with_messages), sb_str(&without_messages));
+    tally->games++;
+    if (raw->tag_mark_count) tally->marked++;
+    sb_free(&with_messages);
+    sb_free(&without_messages);
+    arena_free(&with_arena);
+    arena_free(&without_arena);
+}
+
+/* The tag pairs the splitter marks are read as they are without the marks,
+ * in every bundled game, clean or broken. */
+static void test_marked_tags_read_as_unmarked(void **state)
+{
+    (void)state;
+    MarkTally tally = {0, 0};
+    every_game_under("tests/data/pgn", read_with_and_without_marks, &tally);
+    assert_true(tally.games > 10000);
+    assert_true(tally.marked > tally.games / 2);
 }
 
 /* Every bundled game, clean or broken, gives through a gate the messages,
@@ -1118,6 +1190,7 @@ int main(void)
         cmocka_unit_test(test_runs_of_plain_movetext_lines),
         cmocka_unit_test(test_runs_of_tag_lines),
         cmocka_unit_test(test_runs_at_game_edges),
+        cmocka_unit_test(test_marked_tags_read_as_unmarked),
         cmocka_unit_test(test_chunks_split_as_one_by_one),
         cmocka_unit_test(test_oversized_game_is_skipped_and_reported),
         cmocka_unit_test(test_gated_games_read_as_ungated),
