@@ -89,6 +89,12 @@ typedef struct Game {
                                   checked, but the tree is the root alone
                                   (pgn_parse_game_gated) */
     const char *unread_text;   /* movetext after the error point, kept for output */
+    /* the tag pairs' lines as read, when every tag was read from a line of
+     * the usual form, [Name "value"], one after another: the tags' names
+     * and values point into it, each ended by a NUL written over the blank
+     * after the name and over the '"' after the value; NULL otherwise */
+    const char *tag_lines;
+    size_t tag_lines_len;
     Arena *arena;              /* owns every node and string */
 } Game;
 

@@ -1172,6 +1172,8 @@ typedef struct GameParser {
     size_t tag_text_len;
     const RawTagMark *tag_marks;   /* the splitter's RawGame.tag_marks, */
     int tag_mark_count, next_tag_mark;   /* the first one not used yet */
+    int tag_lines_count;    /* the tags read as the first run of marked lines, */
+    size_t tag_lines_end;   /* up to this offset (Game.tag_lines) */
     size_t nul_at;          /* offset of the first NUL read as a space, or SIZE_MAX */
     bool reported;          /* the game's one message has been given */
     PgnParseStatus status;
@@ -1259,7 +1261,8 @@ static inline void skip_blanks(GameParser *p)
 static char *tag_text_for(GameParser *p, size_t need)
 {
     if (!p->tag_text) {
-        size_t want = p->tag_mark_count ? p->tag_marks[p->tag_mark_count - 1].quote + 1 : TAG_TEXT_BYTES;
+        /* the last mark's "]\n" too: Game.tag_lines */
+        size_t want = p->tag_mark_count ? p->tag_marks[p->tag_mark_count - 1].quote + 3 : TAG_TEXT_BYTES;
         p->tag_text_len = p->n + 1 < want ? p->n + 1 : want;   /* n + 1: with s[n] */
         p->tag_text = arena_alloc(p->arena, p->tag_text_len);
         memcpy(p->tag_text, p->s, p->tag_text_len);
@@ -1330,6 +1333,7 @@ static bool parse_marked_tags(GameParser *p)
         p->next_tag_mark = (int)(m - p->tag_marks);
         return false;
     }
+    bool first_tags = p->game->tag_count == 0;
     do {
         text[m->name_end] = '\0';
         text[m->quote] = '\0';
@@ -1338,6 +1342,10 @@ static bool parse_marked_tags(GameParser *p)
         m++;
     } while (m < end && m->open == p->i + 1 && p->s[p->i] == '\n');
     p->next_tag_mark = (int)(m - p->tag_marks);
+    if (first_tags) {
+        p->tag_lines_count = p->game->tag_count;
+        p->tag_lines_end = p->i + 1;   /* after the last line's '\n' */
+    }
     return true;
 }
 
@@ -2013,6 +2021,10 @@ PgnParseStatus pgn_parse_game_gated(const RawGame *raw, const char *file, Arena 
         problem_at(&p, p.i, "unexpected text '%.*s' in the tag section", (int)(end - p.i),
                    p.s + p.i);
         p.i = end;
+    }
+    if (p.tag_lines_count && p.tag_lines_count == out->tag_count) {   /* no other tag */
+        out->tag_lines = out->tags[0].name - 1;   /* its '[' */
+        out->tag_lines_len = p.tag_text + p.tag_lines_end - out->tag_lines;
     }
 
     Position start;

@@ -500,10 +500,38 @@ static const char *tag_override(const PgnAnnotations *notes, const char *name)
     return t ? t->value : NULL;
 }
 
+/* The tags as the input has them (Game.tag_lines), when that is how
+ * put_tags writes them: the Seven Tag Roster first and in its order, and no
+ * tag of the driver's. False when not. */
+static bool put_tags_as_read(const Game *g, const PgnAnnotations *notes, StrBuf *out)
+{
+    if (!g->tag_lines || g->tag_count < STR_COUNT || (notes && notes->ntags)) return false;
+    for (int i = 0; i < STR_COUNT; i++) {   /* a name ends 2 bytes before its value there */
+        const Tag *t = &g->tags[i];
+        if ((size_t)(t->value - 2 - t->name) != seven_tag_roster[i].len ||
+            memcmp(t->name, seven_tag_roster[i].name, seven_tag_roster[i].len) != 0)
+            return false;
+    }
+    /* the lines, with the blank after each name and the '"' after each
+     * value back in place of the NULs that end them in the Game */
+    sb_reserve(out, g->tag_lines_len);
+    char *lines = out->data + out->len;
+    memcpy(lines, g->tag_lines, g->tag_lines_len);
+    for (int i = 0; i < g->tag_count; i++) {
+        const Tag *t = &g->tags[i];
+        lines[t->value - 2 - g->tag_lines] = ' ';
+        lines[t->value + t->value_len - g->tag_lines] = '"';
+    }
+    out->len += g->tag_lines_len;
+    out->data[out->len] = '\0';
+    return true;
+}
+
 /* The Seven Tag Roster (missing ones as "?"), the input's other tags in
  * their order (each name once), then the driver's new ones. */
 static void put_tags(const Game *g, const PgnAnnotations *notes, StrBuf *out)
 {
+    if (put_tags_as_read(g, notes, out)) return;
     /* the names of the first tags, worked out once for both passes */
     enum { NAMES_KEPT = 32 };
     TagName names[NAMES_KEPT];

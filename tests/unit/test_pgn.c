@@ -1026,6 +1026,61 @@ static void test_writer_export_format(void **state)
     parsed_free(p);
 }
 
+/* Tags read from lines of the usual form, the Seven Tag Roster first and in
+ * order, are written as they were read (Game.tag_lines); out of order, with
+ * a tag of another form, or with tags the driver sets, they are written
+ * the usual way: the same output either way. */
+static void test_writer_tags_as_read(void **state)
+{
+    (void)state;
+    static const char roster[] =
+        "[Event \"E\"]\n[Site \"S\"]\n[Date \"2024.01.02\"]\n[Round \"3\"]\n"
+        "[White \"W\"]\n[Black \"B\"]\n[Result \"1-0\"]\n";
+    StrBuf text = SB_INIT, want = SB_INIT, out = SB_INIT;
+
+    /* as read: the roster, then the others in their order (after a first
+     * game: the reader's first line of a file is not looked at in runs) */
+    sb_printf(&text, "[Event \"first\"]\n\n1. d4 *\n\n%s[ECO \"C20\"]\n[Opening \"King's pawn\"]\n\n1. e4 e5 1-0\n", roster);
+    Parsed *p = parse_text(sb_str(&text));
+    assert_non_null(p->games[1].tag_lines);
+    assert_string_equal(game_tag(&p->games[1], "Opening"), "King's pawn");   /* names, values ended */
+    pgn_write_game(&p->games[1], NULL, &out);
+    sb_printf(&want, "%s[ECO \"C20\"]\n[Opening \"King's pawn\"]\n\n1. e4 e5 1-0\n\n", roster);
+    assert_string_equal(sb_str(&out), sb_str(&want));
+
+    /* the driver's tags: one replaced, one added */
+    Tag set[2] = {{"Event", "Mates", true, 5}, {"Mover", "3", true, 1}};
+    PgnAnnotations ann = {.tags = set, .ntags = 2};
+    sb_clear(&out);
+    pgn_write_game(&p->games[1], &ann, &out);
+    assert_string_equal(sb_str(&out), "[Event \"Mates\"]\n[Site \"S\"]\n[Date \"2024.01.02\"]\n[Round \"3\"]\n"
+                                      "[White \"W\"]\n[Black \"B\"]\n[Result \"1-0\"]\n[ECO \"C20\"]\n"
+                                      "[Opening \"King's pawn\"]\n[Mover \"3\"]\n\n1. e4 e5 1-0\n\n");
+    parsed_free(p);
+
+    /* the roster out of order, and a tag of another form after it */
+    p = parse_text("[Event \"first\"]\n\n1. d4 *\n\n[Site \"S\"]\n[Event \"E\"]\n[Date \"2024.01.02\"]\n[Round \"3\"]\n[White \"W\"]\n"
+                   "[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n"
+                   "[Event \"E\"]\n[Site \"S\"]\n[Date \"2024.01.02\"]\n[Round \"3\"]\n[White \"W\"]\n"
+                   "[Black \"B\"]\n[Result \"1-0\"]\n[Annotator  \"A\"]\n\n1. e4 e5 1-0\n");
+    assert_int_equal(p->count, 3);
+    assert_null(p->games[2].tag_lines);
+    sb_clear(&want);
+    sb_printf(&want, "%s\n1. e4 e5 1-0\n\n", roster);
+    sb_clear(&out);
+    pgn_write_game(&p->games[1], NULL, &out);
+    assert_string_equal(sb_str(&out), sb_str(&want));
+    sb_clear(&want);
+    sb_printf(&want, "%s[Annotator \"A\"]\n\n1. e4 e5 1-0\n\n", roster);
+    sb_clear(&out);
+    pgn_write_game(&p->games[2], NULL, &out);
+    assert_string_equal(sb_str(&out), sb_str(&want));
+    parsed_free(p);
+    sb_free(&text);
+    sb_free(&want);
+    sb_free(&out);
+}
+
 /* A one-word note is one atom "{word}", whatever its length up to 30 bytes
  * (a vertical tab does not end the word there); longer, or of several
  * words, it is a comment like the input's. */
@@ -1197,6 +1252,7 @@ int main(void)
         cmocka_unit_test(test_gated_problems_read_as_ungated),
         cmocka_unit_test(test_gate_lets_through_what_can_match),
         cmocka_unit_test(test_writer_export_format),
+        cmocka_unit_test(test_writer_tags_as_read),
         cmocka_unit_test(test_writer_notes_after_moves),
         cmocka_unit_test(test_writer_wraps_without_splitting_numbers),
         cmocka_unit_test(test_round_trip),
