@@ -1546,20 +1546,36 @@ typedef struct MovetextToken {
     bool closed;             /* MT_COMMENT: the closing '}' was found */
 } MovetextToken;
 
-/* The next token of the movetext from p->i (blanks and %-lines skipped); p->i
- * moves past it. */
+/* A word that is a move number alone, "12.", "12..." or "12": it means
+ * nothing to the reader, which passes over it (on_word reads one glued to
+ * its move, "12.e4"). */
+static inline bool is_move_number(const char *w, size_t len)
+{
+    if (!is_class(w[0], PC_DIGIT)) return false;
+    size_t k = 1;
+    while (k < len && is_class(w[k], PC_DIGIT)) k++;
+    while (k < len && w[k] == '.') k++;
+    return k == len;
+}
+
+/* The next token of the movetext from p->i (blanks, %-lines and move
+ * numbers skipped); p->i moves past it. */
 static inline MovetextToken next_movetext_token(GameParser *p)
 {
-    skip_blanks(p);
-    MovetextToken t = {MT_END, p->i, p->i, p->i, false};
-    if (p->i >= p->n) return t;
-    size_t start = p->i;
-    if (!is_class(p->s[start], PC_DELIM)) {   /* a word: nearly every token */
+    size_t start;
+    MovetextToken t;
+    for (;;) {
+        skip_blanks(p);
+        t = (MovetextToken){MT_END, p->i, p->i, p->i, false};
+        if (p->i >= p->n) return t;
+        start = p->i;
+        if (is_class(p->s[start], PC_DELIM)) break;
+        /* a word: nearly every token */
         size_t end = start + 1;
         while (!is_class(p->s[end], PC_DELIM)) end++;   /* the NUL at s[n] ends the last */
-        t = (MovetextToken){MT_WORD, start, start, end, false};
         p->i = end;
-        return t;
+        if (!is_move_number(p->s + start, end - start))
+            return (MovetextToken){MT_WORD, start, start, end, false};
     }
     switch (p->s[start]) {
     case '{': {
@@ -1775,20 +1791,19 @@ static void on_word(Movetext *mt, const MovetextToken *t)
             on_nag(mt, start, tok, len);
             return;
         }
-        /* move number: digits then dots ("12.", "12...", or bare "12"),
-         * possibly glued to the move ("12.e4"); no result is one, and
-         * "0-0" is not one either */
+        /* a move number glued to its move ("12.e4", "12...Nf6": a move
+         * number alone is no word, see is_move_number); no result is one,
+         * and "0-0" is not one either */
         size_t k = 0, digits = 0;
         if (is_class(tok[0], PC_DIGIT)) {
             for (k = 1; k < len && is_class(tok[k], PC_DIGIT);) k++;
             digits = k;
             while (k < len && tok[k] == '.') k++;
         }
-        if (digits && (k == len || k > digits)) {
+        if (digits && k > digits) {
             tok += k;
             len -= k;
             start += k;
-            if (len == 0) return;
         } else if (is_result(tok, len)) {
             on_result(mt, start, tok, len);
             return;
