@@ -1546,12 +1546,11 @@ typedef struct MovetextToken {
     bool closed;             /* MT_COMMENT: the closing '}' was found */
 } MovetextToken;
 
-/* A word that is a move number alone, "12.", "12..." or "12": it means
- * nothing to the reader, which passes over it (on_word reads one glued to
- * its move, "12.e4"). */
+/* Whether a word that starts with a digit is a move number alone, "12.",
+ * "12..." or "12": it means nothing to the reader, which passes over it
+ * (on_word reads one glued to its move, "12.e4"). */
 static inline bool is_move_number(const char *w, size_t len)
 {
-    if (!is_class(w[0], PC_DIGIT)) return false;
     size_t k = 1;
     while (k < len && is_class(w[k], PC_DIGIT)) k++;
     while (k < len && w[k] == '.') k++;
@@ -1569,12 +1568,14 @@ static inline MovetextToken next_movetext_token(GameParser *p)
         t = (MovetextToken){MT_END, p->i, p->i, p->i, false};
         if (p->i >= p->n) return t;
         start = p->i;
-        if (is_class(p->s[start], PC_DELIM)) break;
+        const char *s = p->s;
+        unsigned first = pgn_char_class[(unsigned char)s[start]];
+        if (first & PC_DELIM) break;
         /* a word: nearly every token */
         size_t end = start + 1;
-        while (!is_class(p->s[end], PC_DELIM)) end++;   /* the NUL at s[n] ends the last */
+        while (!is_class(s[end], PC_DELIM)) end++;   /* the NUL at s[n] ends the last */
         p->i = end;
-        if (!is_move_number(p->s + start, end - start))
+        if (!(first & PC_DIGIT) || !is_move_number(s + start, end - start))
             return (MovetextToken){MT_WORD, start, start, end, false};
     }
     switch (p->s[start]) {
