@@ -492,29 +492,33 @@ static size_t plain_movetext_lines(const char *s, size_t n, bool may_hold_cr, un
     unsigned count = 0;
     if (n > 0 && starts_unusual_line(s[0])) n = 0;
 #if defined(__SSE2__)
-    /* 16 bytes at a time (an ESC caught by split_char_mask only ends the
-     * run early); a line start after a line end in the 16 bytes is bit 1 to
-     * 16 above that end */
-    for (; i + 16 <= n; i += 16) {
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        unsigned stop = split_char_mask(b);
-        if (may_hold_cr) stop |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8('\r')));
-        unsigned ends = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8('\n')));
-        for (unsigned e = ends; e; e &= e - 1) {
-            size_t next = i + (size_t)__builtin_ctz(e) + 1;
-            if (next < n && starts_unusual_line(s[next])) stop |= 1u << (next - i);
+    /* 32 bytes at a time (an ESC caught by split_char_mask only ends the
+     * run early); a line start after a line end in the 32 bytes is bit 1 to
+     * 32 above that end */
+    for (; i + 32 <= n; i += 32) {
+        __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
+        uint64_t stop = split_char_mask(lo) | (uint64_t)split_char_mask(hi) << 16;
+        if (may_hold_cr)
+            stop |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, _mm_set1_epi8('\r'))) |
+                    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, _mm_set1_epi8('\r'))) << 16;
+        uint64_t ends = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, _mm_set1_epi8('\n'))) |
+                        (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, _mm_set1_epi8('\n'))) << 16;
+        for (uint64_t e = ends; e; e &= e - 1) {
+            size_t next = i + (size_t)__builtin_ctzll(e) + 1;
+            if (next < n && starts_unusual_line(s[next])) stop |= (uint64_t)1 << (next - i);
         }
         for (; stop; stop &= stop - 1) {
-            unsigned k = (unsigned)__builtin_ctz(stop);
-            if (k < 16 && is_harmless_dash(s, i + k)) continue;
-            ends &= (1u << k) - 1;   /* the lines that end before the stop */
-            if (ends) whole = i + 32 - (size_t)__builtin_clz(ends);
+            unsigned k = (unsigned)__builtin_ctzll(stop);
+            if (k < 32 && is_harmless_dash(s, i + k)) continue;
+            ends &= ((uint64_t)1 << k) - 1;   /* the lines that end before the stop */
+            if (ends) whole = i + 64 - (size_t)__builtin_clzll(ends);
             for (; ends; ends &= ends - 1) count++;
             *lines = count;
             *stop_at = i + k;
             return whole;
         }
-        if (ends) whole = i + 32 - (size_t)__builtin_clz(ends);
+        if (ends) whole = i + 64 - (size_t)__builtin_clzll(ends);
         for (; ends; ends &= ends - 1) count++;   /* nearly always one bit or none */
     }
 #endif
