@@ -2,7 +2,7 @@
  * src/base/arena.c — bump allocator in chunks (see src/base/arena.h).
  *
  * Invariant: the head chunk's fill state lives in the Arena (base, size,
- * used <= size, last); blocks are aligned to ARENA_ALIGN. Only the head
+ * used <= size); blocks are aligned to ARENA_ALIGN. Only the head
  * chunk is ever allocated from. A reset keeps the largest chunk and frees
  * the others.
  *
@@ -61,7 +61,7 @@ static void make_head(Arena *a, ArenaChunk *c)
     a->head = c;
     a->base = c ? c->data : NULL;
     a->size = c ? c->size : 0;
-    a->used = a->last = 0;
+    a->used = 0;
 }
 
 void arena_init(Arena *a, size_t chunk_size)
@@ -69,7 +69,7 @@ void arena_init(Arena *a, size_t chunk_size)
     make_head(a, NULL);
     a->chunk_size = chunk_size ? chunk_size : 64 * 1024;
     a->chunk_max = a->chunk_size;
-    a->bytes_used = 0;
+    a->bytes_before = 0;
 }
 
 void arena_init_growing(Arena *a, size_t first, size_t max)
@@ -95,16 +95,16 @@ void *arena_alloc_grow(Arena *a, size_t need)
         ArenaChunk *big = new_chunk(need);
         big->next = a->head->next;
         a->head->next = big;
-        a->bytes_used += need;
+        a->bytes_before += need;
         return big->data;
     }
     ArenaChunk *c = new_chunk(need > a->chunk_size ? need : a->chunk_size);
     c->next = a->head;
+    a->bytes_before += a->used;   /* the old head's */
     make_head(a, c);
     if (a->chunk_size < a->chunk_max)
         a->chunk_size = a->chunk_max / 2 < a->chunk_size ? a->chunk_max : 2 * a->chunk_size;
     a->used = need;
-    a->bytes_used += need;
     return a->base;
 }
 
@@ -118,11 +118,12 @@ void *arena_zalloc(Arena *a, size_t size)
 void *arena_realloc(Arena *a, void *p, size_t old_size, size_t new_size)
 {
     if (!p) return arena_alloc(a, new_size);
-    if (a->head && (unsigned char *)p == a->base + a->last) {
-        size_t need = arena_align_up(new_size ? new_size : 1);
-        if (a->last + need <= a->size) {
-            a->bytes_used += need - (a->used - a->last);
-            a->used = a->last + need;
+    /* the last block of the head chunk: it ends where the free space begins */
+    uintptr_t at = (uintptr_t)p, base = (uintptr_t)a->base;
+    if (a->head && at >= base && at + arena_align_up(old_size ? old_size : 1) == base + a->used) {
+        size_t offset = at - base, need = arena_align_up(new_size ? new_size : 1);
+        if (offset + need <= a->size) {
+            a->used = offset + need;
             return p;
         }
     }
@@ -159,7 +160,7 @@ void arena_reset(Arena *a)
     }
     if (keep) keep->next = NULL;
     make_head(a, keep);
-    a->bytes_used = 0;
+    a->bytes_before = 0;
 }
 
 void arena_free(Arena *a)
@@ -169,5 +170,5 @@ void arena_free(Arena *a)
         free(c);
     }
     make_head(a, NULL);
-    a->bytes_used = 0;
+    a->bytes_before = 0;
 }

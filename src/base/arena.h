@@ -23,10 +23,9 @@ typedef struct Arena {
     unsigned char *base;   /* the head chunk's data (NULL before the first chunk) */
     size_t size;           /* usable bytes at base (0 before the first chunk) */
     size_t used;           /* bytes at base handed out */
-    size_t last;           /* offset from base of the most recent block, for arena_realloc */
     size_t chunk_size;     /* default size of a new chunk */
     size_t chunk_max;      /* chunk_size doubles with each new chunk up to this */
-    size_t bytes_used;     /* total bytes handed out since init or reset */
+    size_t bytes_before;   /* bytes handed out since init or reset outside the head's used */
 } Arena;
 
 #define ARENA_ALIGN 16     /* every block is aligned to this (enough for any type here) */
@@ -51,17 +50,23 @@ static inline void *arena_alloc(Arena *a, size_t size)
     size_t need = arena_align_up(size ? size : 1);
     if (a->size - a->used < need) return arena_alloc_grow(a, need);
     void *p = a->base + a->used;
-    a->last = a->used;
     a->used += need;
-    a->bytes_used += need;
     return p;
+}
+
+/* Total bytes handed out since init or reset (blocks rounded up to
+ * ARENA_ALIGN). */
+static inline size_t arena_bytes_used(const Arena *a)
+{
+    return a->bytes_before + a->used;
 }
 
 void *arena_zalloc(Arena *a, size_t size);         /* zero-filled */
 char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
-/* Grows the most recent allocation `p` of `old_size` bytes to `new_size` in place
- * when it is the last block of the head chunk, else copies. */
+/* Grows the allocation `p` of `old_size` bytes to `new_size` in place when
+ * it is the last block of the head chunk (the most recent allocation), else
+ * copies. */
 void *arena_realloc(Arena *a, void *p, size_t old_size, size_t new_size);
 void  arena_reset(Arena *a);   /* forget every allocation, keep one chunk for reuse */
 void  arena_free(Arena *a);    /* release all memory */

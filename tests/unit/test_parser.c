@@ -296,7 +296,7 @@ static void test_push_and_clone_cost(void **state)
     for (int i = 0; i < N; i++) assert_int_equal(parent->kids[i]->kind, ND_TRUE);
     /* each node and about 3 pointers of arrays for it (growing by one each
      * time instead, the copies alone would take N * N * 4 bytes, 100 MB) */
-    assert_true(a.bytes_used < (size_t)N * (arena_align_up(sizeof(Node)) + 4 * sizeof(Node *)));
+    assert_true(arena_bytes_used(&a) < (size_t)N * (arena_align_up(sizeof(Node)) + 4 * sizeof(Node *)));
     arena_free(&a);
 
     Query *q = body("x = \"a long string\" x");

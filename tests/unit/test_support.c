@@ -33,7 +33,7 @@ static void test_arena_alloc_and_reset(void **state)
     assert_string_equal(arena_strdup(&a, "hello"), "hello");
     assert_string_equal(arena_strndup(&a, "hello", 3), "hel");
     arena_reset(&a);
-    assert_int_equal(a.bytes_used, 0);
+    assert_int_equal(arena_bytes_used(&a), 0);
     assert_non_null(arena_alloc(&a, 100));
     arena_free(&a);
 }

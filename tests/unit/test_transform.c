@@ -451,14 +451,14 @@ static void test_expansion_budget(void **state)
     DiagSink diag;
     diag_sink_init(&diag, capture_message, &messages);
     Query *q = compile("check or\n  flip {shift {flip {shift {flip Ka1}}}}");
-    size_t before = q->arena.bytes_used;
+    size_t before = arena_bytes_used(&q->arena);
     assert_false(xf_expand_query(q, &diag));
     assert_int_equal(diag.errors, 1);
     sb_printf(&want, "-cql:2:3: error: transforms expand to more than %d filters\n", XF_MAX_FILTERS);
     sb_append(&want, "  flip {shift {flip {shift {flip Ka1}}}}\n  ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
     assert_string_equal(sb_str(&messages), sb_str(&want));
     /* what the kept images took: a few hundred bytes a node at most */
-    assert_true(q->arena.bytes_used - before < (size_t)XF_MAX_FILTERS * 400);
+    assert_true(arena_bytes_used(&q->arena) - before < (size_t)XF_MAX_FILTERS * 400);
     query_free(q);
     /* -shift around a query with a large argument: its nodes count too */
     sb_clear(&messages);
