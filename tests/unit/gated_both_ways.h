@@ -29,13 +29,16 @@ static bool same_text(const char *a, const char *b)
     return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-/* The same tags in the same order. */
+/* The same tags in the same order (and known as plain alike). */
 static bool same_tags(const Game *a, const Game *b)
 {
     if (a->tag_count != b->tag_count) return false;
-    for (int i = 0; i < a->tag_count; i++)
-        if (strcmp(a->tags[i].name, b->tags[i].name) != 0 || strcmp(a->tags[i].value, b->tags[i].value) != 0)
+    for (int i = 0; i < a->tag_count; i++) {
+        const Tag *x = &a->tags[i], *y = &b->tags[i];
+        if (strcmp(x->name, y->name) != 0 || strcmp(x->value, y->value) != 0 || x->plain != y->plain ||
+            (x->plain && x->value_len != y->value_len))
             return false;
+    }
     return true;
 }
 

@@ -788,12 +788,7 @@ static void read_with_and_without_marks(const RawGame *raw, const char *path, vo
     Game a, b;
     PgnParseStatus sa = pgn_parse_game(raw, path, &with_arena, &a, &with_sink);
     PgnParseStatus sb = pgn_parse_game(&unmarked, path, &without_arena, &b, &without_sink);
-    bool same = sa == sb && strcmp(sb_str(&with_messages), sb_str(&without_messages)) == 0 &&
-                a.tag_count == b.tag_count;
-    for (int i = 0; same && i < a.tag_count; i++)
-        same = strcmp(a.tags[i].name, b.tags[i].name) == 0 && strcmp(a.tags[i].value, b.tags[i].value) == 0 &&
-               a.tags[i].plain == b.tags[i].plain && (!a.tags[i].plain || a.tags[i].value_len == b.tags[i].value_len);
-    if (!same)
+    if (sa != sb || strcmp(sb_str(&with_messages), sb_str(&without_messages)) != 0 || !same_tags(&a, &b))
         fail_msg("%s, game %ld: read with the splitter's tag marks:\n%sand without:\n%s", path, raw->number,
                  sb_str(&with_messages), sb_str(&without_messages));
     tally->games++;
