@@ -7,7 +7,7 @@
 #   mixed-N.pgn      every PGN file of $PGN_DIR (default /work/shared/data/pgn, else
 #                    tests/data/pgn) repeated until about N games: 10k, 100k, 1M
 #
-# For each query, one thread on the 40k corpus, best of $RUNS runs (default 3):
+# For each query, one thread on the 40k corpus, best of $RUNS runs (default 7):
 #   ns/ply      CPU time (user + system) per ply of the corpus
 #   cpu, wall   CPU and wall time as ratios to the replay measured in the same
 #               run (the machine is noisy: ratios from one run hold better than
@@ -32,7 +32,7 @@ BUILD=${1:-build/release}
 CQL=$BUILD/cql
 REPLAY=$BUILD/tests/tool_replay
 DIR=build/bench
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-7}
 INSTR=${INSTR:-1}
 RSS=${RSS:-1}
 BIG=${BIG:-1}
