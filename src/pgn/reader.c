@@ -1324,6 +1324,16 @@ static const char *tag_value(GameParser *p, size_t from, size_t to, bool plain)
     return v;
 }
 
+/* Adds the pair of the usual form at s[open], whose name ends at name_end
+ * and value at quote, keeping both in text (tag_text), and moves past it. */
+static void add_usual_tag(GameParser *p, char *text, size_t open, size_t name_end, size_t quote)
+{
+    text[name_end] = '\0';
+    text[quote] = '\0';
+    add_tag(p, text + open + 1, text + name_end + 2, true, quote - name_end - 2);
+    p->i = quote + 2;
+}
+
 /* The tag pairs the splitter marked from p->i on (RawGame.tag_marks), each
  * followed by the next one on the following line: added as parse_tag would
  * add them, without reading them again. False when no marked pair starts
@@ -1339,10 +1349,7 @@ static bool parse_marked_tags(GameParser *p)
     }
     bool first_tags = p->game->tag_count == 0;
     do {
-        text[m->name_end] = '\0';
-        text[m->quote] = '\0';
-        add_tag(p, text + m->open + 1, text + m->name_end + 2, true, m->quote - m->name_end - 2);
-        p->i = m->quote + 2;
+        add_usual_tag(p, text, m->open, m->name_end, m->quote);
         m++;
     } while (m < end && m->open == p->i + 1 && p->s[p->i] == '\n');
     p->next_tag_mark = (int)(m - p->tag_marks);
@@ -1367,10 +1374,7 @@ static void parse_tag(GameParser *p)
         size_t quote = find_value_stop(p->s, i + 2, p->n);
         char *text;
         if (quote + 1 < p->n && p->s[quote] == '"' && p->s[quote + 1] == ']' && (text = tag_text_for(p, quote))) {
-            text[i] = '\0';
-            text[quote] = '\0';
-            add_tag(p, text + open + 1, text + i + 2, true, quote - i - 2);
-            p->i = quote + 2;
+            add_usual_tag(p, text, open, i, quote);
             return;
         }
     }
