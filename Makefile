@@ -254,6 +254,7 @@ test-oracle: test-tools
 
 test-conformance: test-tools
 	$(Q)if [ -f tests/run-conformance.sh ]; then sh tests/run-conformance.sh $(BUILD); fi
+	$(Q)sh tests/run-repros.sh $(BUILD)
 
 # The fuzz harnesses on their seed corpus and on every input that once found
 # a problem (tests/fuzz/regressions/), without libFuzzer.
