@@ -22,15 +22,17 @@
  *                               comments are wrapped at 79 columns)
  *       stdout TEXT             what `message` printed contains TEXT (a runtime
  *                               error, which stops the run, is printed as
- *                               "runtime error: MESSAGE")
+ *                               "runtime error: MESSAGE"), or what reading the
+ *                               files of `similarposition` printed
  *       order G G ...           the matching games in the order a sorting
  *                               query writes them (by sort value, largest
  *                               first, as cql does; ties in input order)
  *       stopped G               the query stopped the run at game G (a
  *                               value-only filter evaluated as a position
  *                               filter); no game after it is searched
- *       diagnostic TEXT         the messages (compile warnings, the stop)
- *                               contain TEXT
+ *       diagnostic TEXT         the messages (compile warnings, the stop, a
+ *                               file `similarposition` could not read) contain
+ *                               TEXT
  *   %%fail                 the query must be rejected; each line is a prefix of
  *                          one diagnostic line, in order (%%fail ignore-msg: any)
  *   %%orbit                the text of `cql --dump-orbit` for the query, exactly
@@ -305,9 +307,15 @@ static void run_test(TestCase *t, Totals *tot)
 
     Outcome out;
     memset(&out, 0, sizeof out);
+    /* the files the query reads before the search (similarposition's):
+     * what reading them prints goes with what `message` prints, and when
+     * one cannot be read, no game is searched and the messages tell why */
+    bool files_read = !cql_query_reads_files(q) || cql_query_read_files(q, &out.printed, &messages);
     cql_text_printf(&out.diagnostics, "%s", str(&diags));
     CqlText why = {NULL, 0, 0};
-    if (t->has_fen) {
+    if (!files_read) {
+        /* nothing to search */
+    } else if (t->has_fen) {
         /* each FEN line is a one-position game */
         CqlText games = {NULL, 0, 0};
         const char *p = str(&t->fen);
