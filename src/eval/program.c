@@ -1,9 +1,10 @@
 /*
  * src/eval/program.c — the filters about the run rather than the board
  * (`assert`, `try`, `removecomment`, `currenttransform`, `lastgamenumber`,
- * `readfile`, `writefile`, `similarposition`) and the problem-chess mates (`puremate` ...,
- * whose chess lives in chess/problem_mate.c). Specified in
- * shared/spec/cql62-remaining.md §§5-6, 8-13.
+ * `readfile`, `writefile`, `similarposition`) and the problem-chess mates
+ * (`puremate` ..., whose chess lives in chess/problem_mate.c). Specified in
+ * shared/spec/cql62-remaining.md §§5-6, 8-13 (`similarposition`:
+ * cql62-fidelity-2.md R24).
  *
  * Some of these stop the run with a runtime error, as CQL 6.2 does (it
  * prints the message and exits with status 1): a failed `assert`, a file

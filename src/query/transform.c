@@ -370,7 +370,7 @@ static TokKind direction_word(uint8_t dirs)
     return TK_EOF;
 }
 
-/* (cql62-remaining.md §13) */
+/* The names are those of cql62-remaining.md §13. */
 void xf_map_name(const XfMap *m, StrBuf *sb)
 {
     static const char *const dihedral_names[XF_NB] = {

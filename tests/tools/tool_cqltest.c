@@ -8,7 +8,9 @@
  *
  *   %%test NAME            starts a test; it ends at the next %%test or EOF
  *   %%query                the query, verbatim, any number of lines; without a
- *                          `cql(` header it is a body, as with -cql
+ *                          `cql(` header it is a body, as with -cql; the files
+ *                          it names (similarposition "tests/data/similar/x.pgn")
+ *                          are found from the repository root, where it runs
  *   %%fen                  one FEN per line, each a one-position game
  *   %%pgn                  games, verbatim
  *   %%expect               what must come out:
@@ -313,9 +315,7 @@ static void run_test(TestCase *t, Totals *tot)
     bool files_read = !cql_query_reads_files(q) || cql_query_read_files(q, &out.printed, &messages);
     cql_text_printf(&out.diagnostics, "%s", str(&diags));
     CqlText why = {NULL, 0, 0};
-    if (!files_read) {
-        /* nothing to search */
-    } else if (t->has_fen) {
+    if (files_read && t->has_fen) {
         /* each FEN line is a one-position game */
         CqlText games = {NULL, 0, 0};
         const char *p = str(&t->fen);
@@ -327,7 +327,7 @@ static void run_test(TestCase *t, Totals *tot)
         }
         run_games(q, str(&games), &out, true);
         cql_text_free(&games);
-    } else {
+    } else if (files_read) {
         run_games(q, str(&t->pgn), &out, false);
     }
 
