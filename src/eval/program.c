@@ -320,16 +320,19 @@ static bool eval_similarposition(Evaluator *ev, const Node *n, Value *out)
     bool identity_only = n->num != 0;
     const char *side = ev->cur->pos.side == WHITE ? "wtm" : "btm";
     int64_t smallest = -1;
+    /* the comments joined here, as the notes of a position are joined: a
+     * file's start position may be recorded thousands of times, and
+     * joining them one by one would copy them all again each time */
+    StrBuf text = SB_INIT;
     for (const SubmissionRecord *r = submission_first(f, &ev->cur->pos); r; r = submission_next(f, r)) {
         if (identity_only && !submission_is_identity(f, r)) continue;
         const char *transform = submission_transform_name(f, r);
-        StrBuf text = SB_INIT;
-        sb_printf(&text, "see %s game: %d at move: %d %s%s%s", n->text, (int)r->game, (int)r->move, side,
-                  transform[0] ? " " : "", transform);
-        eval_add_comment(ev, ev->cur, sb_str(&text));
-        sb_free(&text);
+        sb_printf(&text, "%ssee %s game: %d at move: %d %s%s%s", text.len ? " " : "", n->text, (int)r->game,
+                  (int)r->move, side, transform[0] ? " " : "", transform);
         if (smallest < 0 || r->game < smallest) smallest = r->game;
     }
+    if (text.len) eval_add_comment(ev, ev->cur, sb_str(&text));
+    sb_free(&text);
     if (smallest < 0) return false;
     out->type = VT_NUMBER;
     out->num = smallest;
