@@ -180,6 +180,17 @@ CQL_API bool cql_query_needs_game_count(const CqlQuery *q);
 /* Sets the value of `lastgamenumber` (clipped to the header's gamenumber
  * range); call it before the first searcher is made. */
 CQL_API void cql_query_set_game_count(CqlQuery *q, long count);
+/* True when q reads files before its search: the PGN files of its
+ * `similarposition` filters. The caller then reads them with
+ * cql_query_read_files, once, before the first searcher is made; a search
+ * that meets a file not read stops with an error. */
+CQL_API bool cql_query_reads_files(const CqlQuery *q);
+/* Reads those files, each once. What CQL 6.2 prints while doing so (`Db:
+ * read N games from submission file: FILE`) is appended to printed. False
+ * after reporting why a file could not be read (a missing or unreadable
+ * file, one that is not a regular file or holds binary data, a file without
+ * a game or with a damaged game, too many positions), naming it. */
+CQL_API bool cql_query_read_files(CqlQuery *q, CqlText *printed, CqlMessages *m);
 
 typedef enum CqlPrint {
     CQL_PRINT_TREE,      /* the syntax tree, one node per line (cql -parse) */

@@ -104,7 +104,9 @@ expect_grep "version" "$T/out" '^cql [0-9]'
 expect_rc "unknown option" 2 "$CQL" -frobnicate "$T/true.cql"
 expect_grep "unknown option message" "$T/err" "^cql: error: unknown option '-frobnicate'"
 expect_rc "missing value" 2 "$CQL" -i
-expect_rc "no query" 2 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn"
+expect_rc "no query: every position" 0 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn" -o "$T/x.pgn"
+expect_grep "no query: every position (summary)" "$T/out" '^1 matches of 1 games'
+expect_rc "no option at all: usage" 2 "$CQL"
 expect_rc "missing input file" 2 "$CQL" -i "$T/nonexistent.pgn" -o "$T/x.pgn" "$T/true.cql"
 expect_grep "missing input message" "$T/err" "cannot open input file '.*nonexistent.pgn'"
 expect_rc "missing query file" 2 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn" "$T/nope.cql"

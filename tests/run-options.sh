@@ -51,12 +51,13 @@ tag_count() {
         }
         END { done(); print count + 0 }'
 }
+tag_query="-cql true"   # what tag_run adds to the options (nothing: the options alone)
 tag_run() {   # tag_run NAME EXPECTED OPTIONS...
     name=$1 want=$2
     shift 2
     i_args=""
     for f in $TAGS; do i_args="$i_args -i $f"; done
-    "$CQL" $i_args -o "$T/tag.pgn" "$@" -cql true >"$T/out" 2>"$T/err"
+    "$CQL" $i_args -o "$T/tag.pgn" "$@" $tag_query >"$T/out" 2>"$T/err"
     expect_eq "$name (matching games)" "$(matches_in "$T/out")" "$want"
     expect_eq "$name (games written)" "$(games_in "$T/tag.pgn")" "$want"
 }
@@ -101,11 +102,96 @@ expect_grep "-searchposition finds the mate" "$T/err" '^1 matches of 1 games'
 expect_rc "-searchposition not mate" 0 "$CQL" -searchposition '7k/8/6K1/8/8/8/8/6Q1 b - - 0 1' -o - -cql mate
 expect_grep "-searchposition no mate" "$T/err" '^0 matches of 1 games'
 
-# ---- -similarposition FILE: the board at the end of FILE's first game
-printf '[Event "x"]\n\n1. e4 *\n\n[Event "y"]\n\n1. d4 *\n' >"$T/similar.pgn"
-expect_rc "-similarposition" 0 "$CQL" -i "$FOLD" -o "$T/sim.pgn" -similarposition "$T/similar.pgn" -cql true
-expect_same "-similarposition is -fen of that board" "$T/sim.pgn" "$T/fen.pgn"
-expect_rc "-similarposition missing file" 2 "$CQL" -i "$FOLD" -o "$T/x.pgn" -similarposition "$T/none.pgn" -cql true
+# ---- options with no query file and no -cql (CQL 6.2): the options' filters
+# alone are the query, every position when there are none
+tag_query=""
+for s in Kasparov Morphy; do
+    tag_run "no query: -player $s" "$(tag_count Player "$s")" -player "$s"
+    tag_run "no query: -white $s" "$(tag_count White "$s")" -white "$s"
+    tag_run "no query: -black $s" "$(tag_count Black "$s")" -black "$s"
+done
+tag_run "no query: -event IBM" "$(tag_count Event IBM)" -event IBM
+tag_run "no query: -site London" "$(tag_count Site London)" -site London
+tag_run "no query: -year 1850 1859" "$(tag_count Year '' 1850 1859)" -year 1850 1859
+tag_run "no query: -result 1-0" "$(tag_count Result 1-0)" -result 1-0
+tag_run "no query: -result 1/2-1/2" "$(tag_count Result 1/2-1/2)" -result 1/2-1/2
+[ "$(tag_count Result 1-0)" -gt 0 ] && [ "$(tag_count Result 1-0)" -lt "$(tag_count Event '')" ] && ok ||
+    bad "the tag test data has no game or only games won by White"
+TAGS=$KASPAROV
+tag_run "no query: -white Kasparov -year 1997" "$(tag_count White Kasparov)" -white Kasparov -year 1997
+TAGS=$ALL_TAGS
+tag_run "no query: no option filter at all" "$(tag_count Event '')" -noheader
+tag_query="-cql true"
+expect_rc "no query: -fen" 0 "$CQL" -i "$FOLD" -o "$T/fen-alone.pgn" -fen "$AFTER_E4"
+expect_same "no query: -fen alone is -fen -cql true" "$T/fen-alone.pgn" "$T/fen.pgn"
+expect_rc "no query: -btm" 0 "$CQL" -i "$KASPAROV" -o - -btm
+expect_grep "no query: -btm in every game" "$T/err" '^6 matches of 6 games'
+expect_rc "no query: -wtm -fen" 0 "$CQL" -i "$FOLD" -o - -wtm -fen "$AFTER_E4"
+expect_grep "no query: -wtm -fen (Black to move there)" "$T/err" '^0 matches of '
+# the output without -o: cqldefault-out.pgn in the current directory, as CQL 6.2 names it
+mkdir "$T/default"
+KASPAROV_PATH=$(pwd)/$KASPAROV
+expect_rc "no query: default output" 0 sh -c 'cd "$1" && "$2" -i "$3" -player Kasparov' sh "$T/default" "$CQL" "$KASPAROV_PATH"
+expect_grep "no query: the summary names cqldefault-out.pgn" "$T/out" "$SUMMARY"'cqldefault-out.pgn$'
+expect_eq "no query: cqldefault-out.pgn holds the games" "$(games_in "$T/default/cqldefault-out.pgn")" 6
+# ... never written over the input
+cp "$KASPAROV" "$T/default/cqldefault-out.pgn"
+expect_rc "no query: the input is not the output" 2 sh -c 'cd "$1" && "$2" -i cqldefault-out.pgn -player Kasparov' \
+    sh "$T/default" "$CQL"
+expect_grep "no query: the input is not the output (message)" "$T/err" "refusing to write the output over the input"
+expect_same "no query: the input untouched" "$T/default/cqldefault-out.pgn" "$KASPAROV"
+# a bare cql says how to use it
+expect_rc "bare cql" 2 "$CQL"
+expect_grep "bare cql: usage on stderr" "$T/err" '^usage: cql \[options\] \[query.cql\]'
+expect_eq "bare cql: nothing on stdout" "$(wc -c <"$T/out" | tr -d ' ')" 0
+
+# ---- -similarposition [nosort] [notransform] FILE: the filter similarposition
+# (shared/spec/cql62-fidelity-2.md R24; the queries are in tests/cql/similarposition.test)
+SIMILAR=tests/data/similar
+expect_rc "-similarposition" 0 "$CQL" -i "$KASPAROV" -o "$T/sim.pgn" -similarposition "$SIMILAR/e4-c6-d4.pgn"
+expect_grep "-similarposition: CQL 6.2's line on stdout" "$T/out" "^Db: read 1 games from submission file: $SIMILAR/e4-c6-d4.pgn\$"
+expect_grep "-similarposition: every game starts as FILE's (CQL 6.2: 6 of 6)" "$T/out" '^6 matches of 6 games'
+if tr '\n' ' ' <"$T/sim.pgn" | grep -q "{Game number 1 submission game: 1 see $SIMILAR/e4-c6-d4.pgn game: 1 at move: 1 wtm CQL} 1\\. Nf3"
+then ok; else bad "-similarposition: game 1's first comment"; cat "$T/sim.pgn" >&2; fi
+expect_rc "the filter similarposition" 0 "$CQL" -i "$KASPAROV" -o "$T/sim-filter.pgn" -cql "similarposition \"$SIMILAR/e4-c6-d4.pgn\""
+expect_same "-similarposition is the filter" "$T/sim.pgn" "$T/sim-filter.pgn"
+expect_rc "-similarposition: a mirrored position" 0 "$CQL" -i "$KASPAROV" -o "$T/sim2.pgn" \
+    -similarposition "$SIMILAR/deep-blue-game1-mirrored.pgn"
+expect_grep "-similarposition: a mirrored position (CQL 6.2: game 1)" "$T/out" '^1 matches of 6 games'
+expect_grep "-similarposition: a mirrored position is game 1" "$T/sim2.pgn" '^{Game number 1 submission game: 1}'
+if tr '\n' ' ' <"$T/sim2.pgn" | grep -q "10\\. e3 h6 {see $SIMILAR/deep-blue-game1-mirrored.pgn game: 1 at move: 1 wtm reflect_v CQL}"; then ok
+else bad "-similarposition: the mirrored position's comment"; cat "$T/sim2.pgn" >&2; fi
+expect_rc "-similarposition notransform" 0 "$CQL" -i "$KASPAROV" -o "$T/sim3.pgn" \
+    -similarposition notransform "$SIMILAR/deep-blue-game1-mirrored.pgn"
+expect_grep "-similarposition notransform: no game (CQL 6.2)" "$T/out" '^0 matches of 6 games'
+expect_rc "-similarposition nosort" 0 "$CQL" -i "$KASPAROV" -o "$T/sim4.pgn" -similarposition nosort "$SIMILAR/e4-c6-d4.pgn"
+expect_no_grep "-similarposition nosort: no sort value" "$T/sim4.pgn" 'submission game'
+expect_rc "-similarposition notransform nosort" 0 "$CQL" -i "$KASPAROV" -o "$T/sim5.pgn" \
+    -similarposition notransform nosort "$SIMILAR/e4-c6-d4.pgn"
+expect_same "-similarposition notransform nosort: the same games" "$T/sim5.pgn" "$T/sim4.pgn"
+expect_rc "-similarposition with a query" 0 "$CQL" -i "$KASPAROV" -o - -similarposition "$SIMILAR/e4-c6-d4.pgn" -cql 'ply == 4'
+expect_grep "-similarposition with a query: ply 4 is no position of FILE" "$T/err" '^0 matches of 6 games'
+expect_grep "-similarposition -o -: CQL 6.2's line on stderr" "$T/err" '^Db: read 1 games'
+expect_rc "-similarposition: a word but no file" 2 "$CQL" -i "$KASPAROV" -o - -similarposition nosort
+expect_grep "-similarposition: a word but no file (message)" "$T/err" "option '-similarposition' needs a PGN file after 'nosort'"
+# FILE cannot be read: exit 2, the file named, nothing written
+similar_fails() {   # similar_fails NAME FILE MESSAGE
+    rm -f "$T/simx.pgn"
+    expect_rc "-similarposition: $1" 2 "$CQL" -i "$KASPAROV" -o "$T/simx.pgn" -similarposition "$2"
+    expect_grep "-similarposition: $1 (message)" "$T/err" "$3"
+    [ -e "$T/simx.pgn" ] && bad "-similarposition: $1: an output was written" || ok
+}
+similar_fails "a missing file" "$T/none.pgn" "^cql: error: similarposition: cannot open the file '$T/none.pgn': "
+: >"$T/empty.pgn"
+similar_fails "an empty file" "$T/empty.pgn" "^cql: error: similarposition: the file '$T/empty.pgn' has no game"
+echo 'not a game, only words' >"$T/words.pgn"
+similar_fails "a file that is not PGN" "$T/words.pgn" "^cql: error: similarposition: the file '$T/words.pgn' has no game"
+printf '[Event "a"]\n\n1. e4 \000\001 *\n' >"$T/binary.pgn"
+similar_fails "a binary file" "$T/binary.pgn" "cannot read the file '$T/binary.pgn': it is not a PGN file (it holds binary data)"
+similar_fails "a directory" "$T" "cannot read the file '$T': it is not a regular file"
+printf '[Event "a"]\n\n1. e4 e5 *\n\n[Event "b"]\n\n1. e4 Ke7 2. Ke2 *\n' >"$T/damaged.pgn"
+similar_fails "a damaged game" "$T/damaged.pgn" "game 2 of the file '$T/damaged.pgn' has an error"
+expect_grep "-similarposition: a damaged game: where" "$T/err" "^$T/damaged.pgn:7:7: game 2: illegal move 'Ke7'"
 
 # ---- -wtm, -btm
 expect_rc "-wtm" 0 "$CQL" -i "$KASPAROV" -o - -wtm -cql 'ply == 1'

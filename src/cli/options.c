@@ -30,7 +30,8 @@ typedef enum OptKind {
     OPT_PART,      /* K/N */
     OPT_SUMMARY,   /* text or json */
     OPT_HHDB,      /* -hhdb KEY [PARAM]: the parameter when the key takes a string */
-    OPT_ASSIGN     /* -assign NAME VALUE (may repeat) */
+    OPT_ASSIGN,    /* -assign NAME VALUE (may repeat) */
+    OPT_SIMILAR    /* -similarposition [nosort] [notransform] FILE */
 } OptKind;
 
 typedef struct OptionSpec {
@@ -61,8 +62,9 @@ static const OptionSpec options[] = {
     {"site", NULL, OPT_TEXT, F(site), NOMIN, "S: only games whose Site contains S"},
     {"year", NULL, OPT_RANGE, F(year), NOMIN, "N [M]: only games of year N (to M)"},
     {"fen", NULL, OPT_FEN, F(fen), NOMIN, "BOARD: only positions with this board (a FEN or its first field)"},
-    {"similarposition", NULL, OPT_STRING, F(similarposition), NOMIN,
-     "FILE: only positions with the board ending FILE's first game"},
+    {"similarposition", NULL, OPT_SIMILAR, F(similarposition), NOMIN,
+     "[nosort] [notransform] FILE: only positions reached in FILE's games (or their mirror images, "
+     "rotations, shifts), sorted by FILE's game number"},
     {"wtm", NULL, OPT_FLAG, F(wtm), NOMIN, "only positions with White to move"},
     {"btm", NULL, OPT_FLAG, F(btm), NOMIN, "only positions with Black to move"},
     {"variations", NULL, OPT_FLAG, F(variations), NOMIN, "search variations too"},
@@ -402,6 +404,21 @@ static ExitCode take_value(const OptionSpec *spec, const char *arg, int argc, ch
         }
         break;
     }
+    case OPT_SIMILAR:
+        /* the words of the filter similarposition before the file, in either order */
+        for (;;) {
+            bool *word = strcmp(value, "nosort") == 0 ? &o->similar_nosort
+                         : strcmp(value, "notransform") == 0 ? &o->similar_notransform : NULL;
+            if (!word || *word) break;
+            if (*i + 1 >= argc) {
+                cql_report(m, CQL_ERROR, "option '%s' needs a PGN file after '%s'", arg, value);
+                return EXIT_USAGE;
+            }
+            *word = true;
+            value = argv[++*i];
+        }
+        *(const char **)field = value;
+        break;
     case OPT_FLAG:
         break;
     }
@@ -411,10 +428,6 @@ static ExitCode take_value(const OptionSpec *spec, const char *arg, int argc, ch
 /* Options whose values conflict, or that need another. */
 static ExitCode check_together(const CliOptions *o, CqlMessages *m)
 {
-    if (!o->query_file && o->cql_count == 0 && !o->hhdb_key) {
-        cql_report(m, CQL_ERROR, "no query: give a query file or -cql TEXT (try 'cql -help')");
-        return EXIT_USAGE;
-    }
     if (o->variations && o->mainline) {
         cql_report(m, CQL_ERROR, "-variations and -mainline exclude each other");
         return EXIT_USAGE;
@@ -449,6 +462,11 @@ static ExitCode check_together(const CliOptions *o, CqlMessages *m)
 ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m)
 {
     memset(o, 0, sizeof *o);
+    if (argc <= 1) {   /* a bare `cql`: how to use it */
+        cli_print_usage(stderr);
+        fputs("try 'cql -help' for the options\n", stderr);
+        return EXIT_USAGE;
+    }
     const char *seen[OPTION_COUNT] = {NULL};   /* as first written, per option */
     int i = 1;
     for (; i < argc; i++) {
@@ -499,14 +517,21 @@ void cli_print_version(FILE *out)
             CQL_VERSION);
 }
 
+void cli_print_usage(FILE *out)
+{
+    fputs("usage: cql [options] [query.cql]\n"
+          "       cql -i games.pgn -o hits.pgn query.cql\n"
+          "       cql -i games.pgn -cql 'mate'\n"
+          "       cql -i games.pgn -player Kasparov      (the options alone are the query)\n",
+          out);
+}
+
 void cli_print_help(FILE *out)
 {
     cli_print_version(out);
-    fputs("\nusage: cql [options] [query.cql]\n"
-          "       cql -i games.pgn -o hits.pgn query.cql\n"
-          "       cql -i games.pgn -cql 'mate'\n\n"
-          "options (one or two hyphens, any case):\n",
-          out);
+    fputc('\n', out);
+    cli_print_usage(out);
+    fputs("\noptions (one or two hyphens, any case):\n", out);
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
         const OptionSpec *s = &options[i];
         if (!s->help) continue;
@@ -519,8 +544,10 @@ void cli_print_help(FILE *out)
         else snprintf(names, sizeof names, "-%s", s->name);
         fprintf(out, "  %-24s %s\n", names, s->help);
     }
-    fputs("\nWithout -o the output is <query-stem>-out.pgn in the current directory. The\n"
-          "summary line is\n"
+    fputs("\nWithout a query file or -cql, the query is the filters of the options alone\n"
+          "(-player, -fen, -similarposition ...), or every position when there are none.\n"
+          "Without -o the output is <query-stem>-out.pgn in the current directory\n"
+          "(cqldefault-out.pgn without a query file). The summary line is\n"
           "  N matches of M games in S seconds using T thread(s) to FILE\n"
           "Also accepted, as by CQL 6.2: the transforms -fliphorizontal -flipvertical\n"
           "-rotate90 -rotate45 -shifthorizontal -shiftvertical; -guipgnstdin and\n"

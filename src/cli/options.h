@@ -64,7 +64,8 @@ typedef struct CliOptions {
     const char *player, *white, *black, *event, *site;
     Range year;
     const char *fen;            /* -fen BOARD: only positions with this board */
-    const char *similarposition;  /* -similarposition FILE: the board of its first game's end */
+    const char *similarposition;  /* -similarposition [nosort] [notransform] FILE: the filter */
+    bool similar_nosort, similar_notransform;
     bool wtm, btm;
     /* what is written */
     bool nosettag, noremovecomment, noclobber;
@@ -88,6 +89,7 @@ typedef struct CliOptions {
 /* Fills *o from argv. Returns EXIT_RAN, or EXIT_USAGE after reporting. */
 ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m);
 void cli_print_help(FILE *out);
+void cli_print_usage(FILE *out);   /* the usage lines that begin the help */
 void cli_print_version(FILE *out);
 
 #endif

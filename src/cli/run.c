@@ -94,42 +94,22 @@ static CqlSettings settings_of(const CliOptions *o)
     return s;
 }
 
-/* -similarposition FILE: the board at the end of the main line of FILE's
- * first game, as a `fen "BOARD"` filter. */
-static ExitCode similar_position_filter(const char *file, CqlText *filters, CqlMessages *m)
+/* text as a CQL string: quotes, backslashes and line ends escaped */
+static void quoted(CqlText *out, const char *text)
 {
-    CqlReader *reader = cql_reader_open(file, m);
-    if (!reader) return EXIT_USAGE;
-    CqlGameText *text = cql_game_text_new();
-    CqlGame *game = cql_game_new();
-    ExitCode rc = EXIT_USAGE;
-    if (!cql_reader_next(reader, text, m)) {
-        cql_report(m, CQL_ERROR, "-similarposition: no game in '%s'", file);
-    } else if (cql_game_parse(game, text, cql_reader_name(reader), m) == CQL_GAME_UNUSABLE) {
-        cql_report(m, CQL_ERROR, "-similarposition: the first game of '%s' cannot be read", file);
-    } else {
-        int last = 0;
-        for (int id = 0; id < cql_game_positions(game); id++) {
-            int ply;
-            bool mainline;
-            cql_game_position(game, id, &ply, &mainline);
-            if (mainline) last = id;   /* preorder: the main line's last position comes last */
-        }
-        CqlText fen = {NULL, 0, 0};
-        cql_game_fen(game, last, &fen);
-        cql_text_printf(filters, "fen \"%.*s\"\n", (int)strcspn(fen.data, " "), fen.data);
-        cql_text_free(&fen);
-        rc = EXIT_RAN;
+    cql_text_append(out, "\"", 1);
+    for (const char *c = text; *c; c++) {
+        const char *escape = *c == '"' ? "\\\"" : *c == '\\' ? "\\\\" : *c == '\n' ? "\\n" : *c == '\r' ? "\\r"
+                             : *c == '\t' ? "\\t" : NULL;
+        if (escape) cql_text_append(out, escape, 2);
+        else cql_text_append(out, c, 1);
     }
-    cql_game_free(game);
-    cql_game_text_free(text);
-    cql_reader_close(reader);
-    return rc;
+    cql_text_append(out, "\"", 1);
 }
 
 /* The filters CQL 6.2's options add before the body (-player, -fen ...),
  * one per line, after the -cql texts. */
-static ExitCode option_filters(const CliOptions *o, CqlText *filters, CqlMessages *m)
+static void option_filters(const CliOptions *o, CqlText *filters)
 {
     for (int i = 0; i < o->assign_count; i++) {
         /* -assign NAME VALUE: a number when VALUE reads as one, else a string */
@@ -157,14 +137,19 @@ static ExitCode option_filters(const CliOptions *o, CqlText *filters, CqlMessage
         if (o->hhdb_param) cql_text_printf(filters, " \"%s\"", o->hhdb_param);
         cql_text_printf(filters, "\n");
     }
-    if (o->similarposition) return similar_position_filter(o->similarposition, filters, m);
-    return EXIT_RAN;
+    if (o->similarposition) {
+        cql_text_printf(filters, "similarposition %s%s", o->similar_nosort ? "nosort " : "",
+                        o->similar_notransform ? "notransform " : "");
+        quoted(filters, o->similarposition);
+        cql_text_printf(filters, "\n");
+    }
 }
 
 /* Compiles the query: the file, or the command line's filters alone (a
- * body), or those placed before the file's body. Printing the query stops
- * short of the run: the orbits before the transform pass, the tree and the
- * text after it. */
+ * body: `cql -i games.pgn -player Carlsen`; with none, every position, as
+ * CQL 6.2's default query), or those placed before the file's body.
+ * Printing the query stops short of the run: the orbits before the
+ * transform pass, the tree and the text after it. */
 static ExitCode compile_query(Run *r)
 {
     const CliOptions *o = r->o;
@@ -173,16 +158,13 @@ static ExitCode compile_query(Run *r)
                             : o->parse || o->to_ascii || o->to_unicode || o->to_html ? CQL_COMPILE_EXPAND
                             : CQL_COMPILE_RUN;
     CqlText filters = {NULL, 0, 0};   /* -cql texts and option filters, one per line */
-    ExitCode rc = option_filters(o, &filters, r->m);
-    if (rc != EXIT_RAN) {
-        cql_text_free(&filters);
-        return rc;
-    }
-    rc = EXIT_QUERY;
+    option_filters(o, &filters);
+    ExitCode rc = EXIT_QUERY;
     if (!o->query_file) {
         s.name = "-cql";
         s.body_only = true;
-        r->query = cql_compile(filters.data ? filters.data : "", filters.len, &s, stage, r->m);
+        if (!filters.len) cql_text_printf(&filters, "true\n");
+        r->query = cql_compile(filters.data, filters.len, &s, stage, r->m);
     } else {
         r->query_text = cql_read_query_file(o->query_file, &r->query_len, r->m);
         bool respelled = o->translate || o->to_ascii || o->to_unicode || o->dump_orbit;
@@ -342,6 +324,22 @@ static ExitCode count_games(Run *r)
     fflush(stdout);
     cql_query_set_game_count(r->query, count);
     return EXIT_RAN;
+}
+
+/* The files the query reads before the search (similarposition's), with
+ * what CQL 6.2 prints about them, beside the summary line. */
+static ExitCode read_query_files(Run *r)
+{
+    if (!cql_query_reads_files(r->query)) return EXIT_RAN;
+    CqlText printed = {NULL, 0, 0};
+    bool ok = cql_query_read_files(r->query, &printed, r->m);
+    if (printed.len) {
+        FILE *notes = strcmp(r->output, "-") == 0 ? stderr : stdout;
+        fwrite(printed.data, 1, printed.len, notes);
+        fflush(notes);
+    }
+    cql_text_free(&printed);
+    return ok ? EXIT_RAN : EXIT_USAGE;
 }
 
 static ExitCode open_reader_and_output(Run *r)
@@ -580,6 +578,8 @@ static ExitCode run_steps(Run *r)
     if (rc != EXIT_RAN) return rc;
     if (o->dryrun) return dry_run(r);
     rc = count_games(r);
+    if (rc != EXIT_RAN) return rc;
+    rc = read_query_files(r);
     if (rc != EXIT_RAN) return rc;
     return search_games(r);
 }

@@ -27,6 +27,7 @@
 #include "chess/position.h"
 #include "eval/eval.h"
 #include "eval/search.h"
+#include "eval/submission.h"
 #include "pgn/game.h"
 #include "pgn/reader.h"
 #include "pgn/writer.h"
@@ -48,6 +49,7 @@ _Static_assert((int)CQL_ERROR == (int)DIAG_ERROR && (int)CQL_WARNING == (int)DIA
 struct CqlQuery {
     Query *query;
     Search search;
+    Submissions submissions;     /* similarposition's files (cql_query_read_files) */
 };
 
 struct CqlReader {
@@ -267,6 +269,7 @@ char *cql_translate_cql1(const char *text, size_t len, const char *name, CqlMess
 void cql_query_free(CqlQuery *q)
 {
     if (!q) return;
+    submissions_free(&q->submissions);
     query_free(q->query);
     free(q);
 }
@@ -346,6 +349,22 @@ void cql_query_set_game_count(CqlQuery *q, long count)
 {
     const SearchRange *r = &q->search.gamenumber;
     q->search.eval.last_game_number = r->set && count > r->max ? r->max : count;
+}
+
+bool cql_query_reads_files(const CqlQuery *q)
+{
+    return submissions_needed(q->query);
+}
+
+bool cql_query_read_files(CqlQuery *q, CqlText *printed, CqlMessages *m)
+{
+    DiagSink d = sink_for(m);
+    StrBuf sb = text_in(printed);
+    bool ok = submissions_read(&q->submissions, q->query, &sb, &d);
+    text_out(printed, &sb);
+    count_messages(m, &d);
+    q->search.eval.submissions = &q->submissions;
+    return ok;
 }
 
 void cql_query_print(const CqlQuery *q, CqlPrint what, CqlText *out)

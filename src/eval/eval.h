@@ -33,6 +33,8 @@ typedef struct EvalSettings {
                                  path Start/End comments */
     const char *matchstring;  /* comment at matched positions ("" for none) */
     int64_t last_game_number; /* the value of `lastgamenumber` (set by the caller before a run) */
+    /* the files of `similarposition`, read before the run (eval/submission.h), or NULL */
+    const struct Submissions *submissions;
 } EvalSettings;
 
 /* What the search of one game found. Strings live in the game's arena. */

@@ -1,9 +1,10 @@
 /*
  * src/eval/program.c — the filters about the run rather than the board
  * (`assert`, `try`, `removecomment`, `currenttransform`, `lastgamenumber`,
- * `readfile`, `writefile`) and the problem-chess mates (`puremate` ...,
- * whose chess lives in chess/problem_mate.c). Specified in
- * shared/spec/cql62-remaining.md §§5-6, 8-13.
+ * `readfile`, `writefile`, `similarposition`) and the problem-chess mates
+ * (`puremate` ..., whose chess lives in chess/problem_mate.c). Specified in
+ * shared/spec/cql62-remaining.md §§5-6, 8-13 (`similarposition`:
+ * cql62-fidelity-2.md R24).
  *
  * Some of these stop the run with a runtime error, as CQL 6.2 does (it
  * prints the message and exits with status 1): a failed `assert`, a file
@@ -19,6 +20,7 @@
 
 #include "chess/problem_mate.h"
 #include "eval/eval_int.h"
+#include "eval/submission.h"
 
 /* {==== state ================================================================= */
 
@@ -301,6 +303,44 @@ static bool eval_writefile(Evaluator *ev, const Node *n, Value *out)
 
 /* }==== */
 
+/* {==== similarposition ========================================================= */
+
+/* similarposition [notransform] "FILE": the position's board and side to
+ * move were recorded from FILE (read before the run, eval/submission.h).
+ * Each record equal to it, in the order recorded, adds the comment `see FILE
+ * game: G at move: M wtm` and the transform's name; the value is the
+ * smallest G (the parser's `sort min` around it sorts the games by it). */
+static bool eval_similarposition(Evaluator *ev, const Node *n, Value *out)
+{
+    const SubmissionFile *f = submissions_find(ev->settings.submissions, n->text);
+    if (!f) {
+        eval_runtime_error(ev, "similarposition: the file %s was not read before the search", n->text);
+        return false;
+    }
+    bool identity_only = n->num != 0;
+    const char *side = ev->cur->pos.side == WHITE ? "wtm" : "btm";
+    int64_t smallest = -1;
+    /* the comments joined here, as the notes of a position are joined: a
+     * file's start position may be recorded thousands of times, and
+     * joining them one by one would copy them all again each time */
+    StrBuf text = SB_INIT;
+    for (const SubmissionRecord *r = submission_first(f, &ev->cur->pos); r; r = submission_next(f, r)) {
+        if (identity_only && !submission_is_identity(f, r)) continue;
+        const char *transform = submission_transform_name(f, r);
+        sb_printf(&text, "%ssee %s game: %d at move: %d %s%s%s", text.len ? " " : "", n->text, (int)r->game,
+                  (int)r->move, side, transform[0] ? " " : "", transform);
+        if (smallest < 0 || r->game < smallest) smallest = r->game;
+    }
+    if (text.len) eval_add_comment(ev, ev->cur, sb_str(&text));
+    sb_free(&text);
+    if (smallest < 0) return false;
+    out->type = VT_NUMBER;
+    out->num = smallest;
+    return true;
+}
+
+/* }==== */
+
 /* {==== problem-chess mates ===================================================== */
 
 static bool eval_problem_mate(Evaluator *ev, const Node *n, Value *out)
@@ -335,6 +375,7 @@ static const EvalEntry program_entries[] = {
     {ND_LASTGAMENUMBER, eval_lastgamenumber},
     {ND_READFILE, eval_readfile},
     {ND_WRITEFILE, eval_writefile},
+    {ND_SIMILARPOSITION, eval_similarposition},
     {ND_PUREMATE, eval_problem_mate},
     {ND_MODELMATE, eval_problem_mate},
     {ND_IDEALMATE, eval_problem_mate},

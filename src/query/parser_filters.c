@@ -817,6 +817,36 @@ Node *parse_hhdb(Parser *p)
     return n;
 }
 
+/* similarposition := 'similarposition' ['nosort'] ['notransform'] string
+ * (the two words in either order). The file is read before the search
+ * (eval/submission.h), so it is a string written out. Unless `nosort`,
+ * the games are sorted as by `sort min "submission game" X`: the node
+ * comes back wrapped in that sort, so that it sorts as any sort does. */
+Node *parse_similarposition(Parser *p)
+{
+    Token kw = p->tok;
+    parse_advance(p);
+    Node *n = parse_node(p, ND_SIMILARPOSITION, tok_span(kw), 0);
+    bool nosort = false;
+    for (;;) {
+        if (!nosort && parse_accept(p, TK_NOSORT)) nosort = true;
+        else if (!n->num && parse_accept(p, TK_NOTRANSFORM)) n->num = 1;
+        else break;
+    }
+    if (p->tok.kind != TK_STRING) parse_fail_expected(p, "the name of a PGN file (a string) after 'similarposition'");
+    n->text = parse_decode_string(p, p->tok);
+    if (!n->text[0]) parse_fail(p, tok_span(p->tok), "the file name after 'similarposition' may not be empty");
+    n->span = span_join(n->span, tok_span(p->tok));
+    parse_advance(p);
+    n->type = VT_NUMBER;
+    if (nosort) return n;
+    Node *sort = parse_node1(p, ND_SORT, n->span, n);
+    sort->flags |= NF_MIN;
+    sort->text = "submission game";
+    sort->type = VT_NUMBER;
+    return sort;
+}
+
 /* }==== */
 
 /* {==== keyword dispatch ===================================================== */

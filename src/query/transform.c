@@ -370,9 +370,8 @@ static TokKind direction_word(uint8_t dirs)
     return TK_EOF;
 }
 
-/* The name of a basic transform as `currenttransform` writes it
- * (cql62-remaining.md §13); "" for the identity. */
-static void map_name(const XfMap *m, StrBuf *sb)
+/* The names are those of cql62-remaining.md §13. */
+void xf_map_name(const XfMap *m, StrBuf *sb)
 {
     static const char *const dihedral_names[XF_NB] = {
         [XF_IDENTITY] = "", [XF_ROTATE90] = "counterclockwise90", [XF_ROTATE180] = "rotate180",
@@ -397,7 +396,7 @@ static void map_name(const XfMap *m, StrBuf *sb)
 static void name_image(Mapper *mp, Node *n)
 {
     StrBuf name = SB_INIT;
-    map_name(mp->map, &name);
+    xf_map_name(mp->map, &name);
     if (name.len) {
         const char *old = n->text ? n->text : "";
         size_t len = strlen(old);

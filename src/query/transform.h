@@ -82,6 +82,10 @@ bool xf_swaps_square_colours(XfDihedral d);
 Bitboard xf_map_squares(const XfMap *m, Bitboard squares);
 uint8_t xf_map_directions(const XfMap *m, uint8_t dirs);
 
+/* Appends the name of m as `currenttransform` writes it ("counterclockwise90",
+ * "reflect_v right^2" ...; nothing for the identity). */
+void xf_map_name(const XfMap *m, StrBuf *sb);
+
 /* The basic transforms of a transform keyword (TK_FLIP ... TK_SHIFTVERTICAL)
  * in orbit order, the identity first when it belongs; returns how many
  * (0 for another token). `out` holds XF_FAMILY_MAX. */

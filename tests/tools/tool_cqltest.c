@@ -8,7 +8,9 @@
  *
  *   %%test NAME            starts a test; it ends at the next %%test or EOF
  *   %%query                the query, verbatim, any number of lines; without a
- *                          `cql(` header it is a body, as with -cql
+ *                          `cql(` header it is a body, as with -cql; the files
+ *                          it names (similarposition "tests/data/similar/x.pgn")
+ *                          are found from the repository root, where it runs
  *   %%fen                  one FEN per line, each a one-position game
  *   %%pgn                  games, verbatim
  *   %%expect               what must come out:
@@ -22,15 +24,17 @@
  *                               comments are wrapped at 79 columns)
  *       stdout TEXT             what `message` printed contains TEXT (a runtime
  *                               error, which stops the run, is printed as
- *                               "runtime error: MESSAGE")
+ *                               "runtime error: MESSAGE"), or what reading the
+ *                               files of `similarposition` printed
  *       order G G ...           the matching games in the order a sorting
  *                               query writes them (by sort value, largest
  *                               first, as cql does; ties in input order)
  *       stopped G               the query stopped the run at game G (a
  *                               value-only filter evaluated as a position
  *                               filter); no game after it is searched
- *       diagnostic TEXT         the messages (compile warnings, the stop)
- *                               contain TEXT
+ *       diagnostic TEXT         the messages (compile warnings, the stop, a
+ *                               file `similarposition` could not read) contain
+ *                               TEXT
  *   %%fail                 the query must be rejected; each line is a prefix of
  *                          one diagnostic line, in order (%%fail ignore-msg: any)
  *   %%orbit                the text of `cql --dump-orbit` for the query, exactly
@@ -305,9 +309,13 @@ static void run_test(TestCase *t, Totals *tot)
 
     Outcome out;
     memset(&out, 0, sizeof out);
+    /* the files the query reads before the search (similarposition's):
+     * what reading them prints goes with what `message` prints, and when
+     * one cannot be read, no game is searched and the messages tell why */
+    bool files_read = !cql_query_reads_files(q) || cql_query_read_files(q, &out.printed, &messages);
     cql_text_printf(&out.diagnostics, "%s", str(&diags));
     CqlText why = {NULL, 0, 0};
-    if (t->has_fen) {
+    if (files_read && t->has_fen) {
         /* each FEN line is a one-position game */
         CqlText games = {NULL, 0, 0};
         const char *p = str(&t->fen);
@@ -319,7 +327,7 @@ static void run_test(TestCase *t, Totals *tot)
         }
         run_games(q, str(&games), &out, true);
         cql_text_free(&games);
-    } else {
+    } else if (files_read) {
         run_games(q, str(&t->pgn), &out, false);
     }
 
