@@ -548,7 +548,7 @@ static void path_param_once(Parser *p, Node *n, uint64_t flag, Token t)
 
 /* singlecolor and focus both say which pieces a path follows (CQL 6.2
  * refuses the two together, in either order). */
-static void path_focus_twice(Parser *p, Token second)
+static void refuse_singlecolor_with_focus(Parser *p, Token second)
 {
     parse_fail(p, tok_span(second), "'singlecolor' and 'focus' exclude each other in 'path'");
 }
@@ -585,7 +585,7 @@ Node *parse_path(Parser *p)
             }
         if (flag) {
             if (t.kind == TK_PRIMARY) primary_tok = t;
-            if (t.kind == TK_SINGLECOLOR && focus_tok.len) path_focus_twice(p, t);
+            if (t.kind == TK_SINGLECOLOR && focus_tok.len) refuse_singlecolor_with_focus(p, t);
             parse_advance(p);
         } else if (t.kind == TK_LASTPOSITION) {
             n->flags |= NF_LASTPOSITION;
@@ -612,7 +612,7 @@ Node *parse_path(Parser *p)
             n->text = parse_decode_string(p, title);
         } else if (t.kind == TK_FOCUS) {
             if (focus_tok.len) parse_fail(p, tok_span(t), "multiple 'focus' specifications in 'path'");
-            if (n->flags & NF_SINGLECOLOR) path_focus_twice(p, t);
+            if (n->flags & NF_SINGLECOLOR) refuse_singlecolor_with_focus(p, t);
             focus_tok = t;
             parse_advance(p);
             Node *focus = parse_node(p, ND_PATH_FOCUS, tok_span(t), 1);
