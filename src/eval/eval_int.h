@@ -212,9 +212,17 @@ void eval_dict_to_text(const Evaluator *ev, int32_t slot, StrBuf *sb);
  * (the main continuation, or every child with `variations`) */
 const GameNode *eval_first_move(const Evaluator *ev, const GameNode *n);
 const GameNode *eval_next_move(const Evaluator *ev, const GameNode *child);
-/* moves.c: the move that led to `after` fits the dash pattern (its sets
- * evaluated where the move was played from, its target at `after`) */
-bool eval_move_fits_dash(Evaluator *ev, const Node *dash, const GameNode *after);
+/* moves.c: the move that led to `after` fits the squares, capture and
+ * promotion of the dash pattern (its sets evaluated where the move was
+ * played from). A castling move is the king's move, the rook's or either's,
+ * as castling_movers says. */
+enum { CASTLING_KING = 1, CASTLING_ROOK = 2 };
+bool eval_move_fits_pattern(Evaluator *ev, const Node *dash, const GameNode *after, unsigned castling_movers);
+/* moves.c: the dash's target (if any) holds after the move into `after` */
+bool eval_dash_target_holds(Evaluator *ev, const Node *dash, const GameNode *after);
+/* moves.c: the squares the rook of castling move m leaves and reaches
+ * (false when m is no castling or the rook is unknown) */
+bool eval_castling_rook(const Position *before, Move m, Square *from, Square *to);
 /* moves.c: for a bare `legal --` (or `countmoves legal --`), whether the
  * current position has no legal move at all, found without generating them
  * all (`legal -- == 0` stops at the first move); false when `dash` is of

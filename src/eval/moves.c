@@ -335,7 +335,16 @@ static bool eval_countmoves(Evaluator *ev, const Node *n, Value *out)
     return true;
 }
 
-bool eval_move_fits_dash(Evaluator *ev, const Node *dash, const GameNode *after)
+bool eval_castling_rook(const Position *before, Move m, Square *from, Square *to)
+{
+    if (!move_is_castle(m)) return false;
+    int wing = move_kind(m) == MK_CASTLE_SHORT ? CASTLE_SHORT : CASTLE_LONG;
+    *from = before->castle_rook[before->side][wing];
+    *to = make_square(wing == CASTLE_SHORT ? 5 : 3, rank_of(move_from(m)));
+    return *from < SQ_NB;
+}
+
+bool eval_move_fits_pattern(Evaluator *ev, const Node *dash, const GameNode *after, unsigned castling_movers)
 {
     if (!after->parent) return false;
     const GameNode *here = ev->cur;
@@ -343,7 +352,19 @@ bool eval_move_fits_dash(Evaluator *ev, const Node *dash, const GameNode *after)
     MovePattern p;
     dash_pattern(ev, dash, &p);
     ev->cur = here;
-    if (!move_fits(&p, &after->parent->pos, after->move)) return false;
+    const Position *before = &after->parent->pos;
+    Move m = after->move;
+    if (!move_is_castle(m) || (castling_movers & CASTLING_KING))
+        if (move_fits(&p, before, m)) return true;
+    Square rook_from, rook_to;
+    if (!(castling_movers & CASTLING_ROOK) || !eval_castling_rook(before, m, &rook_from, &rook_to)) return false;
+    if (!(p.from & sq_bb(rook_from)) || !(p.to & sq_bb(rook_to))) return false;
+    p.from = p.to = ALL_SQUARES_BB;   /* the rook's squares fit: the rest of the pattern still must */
+    return move_fits(&p, before, m);
+}
+
+bool eval_dash_target_holds(Evaluator *ev, const Node *dash, const GameNode *after)
+{
     Value ignored;
     return !dash->kids[3] || target_holds(ev, dash->kids[3], after->move, after, &ignored);
 }
@@ -352,7 +373,8 @@ bool eval_move_fits_dash(Evaluator *ev, const Node *dash, const GameNode *after)
 static bool eval_currentmove(Evaluator *ev, const Node *n, Value *out)
 {
     (void)out;
-    return eval_move_fits_dash(ev, n->kids[0], ev->cur);
+    return eval_move_fits_pattern(ev, n->kids[0], ev->cur, CASTLING_KING) &&
+           eval_dash_target_holds(ev, n->kids[0], ev->cur);
 }
 
 /* }==== */
@@ -474,15 +496,11 @@ static bool eval_move_square(Evaluator *ev, const Node *n, Value *out)
         return out->set != 0;
     }
     out->set = sq_bb(n->kind == ND_FROM ? move_from(c->move) : move_to(c->move));
-    if (move_is_castle(c->move)) {
-        /* castling moves the rook too: its squares are in from and to (CQL
-         * 6.2: from is [e8,h8], to [f8,g8] for black's o-o) */
-        const Position *before = &c->parent->pos;
-        int wing = move_kind(c->move) == MK_CASTLE_SHORT ? CASTLE_SHORT : CASTLE_LONG;
-        Square rook_from = before->castle_rook[before->side][wing];
-        Square rook_to = make_square(wing == CASTLE_SHORT ? 5 : 3, rank_of(move_from(c->move)));
-        if (rook_from != SQ_NONE) out->set |= sq_bb(n->kind == ND_FROM ? rook_from : rook_to);
-    }
+    /* castling moves the rook too: its squares are in from and to (CQL
+     * 6.2: from is [e8,h8], to [f8,g8] for black's o-o) */
+    Square rook_from, rook_to;
+    if (eval_castling_rook(&c->parent->pos, c->move, &rook_from, &rook_to))
+        out->set |= sq_bb(n->kind == ND_FROM ? rook_from : rook_to);
     return true;
 }
 

@@ -354,7 +354,9 @@ static bool eval_line(Evaluator *ev, const Node *n, Value *out)
 /* path (⊢) is a depth-first backtracking search, as CQL 6.2 does it
  * (cql62-remaining.md §1): from the start S the constituents are matched in
  * order; a move constituent tries the moves of the position in order (the
- * main continuation first), a filter must hold where the path has got to,
+ * main continuation first; with a focus, below the start, the first
+ * focused move on each line: path_moves), a filter must hold where the
+ * path has got to,
  * X* first goes on without another X and then tries one more (lazily), X+
  * is X then X*, X? first skips X, X{m,n} goes on first once m are done.
  * Each time the constituents are used up at a position E other than S
@@ -367,15 +369,19 @@ static bool eval_line(Evaluator *ev, const Node *n, Value *out)
  * frames on the C stack (a continuation). When the constituents only read
  * the game and the variables, the same frame chain at the same position
  * finds the same candidates again, so each such pair is searched once
- * (this also makes the search polynomial). */
+ * (this also makes the search polynomial). The count at a position does
+ * not depend on the way the search got there (every move, or every
+ * focused move, between S and it was taken), so pathcount inside the path
+ * does not stop this. */
 
 /* The search recurses once or twice per step; a path deeper than this much
  * C stack (thousands of moves in release builds) is cut there rather than
  * overflowing the stack of a worker thread. */
 #define PATH_STACK_BUDGET ((size_t)3 << 20)
 /* A search whose constituents write variables cannot skip the states it
- * has seen and may take exponential time (so does CQL 6.2's); it stops
- * after this many steps. */
+ * has seen and may take exponential time (so does CQL 6.2's); a search
+ * stops after this many steps (the moves a focused path passes over
+ * count). */
 #define PATH_MAX_STEPS 20000000L
 #define PATH_NO_VALUE (-100000000)     /* CQL 6.2's initial best `max` value: never chosen */
 
@@ -502,10 +508,8 @@ static bool move_in_focus(const PathSearch *ps, const GameNode *after)
     if (move_kind(m) == MK_NULL) return false;
     game_fill_piece_ids(ps->ev->game);
     if (ps->focused[from->piece_id[move_from(m)]]) return true;
-    if (move_is_castle(m)) {
-        Square rook = from->pos.castle_rook[from->pos.side][move_kind(m) == MK_CASTLE_SHORT ? CASTLE_SHORT : CASTLE_LONG];
-        if (rook < SQ_NB && ps->focused[from->piece_id[rook]]) return true;
-    }
+    Square rook_from, rook_to;
+    if (eval_castling_rook(&from->pos, m, &rook_from, &rook_to) && ps->focused[from->piece_id[rook_from]]) return true;
     if (ps->capture) {
         Square to = move_to(m);
         if (move_kind(m) == MK_EN_PASSANT) to = (Square)(from->pos.side == WHITE ? to - 8 : to + 8);
@@ -514,44 +518,128 @@ static bool move_in_focus(const PathSearch *ps, const GameNode *after)
     return false;
 }
 
+/* Whose squares a castling move has for the path's move patterns: the
+ * king's without a focus (as for the dash filter); with a focus, those of
+ * the focused pieces among king and rook: the squares of a partner piece
+ * that is not focused are ignored (CQL 6.2, cql62-fidelity-2.md R1). */
+static unsigned castling_movers(const PathSearch *ps, const GameNode *after)
+{
+    if (!ps->focus) return CASTLING_KING;
+    const GameNode *from = after->parent;
+    unsigned movers = 0;
+    if (ps->focused[from->piece_id[move_from(after->move)]]) movers |= CASTLING_KING;
+    Square rook_from, rook_to;
+    if (eval_castling_rook(&from->pos, after->move, &rook_from, &rook_to) && ps->focused[from->piece_id[rook_from]])
+        movers |= CASTLING_ROOK;
+    return movers;
+}
+
 static bool primary_move(const GameNode *after)
 {
     return after->parent->child == after;
 }
 
-/* The moves a move constituent may take from `at`, in order: the moves of
- * `at` (with a focus, those in focus). With a focus and `skipping`, the
- * first focused move on each line below `at`, the moves of other pieces
- * before it passed over. */
-static void path_moves(PathSearch *ps, const Node *dash, const GameNode *at, int64_t count, const Frame *k, bool skipping)
+/* Inside the search, pathstart and pathcount (so pathcountunfocused too)
+ * describe the branch being searched: its start, and the moves taken so
+ * far; pathlastposition is where the branch has got to (R4). Set before
+ * each filter of the path is evaluated, since a path inside may have
+ * changed them; eval_path puts back the outer state when it is done. */
+static void path_status_here(PathSearch *ps, const GameNode *at, int64_t count)
+{
+    ps->ev->path.start = ps->start;
+    ps->ev->path.last = at;
+    ps->ev->path.count = count;
+}
+
+/* The comments filters made since `saved` (pending in the evaluator) go on
+ * the trail when `keep`, so that they are kept along the branches that go
+ * on from here only; returns the trail as it was, to be put back once
+ * those branches are searched. */
+static const CommentTrail *trail_keep(PathSearch *ps, int saved, bool keep)
 {
     Evaluator *ev = ps->ev;
-    if (stack_exhausted(ps)) return;
+    const CommentTrail *before = ps->trail;
+    for (int i = saved; keep && i < ev->npending; i++) {
+        CommentTrail *c = ARENA_NEW(ev->arena, CommentTrail);
+        c->node_id = ev->pending[i].node_id;
+        c->text = ev->pending[i].text;
+        c->before = ps->trail;
+        ps->trail = c;
+    }
+    ev->npending = saved;
+    return before;
+}
+
+/* The path, standing at `at` after `count` moves, tries the move into `c`
+ * (a child of `at`, or with a focus a position further below): the sets of
+ * the dash are evaluated where that move is played from, its target after
+ * it (with the move counted); when all hold the path goes on from `c`. */
+static void take_move(PathSearch *ps, const Node *dash, const GameNode *at, const GameNode *c, int64_t count,
+                      const Frame *k)
+{
+    Evaluator *ev = ps->ev;
+    int saved = ev->npending;
+    path_status_here(ps, at, count);
+    bool fits = eval_move_fits_pattern(ev, dash, c, castling_movers(ps, c));
+    if (fits && dash->kids[3]) {
+        path_status_here(ps, c, count + 1);
+        fits = eval_dash_target_holds(ev, dash, c);
+    }
+    const CommentTrail *trail = trail_keep(ps, saved, fits);
+    if (fits) resume(ps, k, c, count + 1);
+    ps->trail = trail;
+}
+
+/* The position after `c` in a preorder walk below `at` that does not go
+ * below `c`: c's next alternative, or that of the nearest position above
+ * it that has one; NULL when the walk is done. */
+static const GameNode *walk_past(const Evaluator *ev, const GameNode *at, const GameNode *c)
+{
+    for (; c != at; c = c->parent) {
+        const GameNode *next = eval_next_move(ev, c);
+        if (next) return next;
+    }
+    return NULL;
+}
+
+/* A move constituent at `at` (CQL 6.2, cql62-fidelity-2.md R1). Without a
+ * focus it tries the moves of `at`, the main continuation first. With a
+ * focus, at the path's start it tries the start's own moves that are in
+ * focus; anywhere else it walks the positions below `at` in preorder (the
+ * main continuation and all below it before the variations), passing over
+ * the moves that are not in focus and trying each first focused move on a
+ * line, without going below it: when that move does not fit, the line is
+ * given up. So `-- --` and `--{2}` alike take two focused moves with any
+ * number of other moves before the second. */
+static void path_moves(PathSearch *ps, const Node *dash, const GameNode *at, int64_t count, const Frame *k)
+{
+    Evaluator *ev = ps->ev;
     bool primary = (ps->path->flags & NF_PRIMARY) != 0;
-    for (const GameNode *c = eval_first_move(ev, at); c && !ps->stop; c = eval_next_move(ev, c)) {
-        if (primary && !primary_move(c)) continue;
-        if (!ps->focus || move_in_focus(ps, c)) {
-            if (eval_move_fits_dash(ev, dash, c)) resume(ps, k, c, count + 1);
-        } else if (skipping) {
-            path_moves(ps, dash, c, count, k, true);
+    bool skipping = ps->focus && at != ps->start;
+    const GameNode *c = eval_first_move(ev, at);
+    while (c && !ps->stop) {
+        bool allowed = !primary || primary_move(c);
+        if (allowed && (!ps->focus || move_in_focus(ps, c))) {
+            take_move(ps, dash, at, c, count, k);
+        } else if (allowed && skipping && eval_first_move(ev, c)) {
+            if (++ps->steps > PATH_MAX_STEPS) {
+                ps->stop = true;
+                return;
+            }
+            c = eval_first_move(ev, c);   /* pass over the move into c */
+            continue;
         }
+        c = walk_past(ev, at, c);
     }
 }
 
-/* Matches constituent e at `at`, then what k says. With a focus, a move
- * may pass over other pieces' moves only when it begins the second or a
- * later round of a repetition (`skipping`): so the path's first move is a
- * focused move of S, and `-- --` takes two focused moves in a row while
- * `--{2}` may have other moves between them. This is what CQL 6.2 does:
- * cql62-remaining.md §2.7, and cql62-fidelity.md [C3], where
- * `wtm 2 == path focus A -- --` matches nothing. */
-static void match_constituent(PathSearch *ps, const Node *e, const GameNode *at, int64_t count, const Frame *k,
-                              bool skipping)
+/* Matches constituent e at `at`, then what k says. */
+static void match_constituent(PathSearch *ps, const Node *e, const GameNode *at, int64_t count, const Frame *k)
 {
     Evaluator *ev = ps->ev;
     switch (e->kind) {
     case ND_DASH:
-        path_moves(ps, e, at, count, k, ps->focus && skipping);
+        path_moves(ps, e, at, count, k);
         return;
     case ND_GROUP: {
         if (e->nkids == 0) {
@@ -559,7 +647,7 @@ static void match_constituent(PathSearch *ps, const Node *e, const GameNode *at,
             return;
         }
         Frame f = frame_make(FR_SEQ, e, 1, k);
-        match_constituent(ps, e->kids[0], at, count, &f, skipping);
+        match_constituent(ps, e->kids[0], at, count, &f);
         return;
     }
     case ND_REPEAT: {
@@ -567,7 +655,7 @@ static void match_constituent(PathSearch *ps, const Node *e, const GameNode *at,
         if (e->num == 0) resume(ps, k, at, count);
         if (hi == 0 || ps->stop) return;
         Frame f = frame_make(FR_REP, e, 1, k);
-        match_constituent(ps, e->kids[0], at, count, &f, skipping);
+        match_constituent(ps, e->kids[0], at, count, &f);
         return;
     }
     default: {
@@ -576,18 +664,11 @@ static void match_constituent(PathSearch *ps, const Node *e, const GameNode *at,
         int saved = ev->npending;
         const GameNode *here = ev->cur;
         ev->cur = at;
+        path_status_here(ps, at, count);
         Value v;
         bool holds = eval_node(ev, e, &v);
         ev->cur = here;
-        const CommentTrail *trail = ps->trail;
-        for (int i = saved; holds && i < ev->npending; i++) {
-            CommentTrail *c = ARENA_NEW(ev->arena, CommentTrail);
-            c->node_id = ev->pending[i].node_id;
-            c->text = ev->pending[i].text;
-            c->before = ps->trail;
-            ps->trail = c;
-        }
-        ev->npending = saved;
+        const CommentTrail *trail = trail_keep(ps, saved, holds);
         if (holds) resume(ps, k, at, count);
         ps->trail = trail;
         return;
@@ -609,17 +690,13 @@ static void path_candidate(PathSearch *ps, const GameNode *at, int64_t count)
     int64_t value = count;
     if (ps->max) {
         /* F at the end, with pathcount the candidate's count */
-        PathState saved = ev->path;
-        ev->path.start = ps->start;
-        ev->path.last = at;
-        ev->path.count = count;
+        path_status_here(ps, at, count);
         const GameNode *here = ev->cur;
         int saved_pending = ev->npending;
         ev->cur = at;
         bool ok = eval_number(ev, ps->max, &value);
         ev->cur = here;
         ev->npending = saved_pending;
-        ev->path = saved;
         if (!ok || value <= PATH_NO_VALUE) return;
     }
     if (!ps->have_best || value > ps->best.value) {
@@ -664,7 +741,7 @@ static void resume(PathSearch *ps, const Frame *k, const GameNode *at, int64_t c
             resume(ps, k->next, at, count);
         } else {
             Frame f = frame_make(FR_SEQ, seq, i + 1, k->next);
-            match_constituent(ps, seq->kids[i], at, count, &f, false);
+            match_constituent(ps, seq->kids[i], at, count, &f);
         }
         break;
     }
@@ -676,7 +753,7 @@ static void resume(PathSearch *ps, const Frame *k, const GameNode *at, int64_t c
             int64_t cap = lo > 1 ? lo : 1;   /* unbounded: past the minimum and the first round, all alike */
             int64_t more = hi < 0 && done + 1 > cap ? cap : done + 1;
             Frame f = frame_make(FR_REP, rep, (uint32_t)more, k->next);
-            match_constituent(ps, rep->kids[0], at, count, &f, done >= 1);
+            match_constituent(ps, rep->kids[0], at, count, &f);
         }
         break;
     }
@@ -813,48 +890,70 @@ static bool finds_the_same_again(const Node *n)
     return true;
 }
 
+/* The pieces a path follows, as a set of squares at its start S: those on
+ * the set of `focus S`, or with singlecolor all the pieces of the side to
+ * move at S (CQL 6.2, cql62-fidelity-2.md R2); 0 when the path follows
+ * every move. Marks them in ps->focused by their identities. */
+static void path_focus(PathSearch *ps, Bitboard *focus)
+{
+    Evaluator *ev = ps->ev;
+    const Node *n = ps->path;
+    *focus = 0;
+    if (n->flags & NF_SINGLECOLOR) {
+        *focus = ps->start->pos.by_color[ps->start->pos.side];
+        ps->focus = true;
+    }
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        const Node *k = n->kids[i];
+        if (k->kind != ND_PATH_FOCUS) continue;
+        ps->focus = true;
+        ps->capture = (k->flags & NF_CAPTURE) != 0;
+        eval_set(ev, k->kids[0], focus);
+    }
+    if (!ps->focus) return;
+    game_fill_piece_ids(ev->game);
+    for (Bitboard b = *focus; b;) {
+        uint8_t id = ps->start->piece_id[bb_pop_lsb(&b)];
+        if (id) ps->focused[id] = true;
+    }
+}
+
 /* path / ⊢ [parameters] constituents: see the search above. The value is
  * the best count (with max, the best F; with lastposition, the position
  * where the best path ends); a range bounds the count (with max, F).
  * Afterwards pathstart, pathlastposition and pathcount describe the best
- * path. Comments (unless silent): at S the title, piecepath's "Focus
- * path: ...", "Start path that ends at move 3(btm)"; at the end "End path
- * of length 3 that starts at move 1(wtm)", with verbose "move i of N"
- * after each move. A focus (◎ S) follows the pieces on S: only their moves
- * count, the first move must be one, later ones may pass over the moves of
- * other pieces. nestban: the positions of a matched path but its end may
- * not start the path again in this game. */
+ * path (inside the path, the branch being searched). Comments (unless
+ * silent): at S the title, piecepath's "Focus path: ...", "Start path that
+ * ends at move 3(btm)"; at the end "End path of length 3 that starts at
+ * move 1(wtm)", with verbose "move i of N" after each move. A focus (◎ S,
+ * or singlecolor) follows some pieces: only their moves count, the first
+ * move is one of them made at S, and each later move constituent passes
+ * over the moves of other pieces (path_moves). nestban: the positions of a
+ * matched path but its end, those reached by moves passed over included,
+ * may not start the path again in this game. */
 static bool eval_path(Evaluator *ev, const Node *n, Value *out)
 {
     char stack_marker;
     PathSearch ps = {.ev = ev, .path = n, .start = ev->cur, .stack_base = (uintptr_t)&stack_marker};
     uint8_t *banned = (n->flags & NF_NESTBAN) ? banned_positions(ev, n) : NULL;
     if (banned && banned[ps.start->id]) return false;
-    Bitboard focus = 0;
+    Bitboard focus;
+    path_focus(&ps, &focus);
     bool same_again = true;
     for (uint32_t i = 0; i < n->nkids; i++) {
         const Node *k = n->kids[i];
         if (k->kind == ND_PATH_MAX) ps.max = k->kids[0];
-        if (k->kind != ND_PATH_FOCUS) {
-            same_again = same_again && finds_the_same_again(k);
-            continue;
-        }
-        ps.focus = true;
-        ps.capture = (k->flags & NF_CAPTURE) != 0;
-        eval_set(ev, k->kids[0], &focus);
-        game_fill_piece_ids(ev->game);
-        for (Bitboard b = focus; b;) {
-            uint8_t id = ps.start->piece_id[bb_pop_lsb(&b)];
-            if (id) ps.focused[id] = true;
-        }
+        if (k->kind != ND_PATH_FOCUS) same_again = same_again && finds_the_same_again(k);
     }
     ps.memo = same_again;
     if (same_again) path_seen_reset(ev);
     int base_pending = ev->npending;
+    PathState outer = ev->path;
     Frame end = frame_make(FR_END, NULL, 0, NULL);
     Frame top = frame_make(FR_SEQ, n, 0, &end);
     resume(&ps, &top, ps.start, 0);
     ev->npending = base_pending;
+    ev->path = outer;
     if (!ps.have_best) return false;
     if (n->num >= 0 && (ps.best.value < n->num || ps.best.value > n->num2)) return false;
     ev->path.start = ps.start;

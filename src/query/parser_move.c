@@ -504,7 +504,22 @@ static void parse_path_sequence(Parser *p, Node *parent)
              && (parse_starts_filter(&p->tok) || p->tok.kind == TK_LPAREN));
 }
 
-/* atom := '(' path-seq ')' | F   — a move in a path takes no target */
+/* A move of a path may have a target, `--(check)`, evaluated after the move
+ * (CQL 6.2, cql62-fidelity-2.md R14), but no move pattern among the
+ * target's filters: CQL 6.2 refuses `path --(-- --)` and `path
+ * B[x]h7(check k[x]h7(N--g5 check))` (the parse oracle), while it takes
+ * the latter outside a path. */
+static void check_path_target(Parser *p, const Node *dash)
+{
+    const Node *target = dash->kids[3];
+    for (uint32_t i = 0; target && i < target->nkids; i++) {
+        const Node *m = target->kids[i];
+        if (m->kind == ND_DASH && !(m->flags & (NF_LEGAL | NF_PSEUDOLEGAL)))
+            parse_fail(p, m->span, "the target of a move in 'path' cannot hold a move: write it as the next constituent");
+    }
+}
+
+/* atom := '(' path-seq ')' | F */
 static Node *parse_path_atom(Parser *p)
 {
     if (p->tok.kind == TK_LPAREN) {
@@ -518,8 +533,7 @@ static Node *parse_path_atom(Parser *p)
         return group;
     }
     Node *atom = parse_regex_filter(p, "'path'", REGEX_PATH);
-    if (atom->kind == ND_DASH && atom->kids[3])
-        parse_fail(p, atom->kids[3]->span, "a move in a path cannot have a target '(...)': write the filters after the move");
+    if (atom->kind == ND_DASH) check_path_target(p, atom);
     return atom;
 }
 
@@ -532,20 +546,29 @@ static void path_param_once(Parser *p, Node *n, uint64_t flag, Token t)
     n->flags |= flag;
 }
 
+/* singlecolor and focus both say which pieces a path follows (CQL 6.2
+ * refuses the two together, in either order). */
+static void refuse_singlecolor_with_focus(Parser *p, Token second)
+{
+    parse_fail(p, tok_span(second), "'singlecolor' and 'focus' exclude each other in 'path'");
+}
+
 /* path := ('path' | '⊢') {path-param} path-seq
  * path-param := 'quiet' | 'primary' | 'firstmatch' | 'lastposition' |
  *               'nestban' | 'keepallbest' | 'max' F | 'piecepath' |
- *               'verbose' | 'title' string | int [int] |
+ *               'verbose' | 'title' string | int [int] | 'singlecolor' |
  *               ('focus' | '◎') ['capture'] S
  * Each may be given once, but lastposition and title (the last title wins);
- * a second range ends the parameters. The path ends where no constituent
- * can be parsed, at a closing bracket, or at a blank line (CQL 6.2). */
+ * a second range ends the parameters. singlecolor is a focus on the side to
+ * move, so it excludes focus; primary may not go with focus. The path ends
+ * where no constituent can be parsed, at a closing bracket, or at a blank
+ * line (CQL 6.2). */
 Node *parse_path(Parser *p)
 {
     static const FlagParam params[] = {
         {TK_QUIET, NF_QUIET}, {TK_PRIMARY, NF_PRIMARY}, {TK_FIRSTMATCH, NF_FIRSTMATCH},
         {TK_NESTBAN, NF_NESTBAN}, {TK_KEEPALLBEST, NF_KEEPALLBEST}, {TK_PIECEPATH, NF_PIECEPATH},
-        {TK_VERBOSE, NF_VERBOSE},
+        {TK_VERBOSE, NF_VERBOSE}, {TK_SINGLECOLOR, NF_SINGLECOLOR},
     };
     Token kw = p->tok;
     parse_advance(p);
@@ -562,6 +585,7 @@ Node *parse_path(Parser *p)
             }
         if (flag) {
             if (t.kind == TK_PRIMARY) primary_tok = t;
+            if (t.kind == TK_SINGLECOLOR && focus_tok.len) refuse_singlecolor_with_focus(p, t);
             parse_advance(p);
         } else if (t.kind == TK_LASTPOSITION) {
             n->flags |= NF_LASTPOSITION;
@@ -588,6 +612,7 @@ Node *parse_path(Parser *p)
             n->text = parse_decode_string(p, title);
         } else if (t.kind == TK_FOCUS) {
             if (focus_tok.len) parse_fail(p, tok_span(t), "multiple 'focus' specifications in 'path'");
+            if (n->flags & NF_SINGLECOLOR) refuse_singlecolor_with_focus(p, t);
             focus_tok = t;
             parse_advance(p);
             Node *focus = parse_node(p, ND_PATH_FOCUS, tok_span(t), 1);
@@ -603,8 +628,9 @@ Node *parse_path(Parser *p)
     }
     if (focus_tok.len && primary_tok.len)
         parse_fail(p, tok_span(primary_tok), "'primary' cannot be used with 'focus' in 'path'");
-    if ((n->flags & NF_PIECEPATH) && !focus_tok.len)
-        parse_fail(p, n->span, "the 'piecepath' parameter to 'path' can only be used when 'focus' gives the pieces to follow");
+    if ((n->flags & NF_PIECEPATH) && !focus_tok.len && !(n->flags & NF_SINGLECOLOR))
+        parse_fail(p, n->span,
+                   "the 'piecepath' parameter to 'path' can only be used when 'focus' or 'singlecolor' gives the pieces to follow");
     if (closes_sequence(p->tok.kind) || blank_line_before(p))
         parse_fail_expected(p, "a move or filter after 'path'");
     parse_path_sequence(p, n);

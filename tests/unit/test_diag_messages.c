@@ -236,6 +236,22 @@ static const DiagCase cases[] = {
      "-cql:1:8: error: nothing to repeat: in a path, a repetition follows a move\n"
      "path k +\n"
      "       ^\n"},
+    {"path singlecolor singlecolor --", true,
+     "-cql:1:18: error: multiple 'singlecolor' specifications in 'path'\n"
+     "path singlecolor singlecolor --\n"
+     "                 ^~~~~~~~~~~\n"},
+    {"path focus K singlecolor --", true,
+     "-cql:1:14: error: 'singlecolor' and 'focus' exclude each other in 'path'\n"
+     "path focus K singlecolor --\n"
+     "             ^~~~~~~~~~~\n"},
+    {"path --(-- --)", true,
+     "-cql:1:9: error: the target of a move in 'path' cannot hold a move: write it as the next constituent\n"
+     "path --(-- --)\n"
+     "        ^~\n"},
+    {"path focus K primary --", true,
+     "-cql:1:14: error: 'primary' cannot be used with 'focus' in 'path'\n"
+     "path focus K primary --\n"
+     "             ^~~~~~~\n"},
     {"line --> check{3}*+", true,
      "-cql:1:19: error: '+' cannot repeat something that can match an empty sequence of positions\n"
      "line --> check{3}*+\n"
