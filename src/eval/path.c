@@ -131,13 +131,14 @@ static bool in_range(Evaluator *ev, const Node *lo_node, const Node *hi_node, in
  * <--), and it matches when that number lies in the range (one bound:
  * exactly that many; `all`: one or more; `count`: any). A find that matches
  * comments the positions it found, "Found" or "Found 1 of 2" ..., unless it
- * is quiet (then nothing its body wrote is kept either) or the query is. */
+ * is quiet (then nothing its body wrote is kept either), the query is or
+ * comments are off. */
 static bool eval_find(Evaluator *ev, const Node *n, Value *out)
 {
     const Node *body = n->kids[0];
     bool backward = (n->flags & NF_BACKWARD) != 0;
     bool numeric = (n->flags & NF_ALL) || n->kids[1];
-    bool comments = !(n->flags & NF_QUIET) && !ev->settings.quiet;
+    bool comments = !(n->flags & NF_QUIET) && !ev->settings.quiet && !ev->settings.silent;
     SearchMemo *memo = search_memo(ev, n, body);
     int32_t *found = NULL;
     if (numeric && comments) {
