@@ -361,8 +361,8 @@ Node *parse_sort(Parser *p)
         n->text = parse_decode_string(p, p->tok);
         parse_advance(p);
     }
-    /* a set sorts by its size, a position by its place in the game (CQL 6.2
-     * accepts both: `sort "n" A`, `sort "n" find 2 100 check`) */
+    /* a set sorts by its size (CQL 6.2: `sort "n" A`), a position by its
+     * place in the game; `sort "n" find 2 100 check` sorts by the count */
     Node *value = parse_prefix_operand(p, PREC_LOWEST, TM_NUMBER | TM_STRING | TM_SET | TM_POSITION, kw);
     if (value->kind == ND_INT) parse_fail(p, value->span, "'sort' needs a filter to sort by, not a constant");
     n->kids[0] = value;
