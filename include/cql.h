@@ -309,10 +309,12 @@ typedef struct CqlGameResult {
                                  file `readfile` cannot read ...): the message, to be
                                  printed; the run must stop (CQL 6.2 exits with status 1).
                                  Valid until the next search. NULL otherwise */
-    bool stopped;             /* the query stopped the run at this game: a value-only
-                                 filter (a number, a string ...) was evaluated as a
-                                 position filter, where CQL 6.2 exits 1; report it
-                                 with cql_search_report_stop and stop (exit status 1) */
+    bool stopped;             /* the query stopped the run at this game, where CQL 6.2
+                                 exits 1: a value-only filter (a number, a string ...)
+                                 was evaluated as a position filter, or a filter met a
+                                 value it cannot take (`up x K` with x out of -7..7);
+                                 report it with cql_search_report_stop and stop (exit
+                                 status 1) */
 } CqlGameResult;
 
 /* A searcher holds what one thread needs to search games with q: variable

@@ -13,13 +13,19 @@
 
 Bitboard bq_direction(Bitboard x, DirMask dirs, int min, int max)
 {
-    Bitboard result = 0;
+    Bitboard result = (min <= 0 && max >= 0) ? x : 0;   /* distance 0: the squares themselves */
     for (int d = 0; d < DIR_NB; d++) {
         if (!(dirs & (1u << d))) continue;
-        Bitboard cur = x;
-        for (int k = 1; k <= max && cur; k++) {
-            cur = bb_step(cur, (Direction)d);
-            if (k >= min) result |= cur;
+        Direction back = (Direction)((d + DIR_NB / 2) % DIR_NB);
+        /* distances 1..max in d, and -1..min the other way */
+        Bitboard ahead = x, behind = x;
+        for (int k = 1; k <= max && ahead; k++) {
+            ahead = bb_step(ahead, (Direction)d);
+            if (k >= min) result |= ahead;
+        }
+        for (int k = 1; -k >= min && behind; k++) {
+            behind = bb_step(behind, back);
+            if (-k <= max) result |= behind;
         }
     }
     return result;
@@ -73,76 +79,56 @@ Bitboard bq_attacked(const Position *pos, Bitboard y, Bitboard x)
     return y ? bq_attacks_from(pos, x) & y : 0;
 }
 
-/* The sliders on `from` that attack a piece on `through` and would attack a
- * square of `target` beyond it if that piece were gone, and those squares. */
-typedef struct XrayHits {
-    Bitboard sliders;   /* sliders that x-ray onto a target square */
-    Bitboard targets;   /* the target squares they x-ray onto */
-} XrayHits;
-
-static XrayHits xray_through(const Position *pos, Bitboard from, Bitboard through, Bitboard target)
+/* One line of an arrow chain: from sa in direction d, seeking sets[1] ...
+ * sets[n-1] in order (bq_arrow_chain). Bit k of `seeking` is a walk that
+ * seeks sets[k]; an empty square in a middle set splits a walk in two.
+ * Returns the squares of sets[n-1] hit. */
+static Bitboard arrow_line(Bitboard occ, Square sa, Direction d, const Bitboard *sets, int n)
 {
-    XrayHits hits = {0, 0};
-    Bitboard occ = pos_occupied(pos);
-    Bitboard sliders = pos->by_type[BISHOP] | pos->by_type[ROOK] | pos->by_type[QUEEN];
-    for (Bitboard a = from & sliders; a;) {
-        Square sa = bb_pop_lsb(&a);
-        Piece p = pos_piece_on(pos, sa);
-        Bitboard attacks = att_piece(p, sa, occ);
-        for (Bitboard b = attacks & through & occ; b;) {
-            Square sb = bb_pop_lsb(&b);
-            Bitboard beyond = att_piece(p, sa, occ & ~sq_bb(sb)) & ~attacks & target;
-            if (beyond) {
-                hits.sliders |= sq_bb(sa);
-                hits.targets |= beyond;
+    Bitboard hits = 0;
+    uint32_t seeking = 1u << 1, last = 1u << (n - 1);
+    for (Bitboard sq = bb_step(sq_bb(sa), d); sq && seeking; sq = bb_step(sq, d)) {
+        uint32_t next = 0;
+        for (int k = 1; k < n; k++) {
+            uint32_t walk = 1u << k;
+            if (!(seeking & walk)) continue;
+            bool in = (sets[k] & sq) != 0;
+            if (occ & sq) {             /* a piece: taken, or the line ends */
+                if (in && walk == last) hits |= sq;
+                else if (in) next |= walk << 1;
+            } else if (in) {            /* an empty square of the set sought */
+                if (walk == last) hits |= sq;
+                else next |= walk << 1;   /* taken ... */
+                next |= walk;             /* ... or passed over */
+            } else {
+                next |= walk;
             }
         }
+        seeking = next;
     }
     return hits;
 }
 
-/* From a slider p on sa, with the pieces `occ` in place and the squares it
- * already sees `seen`: through a piece on through[0], then the rest of the
- * chain, to a square of target; the target squares reached. */
-static Bitboard xray_steps(Piece p, Square sa, Bitboard occ, Bitboard seen, const Bitboard *through, int k,
-                           Bitboard target)
-{
-    Bitboard reached = 0;
-    for (Bitboard b = seen & through[0] & occ; b;) {
-        Square sb = bb_pop_lsb(&b);
-        Bitboard without = occ & ~sq_bb(sb);
-        Bitboard beyond = att_piece(p, sa, without) & ~seen;   /* the ray beyond sb */
-        if (k == 1) reached |= beyond & target;
-        else reached |= xray_steps(p, sa, without, beyond, through + 1, k - 1, target);
-    }
-    return reached;
-}
-
-Bitboard bq_xray_chain(const Position *pos, const Bitboard *sets, int n, Bitboard *targets)
+Bitboard bq_arrow_chain(const Position *pos, const Bitboard *sets, int n, Bitboard *hits)
 {
     Bitboard occ = pos_occupied(pos), found = 0;
-    *targets = 0;
-    Bitboard sliders = pos->by_type[BISHOP] | pos->by_type[ROOK] | pos->by_type[QUEEN];
-    for (Bitboard a = sets[0] & sliders; a;) {
+    Bitboard queens = pos->by_type[QUEEN];
+    Bitboard rook_like = pos->by_type[ROOK] | queens, bishop_like = pos->by_type[BISHOP] | queens;
+    *hits = 0;
+    if (n < 2 || n > BQ_ARROW_CHAIN_MAX) return 0;
+    for (Bitboard a = sets[0] & (rook_like | bishop_like); a;) {
         Square sa = bb_pop_lsb(&a);
-        Piece p = pos_piece_on(pos, sa);
-        Bitboard reached = xray_steps(p, sa, occ, att_piece(p, sa, occ), sets + 1, n - 2, sets[n - 1]);
-        if (reached) {
-            found |= sq_bb(sa);
-            *targets |= reached;
+        for (int d = 0; d < DIR_NB; d++) {
+            bool orthogonal = (DIRS_ORTHOGONAL & (1u << d)) != 0;
+            if (!((orthogonal ? rook_like : bishop_like) & sq_bb(sa))) continue;
+            Bitboard h = arrow_line(occ, sa, (Direction)d, sets, n);
+            if (h) {
+                found |= sq_bb(sa);
+                *hits |= h;
+            }
         }
     }
     return found;
-}
-
-Bitboard bq_xray_attackers(const Position *pos, Bitboard a, Bitboard b, Bitboard c)
-{
-    return xray_through(pos, a, b, c).sliders;
-}
-
-Bitboard bq_xray_attacked(const Position *pos, Bitboard c, Bitboard b, Bitboard a)
-{
-    return xray_through(pos, a, b, c).targets;
 }
 
 Bitboard bq_between(Bitboard x, Bitboard y)

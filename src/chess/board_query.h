@@ -2,11 +2,11 @@
  * src/chess/board_query.h — the set-valued questions CQL asks about a board.
  *
  * Pure functions of a Position and square sets, used by the evaluator:
- * colour-blind attacks (`->`, `<-`), `between`, direction filters, `ray`,
- * `xray`, `pin`, pawn structure and material. Every "attack" here is
- * geometric: a piece attacks the squares it could capture on if an enemy
- * stood there, whatever actually stands there; sliders stop at the first
- * piece, which they attack.
+ * colour-blind attacks (`->`, `<-`) and arrow chains, `between`, direction
+ * filters, `ray`, `xray`, `pin`, pawn structure and material. Every
+ * "attack" here is geometric: a piece attacks the squares it could capture
+ * on if an enemy stood there, whatever actually stands there; sliders stop
+ * at the first piece, which they attack.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -28,17 +28,18 @@ Bitboard bq_attacks_of(const Position *pos, Square s);
 Bitboard bq_attackers(const Position *pos, Bitboard x, Bitboard y);
 /* `Y <- X`: the squares of Y attacked by some piece on a square of X. */
 Bitboard bq_attacked(const Position *pos, Bitboard y, Bitboard x);
-/* Chained arrows, `A -> B -> C`: the squares of A holding a slider that
- * attacks a piece on B and would attack a square of C if that piece were
- * gone (it x-rays through B to C; `△→x→♚` finds x pinned to the king). */
-Bitboard bq_xray_attackers(const Position *pos, Bitboard a, Bitboard b, Bitboard c);
-/* `C <- B <- A`: the squares of C that a slider on A x-rays through a piece on B. */
-Bitboard bq_xray_attacked(const Position *pos, Bitboard c, Bitboard b, Bitboard a);
-/* Longer chains, `A -> B -> C -> D`: a slider on A x-rays through a piece on
- * B, then through a piece on C, to D. sets[0] is A, sets[n-1] the target,
- * n >= 3 (at most 16). Returns the sliders' squares, and the target squares
- * they reach in *targets. */
-Bitboard bq_xray_chain(const Position *pos, const Bitboard *sets, int n, Bitboard *targets);
+/* Arrow chains of three sets or more, `A -> B -> C ...` (CQL 6.2): a line
+ * from a queen, rook or bishop on a square of sets[0], in a direction that
+ * piece moves, meeting sets[1] ... sets[n-1] in order. Along the line, an
+ * occupied square of the set sought is taken (of the last set: a hit, and
+ * the line ends there), an occupied square not in it ends the line, an
+ * empty square of it is either taken or passed over (of the last set: a hit,
+ * and the line goes on), and an empty square not in it is passed over.
+ * Returns the squares of sets[0] with a hit, and the hit squares in *hits.
+ * A line has at most 7 squares after its start, so a chain of more than
+ * BQ_ARROW_CHAIN_MAX sets never has a hit. */
+#define BQ_ARROW_CHAIN_MAX 8
+Bitboard bq_arrow_chain(const Position *pos, const Bitboard *sets, int n, Bitboard *hits);
 
 /* Every square attacked by a piece on a square of X. */
 Bitboard bq_attacks_from(const Position *pos, Bitboard x);
@@ -47,8 +48,10 @@ Bitboard bq_attacks_from(const Position *pos, Bitboard x);
  * that share a rank, file or diagonal. */
 Bitboard bq_between(Bitboard x, Bitboard y);
 
-/* Direction filter: the squares at distance min..max (1..7) from a square of
- * x in one of the directions of `dirs` (pure geometry: pieces do not block). */
+/* Direction filter: the squares at distance min..max (-7..7) from a square of
+ * x in one of the directions of `dirs`: distance 0 is the square itself, a
+ * negative distance goes the opposite way (pure geometry: pieces do not
+ * block). */
 Bitboard bq_direction(Bitboard x, DirMask dirs, int min, int max);
 
 /* `ray [dirs] (S1 ... Sn)`: the end squares of the rays, in a direction of

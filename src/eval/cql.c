@@ -718,6 +718,12 @@ void cql_search_report_stop(const CqlSearcher *s, const CqlGame *g, CqlMessages 
     if (!n) return;
     const SourceText *src = &s->query->query->src;
     DiagSink d = sink_for(m);
+    if (s->found.stop_reason) {
+        diag_at(&d, src, n->span, DIAG_ERROR, "game %ld: %s: the run stops here (as in CQL 6.2)", g->game.number,
+                s->found.stop_reason);
+        count_messages(m, &d);
+        return;
+    }
     int len = contexts_quote_length(n);
     diag_at(&d, src, n->span, DIAG_ERROR,
             "game %ld: '%.*s%s' has a value, not a match, and was evaluated as a position filter: the run stops "

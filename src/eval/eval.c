@@ -55,6 +55,19 @@ bool eval_node(Evaluator *ev, const Node *n, Value *out)
     return eval_table[n->kind](ev, n, out);
 }
 
+void eval_stop_run(Evaluator *ev, const Node *n, const char *fmt, ...)
+{
+    if (ev->stopped_at || ev->runtime_error) return;
+    StrBuf sb = SB_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    ev->stopped_at = n;
+    ev->stop_reason = arena_strdup(ev->arena, sb_str(&sb));
+    sb_free(&sb);
+}
+
 void eval_runtime_error(Evaluator *ev, const char *fmt, ...)
 {
     if (ev->runtime_error) return;
@@ -669,41 +682,26 @@ static bool eval_in(Evaluator *ev, const Node *n, Value *out)
     return a.type == VT_STRING && b.type == VT_STRING && strstr(b.str, a.str) != NULL;
 }
 
-/* A → B → C written without parentheses is a chain: A x-rays through B to C
- * (conformance: `3 <= x∊▲ △→x→♚` finds three black pieces pinned to the
- * king, on engine-games-2000 games 886 and 1494, as the seed documents). */
+/* A → B → C ... written without parentheses (three sets or more) is a line
+ * from a slider on A meeting B, C ... in order, where a middle set may be
+ * an empty square the line passes (bq_arrow_chain; CQL 6.2: `Q -> a4 ->
+ * a8` with the queen on a1 and a4 empty). `A ← B ← C` starts from C. The
+ * value is the squares of the leftmost set written: for → the squares of A
+ * a hit was found from, for ← the hit squares, in A. */
 static bool eval_arrow_chain(Evaluator *ev, const Node *n, Value *out)
 {
-    const Node *inner = n->kids[0];
-    if (inner->kids[0]->kind == n->kind) {
-        /* four links or more, ((A -> B) -> C) -> D: through B, then C, to D
-         * (CQL 6.2); A <- B <- C <- D: squares of A reached from D through C,
-         * then B */
-        enum { CHAIN_MAX = 16 };
-        const Node *links[CHAIN_MAX];
-        int n_links = 0;
-        const Node *at = n;
-        while (at->kind == n->kind && n_links < CHAIN_MAX - 1) {
-            links[n_links++] = at->kids[1];
-            at = at->kids[0];
-        }
-        links[n_links++] = at;   /* the leftmost; links[] runs right to left */
-        Bitboard sets[CHAIN_MAX], targets;
-        for (int i = 0; i < n_links; i++) {
-            /* sets[] from the attacker to the target */
-            int from_left = n->kind == ND_ATTACKS ? n_links - 1 - i : i;
-            eval_set(ev, links[i], &sets[from_left]);
-        }
-        Bitboard sliders = bq_xray_chain(cur_pos(ev), sets, n_links, &targets);
-        return set_value(out, n->kind == ND_ATTACKS ? sliders : targets);
-    }
-    Bitboard a, b, c;
-    eval_set(ev, inner->kids[0], &a);
-    eval_set(ev, inner->kids[1], &b);
-    eval_set(ev, n->kids[1], &c);
-    const Position *pos = cur_pos(ev);
-    if (n->kind == ND_ATTACKS) return set_value(out, bq_xray_attackers(pos, a, b, c));
-    return set_value(out, bq_xray_attacked(pos, a, b, c));
+    int nsets = 1;
+    for (const Node *at = n; at->kind == n->kind; at = at->kids[0]) nsets++;
+    if (nsets > BQ_ARROW_CHAIN_MAX) return set_value(out, 0);
+    const Node *operands[BQ_ARROW_CHAIN_MAX];   /* as written, left to right */
+    const Node *at = n;
+    for (int i = nsets - 1; i > 0; i--, at = at->kids[0]) operands[i] = at->kids[1];
+    operands[0] = at;
+    bool forward = n->kind == ND_ATTACKS;
+    Bitboard sets[BQ_ARROW_CHAIN_MAX];   /* from the start of the line */
+    for (int i = 0; i < nsets; i++) eval_set(ev, operands[i], &sets[forward ? i : nsets - 1 - i]);
+    Bitboard hits, starts = bq_arrow_chain(cur_pos(ev), sets, nsets, &hits);
+    return set_value(out, forward ? starts : hits);
 }
 
 static bool eval_attacks(Evaluator *ev, const Node *n, Value *out)
@@ -734,19 +732,25 @@ static bool eval_between(Evaluator *ev, const Node *n, Value *out)
     return set_value(out, bq_between(x, y));
 }
 
+/* up [m [n]] S ...: the squares m..n steps from S (1..7 without a range;
+ * one bound m: m..m). A range outside -7..7, or with m > n, stops the run
+ * (CQL 6.2: "Invalid range"); an unbound variable gives no square. */
 static bool eval_direction(Evaluator *ev, const Node *n, Value *out)
 {
+    int64_t lo = 1, hi = 7;
+    if (n->kids[1]) {
+        if (!eval_number(ev, n->kids[1], &lo)) return set_value(out, 0);
+        hi = lo;
+        if (n->kids[2] && !eval_number(ev, n->kids[2], &hi)) return set_value(out, 0);
+        if (lo < -7 || hi > 7 || lo > hi) {
+            eval_stop_run(ev, n, "Invalid range %lld to %lld: a direction's distances lie within -7 to 7, the "
+                          "smaller first", (long long)lo, (long long)hi);
+            return set_value(out, 0);
+        }
+    }
     Bitboard x;
     eval_set(ev, n->kids[0], &x);
-    int lo = n->num > 0 ? (int)n->num : 1;
-    int hi = n->num2 > 0 ? (int)n->num2 : 7;
-    if (n->nkids > 1 && n->kids[1]) {
-        /* the distance in a numeric variable: that many squares away */
-        int64_t d;
-        if (!eval_number(ev, n->kids[1], &d) || d < 1 || d > 7) return set_value(out, 0);
-        lo = hi = (int)d;
-    }
-    return set_value(out, bq_direction(x, n->dirs, lo, hi));
+    return set_value(out, bq_direction(x, n->dirs, (int)lo, (int)hi));
 }
 
 #define RAY_MAX_ARGS 32
@@ -1529,6 +1533,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
     ev->cache = NULL;
     ev->nodes_by_id = NULL;
     ev->stopped_at = NULL;
+    ev->stop_reason = NULL;
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->new_game) eval_families[f]->new_game(ev);
     for (uint32_t i = 0; i < ev->q->nvars; i++) {
@@ -1573,6 +1578,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
     }
     ev->cur = ev->origin = NULL;
     out->stopped_at = ev->stopped_at;
+    out->stop_reason = ev->stop_reason;
     /* persistent strings must outlive the game's arena */
     for (uint32_t i = 0; i < ev->q->nvars; i++)
         if (ev->q->vars[i].persistent && ev->bound[i] && ev->vars[i].type == VT_STRING)
@@ -1590,6 +1596,7 @@ bool eval_at_start(Evaluator *ev, const Game *g, const Node *n, bool *sure)
     ev->cache = NULL;
     ev->nodes_by_id = NULL;
     ev->stopped_at = NULL;
+    ev->stop_reason = NULL;
     ev->cur = ev->origin = g->root;
     ev->npending = 0;
     Value v;
@@ -1599,6 +1606,7 @@ bool eval_at_start(Evaluator *ev, const Game *g, const Node *n, bool *sure)
         free(ev->runtime_error);
         ev->runtime_error = NULL;
         ev->stopped_at = NULL;
+        ev->stop_reason = NULL;
         matched = true;
     }
     ev->cur = ev->origin = NULL;

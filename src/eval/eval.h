@@ -52,9 +52,11 @@ typedef struct GameSearch {
     const char *runtime_error;/* set when a filter stopped the run (a failed `assert`, a
                                  file that cannot be read ...): the message, and the
                                  search of the game ended there */
-    /* the value-only filter evaluated as a position filter that stopped the
-     * run at this game (query/contexts.h; CQL 6.2 exits 1 there), or NULL */
+    /* the filter that stopped the run at this game (CQL 6.2 exits 1 there),
+     * or NULL: a value-only filter evaluated as a position filter
+     * (query/contexts.h), or one that gives stop_reason */
     const Node *stopped_at;
+    const char *stop_reason;  /* why, or NULL for a value-only filter */
 } GameSearch;
 
 typedef struct Evaluator Evaluator;

@@ -41,6 +41,7 @@ typedef struct SearchMemo {
     int32_t *next_match;          /* by node id: 1 + the id of the first node at or after it (by
                                      main continuations) where the body holds; 0 unknown, -1 none */
     uint8_t *banned;              /* line/path nestban: by node id, 1 where the filter may not match */
+    int32_t *found;               /* a numeric find's comments: the ids of the positions it counted */
 } SearchMemo;
 
 /* The last `path` that matched in this game, for pathstart, pathcount ... */
@@ -116,9 +117,11 @@ struct Evaluator {
     char *runtime_error;
     struct ProgramState *program;
     int8_t hhdb_cooked;           /* hhdb.c: the game contains <cook (-1: not worked out yet) */
-    /* the value-only filter evaluated as a position filter that stopped the
-     * run (query/contexts.h), or NULL */
+    /* the filter that stopped the run (query/contexts.h: a value-only
+     * filter evaluated as a position filter; eval_stop_run), or NULL, and
+     * why, when it is not a value-only filter (in the game's arena) */
     const Node *stopped_at;
+    const char *stop_reason;
 };
 
 typedef bool (*EvalFn)(Evaluator *ev, const Node *n, Value *out);
@@ -155,6 +158,15 @@ extern const EvalFamily eval_hhdb_family;        /* hhdb.c */
 void eval_runtime_error(Evaluator *ev, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Stops the run at filter n with an error at n's place in the query (the
+ * search of the game ends after the current position, and CQL 6.2 exits
+ * with status 1 there): `up x K` with x out of -7..7. The first stop is
+ * kept. */
+void eval_stop_run(Evaluator *ev, const Node *n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
 #endif
     ;
 /* program.c: true when the value of n is thrown away where it stands (it is

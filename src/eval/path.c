@@ -122,40 +122,60 @@ static bool in_range(Evaluator *ev, const Node *lo_node, const Node *hi_node, in
     return x >= lo && x <= hi;
 }
 
-/* find [all] [quiet] [<--] [range] F: the first position at or after the
- * current one (at or before it with <--) where F holds. `find F` includes
+/* find [quiet] [<--] F: the first position at or after the current one (at
+ * or before it with <--) where F holds, the find's value. `find F` includes
  * the current position: `mate find mate` matches wherever `mate` does
- * (settled by running CQL 6.2). With `all` the value is the number of such
- * positions; with a range that number must lie in the range (one bound:
- * exactly that many) and the value stays the first position. */
+ * (settled by running CQL 6.2). With `all` or a range the find is numeric
+ * (CQL 6.2): its value is the number of positions where F holds from here to
+ * the end of the game (every line, with variations; back to the start with
+ * <--), and it matches when that number lies in the range (one bound:
+ * exactly that many; `all`: one or more; `count`: any). A find that matches
+ * comments the positions it found, "Found" or "Found 1 of 2" ..., unless it
+ * is quiet (then nothing its body wrote is kept either), the query is or
+ * comments are off. */
 static bool eval_find(Evaluator *ev, const Node *n, Value *out)
 {
     const Node *body = n->kids[0];
     bool backward = (n->flags & NF_BACKWARD) != 0;
-    bool counting = (n->flags & NF_ALL) || n->kids[1];
+    bool numeric = (n->flags & NF_ALL) || n->kids[1];
+    bool comments = !(n->flags & NF_QUIET) && !ev->settings.quiet && !ev->settings.silent;
     SearchMemo *memo = search_memo(ev, n, body);
+    int32_t *found = NULL;
+    if (numeric && comments) {
+        if (!memo->found) memo->found = ARENA_ARRAY(ev->arena, int32_t, ev->game->node_count);
+        found = memo->found;   /* memo may move while the body is evaluated; the array does not */
+    }
     const GameNode *here = ev->cur, *first = NULL;
     int saved_pending = ev->npending;
     int64_t count = 0;
-    if (!counting && !backward && memo->next_match && !ev->settings.variations) {
+    if (!numeric && !backward && memo->next_match && !ev->settings.variations) {
         first = find_forward_memo(ev, memo, body, here);
     } else {
         for (const GameNode *p = here; p; p = backward ? p->parent : game_walk_next(here, p, ev->settings.variations)) {
             if (!body_holds_at(ev, memo, body, p)) continue;
             if (!first) first = p;
+            if (found) found[count] = p->id;
             count++;
-            if (!counting) break;
+            if (!numeric) break;
         }
     }
     ev->cur = here;
     if (n->flags & NF_QUIET) ev->npending = saved_pending;
-    if (n->flags & NF_ALL) {
-        out->type = VT_NUMBER;
-        out->num = count;
-        return count > 0;
+    bool matched = !numeric ? first != NULL
+                   : n->kids[1] ? in_range(ev, n->kids[1], n->kids[2], count) : count > 0;
+    if (!matched) return false;
+    if (!numeric) {
+        if (comments) eval_add_comment(ev, first, "Found");
+        return eval_position_value(out, first);
     }
-    if (n->kids[1] && !in_range(ev, n->kids[1], n->kids[2], count)) return false;
-    return eval_position_value(out, first);
+    char text[64];
+    for (int64_t i = 0; found && i < count; i++) {
+        snprintf(text, sizeof text, "Found %lld of %lld", (long long)(i + 1), (long long)count);
+        eval_add_comment(ev, eval_node_by_id(ev, found[i]), text);
+    }
+    out->type = VT_NUMBER;
+    out->num = count;
+    return true;
 }
 
 /* nestban: the positions where filter may not match again in this game
@@ -336,7 +356,7 @@ static bool eval_line(Evaluator *ev, const Node *n, Value *out)
         if (best < 0 || ((n->flags & NF_FIRSTMATCH) ? len < best : len > best)) best = len, last = end.v[i];
     }
     if (best < 0) return false;
-    if (n->num >= 0 && (best < n->num || best > n->num2)) return false;
+    if (ast_has_range(n) && (best < n->num || best > n->num2)) return false;
     if (banned) {
         bool singlecolor = (n->flags & NF_SINGLECOLOR) != 0;
         for (const GameNode *p = last; p; p = p == sq.start ? NULL : p->parent)
@@ -955,7 +975,7 @@ static bool eval_path(Evaluator *ev, const Node *n, Value *out)
     ev->npending = base_pending;
     ev->path = outer;
     if (!ps.have_best) return false;
-    if (n->num >= 0 && (ps.best.value < n->num || ps.best.value > n->num2)) return false;
+    if (ast_has_range(n) && (ps.best.value < n->num || ps.best.value > n->num2)) return false;
     ev->path.start = ps.start;
     ev->path.last = ps.best.end;
     ev->path.count = ps.best.count;

@@ -118,6 +118,17 @@ struct Node {
     Designator *desig;  /* for ND_DESIGNATOR */
 };
 
+/* The keyword `count` where a range may stand is the range -AST_COUNT_RANGE
+ * to AST_COUNT_RANGE: any number (CQL 6.2). */
+#define AST_COUNT_RANGE 100000
+
+/* line and path: their range is num..num2, or none (-1..-1); a range's
+ * upper end is never negative. */
+static inline bool ast_has_range(const Node *n)
+{
+    return n->num2 >= 0;
+}
+
 /* }==== */
 
 /* {==== the query ============================================================ */

@@ -80,11 +80,19 @@ size_t filter_keywords(NodeKind k, TokKind *out, size_t max)
     return n;
 }
 
+/* The effect of node n: its row's, but FX_COMMENTS is output unless n is quiet. */
+static FilterEffect node_effect(const Node *n)
+{
+    FilterEffect fx = filters[n->kind].effect;
+    if (fx != FX_COMMENTS) return fx;
+    return (n->flags & NF_QUIET) ? FX_PURE : FX_OUTPUT;
+}
+
 /* Every node of n has an effect in `allowed` (a mask of 1 << FilterEffect). */
 static bool tree_effects_within(const Node *n, unsigned allowed)
 {
     if (!n) return true;
-    if (!(allowed & (1u << filters[n->kind].effect))) return false;
+    if (!(allowed & (1u << node_effect(n)))) return false;
     for (uint32_t i = 0; i < n->nkids; i++)
         if (!tree_effects_within(n->kids[i], allowed)) return false;
     return true;

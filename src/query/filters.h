@@ -34,7 +34,8 @@ typedef enum FilterEffect {
     FX_READS,    /* reads the search's state: variables, captures, the last path, settag's tags */
     FX_SETS,     /* sets such state, but no variable (regex captures, the last path) */
     FX_WRITES,   /* assigns or unbinds variables and dictionary entries */
-    FX_OUTPUT    /* comments, messages, the sort value, tags, files */
+    FX_OUTPUT,   /* comments, messages, the sort value, tags, files */
+    FX_COMMENTS  /* its own automatic comments (`find`): FX_OUTPUT, or FX_PURE when quiet (NF_QUIET) */
 } FilterEffect;
 
 /* What a transform does to the node itself (filters.def). */

@@ -202,10 +202,20 @@ Node *parse_piece_variable(Parser *p)
     parse_fail_expected(p, "'[element]' (or '∊') after the piece variable");
 }
 
-/* A range bound of find / consecutivemoves: an integer or a numeric variable. */
-static Node *parse_range_bound(Parser *p)
+/* A range bound of find, consecutivemoves or a direction: an integer (with
+ * `negative`, maybe after a minus sign) or a numeric variable; NULL when
+ * none stands here. */
+static Node *parse_range_bound(Parser *p, bool negative)
 {
     if (p->tok.kind == TK_INT) return parse_int(p);
+    if (negative && p->tok.kind == TK_MINUS && parse_peek(p, 1)->kind == TK_INT) {
+        Token minus = p->tok;
+        parse_advance(p);
+        Node *n = parse_int(p);
+        n->num = -n->num;
+        n->span = span_join(tok_span(minus), n->span);
+        return n;
+    }
     if (p->tok.kind != TK_IDENT) return NULL;
     /* `find all S += 1`: a variable being assigned is the body, not a bound */
     if (parse_is_assign_op(parse_peek(p, 1)->kind)) return NULL;
@@ -219,8 +229,29 @@ static Node *parse_range_bound(Parser *p)
     return n;
 }
 
+/* range := bound [bound] | 'count'. Fills *lo and *hi (NULL after one
+ * bound: exactly lo); false when no range stands here. `count` is any
+ * number: two integers, -AST_COUNT_RANGE and AST_COUNT_RANGE. */
+static bool parse_number_range(Parser *p, bool negative, Node **lo, Node **hi)
+{
+    if (p->tok.kind == TK_COUNT) {
+        Token t = p->tok;
+        parse_advance(p);
+        *lo = parse_node(p, ND_INT, tok_span(t), 0);
+        *hi = parse_node(p, ND_INT, tok_span(t), 0);
+        (*lo)->num = -AST_COUNT_RANGE;
+        (*hi)->num = AST_COUNT_RANGE;
+        (*lo)->type = (*hi)->type = VT_NUMBER;
+        return true;
+    }
+    if ((*lo = parse_range_bound(p, negative)) == NULL) return false;
+    *hi = parse_range_bound(p, negative);
+    return true;
+}
+
 /* find := 'find' {'all' | 'quiet' | '<--' | range} F
- * range := bound [bound] */
+ * With `all` or a range the value is the number of positions found (a
+ * numeric find), without either the first position found. */
 Node *parse_find(Parser *p)
 {
     Token kw = p->tok;
@@ -233,9 +264,7 @@ Node *parse_find(Parser *p)
             if (n->flags & flag) parse_fail(p, tok_span(t), "%s given twice in 'find'", tok_describe(t.kind));
             n->flags |= flag;
             parse_advance(p);
-        } else if (!n->kids[1] && (n->kids[1] = parse_range_bound(p)) != NULL) {
-            n->kids[2] = parse_range_bound(p);
-        } else {
+        } else if (n->kids[1] || !parse_number_range(p, false, &n->kids[1], &n->kids[2])) {
             break;
         }
         if ((n->flags & NF_ALL) && n->kids[1])
@@ -243,7 +272,7 @@ Node *parse_find(Parser *p)
     }
     n->kids[0] = parse_prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
     n->span = span_join(n->span, n->kids[0]->span);
-    n->type = n->flags & NF_ALL ? VT_NUMBER : VT_POSITION;
+    n->type = (n->flags & NF_ALL) || n->kids[1] ? VT_NUMBER : VT_POSITION;
     return n;
 }
 
@@ -295,9 +324,7 @@ Node *parse_consecutivemoves(Parser *p)
         if (p->tok.kind == TK_QUIET && !(n->flags & NF_QUIET)) {
             n->flags |= NF_QUIET;
             parse_advance(p);
-        } else if (!n->kids[2] && (n->kids[2] = parse_range_bound(p)) != NULL) {
-            n->kids[3] = parse_range_bound(p);
-        } else {
+        } else if (n->kids[2] || !parse_number_range(p, false, &n->kids[2], &n->kids[3])) {
             break;
         }
     }
@@ -334,8 +361,8 @@ Node *parse_sort(Parser *p)
         n->text = parse_decode_string(p, p->tok);
         parse_advance(p);
     }
-    /* a set sorts by its size, a position by its place in the game (CQL 6.2
-     * accepts both: `sort "n" A`, `sort "n" find 2 100 check`) */
+    /* a set sorts by its size (CQL 6.2: `sort "n" A`), a position by its
+     * place in the game; `sort "n" find 2 100 check` sorts by the count */
     Node *value = parse_prefix_operand(p, PREC_LOWEST, TM_NUMBER | TM_STRING | TM_SET | TM_POSITION, kw);
     if (value->kind == ND_INT) parse_fail(p, value->span, "'sort' needs a filter to sort by, not a constant");
     n->kids[0] = value;
@@ -355,35 +382,19 @@ static uint8_t direction_mask(TokKind k)
     return filter_of_keyword(k) == ND_DIRECTION ? (uint8_t)filter_keyword_arg(k) : 0;
 }
 
-/* direction := ('up' | 'down' | ... | 'anydirection') [int [int]] S */
+/* direction := ('up' | 'down' | ... | 'anydirection') [range] S
+ * A bound may be negative (CQL 6.2: `up -1 1 d4`) or a numeric variable
+ * (`X = 2 up X K`). Whether the range lies within -7..7, the smaller bound
+ * first, is checked where the filter is evaluated, as CQL 6.2 does. */
 Node *parse_direction(Parser *p)
 {
     Token kw = p->tok;
     parse_advance(p);
-    Node *n = parse_node(p, ND_DIRECTION, tok_span(kw), 1);
+    Node *n = parse_node(p, ND_DIRECTION, tok_span(kw), 3);
     n->op = kw.kind;
     n->dirs = direction_mask(kw.kind);
-    n->num = 1;
-    n->num2 = 7;
-    if (p->tok.kind == TK_INT) {
-        n->num = n->num2 = parse_count_literal(p, tok_ascii(kw.kind));
-        if (p->tok.kind == TK_INT) n->num2 = parse_count_literal(p, tok_ascii(kw.kind));
-        if (n->num2 < n->num) parse_fail(p, n->span, "the range of '%s' is empty", tok_ascii(kw.kind));
-    }
-    /* a numeric variable as the distance (CQL 6.2: `X = 2 up X K`) */
-    Node *distance = NULL;
-    if (p->tok.kind == TK_IDENT && parse_starts_filter(parse_peek(p, 1))) {
-        int32_t slot = sema_lookup_var(p->q, parse_token_text(p, p->tok));
-        if (slot >= 0 && sema_var(p->q, slot)->kind == VK_NUMBER) {
-            distance = parse_node(p, ND_VAR, tok_span(p->tok), 0);
-            distance->slot = slot;
-            distance->text = sema_var(p->q, slot)->name;
-            distance->type = VT_NUMBER;
-            parse_advance(p);
-        }
-    }
+    parse_number_range(p, true, &n->kids[1], &n->kids[2]);
     n->kids[0] = parse_prefix_operand(p, PREC_DIR, TM_SET, kw);
-    if (distance) ast_push(p->a, n, distance);
     n->span = span_join(n->span, n->kids[0]->span);
     n->type = VT_SET;
     return n;

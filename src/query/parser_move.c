@@ -428,9 +428,22 @@ static Node *parse_line_constituent(Parser *p, TokKind dir)
     return parse_repetitions(p, atom, false);
 }
 
+/* The range of line or path into n->num..num2: int [int], or 'count' (any
+ * number). */
+static void parse_sequence_range(Parser *p, Node *n, const char *who)
+{
+    if (parse_accept(p, TK_COUNT)) {
+        n->num = -AST_COUNT_RANGE;
+        n->num2 = AST_COUNT_RANGE;
+        return;
+    }
+    n->num = n->num2 = parse_count_literal(p, who);
+    if (p->tok.kind == TK_INT) n->num2 = parse_count_literal(p, who);
+}
+
 /* line := 'line' {line-param} arrow line-seq
  * line-param := 'primary' | 'secondary' | 'firstmatch' | 'lastposition' |
- *               'singlecolor' | 'quiet' | 'nestban' | int [int] */
+ *               'singlecolor' | 'quiet' | 'nestban' | int [int] | 'count' */
 Node *parse_line(Parser *p)
 {
     static const FlagParam params[] = {
@@ -447,9 +460,8 @@ Node *parse_line(Parser *p)
         if (accept_flag(p, n, params, sizeof params / sizeof params[0], "line")) {
             if ((n->flags & NF_PRIMARY) && (n->flags & NF_SECONDARY))
                 parse_fail(p, tok_span(t), "'primary' and 'secondary' exclude each other");
-        } else if (t.kind == TK_INT && n->num < 0) {
-            n->num = n->num2 = parse_count_literal(p, "line");
-            if (p->tok.kind == TK_INT) n->num2 = parse_count_literal(p, "line");
+        } else if ((t.kind == TK_INT || t.kind == TK_COUNT) && !ast_has_range(n)) {
+            parse_sequence_range(p, n, "line");
         } else {
             break;
         }
@@ -556,7 +568,7 @@ static void refuse_singlecolor_with_focus(Parser *p, Token second)
 /* path := ('path' | '⊢') {path-param} path-seq
  * path-param := 'quiet' | 'primary' | 'firstmatch' | 'lastposition' |
  *               'nestban' | 'keepallbest' | 'max' F | 'piecepath' |
- *               'verbose' | 'title' string | int [int] | 'singlecolor' |
+ *               'verbose' | 'title' string | int [int] | 'count' | 'singlecolor' |
  *               ('focus' | '◎') ['capture'] S
  * Each may be given once, but lastposition and title (the last title wins);
  * a second range ends the parameters. singlecolor is a focus on the side to
@@ -592,9 +604,8 @@ Node *parse_path(Parser *p)
             parse_advance(p);
         } else if (t.kind == TK_SECONDARY) {
             parse_fail(p, tok_span(t), "'secondary' is not supported with 'path'");
-        } else if (t.kind == TK_INT && n->num < 0) {
-            n->num = n->num2 = parse_count_literal(p, "path");
-            if (p->tok.kind == TK_INT) n->num2 = parse_count_literal(p, "path");
+        } else if ((t.kind == TK_INT || t.kind == TK_COUNT) && !ast_has_range(n)) {
+            parse_sequence_range(p, n, "path");
             if (n->num2 < n->num) parse_fail(p, span_join(tok_span(t), tok_span(p->prev)), "the range of 'path' is empty");
         } else if (t.kind == TK_MAX) {
             path_param_once(p, n, NF_MAX, t);

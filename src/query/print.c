@@ -105,9 +105,8 @@ static void dump_payload(const Query *q, const Node *n, StrBuf *out)
         if (n->num2 < 0) sb_append(out, "inf");
         else sb_printf(out, "%lld", (long long)n->num2);
         break;
-    case ND_DIRECTION: sb_printf(out, " range=%lld..%lld", (long long)n->num, (long long)n->num2); break;
     case ND_LINE: case ND_PATH:
-        if (n->num >= 0) sb_printf(out, " range=%lld..%lld", (long long)n->num, (long long)n->num2);
+        if (ast_has_range(n)) sb_printf(out, " range=%lld..%lld", (long long)n->num, (long long)n->num2);
         break;
     case ND_ECHO: sb_printf(out, " target=%s", slot_name(q, n, n->num)); break;
     default: break;

@@ -47,6 +47,12 @@ static void test_between_and_directions(void **state)
     assert_bb_equal(bq_direction(squares("e4"), 1u << DIR_N, 1, 3), squares("e5 e6 e7"));
     assert_bb_equal(bq_direction(squares("e4"), 1u << DIR_N, 2, 7), squares("e6 e7 e8"));
     assert_bb_equal(bq_direction(squares("h1"), 1u << DIR_E, 1, 7), 0);   /* off the board */
+    /* 0 is the square itself, a negative distance goes the other way */
+    assert_bb_equal(bq_direction(squares("e4"), 1u << DIR_N, 0, 0), squares("e4"));
+    assert_bb_equal(bq_direction(squares("e4"), 1u << DIR_N, -1, 1), squares("e3 e4 e5"));
+    assert_bb_equal(bq_direction(squares("e4"), 1u << DIR_S, -2, -1), squares("e5 e6"));
+    assert_bb_equal(bq_direction(squares("e1"), DIRS_DIAGONAL, 0, 2), squares("e1 d2 f2 c3 g3"));
+    assert_bb_equal(bq_direction(squares("a1"), 1u << DIR_E, -7, 7), squares("a1 b1 c1 d1 e1 f1 g1 h1"));
     assert_bb_equal(bb_shift(squares("a1 h8"), DIR_NE, 1), squares("b2"));
 }
 
@@ -72,6 +78,28 @@ static void test_ray_and_xray(void **state)
     Bitboard Nr[] = {piece_set(&kn, W_KNIGHT), piece_set(&kn, B_ROOK)};
     assert_bb_equal(bq_ray(&kn, DIRS_ALL, Nr, 2), squares("e7"));
     assert_bb_equal(bq_xray(&kn, Nr, 2), 0);
+}
+
+/* Arrow chains: lines from a slider meeting the sets in order, through empty
+ * squares of middle sets; the starts, and the squares hit. */
+static void test_arrow_chain(void **state)
+{
+    (void)state;
+    Position pos = position_from("k7/8/8/8/8/P7/8/Q3K3 w - - 0 1");
+    Bitboard hits;
+    Bitboard sets[3] = {squares("a1"), squares("a3"), squares("a5 a6 a7 a8")};
+    assert_bb_equal(bq_arrow_chain(&pos, sets, 3, &hits), squares("a1"));
+    assert_bb_equal(hits, squares("a5 a6 a7 a8"));   /* empty hits go on; the king ends the line */
+    Bitboard through_empty[3] = {squares("a1"), squares("c3"), squares("h8")};
+    assert_bb_equal(bq_arrow_chain(&pos, through_empty, 3, &hits), squares("a1"));
+    assert_bb_equal(hits, squares("h8"));
+    Bitboard blocked[3] = {squares("a1"), squares("a4"), squares("a8")};
+    assert_bb_equal(bq_arrow_chain(&pos, blocked, 3, &hits), 0);
+    assert_bb_equal(hits, 0);
+    Bitboard both_ways[4] = {squares("a1"), squares("a2 a3"), squares("a4"), squares("a8")};
+    assert_bb_equal(bq_arrow_chain(&pos, both_ways, 4, &hits), squares("a1"));
+    Bitboard king_starts[3] = {squares("e1"), squares("e2"), squares("e3")};
+    assert_bb_equal(bq_arrow_chain(&pos, king_starts, 3, &hits), 0);
 }
 
 static void test_pin_values(void **state)
@@ -193,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_attacks_are_colour_blind),
         cmocka_unit_test(test_between_and_directions),
         cmocka_unit_test(test_ray_and_xray),
+        cmocka_unit_test(test_arrow_chain),
         cmocka_unit_test(test_pin_values),
         cmocka_unit_test(test_pawn_structure),
         cmocka_unit_test(test_passed_pawns_match_the_definition),

@@ -126,6 +126,28 @@ static void test_effects(void **state)
     assert_int_equal(filter_info(ND_PLAYER)->effect, FX_READS);   /* settag may change a tag */
 }
 
+static bool body_is_pure(const char *text)
+{
+    Query *q = compile_quietly(text);
+    assert_non_null(q);
+    bool pure = filter_tree_is_pure(q->body);
+    query_free(q);
+    return pure;
+}
+
+/* find comments what it found ("Found"), unless it is quiet: an enclosing
+ * find may remember its body only then. */
+static void test_find_comments_unless_quiet(void **state)
+{
+    (void)state;
+    assert_int_equal(filter_info(ND_FIND)->effect, FX_COMMENTS);
+    assert_false(body_is_pure("find check"));
+    assert_false(body_is_pure("find all check"));
+    assert_true(body_is_pure("find quiet check"));
+    assert_true(body_is_pure("find quiet 1 2 check"));
+    assert_false(body_is_pure("find quiet comment(\"x\")"));   /* its body writes */
+}
+
 /* Whether the body of `text` is evaluated once per game (the scope column). */
 static bool body_is_per_game(const char *text)
 {
@@ -162,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_colour_partners_are_mutual),
         cmocka_unit_test(test_direction_words),
         cmocka_unit_test(test_effects),
+        cmocka_unit_test(test_find_comments_unless_quiet),
         cmocka_unit_test(test_scope),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -187,8 +187,18 @@ static void test_directions(void **state)
     Query *q = body("up 1 3 K");
     const Node *n = top(q, 0);
     assert_int_equal(n->dirs, 1u << DIR_N);
-    assert_int_equal(n->num, 1);
-    assert_int_equal(n->num2, 3);
+    assert_int_equal(n->kids[1]->num, 1);
+    assert_int_equal(n->kids[2]->num, 3);
+    query_free(q);
+    q = body("up -1 K");   /* a negative bound; one bound is both ends */
+    n = top(q, 0);
+    assert_int_equal(n->kids[1]->num, -1);
+    assert_null(n->kids[2]);
+    query_free(q);
+    q = body("up count K");   /* any number (the run stops where it is evaluated) */
+    n = top(q, 0);
+    assert_int_equal(n->kids[1]->num, -AST_COUNT_RANGE);
+    assert_int_equal(n->kids[2]->num, AST_COUNT_RANGE);
     query_free(q);
     q = body("ray diagonal (B n k)");
     assert_int_equal(top(q, 0)->dirs, (1u << DIR_NE) | (1u << DIR_NW) | (1u << DIR_SE) | (1u << DIR_SW));

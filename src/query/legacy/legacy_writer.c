@@ -775,8 +775,9 @@ static void write_relation(LegacyWriter *w, Out *o, const LegacyList *l, const L
 /* :sequence: consecutive positions along the line played (the first
  * continuation when variations are searched), `line --> L1 --> L2 ...`.
  * :gappedsequence: the lists at increasing positions; on the main line that
- * is `find {L1 child:find {L2 ...}}` (the first position where L1 holds
- * with the rest after it will do), which CQL evaluates in linear time;
+ * is `find quiet {L1 child:find quiet {L2 ...}}` (the first position where
+ * L1 holds with the rest after it will do; quiet: CQL 1.0 marks no position
+ * found), which CQL evaluates in linear time;
  * with variations, `line --> .* --> L1 --> .* --> L2 ...` along the first
  * continuations. */
 static void write_sequence(LegacyWriter *w, Out *o, const LegacyCond *c)
@@ -787,7 +788,7 @@ static void write_sequence(LegacyWriter *w, Out *o, const LegacyCond *c)
     }
     if (c->kind == LC_GAPPEDSEQUENCE && !w->variations) {
         for (uint32_t i = 0; i < c->nlists; i++) {
-            out_s(o, i ? " child:find {" : "find {");
+            out_s(o, i ? " child:find quiet {" : "find quiet {");
             write_list(w, o, c->lists[i]);
         }
         for (uint32_t i = 0; i < c->nlists; i++) out_s(o, "}");
