@@ -550,16 +550,21 @@ Node *parse_comment_symbol(Parser *p)
 /* {==== game facts =========================================================== */
 
 /* Checks the board part of `fen "..."` (CQL 6.2 rejects malformed boards when
- * compiling; the other fields are not checked). Returns an error or NULL. */
+ * compiling; the other fields are not checked). Every rank has 8 squares,
+ * but the last may have more: CQL 6.2 ignores the squares after its eighth
+ * (its own filter table writes `fen "8/8/8/8/8/8/8/6K.k"`). Returns an error
+ * or NULL. */
 static const char *check_fen_board(const char *fen)
 {
     int ranks = 0, squares = 0;
     for (const char *c = fen;; c++) {
         if (*c == '/' || *c == ' ' || *c == '\0') {
-            if (squares != 8) return squares == 0 ? "an empty rank" : "a rank without exactly 8 squares";
+            bool last = *c != '/';
+            if (squares == 0) return "an empty rank";
+            if (squares < 8 || (squares > 8 && !last)) return "a rank without exactly 8 squares";
             ranks++;
             squares = 0;
-            if (*c != '/') break;
+            if (last) break;
         } else if (*c >= '1' && *c <= '8') {
             squares += *c - '0';
         } else if (strchr("KQRBNPkqrbnpAa._", *c)) {
@@ -599,18 +604,28 @@ Node *parse_player(Parser *p)
 }
 
 /* fen := 'fen' [string]      (the board of the string is checked here) */
-/* The board of a FEN with each run of digits written as one ("71" is 8,
- * as CQL 6.2 reads it), so that it compares with the board of a position's
- * FEN; the board only (the rest is not compared). */
+/* The board of a FEN pattern (checked) as the evaluator compares it: each
+ * run of empty squares (digits, and `_` as in a designator) written as one
+ * digit ("71" is 8, as CQL 6.2 reads it), the squares after the eighth of
+ * the last rank left out; the board only (the rest is not compared). */
 static char *canonical_fen_board(Arena *a, const char *fen)
 {
     size_t len = strcspn(fen, " ");
     char *out = arena_alloc(a, len + 1), *o = out;
-    int empty = 0;
+    int empty = 0, squares = 0;
     for (size_t i = 0; i < len; i++) {
-        if (fen[i] >= '1' && fen[i] <= '8') {
-            empty += fen[i] - '0';
+        if (fen[i] == '/') {
+            squares = 0;
+        } else if (squares >= 8) {
+            continue;   /* past the eighth square of the last rank */
+        } else if ((fen[i] >= '1' && fen[i] <= '8') || fen[i] == '_') {
+            int n = fen[i] == '_' ? 1 : fen[i] - '0';
+            if (n > 8 - squares) n = 8 - squares;
+            empty += n;
+            squares += n;
             continue;
+        } else {
+            squares++;
         }
         if (empty) *o++ = (char)('0' + empty);
         empty = 0;
