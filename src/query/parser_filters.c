@@ -526,13 +526,16 @@ Node *parse_comment_like(Parser *p)
     return n;
 }
 
-/* comment-symbol := '///' F {F}     (the arguments end with the line) */
+/* comment-symbol := '///' F {F}     (the arguments end with the line; an
+ * argument list, as in `comment (...)`) */
 Node *parse_comment_symbol(Parser *p)
 {
     Token kw = p->tok;
     parse_advance(p);
     Node *n = parse_node(p, ND_COMMENT, tok_span(kw), 0);
     n->flags |= NF_SYMBOL;
+    bool in_arguments = p->in_arguments;
+    p->in_arguments = true;
     for (;;) {
         bool same_line = memchr(p->src->text + kw.start, '\n', p->tok.start - kw.start) == NULL;
         if (!same_line || !parse_starts_filter(&p->tok)) break;
@@ -540,6 +543,7 @@ Node *parse_comment_symbol(Parser *p)
         ast_push(p->a, n, arg);
         n->span = span_join(n->span, arg->span);
     }
+    p->in_arguments = in_arguments;
     if (n->nkids == 0) parse_fail_expected(p, "something to comment after '///' on the same line");
     n->type = VT_NONE;
     return n;
@@ -576,9 +580,15 @@ static const char *check_fen_board(const char *fen)
     return ranks < 8 ? "fewer than 8 ranks" : NULL;
 }
 
+bool parse_takes_optional_string(const Parser *p)
+{
+    return p->tok.kind == TK_STRING && !p->in_arguments;
+}
+
 /* game-text := keyword [string]      (event, site, date, eventdate, eco,
  *                                    hascomment, originalcomment)
- * With the string, a substring search (no value); without, the text. */
+ * With the string, a substring search (no value); without, the text. In an
+ * argument list the string is the next argument: `comment("e=" event "x")`. */
 static Node *parse_game_text(Parser *p, NodeKind kind, bool sides)
 {
     Token kw = p->tok;
@@ -589,7 +599,7 @@ static Node *parse_game_text(Parser *p, NodeKind kind, bool sides)
         else if (parse_accept(p, TK_BLACK)) n->flags |= NF_BLACK;
     }
     n->type = VT_STRING;
-    if (p->tok.kind == TK_STRING) {
+    if (parse_takes_optional_string(p)) {
         n->kids[0] = parse_string(p);
         n->span = span_join(n->span, n->kids[0]->span);
         n->type = VT_NONE;
@@ -818,7 +828,7 @@ Node *parse_hhdb(Parser *p)
     }
     n->num = hhdb_key_index(key);
     n->type = key->type;
-    if (key->type == VT_STRING && p->tok.kind == TK_STRING) {
+    if (key->type == VT_STRING && parse_takes_optional_string(p)) {
         /* a substring test; CQL 6.2 reads the string as an "implicit search"
          * pattern, so pattern characters are refused */
         char *text = parse_decode_string(p, p->tok);
