@@ -947,15 +947,47 @@ static bool eval_tree_place(Evaluator *ev, const Node *n, Value *out)
     }
 }
 
+/* Whether the piece on a square fits one letter of a fen pattern: a piece
+ * letter that piece, `A` / `a` any white / black piece, `.` anything. */
+static bool fen_square_fits(char want, Piece have)
+{
+    switch (want) {
+    case '.': return true;
+    case 'A': return have != NO_PIECE && color_of(have) == WHITE;
+    case 'a': return have != NO_PIECE && color_of(have) == BLACK;
+    default: return have == piece_from_char(want) && have != NO_PIECE;
+    }
+}
+
+/* fen "board": the pattern's board (the parser's canonical form: ranks of
+ * 8 squares from the eighth, a digit for a run of empty squares) against the
+ * position's, square by square; a pattern of more than 8 ranks never fits. */
+static bool fen_pattern_fits(const char *want, const Position *pos)
+{
+    int rank = 7, file = 0;
+    for (const char *c = want; *c; c++) {
+        if (*c == '/') {
+            if (--rank < 0) return false;
+            file = 0;
+            continue;
+        }
+        bool empty_run = *c >= '1' && *c <= '8';
+        int run = empty_run ? *c - '0' : 1;
+        for (int i = 0; i < run; i++, file++) {
+            if (file >= 8) return false;
+            Piece have = pos_piece_on(pos, make_square(file, rank));
+            if (empty_run ? have != NO_PIECE : !fen_square_fits(*c, have)) return false;
+        }
+    }
+    return rank == 0;
+}
+
 static bool eval_fen(Evaluator *ev, const Node *n, Value *out)
 {
+    if (n->kids[0]) return fen_pattern_fits(n->kids[0]->text, cur_pos(ev));
     char fen[FEN_MAX];
     pos_to_fen(cur_pos(ev), fen);
-    if (!n->kids[0]) return eval_string_value(out, arena_strdup(eval_strings(ev), fen));
-    /* fen "board": the piece placement must be the same */
-    const char *want = n->kids[0]->text;
-    size_t lw = strcspn(want, " "), lf = strcspn(fen, " ");
-    return lw == lf && memcmp(want, fen, lw) == 0;
+    return eval_string_value(out, arena_strdup(eval_strings(ev), fen));
 }
 
 static bool eval_state_number(Evaluator *ev, const Node *n, Value *out)

@@ -13,6 +13,7 @@
 #include "query/contexts.h"
 #include "query/legacy/legacy.h"
 #include "query/parser.h"
+#include "query/sema.h"
 #include "query/transform.h"
 
 /* The command-line transforms, each wrapping the whole body, from the inside out. */
@@ -111,6 +112,12 @@ Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink 
     }
     free(translated);
     if (!q) return NULL;
+    /* a position order between values passes CQL 6.2's parser (the parse
+     * oracle) but never runs: refused before anything is run or printed */
+    if (opt->expand && !sema_check_position_orders(q, diag)) {
+        query_free(q);
+        return NULL;
+    }
     /* value-only filters where only a match counts: flagged for the
      * evaluator, with a warning (contexts.h); for a run, not for -parse */
     if (opt->expand) contexts_mark(q, diag);

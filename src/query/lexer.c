@@ -78,6 +78,8 @@ const char *lex_error_message(LexError e)
     case LEX_UNTERMINATED_COMMENT: return "unterminated comment";
     case LEX_BAD_ESCAPE:           return "unknown escape";
     case LEX_BAD_SQUARE_LIST:      return "invalid square list after a piece";
+    case LEX_MIXED_PIECE_LIST:     return "a piece list '[...]' is written in ASCII letters or in Unicode pieces, not both";
+    case LEX_REPEATED_PIECE:       return "the same piece twice in a piece list '[...]'";
     case LEX_BAD_QUANTIFIER:       return "invalid repetition (write {m,n} without spaces, m and n at most 100000)";
     case LEX_EMPTY_QUANTIFIER:     return "empty repetition '{,}': write '*'";
     case LEX_BACKWARD_QUANTIFIER:  return "in the repetition '{m,n}', n is less than m";
@@ -235,13 +237,47 @@ static bool scan_square_list(const char *s, uint32_t *i, uint32_t end, DesigScan
     }
 }
 
-/* [KQ...] at *i: one or more ASCII piece letters. */
-static bool scan_piece_list(const char *s, uint32_t *i, uint32_t end, uint16_t *mask)
+/* One piece symbol at s[j]: an ASCII letter (KQRBNP kqrbnp A a _) or a
+ * Unicode piece (figurines, △ ▲ □ ◭). Returns its mask (0: none) and sets
+ * *len to its byte length and *unicode to its alphabet. */
+static uint16_t piece_symbol(const char *s, uint32_t j, uint32_t end, size_t *len, bool *unicode)
+{
+    unsigned char c = (unsigned char)s[j];
+    *len = 1;
+    *unicode = c >= 0x80;
+    return c < 0x80 ? ascii_piece_mask(c) : unicode_piece_mask(decode_at(s, j, end, len));
+}
+
+/* [KQ...] or [♕♔...] at *i: one or more piece symbols of one alphabet, each
+ * once (CQL 6.2). Returns false when the brackets are not a piece list;
+ * *error is set when they are one with mixed alphabets or a repeated piece.
+ * Within one alphabet each symbol has its own mask, so a repeated mask is a
+ * repeated symbol. */
+static bool scan_piece_list(const char *s, uint32_t *i, uint32_t end, uint16_t *mask, LexError *error)
 {
     uint32_t j = *i + 1;
     uint16_t m = 0;
-    while (j < end && ascii_piece_mask((unsigned char)s[j])) m |= ascii_piece_mask((unsigned char)s[j++]);
+    bool mixed = false, repeated = false, first_unicode = false;
+    uint16_t seen[16];
+    int nseen = 0;
+    for (;;) {
+        size_t len;
+        bool unicode;
+        uint16_t sym = j < end ? piece_symbol(s, j, end, &len, &unicode) : 0;
+        if (!sym) break;
+        if (nseen == 0) first_unicode = unicode;
+        mixed |= unicode != first_unicode;
+        for (int k = 0; k < nseen; k++) repeated |= seen[k] == sym;
+        if (nseen < 16) seen[nseen++] = sym;
+        m |= sym;
+        j += (uint32_t)len;
+    }
     if (m == 0 || j >= end || s[j] != ']') return false;
+    if (mixed || repeated) {
+        *error = mixed ? LEX_MIXED_PIECE_LIST : LEX_REPEATED_PIECE;
+        *i = j + 1;
+        return false;
+    }
     *mask = m;
     *i = j + 1;
     return true;
@@ -253,12 +289,14 @@ static bool starts_with(const char *s, uint32_t pos, uint32_t end, const char *l
     return end - pos >= n && memcmp(s + pos, lit, n) == 0;
 }
 
-/* Scans a designator; returns its end, 0 if none. Sets d->bad_list when a
- * piece part is followed by '[' that does not open a square list. */
-static uint32_t scan_designator(const char *s, uint32_t pos, uint32_t end, DesigScan *d, bool *bad_list)
+/* Scans a designator; returns its end, 0 if none. Sets *error when the
+ * text is a bad designator: a piece part followed by '[' that does not open
+ * a square list (the end returned is the piece part's), or a piece list
+ * with mixed alphabets or a repeated piece (the end is its ']'). */
+static uint32_t scan_designator(const char *s, uint32_t pos, uint32_t end, DesigScan *d, LexError *error)
 {
     memset(d, 0, offsetof(DesigScan, parts));
-    *bad_list = false;
+    *error = LEX_OK;
     uint32_t i = pos;
     unsigned char c = (unsigned char)s[i];
     size_t cplen = 1;
@@ -289,7 +327,7 @@ static uint32_t scan_designator(const char *s, uint32_t pos, uint32_t end, Desig
             d->pieces = EVERYTHING_MASK;
             return j;
         }
-        if (!scan_piece_list(s, &j, end, &d->pieces)) return 0;
+        if (!scan_piece_list(s, &j, end, &d->pieces, error)) return *error ? j : 0;
         i = j;
     } else if (ascii_piece_mask(c)) {
         d->pieces = ascii_piece_mask(c);
@@ -321,7 +359,7 @@ static uint32_t scan_designator(const char *s, uint32_t pos, uint32_t end, Desig
             d->has_square_part = true;
             i = j;
         } else {
-            *bad_list = true;
+            *error = LEX_BAD_SQUARE_LIST;
         }
     }
     return i;
@@ -330,16 +368,16 @@ static uint32_t scan_designator(const char *s, uint32_t pos, uint32_t end, Desig
 uint32_t lex_piecevar_name(const char *text, Token t)
 {
     DesigScan d;
-    bool bad;
-    return scan_designator(text, t.start, t.start + t.len, &d, &bad);
+    LexError error;
+    return scan_designator(text, t.start, t.start + t.len, &d, &error);
 }
 
 uint32_t lex_scan_designator(const char *text, uint32_t pos, uint32_t end, DesigScan *out)
 {
     DesigScan local;
-    bool bad;
-    uint32_t e = scan_designator(text, pos, end, out ? out : &local, &bad);
-    return bad ? 0 : e;
+    LexError error;
+    uint32_t e = scan_designator(text, pos, end, out ? out : &local, &error);
+    return error ? 0 : e;
 }
 
 /* }==== */
@@ -546,15 +584,17 @@ static Token lex_brace(Lexer *lx, uint32_t start, bool space)
 static bool lex_designator(Lexer *lx, uint32_t start, bool space, bool word, Token *out)
 {
     DesigScan d;
-    bool bad;
+    LexError error;
     const char *s = lx->text;
-    uint32_t e = scan_designator(s, start, lx->end, &d, &bad);
+    uint32_t e = scan_designator(s, start, lx->end, &d, &error);
     if (e == 0) return false;
-    if (bad) {
-        uint32_t stop = e;
-        while (stop < lx->end && s[stop] != ']' && !is_space((unsigned char)s[stop])) stop++;
-        lx->pos = stop < lx->end && s[stop] == ']' ? stop + 1 : stop;
-        *out = error_token(LEX_BAD_SQUARE_LIST, start, lx->pos, space);
+    if (error == LEX_BAD_SQUARE_LIST) {   /* the error token runs to the bad list's ']' */
+        while (e < lx->end && s[e] != ']' && !is_space((unsigned char)s[e])) e++;
+        if (e < lx->end && s[e] == ']') e++;
+    }
+    if (error) {
+        lx->pos = e;
+        *out = error_token(error, start, e, space);
         return true;
     }
     bool ident_follows = e < lx->end && lex_is_ident_char((unsigned char)s[e]);
@@ -571,6 +611,20 @@ static bool lex_designator(Lexer *lx, uint32_t start, bool space, bool word, Tok
     lx->pos = e;
     *out = make_token(TK_DESIGNATOR, start, e, space);
     return true;
+}
+
+/* `attacked by`, two words with white space between them, is `attackedby`
+ * (CQL 6.2); either word alone is a name. Returns the end of `by` when the
+ * word text[start, end) is `attacked` and `by` follows, else 0. */
+static uint32_t two_word_keyword_end(const Lexer *lx, uint32_t start, uint32_t end)
+{
+    const char *s = lx->text;
+    if (end - start != 8 || memcmp(s + start, "attacked", 8) != 0) return 0;
+    uint32_t j = end;
+    while (j < lx->end && is_space((unsigned char)s[j])) j++;
+    if (j == end || !starts_with(s, j, lx->end, "by")) return 0;
+    if (j + 2 < lx->end && lex_is_ident_char((unsigned char)s[j + 2])) return 0;
+    return j + 2;
 }
 
 static Token lex_word(Lexer *lx, uint32_t start, bool space)
@@ -594,6 +648,11 @@ static Token lex_word(Lexer *lx, uint32_t start, bool space)
         }
     }
     while (i < lx->end && lex_is_ident_char((unsigned char)s[i])) i++;
+    uint32_t two = two_word_keyword_end(lx, start, i);
+    if (two) {
+        lx->pos = two;
+        return make_token(TK_ATTACKEDBY, start, two, space);
+    }
     lx->pos = i;
     return make_token(keyword_kind(s + start, i - start), start, i, space);
 }

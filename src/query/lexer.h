@@ -37,6 +37,8 @@ typedef enum LexError {
     LEX_UNTERMINATED_COMMENT,
     LEX_BAD_ESCAPE,        /* \a outside a string */
     LEX_BAD_SQUARE_LIST,   /* K[...] whose brackets are not a square list */
+    LEX_MIXED_PIECE_LIST,  /* [♘b]: ASCII letters and Unicode pieces in one bracket */
+    LEX_REPEATED_PIECE,    /* [♘♘], [NN]: the same piece twice in one bracket */
     LEX_BAD_QUANTIFIER,    /* {3+4}: a brace and a digit that do not form {m,n} */
     LEX_EMPTY_QUANTIFIER,  /* {,} */
     LEX_BACKWARD_QUANTIFIER, /* {3,2} */

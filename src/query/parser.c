@@ -161,9 +161,10 @@ void parse_leave_level(Parser *p)
 
 Nesting parse_open_brackets(Parser *p)
 {
-    Nesting saved = {p->regex, p->in_index};
+    Nesting saved = {p->regex, p->in_index, p->in_arguments};
     p->regex = REGEX_OFF;
     p->in_index = false;
+    p->in_arguments = false;
     return saved;
 }
 
@@ -171,6 +172,7 @@ void parse_close_brackets(Parser *p, Nesting saved)
 {
     p->regex = saved.regex;
     p->in_index = saved.in_index;
+    p->in_arguments = saved.in_arguments;
 }
 
 /* }==== */
@@ -598,7 +600,9 @@ static Node *parse_paren(Parser *p)
     return n;
 }
 
-/* args := '(' F {F} ')' with min..max filters, appended to parent's kids */
+/* args := '(' F {F} ')' with min..max filters, appended to parent's kids.
+ * In the list, a filter with an optional string (`player white`, `event`)
+ * does not take the string after it: that is the next argument (CQL 6.2). */
 Node *parse_argument_list(Parser *p, Node *parent, uint32_t min, uint32_t max, const char *who)
 {
     Token open = p->tok;
@@ -607,6 +611,7 @@ Node *parse_argument_list(Parser *p, Node *parent, uint32_t min, uint32_t max, c
     }
     parse_advance(p);
     Nesting saved = parse_open_brackets(p);
+    p->in_arguments = true;
     uint32_t before = parent->nkids;
     while (p->tok.kind != TK_RPAREN && p->tok.kind != TK_EOF) ast_push(p->a, parent, parse_filter(p));
     Span whole = span_join(tok_span(open), tok_span(p->tok));

@@ -537,13 +537,16 @@ Node *parse_comment_like(Parser *p)
     return n;
 }
 
-/* comment-symbol := '///' F {F}     (the arguments end with the line) */
+/* comment-symbol := '///' F {F}     (the arguments end with the line; an
+ * argument list, as in `comment (...)`) */
 Node *parse_comment_symbol(Parser *p)
 {
     Token kw = p->tok;
     parse_advance(p);
     Node *n = parse_node(p, ND_COMMENT, tok_span(kw), 0);
     n->flags |= NF_SYMBOL;
+    bool in_arguments = p->in_arguments;
+    p->in_arguments = true;
     for (;;) {
         bool same_line = memchr(p->src->text + kw.start, '\n', p->tok.start - kw.start) == NULL;
         if (!same_line || !parse_starts_filter(&p->tok)) break;
@@ -551,6 +554,7 @@ Node *parse_comment_symbol(Parser *p)
         ast_push(p->a, n, arg);
         n->span = span_join(n->span, arg->span);
     }
+    p->in_arguments = in_arguments;
     if (n->nkids == 0) parse_fail_expected(p, "something to comment after '///' on the same line");
     n->type = VT_NONE;
     return n;
@@ -561,16 +565,21 @@ Node *parse_comment_symbol(Parser *p)
 /* {==== game facts =========================================================== */
 
 /* Checks the board part of `fen "..."` (CQL 6.2 rejects malformed boards when
- * compiling; the other fields are not checked). Returns an error or NULL. */
+ * compiling; the other fields are not checked). Every rank has 8 squares,
+ * but the last may have more: CQL 6.2 ignores the squares after its eighth
+ * (its own filter table writes `fen "8/8/8/8/8/8/8/6K.k"`). Returns an error
+ * or NULL. */
 static const char *check_fen_board(const char *fen)
 {
     int ranks = 0, squares = 0;
     for (const char *c = fen;; c++) {
         if (*c == '/' || *c == ' ' || *c == '\0') {
-            if (squares != 8) return squares == 0 ? "an empty rank" : "a rank without exactly 8 squares";
+            bool last = *c != '/';
+            if (squares == 0) return "an empty rank";
+            if (squares < 8 || (squares > 8 && !last)) return "a rank without exactly 8 squares";
             ranks++;
             squares = 0;
-            if (*c != '/') break;
+            if (last) break;
         } else if (*c >= '1' && *c <= '8') {
             squares += *c - '0';
         } else if (strchr("KQRBNPkqrbnpAa._", *c)) {
@@ -582,9 +591,15 @@ static const char *check_fen_board(const char *fen)
     return ranks < 8 ? "fewer than 8 ranks" : NULL;
 }
 
+bool parse_takes_optional_string(const Parser *p)
+{
+    return p->tok.kind == TK_STRING && !p->in_arguments;
+}
+
 /* game-text := keyword [string]      (event, site, date, eventdate, eco,
  *                                    hascomment, originalcomment)
- * With the string, a substring search (no value); without, the text. */
+ * With the string, a substring search (no value); without, the text. In an
+ * argument list the string is the next argument: `comment("e=" event "x")`. */
 static Node *parse_game_text(Parser *p, NodeKind kind, bool sides)
 {
     Token kw = p->tok;
@@ -595,7 +610,7 @@ static Node *parse_game_text(Parser *p, NodeKind kind, bool sides)
         else if (parse_accept(p, TK_BLACK)) n->flags |= NF_BLACK;
     }
     n->type = VT_STRING;
-    if (p->tok.kind == TK_STRING) {
+    if (parse_takes_optional_string(p)) {
         n->kids[0] = parse_string(p);
         n->span = span_join(n->span, n->kids[0]->span);
         n->type = VT_NONE;
@@ -610,18 +625,28 @@ Node *parse_player(Parser *p)
 }
 
 /* fen := 'fen' [string]      (the board of the string is checked here) */
-/* The board of a FEN with each run of digits written as one ("71" is 8,
- * as CQL 6.2 reads it), so that it compares with the board of a position's
- * FEN; the board only (the rest is not compared). */
+/* The board of a FEN pattern (checked) as the evaluator compares it: each
+ * run of empty squares (digits, and `_` as in a designator) written as one
+ * digit ("71" is 8, as CQL 6.2 reads it), the squares after the eighth of
+ * the last rank left out; the board only (the rest is not compared). */
 static char *canonical_fen_board(Arena *a, const char *fen)
 {
     size_t len = strcspn(fen, " ");
     char *out = arena_alloc(a, len + 1), *o = out;
-    int empty = 0;
+    int empty = 0, squares = 0;
     for (size_t i = 0; i < len; i++) {
-        if (fen[i] >= '1' && fen[i] <= '8') {
-            empty += fen[i] - '0';
+        if (fen[i] == '/') {
+            squares = 0;
+        } else if (squares >= 8) {
+            continue;   /* past the eighth square of the last rank */
+        } else if ((fen[i] >= '1' && fen[i] <= '8') || fen[i] == '_') {
+            int n = fen[i] == '_' ? 1 : fen[i] - '0';
+            if (n > 8 - squares) n = 8 - squares;
+            empty += n;
+            squares += n;
             continue;
+        } else {
+            squares++;
         }
         if (empty) *o++ = (char)('0' + empty);
         empty = 0;
@@ -814,7 +839,7 @@ Node *parse_hhdb(Parser *p)
     }
     n->num = hhdb_key_index(key);
     n->type = key->type;
-    if (key->type == VT_STRING && p->tok.kind == TK_STRING) {
+    if (key->type == VT_STRING && parse_takes_optional_string(p)) {
         /* a substring test; CQL 6.2 reads the string as an "implicit search"
          * pattern, so pattern characters are refused */
         char *text = parse_decode_string(p, p->tok);

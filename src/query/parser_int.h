@@ -76,6 +76,8 @@ typedef struct Parser {
     uint8_t regex;     /* inside a line or path constituent (REGEX_LINE, REGEX_PATH):
                           + * ? {m,n} may repeat; 0 elsewhere */
     bool in_index;     /* in x[i:j] before the ':', which is not the ':' filter */
+    bool in_arguments; /* in an argument list: a filter with an optional string
+                          (`event`, `player white`) does not take one */
     FuncFrame *frame;  /* innermost function call being expanded */
     int calls_open;    /* calls being parsed (their arguments or their bodies) */
     Span outer_call;   /* the outermost of them */
@@ -112,11 +114,12 @@ void parse_enter_level(Parser *p, Span at);
 void parse_leave_level(Parser *p);
 
 /* Inside ( ) { } [ ] and function bodies the context flags (regex,
- * in_index) do not apply; close_brackets restores them. */
+ * in_index, in_arguments) do not apply; close_brackets restores them. */
 enum { REGEX_OFF, REGEX_LINE, REGEX_PATH };
 typedef struct Nesting {
     uint8_t regex;
     bool in_index;
+    bool in_arguments;
 } Nesting;
 Nesting parse_open_brackets(Parser *p);
 void parse_close_brackets(Parser *p, Nesting saved);
@@ -142,6 +145,10 @@ bool parse_starts_filter(const Token *t);
 Node *parse_braced_members(Parser *p, NodeKind kind, TokKind close, Token open);
 Node *parse_argument_list(Parser *p, Node *parent, uint32_t min, uint32_t max, const char *who);
 Node *parse_message_args(Parser *p, Node *n);
+/* Whether the current token is the string operand of a filter that takes
+ * an optional one (event "x", player white "x", hhdb composer "x"): a
+ * string, not in an argument list. */
+bool parse_takes_optional_string(const Parser *p);
 int64_t parse_count_literal(Parser *p, const char *who);
 
 /* parser_filters.c */

@@ -45,14 +45,15 @@ static bool accept_flag(Parser *p, Node *n, const FlagParam *params, size_t coun
     return false;
 }
 
-/* A promotion piece: a designator without squares (Q, [RB], ♕) or a string. */
+/* A promotion piece (`--=Q`, `move promote Q`): a designator without
+ * squares (Q, [RB], ♕) or a string. */
 static void check_promotion(Parser *p, const Node *promo)
 {
     const Designator *d = promo->kind == ND_DESIGNATOR ? promo->desig : NULL;
     if (d && d->has_piece_part && !d->has_square_part) return;
     if (promo->type == VT_STRING) return;
-    parse_fail(p, promo->span, "a promotion is a piece such as 'Q' or a string, not %s",
-               d ? "a designator with squares" : sema_type_phrase(promo->type));
+    if (d) parse_fail(p, promo->span, "the promoted piece takes no square: write a piece such as 'Q'");
+    parse_fail(p, promo->span, "a promotion is a piece such as 'Q' or a string, not %s", sema_type_phrase(promo->type));
 }
 
 /* dash := [S] ('--' | '[x]') [S] ['=' promotion] ['(' F {F} ')']
@@ -178,8 +179,8 @@ Node *parse_currentmove(Parser *p)
 /* move := 'move' {param}
  * param := 'legal' | 'pseudolegal' | 'previous' | 'enpassant' | 'castle' |
  *          'o-o' | 'o-o-o' | 'null' | 'primary' | 'secondary' | 'count' |
- *          ('from' | 'to' | 'capture' | 'promote' | 'enpassantsquare') S |
- *          'comment' message-args */
+ *          ('from' | 'to' | 'capture' | 'captures' | 'enpassantsquare') S |
+ *          'promote' promotion | 'comment' message-args */
 Node *parse_move(Parser *p)
 {
     static const FlagParam switches[] = {
@@ -187,27 +188,34 @@ Node *parse_move(Parser *p)
         {TK_ENPASSANT, NF_ENPASSANT}, {TK_CASTLE, NF_CASTLE}, {TK_OO, NF_OO}, {TK_OOO, NF_OOO},
         {TK_NULL, NF_NULL}, {TK_PRIMARY, NF_PRIMARY}, {TK_SECONDARY, NF_SECONDARY}, {TK_COUNT, NF_COUNT},
     };
-    static const TokKind with_argument[] = {TK_FROM, TK_TO, TK_CAPTURE, TK_PROMOTE, TK_ENPASSANTSQUARE};
+    /* the parameters with an argument, by their kids[] index; `captures`
+     * is `capture` */
+    static const TokKind with_argument[] = {TK_FROM, TK_TO, TK_CAPTURE, TK_PROMOTE, TK_ENPASSANTSQUARE, TK_CAPTURES};
+    static const int argument_index[] = {0, 1, 2, 3, 4, 2};
     Token kw = p->tok;
     parse_advance(p);
     Node *n = parse_node(p, ND_MOVE, tok_span(kw), 6);
     for (;;) {
         Token t = p->tok;
         int arg = -1;
-        for (int i = 0; i < 5; i++)
-            if (with_argument[i] == t.kind) arg = i;
+        for (int i = 0; i < 6; i++)
+            if (with_argument[i] == t.kind) arg = argument_index[i];
         if (accept_flag(p, n, switches, sizeof switches / sizeof switches[0], "move")) continue;
         if (arg >= 0) {
-            if (n->kids[arg]) parse_fail(p, tok_span(t), "%s given twice in 'move'", tok_describe(t.kind));
+            TokKind param = with_argument[arg];
+            if (n->kids[arg]) parse_fail(p, tok_span(t), "%s given twice in 'move'", tok_describe(param));
             parse_advance(p);
             parse_expect_filter(p, t.kind);
             Node *value = parse_expr(p, PREC_DIR);
-            TypeMask allowed = t.kind == TK_PROMOTE ? (TM_SET | TM_STRING) : TM_SET;
-            char role[64];
-            snprintf(role, sizeof role, "the argument of %s", tok_describe(t.kind));
-            parse_check(p, value->span, sema_require(p->a, value, allowed, role));
+            if (param == TK_PROMOTE) {
+                check_promotion(p, value);
+            } else {
+                char role[64];
+                snprintf(role, sizeof role, "the argument of %s", tok_describe(t.kind));
+                parse_check(p, value->span, sema_require(p->a, value, TM_SET, role));
+            }
             n->kids[arg] = value;
-            if (n->op == TK_EOF && arg < 3) n->op = t.kind;
+            if (n->op == TK_EOF && arg < 3) n->op = param;
         } else if (t.kind == TK_COMMENT) {
             if (n->kids[5]) parse_fail(p, tok_span(t), "'comment' given twice in 'move'");
             parse_advance(p);

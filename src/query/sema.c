@@ -91,7 +91,23 @@ bool sema_binary_minus_applies(ValueType t)
     return t == VT_NUMBER;
 }
 
-const char *sema_relation(Arena *a, Node *n)
+bool sema_is_position_order(TokKind op)
+{
+    return op == TK_BEFORE || op == TK_AFTER || op == TK_BEFORE_EQ || op == TK_AFTER_EQ;
+}
+
+/* "'[<]' compares positions, and its left side is a string" */
+static const char *position_order_error(Arena *a, const Node *n)
+{
+    ValueType l = plain(n->kids[0]->type), r = plain(n->kids[1]->type);
+    bool left = l != VT_POSITION;
+    return msg(a, "'%s' compares positions, and its %s side is %s", op_spelling(n->op), left ? "left" : "right",
+               sema_type_phrase(left ? l : r));
+}
+
+/* The rules of CQL 6.2's parser: the position orders too take two numbers
+ * (a set among them counts its squares) or two strings here. */
+static const char *sema_relation_as_parsed(Arena *a, Node *n)
 {
     ValueType l = plain(n->kids[0]->type), r = plain(n->kids[1]->type);
     const char *op = op_spelling(n->op);
@@ -115,6 +131,13 @@ const char *sema_relation(Arena *a, Node *n)
         return NULL;
     }
     return msg(a, "'%s' cannot compare %s with %s", op, sema_type_phrase(l), sema_type_phrase(r));
+}
+
+const char *sema_relation(Arena *a, Node *n)
+{
+    const char *error = sema_relation_as_parsed(a, n);
+    if (error && sema_is_position_order(n->op)) return position_order_error(a, n);
+    return error;
 }
 
 const char *sema_arith(Arena *a, Node *n)
@@ -155,6 +178,47 @@ const char *sema_set_operator(Arena *a, Node *n)
         return msg(a, "'in' needs two sets or two strings, not %s and %s", sema_type_phrase(l), sema_type_phrase(r));
     return msg(a, "'%s' needs two sets, not %s and %s", name, sema_type_phrase(l), sema_type_phrase(r));
 }
+
+/* {---- the position orders, once the query is parsed ---- */
+
+typedef struct OrderCheck {
+    const Node *bad;   /* the first position order of two values that are not positions */
+} OrderCheck;
+
+static bool find_order_of_values(const Node *n, void *ctx)
+{
+    OrderCheck *c = ctx;
+    if (c->bad) return false;
+    if (n->kind == ND_RELATION && sema_is_position_order(n->op) &&
+        !(n->kids[0]->type == VT_POSITION && n->kids[1]->type == VT_POSITION))
+        c->bad = n;
+    return !c->bad;
+}
+
+/* The operator of relation n: its token between the two operands (the whole
+ * relation when it is not found there, as in a function's expanded body). */
+static Span operator_span(const Query *q, const Node *n)
+{
+    uint32_t from = n->kids[0]->span.end, to = n->kids[1]->span.start;
+    if (from <= to && to <= q->src.len) {
+        Lexer lx;
+        lex_init(&lx, q->src.text, from, to);
+        for (Token t = lex_next(&lx); t.kind != TK_EOF; t = lex_next(&lx))
+            if (t.kind == n->op) return (Span){t.start, t.start + t.len};
+    }
+    return n->span;
+}
+
+bool sema_check_position_orders(Query *q, DiagSink *diag)
+{
+    OrderCheck c = {NULL};
+    if (q->body) ast_walk(q->body, find_order_of_values, &c);
+    if (!c.bad) return true;
+    diag_at(diag, &q->src, operator_span(q, c.bad), DIAG_ERROR, "%s", position_order_error(&q->arena, c.bad));
+    return false;
+}
+
+/* }---- */
 
 /* }==== */
 

@@ -57,12 +57,20 @@ const char *sema_require(Arena *a, const Node *n, TypeMask allowed, const char *
 /* Sets the type of an operator node from its children, or explains why the
  * operand types do not fit. */
 const char *sema_relation(Arena *a, Node *n);     /* ND_RELATION */
+/* [<] [>] [<=] [>=] (≺ ≻ ≼ ≽), which compare positions. */
+bool sema_is_position_order(TokKind op);
 const char *sema_arith(Arena *a, Node *n);        /* ND_ARITH */
 const char *sema_set_operator(Arena *a, Node *n); /* union, intersect, in, attacks, attackedby */
 
 /* True when `-`/`+`/`*`... after a filter of type t is a binary operator
  * rather than the start of a new filter (CQL: `K -3` is two filters). */
 bool sema_binary_minus_applies(ValueType t);
+
+/* The position orders take positions only. CQL 6.2's parser also takes two
+ * numbers (or a number and a set) or two strings there, as sema_relation
+ * does, and then stops the run; a query compiled to be run (or printed) is
+ * refused here instead, with an error at the first such operator. */
+bool sema_check_position_orders(Query *q, DiagSink *diag);
 
 /* {---- variables and functions ---- */
 

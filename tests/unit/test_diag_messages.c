@@ -316,6 +316,42 @@ static const DiagCase cases[] = {
      "-cql:1:11: error: expected the set to iterate over after '[element]', found the end of the query\n"
      "x[element]\n"
      "          ^\n"},
+    {"move promote Re8", true,
+     "-cql:1:14: error: the promoted piece takes no square: write a piece such as 'Q'\n"
+     "move promote Re8\n"
+     "             ^~~\n"},
+    /* the position orders where CQL 6.2's parser refuses them too (the
+     * others are refused once compiled to run: run_cases) */
+    {"\"a\" [<] k", true,
+     "-cql:1:5: error: '[<]' compares positions, and its left side is a string\n"
+     "\"a\" [<] k\n"
+     "    ^~~\n"},
+    {"currentposition [>] 1", true,
+     "-cql:1:17: error: '[>]' compares positions, and its right side is a number\n"
+     "currentposition [>] 1\n"
+     "                ^~~\n"},
+    {"check [\xE2\x99\x98" "b]", true,
+     "-cql:1:7: error: a piece list '[...]' is written in ASCII letters or in Unicode pieces, not both\n"
+     "check [\xE2\x99\x98" "b]\n"
+     "      ^~~~\n"},
+    {"[\xE2\x99\x98\xE2\x99\x97\xE2\x99\x98]a1", true,
+     "-cql:1:1: error: the same piece twice in a piece list '[...]'\n"
+     "[\xE2\x99\x98\xE2\x99\x97\xE2\x99\x98]a1\n"
+     "^~~~~\n"},
+};
+
+/* Messages given once the query is compiled to be run (or printed), after
+ * parsing: the position orders between values, which CQL 6.2's parser takes
+ * (the parse oracle) and its run refuses. */
+static const DiagCase run_cases[] = {
+    {"check\n\"a\" [<=] \"b\"", true,
+     "-cql:2:5: error: '[<=]' compares positions, and its left side is a string\n"
+     "\"a\" [<=] \"b\"\n"
+     "    ^~~~\n"},
+    {"1 + 1 \xE2\x89\xBD K", true,
+     "-cql:1:7: error: '[>=]' compares positions, and its left side is a number\n"
+     "1 + 1 \xE2\x89\xBD K\n"
+     "      ^\n"},
 };
 
 static void capture(void *ctx, DiagSeverity sev, const char *text)
@@ -325,13 +361,13 @@ static void capture(void *ctx, DiagSeverity sev, const char *text)
 }
 
 /* Compiles text; returns the diagnostics (empty when it compiled). */
-static char *diagnose(const char *text, size_t len, bool body_only)
+static char *diagnose(const char *text, size_t len, bool body_only, bool to_run)
 {
     StrBuf out = SB_INIT;
     DiagSink diag;
     diag_sink_init(&diag, capture, &out);
     SourceText src = {body_only ? "-cql" : "query.cql", text, len};
-    CompileOptions opt = {.body_only = body_only};
+    CompileOptions opt = {.body_only = body_only, .expand = to_run};
     Query *q = query_compile(&src, &opt, &diag);
     if (q) {
         query_free(q);
@@ -347,9 +383,24 @@ static void test_each_message(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *got = diagnose(cases[i].query, strlen(cases[i].query), cases[i].body_only);
+        char *got = diagnose(cases[i].query, strlen(cases[i].query), cases[i].body_only, false);
         if (strcmp(got, cases[i].expected) != 0)
             fail_msg("query %zu '%s'\nexpected:\n%sgot:\n%s", i, cases[i].query, cases[i].expected, got);
+        free(got);
+    }
+}
+
+static void test_each_message_when_run(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof run_cases / sizeof run_cases[0]; i++) {
+        const DiagCase *c = &run_cases[i];
+        char *parsed = diagnose(c->query, strlen(c->query), c->body_only, false);
+        assert_string_equal(parsed, "");   /* the parser takes it, as CQL 6.2's does */
+        char *got = diagnose(c->query, strlen(c->query), c->body_only, true);
+        if (strcmp(got, c->expected) != 0)
+            fail_msg("query %zu '%s'\nexpected:\n%sgot:\n%s", i, c->query, c->expected, got);
+        free(parsed);
         free(got);
     }
 }
@@ -381,7 +432,7 @@ static void test_nesting_limit(void **state)
     for (int i = 0; i < 300; i++) sb_append(&q, "(\n");
     sb_append(&q, "check");
     for (int i = 0; i < 300; i++) sb_putc(&q, ')');
-    char *got = diagnose(q.data, q.len, true);
+    char *got = diagnose(q.data, q.len, true, false);
     assert_string_equal(got, "-cql:257:1: error: query nested too deeply (limit is 256)\n"
                              "(\n"
                              "^\n");
@@ -396,13 +447,13 @@ static void test_expansion_limits(void **state)
 {
     (void)state;
     const char *q = "function F(x){x or x} F(F(F(F(F(F(F(F(F(F(F(F(F(F(F(F(Ka1))))))))))))))))";
-    char *got = diagnose(q, strlen(q), true);
+    char *got = diagnose(q, strlen(q), true, false);
     StrBuf want = SB_INIT;
     sb_printf(&want, "-cql:1:23: error: function calls expand to more than %d filters\n%s\n", CALL_MAX_FILTERS, q);
     sb_append(&want, "                      ^\n");
     assert_string_equal(got, sb_str(&want));
     free(got);
-    got = diagnose(q, (size_t)QUERY_MAX_BYTES + 1, true);   /* only the length is looked at */
+    got = diagnose(q, (size_t)QUERY_MAX_BYTES + 1, true, false);   /* only the length is looked at */
     sb_clear(&want);
     sb_printf(&want, "cql: error: the query '-cql' is longer than %u MB\n", QUERY_MAX_BYTES >> 20);
     assert_string_equal(got, sb_str(&want));
@@ -415,7 +466,7 @@ static void test_no_message_when_valid(void **state)
 {
     (void)state;
     const char *q = "cql(quiet)\n\xE2\x88\x80x\xE2\x88\x8A\xE2\x96\xA1 1==\xE2\x96\xB3\xE2\x86\x92x\n";
-    char *got = diagnose(q, strlen(q), false);
+    char *got = diagnose(q, strlen(q), false, false);
     assert_string_equal(got, "");
     free(got);
 }
@@ -424,6 +475,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_message),
+        cmocka_unit_test(test_each_message_when_run),
         cmocka_unit_test(test_messages_are_distinct),
         cmocka_unit_test(test_nesting_limit),
         cmocka_unit_test(test_expansion_limits),

@@ -132,6 +132,48 @@ static void test_figurines(void **state)
     }
 }
 
+/* Unicode pieces in brackets are the same designator as without brackets
+ * and as the ASCII list; one alphabet per bracket, each piece once (R25). */
+static void test_bracketed_figurines(void **state)
+{
+    (void)state;
+    DesigScan bare, bracketed, ascii;
+    const char *u = "\xE2\x99\x98\xE2\x99\x97", *b = "[\xE2\x99\x98\xE2\x99\x97]e4";   /* ♘♗ [♘♗]e4 */
+    assert_int_equal(lex_scan_designator(u, 0, 6, &bare), 6);
+    assert_int_equal(lex_scan_designator(b, 0, 10, &bracketed), 10);
+    assert_int_equal(lex_scan_designator("[NB]e4", 0, 6, &ascii), 6);
+    assert_int_equal(bracketed.pieces, bare.pieces);
+    assert_int_equal(bracketed.pieces, ascii.pieces);
+    assert_true(bracketed.has_square_part);
+    assert_kinds("[\xE2\x96\xB3\xE2\x96\xB2]", 1, TK_DESIGNATOR);   /* [△▲] */
+    Token t[MAX_TOKENS];
+    lex_all("[\xE2\x99\x98" "b] check", t);   /* [♘b] */
+    assert_int_equal(t[0].kind, TK_ERROR);
+    assert_int_equal(t[0].error, LEX_MIXED_PIECE_LIST);
+    assert_int_equal(t[0].len, 6);
+    assert_int_equal(t[1].kind, TK_CHECK);
+    lex_all("[\xE2\x99\x98\xE2\x99\x98]", t);   /* [♘♘] */
+    assert_int_equal(t[0].error, LEX_REPEATED_PIECE);
+    lex_all("[NBN]", t);
+    assert_int_equal(t[0].error, LEX_REPEATED_PIECE);
+    assert_kinds("x[1]", 4, TK_IDENT, TK_LBRACKET, TK_INT, TK_RBRACKET);   /* not a piece list */
+}
+
+/* `attacked by` is one token, attackedby; each word alone is a name (R26). */
+static void test_two_word_keyword(void **state)
+{
+    (void)state;
+    assert_kinds("N attacked by p", 3, TK_DESIGNATOR, TK_ATTACKEDBY, TK_DESIGNATOR);
+    assert_kinds("N attacked\n\tby p", 3, TK_DESIGNATOR, TK_ATTACKEDBY, TK_DESIGNATOR);
+    assert_kinds("attacked byte", 2, TK_IDENT, TK_IDENT);
+    assert_kinds("attackedby", 1, TK_ATTACKEDBY);
+    assert_kinds("attacked=by", 3, TK_IDENT, TK_ASSIGN, TK_IDENT);
+    Token t[MAX_TOKENS];
+    lex_all("N attacked  by p", t);
+    assert_int_equal(t[1].start, 2);
+    assert_int_equal(t[1].len, 12);
+}
+
 static void test_designator_decoding(void **state)
 {
     (void)state;
@@ -253,6 +295,8 @@ int main(void)
         cmocka_unit_test(test_dash_spacing_flags),
         cmocka_unit_test(test_unicode_spellings),
         cmocka_unit_test(test_figurines),
+        cmocka_unit_test(test_bracketed_figurines),
+        cmocka_unit_test(test_two_word_keyword),
         cmocka_unit_test(test_designator_decoding),
         cmocka_unit_test(test_literals_and_comments),
         cmocka_unit_test(test_error_tokens),
