@@ -352,5 +352,48 @@ expect_eq "removecomment drops the comment" "$(grep -c '<cook>' "$T/rc.pgn")" 0
 expect_rc "noremovecomment" 0 "$CQL" -noremovecomment -i "$HH" -o "$T/rc.pgn" -gamenumber 5 -cql 'removecomment'
 expect_eq "noremovecomment keeps it" "$(grep -c '<cook>' "$T/rc.pgn")" 1
 
+# ---- query hardening (issue 29): long operator chains, budgets, the files
+# a query reads and writes. Each run is bounded by ulimit (CPU seconds,
+# stack), never by a timed assertion.
+bounded() { ( ulimit -t 120; ulimit -s "$STACK"; if [ -n "$VLIMIT" ]; then ulimit -v "$VLIMIT"; fi; exec "$@" ) }
+STACK=1024   # 1 MB of stack, for the main thread and (its default) each worker
+# a chain of 200,000 terms of one operator (a generated list of players or
+# squares) is one node: it runs, prints and re-reads on 1 MB of stack
+chain() {   # chain OPERATOR TERM TAIL: the query file $T/chain.cql
+    awk -v op="$1" -v term="$2" -v tail="$3" \
+        'BEGIN { printf "cql() "; for (i = 0; i < 200000; i++) printf "%s%s", (i ? " " op " " : ""), term; print " " tail }' \
+        >"$T/chain.cql"
+}
+for spec in 'or;Ka1;' 'and;Ka1;' '+;#K;> 0' '|;a1;' '&;.;' '*;1;== 1' '-;0;== 0'; do
+    op=${spec%%;*}; rest=${spec#*;}; term=${rest%%;*}; tail=${rest#*;}
+    chain "$op" "$term" "$tail"
+    expect_rc "200,000 terms of '$op'" 0 bounded "$CQL" -threads 2 -i "$MOLINARI" -o "$T/chain-out.pgn" "$T/chain.cql"
+    expect_grep "200,000 terms of '$op': summary" "$T/out" '^[01] match.* of 1 game'
+done
+chain or 'player "p"' ''
+expect_rc "200,000 terms of 'or' -a" 0 bounded "$CQL" -a "$T/chain.cql"
+expect_same "200,000 terms of 'or' -a: the same text" "$T/out" "$T/chain.cql"
+expect_rc "200,000 terms of 'or' -parse" 0 bounded "$CQL" -parse "$T/chain.cql"
+expect_eq "200,000 terms of 'or' -parse: one node" "$(grep -c '^  or ' "$T/out")" 1
+# mixed operators nest: past 1000 levels the query is refused where it
+# nests, not with a crash
+awk 'BEGIN { printf "cql() "; for (i = 0; i < 200000; i++) printf "%s1", (i ? (i % 2 ? " + " : " - ") : ""); print " > 0" }' >"$T/mixed.cql"
+expect_rc "200,000 mixed + and -" 1 bounded "$CQL" -s -i "$MOLINARI" -o - "$T/mixed.cql"
+expect_grep "200,000 mixed + and -: message" "$T/err" '^.*mixed.cql:1:7: error: query nested too deeply: more than 1000 filters inside one another'
+awk 'BEGIN { printf "cql() function F(x) {x > 0} F("; for (i = 0; i < 200000; i++) printf "%s1", (i ? (i % 2 ? " + " : " - ") : ""); print ")" }' >"$T/mixed.cql"
+expect_rc "200,000 mixed + and - as an argument" 1 bounded "$CQL" -s -i "$MOLINARI" -o - "$T/mixed.cql"
+expect_grep "200,000 mixed + and - as an argument: message" "$T/err" 'error: query nested too deeply'
+awk 'BEGIN { printf "cql() rotate45 {x = \"a\" y = x"; for (i = 0; i < 200000; i++) printf "[0]"; print " y == \"a\"}" }' >"$T/mixed.cql"
+expect_rc "200,000 string indexes under rotate45" 1 bounded "$CQL" -s -i "$MOLINARI" -o - "$T/mixed.cql"
+expect_grep "200,000 string indexes: message" "$T/err" 'error: query nested too deeply'
+# 1000 levels, the most there may be, run on 1 MB of stack (in the
+# sanitizer build, whose frames are larger, on 8 MB)
+case $BUILD in *asan*) STACK=8192 ;; esac
+awk 'BEGIN { printf "cql() flip {"; for (i = 0; i < 995; i++) printf "%s#[Aa]", (i ? (i % 2 ? " + " : " - ") : ""); print " > -1000 Ka1}" }' >"$T/deep.cql"
+for how in "-parse" "-s -variations -i $MOLINARI -o $T/deep-out.pgn" "-threads 2 -i $MOLINARI -o $T/deep-out.pgn"; do
+    expect_rc "1000 levels: cql $how" 0 bounded "$CQL" $how "$T/deep.cql"
+done
+STACK=1024
+
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -408,18 +408,23 @@ static bool eval_unbind(Evaluator *ev, const Node *n, Value *out)
 /* }==== */
 /* {==== logic ================================================================ */
 
+/* a and b and c ...: one node, its operands left to right (parser.c) */
 static bool eval_and(Evaluator *ev, const Node *n, Value *out)
 {
     Value v;
     (void)out;
-    return eval_node(ev, n->kids[0], &v) && eval_node(ev, n->kids[1], &v);
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (!eval_node(ev, n->kids[i], &v)) return false;
+    return true;
 }
 
 static bool eval_or(Evaluator *ev, const Node *n, Value *out)
 {
     Value v;
     (void)out;
-    return eval_node(ev, n->kids[0], &v) || eval_node(ev, n->kids[1], &v);
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (eval_node(ev, n->kids[i], &v)) return true;
+    return false;
 }
 
 static bool eval_not(Evaluator *ev, const Node *n, Value *out)
@@ -522,25 +527,34 @@ static bool eval_negate(Evaluator *ev, const Node *n, Value *out)
     return eval_number(ev, n->kids[0], &x) && x != INT64_MIN && number_value(out, -x);
 }
 
+/* Strings joined by +: the operands' texts in one new string. */
+static bool join_strings(Evaluator *ev, const Node *n, Value *out)
+{
+    StrBuf sb = SB_INIT;
+    bool ok = true;
+    for (uint32_t i = 0; i < n->nkids && ok; i++) {
+        Value v;
+        ok = eval_node(ev, n->kids[i], &v) && v.type == VT_STRING;
+        if (ok) sb_append(&sb, v.str);
+    }
+    if (ok) ok = eval_string_value(out, arena_strndup(eval_strings(ev), sb_str(&sb), sb.len));
+    sb_free(&sb);
+    return ok;
+}
+
+/* a + b + c ... with one operator: folded from the left, as written (a
+ * set stands for its number of squares); fails on an overflow. */
 static bool eval_arith(Evaluator *ev, const Node *n, Value *out)
 {
-    Value a, b;
-    if (!eval_node(ev, n->kids[0], &a) || !eval_node(ev, n->kids[1], &b)) return false;
-    if (n->op == TK_PLUS && a.type == VT_STRING && b.type == VT_STRING) {
-        size_t la = strlen(a.str), lb = strlen(b.str);
-        char *s = arena_alloc(eval_strings(ev), la + lb + 1);
-        memcpy(s, a.str, la);
-        memcpy(s + la, b.str, lb + 1);
-        return eval_string_value(out, s);
+    if (n->type == VT_STRING) return join_strings(ev, n, out);
+    int64_t result = 0;
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        int64_t x;
+        if (!eval_number(ev, n->kids[i], &x)) return false;
+        if (i == 0) result = x;
+        else if (!eval_arith_op(n->op, result, x, &result)) return false;
     }
-    eval_piece_to_set(ev, &a);
-    eval_piece_to_set(ev, &b);
-    int64_t x = a.type == VT_SET ? bb_popcount(a.set) : a.num;
-    int64_t y = b.type == VT_SET ? bb_popcount(b.set) : b.num;
-    if ((a.type != VT_SET && a.type != VT_NUMBER) || (b.type != VT_SET && b.type != VT_NUMBER))
-        return false;
-    int64_t r;
-    return eval_arith_op(n->op, x, y, &r) && number_value(out, r);
+    return number_value(out, result);
 }
 
 static bool compare_numbers(TokKind op, int64_t x, int64_t y)
@@ -644,20 +658,27 @@ static bool eval_sqrt(Evaluator *ev, const Node *n, Value *out)
 
 static bool eval_union(Evaluator *ev, const Node *n, Value *out)
 {
-    Bitboard a, b;
-    eval_set(ev, n->kids[0], &a);
-    eval_set(ev, n->kids[1], &b);
-    return set_value(out, a | b);
+    Bitboard all = 0;
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        Bitboard b;
+        eval_set(ev, n->kids[i], &b);
+        all |= b;
+    }
+    return set_value(out, all);
 }
 
+/* a & b & c ...: the operands left to right, none after an empty result */
 static bool eval_intersect(Evaluator *ev, const Node *n, Value *out)
 {
     if (n->kids[0]->type == VT_POSITION) return eval_position_intersect(ev, n, out);
-    Bitboard a, b;
-    eval_set(ev, n->kids[0], &a);
-    if (!a) return set_value(out, 0);
-    eval_set(ev, n->kids[1], &b);
-    return set_value(out, a & b);
+    Bitboard common;
+    eval_set(ev, n->kids[0], &common);
+    for (uint32_t i = 1; i < n->nkids && common; i++) {
+        Bitboard b;
+        eval_set(ev, n->kids[i], &b);
+        common &= b;
+    }
+    return set_value(out, common);
 }
 
 static bool eval_complement(Evaluator *ev, const Node *n, Value *out)

@@ -1042,7 +1042,7 @@ static bool says_same_board(const Node *m, int32_t s, int32_t t)
     if (m->kind != ND_RELATION || m->op != TK_EQ) return false;
     for (int side = 0; side < 2; side++) {
         const Node *x = unwrap_paren(m->kids[side]), *all = m->kids[1 - side];
-        if (x->kind != ND_INTERSECT || !is_every_square(all)) continue;
+        if (x->kind != ND_INTERSECT || x->nkids != 2 || !is_every_square(all)) continue;
         if ((is_var(x->kids[0], s) && is_var(x->kids[1], t)) || (is_var(x->kids[0], t) && is_var(x->kids[1], s)))
             return true;
     }

@@ -137,7 +137,7 @@ static bool reads_only_tags(const Node *n)
  * when n has no such placements (or too many). They come from a piece
  * designator that the empty square does not satisfy (Ka1, [RQ]h7); from a
  * member of a compound, all of whose members must match, after members
- * that change nothing (check Ka1, player "X" Ka1); from both sides of
+ * that change nothing (check Ka1, player "X" Ka1); from every operand of
  * `or`; from the attacking side of `attacks`; from the keys of an orbit's
  * members (flipcolor {Ka1 ...}), which are tested before the members are
  * evaluated (eval/orbit.c). */
@@ -157,7 +157,9 @@ static bool add_requirement(PgnGate *gate, const Node *n)
         }
         return false;
     case ND_OR:
-        return add_requirement(gate, n->kids[0]) && add_requirement(gate, n->kids[1]);
+        for (uint32_t i = 0; i < n->nkids; i++)
+            if (!add_requirement(gate, n->kids[i])) return false;
+        return true;
     case ND_ATTACKS: case ND_ATTACKEDBY:   /* kids[0] attacking, or attacked from kids[1] */
         return n->kids[0]->kind == ND_DESIGNATOR && n->kids[1]->kind == ND_DESIGNATOR &&
                add_placement(gate, n->kids[n->kind == ND_ATTACKEDBY]->desig);

@@ -6,6 +6,7 @@
  */
 #include "query/ast.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* {==== names ================================================================ */
@@ -115,6 +116,40 @@ bool ast_equal(const Node *a, const Node *b)
     for (uint32_t i = 0; i < a->nkids; i++)
         if (!ast_equal(a->kids[i], b->kids[i])) return false;
     return true;
+}
+
+const Node *ast_too_deep(const Node *n, uint32_t limit)
+{
+    typedef struct Pending {
+        const Node *node;
+        uint32_t level;
+    } Pending;
+    Pending *stack = NULL;
+    size_t count = 0, cap = 0;
+    const Node *found = NULL;
+    if (n) {
+        stack = xmalloc(16 * sizeof *stack);
+        cap = 16;
+        stack[count++] = (Pending){n, 1};
+    }
+    while (count > 0 && !found) {
+        Pending at = stack[--count];
+        if (at.level > limit) {
+            found = at.node;
+            break;
+        }
+        /* the kids in reverse, so that the first is looked at first */
+        for (uint32_t i = at.node->nkids; i-- > 0;) {
+            if (!at.node->kids[i]) continue;
+            if (count == cap) {
+                cap *= 2;
+                stack = xrealloc(stack, cap * sizeof *stack);
+            }
+            stack[count++] = (Pending){at.node->kids[i], at.level + 1};
+        }
+    }
+    free(stack);
+    return found;
 }
 
 void ast_walk(const Node *n, AstVisitor visit, void *ctx)

@@ -226,6 +226,18 @@ uint64_t ast_count(const Node *n, uint64_t limit);
  * (and the name a transform gives `currenttransform`). */
 bool ast_equal(const Node *a, const Node *b);
 
+/* How deep a tree may be: every pass over a tree (sema, transforms,
+ * printing, the evaluator, freeing) recurses once per level, on the stack
+ * of a thread that may have no more than 1 MB. The parser refuses a deeper
+ * query (parser.c); a chain of one operator (`a or b or c ...`) is one
+ * level, however long. */
+#define AST_HEIGHT_LIMIT 1000
+
+/* A node more than `limit` levels below n (n is level 1), the first found
+ * in pre-order, or NULL when there is none. Iterative: a tree of any depth
+ * is measured without recursion. */
+const Node *ast_too_deep(const Node *n, uint32_t limit);
+
 /* Pre-order walk. The visitor returns false to skip the node's children. */
 typedef bool (*AstVisitor)(const Node *n, void *ctx);
 void ast_walk(const Node *n, AstVisitor visit, void *ctx);

@@ -159,6 +159,14 @@ void parse_leave_level(Parser *p)
     p->depth--;
 }
 
+void parse_check_height(Parser *p, const Node *n)
+{
+    const Node *deep = ast_too_deep(n, AST_HEIGHT_LIMIT);
+    if (deep)
+        parse_fail(p, deep->span, "query nested too deeply: more than %d filters inside one another (a chain of "
+                   "one operator, such as 'a or b or c', counts once)", AST_HEIGHT_LIMIT);
+}
+
 Nesting parse_open_brackets(Parser *p)
 {
     Nesting saved = {p->regex, p->in_index, p->in_arguments};
@@ -325,6 +333,28 @@ static void type_binary(Parser *p, Node *n, Token op_tok)
     }
 }
 
+/* Does `rhs` written after `chain` with operator `op` join the chain (the
+ * node the loop of parse_expr made last, with its operands as kids)? A
+ * chain of one associative operator is one node, evaluated left to right:
+ * `or`, `and`, `|`, `&` of sets, and one arithmetic operator (`a + b + c`;
+ * `a - b - c` is folded from the left as written). A list of thousands of
+ * players or squares is then a wide node, not a deep one that every pass
+ * would recurse through. */
+static bool joins_chain(const Node *chain, NodeKind kind, TokKind op)
+{
+    if (!chain || chain->kind != kind) return false;
+    switch (kind) {
+    case ND_OR: case ND_AND: case ND_UNION:
+        return true;
+    case ND_INTERSECT:   /* of two positions it is binary: their equal squares */
+        return chain->kids[0]->type != VT_POSITION;
+    case ND_ARITH:
+        return chain->op == op;
+    default:
+        return false;
+    }
+}
+
 /* expr(min) := unary { binop expr } — precedence climbing: an operator of
  * level L is taken when L >= min; its right side is parsed at L + 1, or at L
  * for the right-associative relations and ':'. */
@@ -332,23 +362,37 @@ Node *parse_expr(Parser *p, Prec min)
 {
     parse_enter_level(p, tok_span(p->tok));
     Node *lhs = parse_unary(p);
+    Node *chain = NULL;   /* lhs when this loop made it: an operator chain that may grow */
     BinOp op;
     while (binary_operator(p, lhs, &op) && op.prec >= min) {
         if (op.kind == ND_DASH) {
             lhs = parse_dash(p, lhs);
+            chain = NULL;
             continue;
         }
         if (op.kind == ND_INDEX) {
             lhs = parse_index(p, lhs);
+            chain = NULL;
             continue;
         }
         Token op_tok = p->tok;
         parse_advance(p);
         Node *rhs = parse_expr(p, op.right ? op.prec : (Prec)(op.prec + 1));
-        Node *n = parse_node2(p, op.kind, lhs, rhs);
-        if (op.kind == ND_RELATION || op.kind == ND_ARITH) n->op = op_tok.kind;
-        type_binary(p, n, op_tok);
-        lhs = n;
+        Node *pair[2] = {lhs, rhs};
+        Node n = {.kind = op.kind, .span = span_join(lhs->span, rhs->span), .nkids = 2, .kids = pair,
+                  .slot = -1, .op = op.kind == ND_RELATION || op.kind == ND_ARITH ? op_tok.kind : TK_EOF};
+        type_binary(p, &n, op_tok);
+        if (joins_chain(chain, op.kind, n.op)) {
+            ast_push(p->a, chain, rhs);
+            chain->type = n.type;
+            chain->span = n.span;
+            continue;
+        }
+        lhs = chain = parse_node(p, op.kind, n.span, 2);
+        lhs->kids[0] = pair[0];
+        lhs->kids[1] = pair[1];
+        lhs->type = n.type;
+        lhs->op = n.op;
     }
     parse_leave_level(p);
     return lhs;
@@ -756,6 +800,7 @@ static Node *parse_call(Parser *p, int32_t index, Token name_tok)
     n->text = fn->name;
     parse_advance(p);
     parse_argument_list(p, n, fn->nparams, fn->nparams, fn->name);
+    for (uint32_t i = 1; i < n->nkids; i++) parse_check_height(p, n->kids[i]);   /* before they are copied */
     for (FuncFrame *f = p->frame; f; f = f->up)
         if (f->index == index) parse_fail(p, n->span, "function '%s' calls itself", fn->name);
     parse_enter_level(p, n->span);
@@ -1181,6 +1226,7 @@ bool parse_query(Query *q, bool body_only, DiagSink *diag)
         parse_advance(p);
         if (!body_only) parse_header(p);
         q->body = parse_body(p, body_only);
+        parse_check_height(p, q->body);   /* before any pass recurses through it */
         resolve_late_names(q, q->body);
         ok = true;
     }

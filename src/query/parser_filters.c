@@ -148,6 +148,7 @@ Node *parse_transform(Parser *p)
     Node *body = parse_prefix_operand(p, PREC_LOWEST, TM_ANY, kw);
     if (kw.kind == TK_ROTATE45) {
         Rotate45Check c = {NULL};
+        parse_check_height(p, body);
         ast_walk(body, find_partial_designator, &c);
         if (c.bad)
             parse_fail(p, c.bad->span, "'rotate45' needs square designators that cover the whole board");

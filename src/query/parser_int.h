@@ -111,6 +111,13 @@ char *parse_token_text(Parser *p, Token t);         /* a copy of the token's tex
 bool parse_glued(const Token *t);                 /* no white space before t */
 
 void parse_enter_level(Parser *p, Span at);
+/* Refuses a tree deeper than AST_HEIGHT_LIMIT (ast.h), pointing at its
+ * first node too deep: the parsed body before any pass recurses through
+ * it, a call's arguments before they are copied, a transform's body
+ * before it is walked. Bracket nesting is bounded as it is parsed
+ * (parse_enter_level); this bounds what grows without recursion of the
+ * parser: chains of mixed operators (`a - b + c - ...`), indexes, dashes. */
+void parse_check_height(Parser *p, const Node *n);
 void parse_leave_level(Parser *p);
 
 /* Inside ( ) { } [ ] and function bodies the context flags (regex,

@@ -440,6 +440,32 @@ static void test_nesting_limit(void **state)
     sb_free(&q);
 }
 
+/* A chain of mixed operators nests without brackets: past AST_HEIGHT_LIMIT
+ * levels it is refused at the first node too deep (the start of the chain,
+ * one a line here), before any pass recurses through it. A chain of one
+ * operator is one node, however long. */
+static void test_height_limit(void **state)
+{
+    (void)state;
+    StrBuf q = SB_INIT;
+    sb_append(&q, "1");
+    for (int i = 1; i < 1200; i++) sb_printf(&q, "\n%c 1", i % 2 ? '+' : '-');
+    sb_append(&q, " > 0");
+    char *got = diagnose(q.data, q.len, true, false);
+    assert_string_equal(got, "-cql:1:1: error: query nested too deeply: more than 1000 filters inside one another "
+                             "(a chain of one operator, such as 'a or b or c', counts once)\n"
+                             "1\n"
+                             "^\n");
+    free(got);
+    sb_clear(&q);
+    sb_append(&q, "Ka1");
+    for (int i = 1; i < 5000; i++) sb_append(&q, "\nor Ka1");
+    got = diagnose(q.data, q.len, true, false);
+    assert_string_equal(got, "");
+    free(got);
+    sb_free(&q);
+}
+
 /* Calls nested in arguments multiply (3^16 nodes here): the budget stops
  * them with one message at the outermost call; a query text longer than
  * QUERY_MAX_BYTES is refused before it is copied. */
@@ -478,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_each_message_when_run),
         cmocka_unit_test(test_messages_are_distinct),
         cmocka_unit_test(test_nesting_limit),
+        cmocka_unit_test(test_height_limit),
         cmocka_unit_test(test_expansion_limits),
         cmocka_unit_test(test_no_message_when_valid),
     };

@@ -144,6 +144,49 @@ static void test_right_associative(void **state)
     query_free(q);
 }
 
+/* A chain of one associative operator is one node with an operand per
+ * term, whatever its length; another operator, or brackets, nest. */
+static void test_operator_chains(void **state)
+{
+    (void)state;
+    Query *q = body("Ka1 or Kb1 or Kc1 or Kd1");
+    const Node *r = top(q, 0);
+    assert_int_equal(r->kind, ND_OR);
+    assert_int_equal(r->nkids, 4);
+    assert_int_equal(r->kids[3]->kind, ND_DESIGNATOR);
+    query_free(q);
+    q = body("Ka1 or Kb1 and Kc1 and Kd1 or Ke1");   /* Ka1 or (Kb1 and Kc1 and Kd1) or Ke1 */
+    r = top(q, 0);
+    assert_int_equal(r->nkids, 3);
+    assert_int_equal(r->kids[1]->kind, ND_AND);
+    assert_int_equal(r->kids[1]->nkids, 3);
+    query_free(q);
+    q = body("(Ka1 or Kb1) or Kc1");
+    assert_int_equal(top(q, 0)->nkids, 2);
+    assert_int_equal(top(q, 0)->kids[0]->kind, ND_PAREN);
+    query_free(q);
+    q = body("a1 | b1 | c1 & d1 & e1");   /* a1 | b1 | (c1 & d1 & e1) */
+    r = top(q, 0);
+    assert_int_equal(r->kind, ND_UNION);
+    assert_int_equal(r->nkids, 3);
+    assert_int_equal(r->kids[2]->kind, ND_INTERSECT);
+    assert_int_equal(r->kids[2]->nkids, 3);
+    query_free(q);
+    q = body("1 + 2 + 3 - 4 - 5");   /* ((1 + 2 + 3) - 4 - 5) */
+    r = top(q, 0);
+    assert_int_equal(r->op, TK_MINUS);
+    assert_int_equal(r->nkids, 3);
+    assert_int_equal(r->kids[0]->op, TK_PLUS);
+    assert_int_equal(r->kids[0]->nkids, 3);
+    assert_int_equal(r->type, VT_NUMBER);
+    query_free(q);
+    q = body("\"a\" + \"b\" + \"c\"");
+    assert_int_equal(top(q, 0)->nkids, 3);
+    assert_int_equal(top(q, 0)->type, VT_STRING);
+    query_free(q);
+    assert_null(compile_as("1 + 2 + \"c\"", true));   /* each term is typed as it joins */
+}
+
 static void test_pin_records_first_parameter(void **state)
 {
     (void)state;
@@ -397,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_dash_payload),
         cmocka_unit_test(test_type_directed_minus),
         cmocka_unit_test(test_right_associative),
+        cmocka_unit_test(test_operator_chains),
         cmocka_unit_test(test_pin_records_first_parameter),
         cmocka_unit_test(test_designator_structure),
         cmocka_unit_test(test_directions),
