@@ -128,7 +128,17 @@ typedef struct CqlSettings {
     CqlRange matchcount;       /* matched positions a game needs (default: at least 1) */
     CqlRange gamenumber;       /* games to examine (default: all) */
     const char *result;        /* only games with this result ("1-0", "0-1", "1/2-1/2") */
+    /* budgets, generous enough that no real query meets them: past one the
+     * run stops with an error at the filter (0: the default) */
+    int64_t loop_budget;       /* iterations of loop and while for one position, all
+                                  together (default CQL_DEFAULT_LOOP_BUDGET) */
+    size_t text_budget;        /* bytes of text the query makes for one game: strings,
+                                  comments, messages; and the largest file readfile
+                                  reads (default CQL_DEFAULT_TEXT_BUDGET) */
 } CqlSettings;
+
+#define CQL_DEFAULT_LOOP_BUDGET 10000000
+#define CQL_DEFAULT_TEXT_BUDGET ((size_t)256 << 20)
 
 /* How far cql_compile goes. */
 typedef enum CqlCompileStage {

@@ -394,6 +394,25 @@ for how in "-parse" "-s -variations -i $MOLINARI -o $T/deep-out.pgn" "-threads 2
     expect_rc "1000 levels: cql $how" 0 bounded "$CQL" $how "$T/deep.cql"
 done
 STACK=1024
+# a loop that never ends (CQL 6.2 runs for minutes) stops at the loop
+# budget, naming the loop; -loopbudget raises it
+expect_rc "endless while" 1 bounded "$CQL" -s -i "$MOLINARI" -o "$T/loop-out.pgn" -cql 'x=0 while (x<1000000000) {x+=1}'
+expect_grep "endless while: message" "$T/err" '^-cql:1:5: error: game 1: loops repeated more than 10000000 times for one position (-loopbudget raises the limit): the run stops here$'
+if [ -e "$T/loop-out.pgn" ]; then bad "endless while: the output was written"; else ok; fi
+expect_rc "-loopbudget" 0 bounded "$CQL" -s -loopbudget 2000 -i "$MOLINARI" -o "$T/loop-out.pgn" -cql 'x=0 while (x<2000) {x+=1}'
+expect_rc "-loopbudget too small" 1 bounded "$CQL" -s -loopbudget 1999 -i "$MOLINARI" -o "$T/loop-out.pgn" -cql 'x=0 while (x<2000) {x+=1}'
+expect_rc "-loopbudget 0" 2 "$CQL" -loopbudget 0 -i "$MOLINARI" -cql 'check'
+# 100,000 comments at one position: joined into one note in linear time
+printf 'cql() initial x=0 while (x<100000) {x+=1 comment("note" x)}\n' >"$T/comments.cql"
+expect_rc "100,000 comments at one position" 0 bounded "$CQL" -s -i "$MOLINARI" -o "$T/comments-out.pgn" "$T/comments.cql"
+expect_eq "100,000 comments at one position: all written" "$(tr ' ' '\n' <"$T/comments-out.pgn" | grep -c '^{*note[0-9]*}*$')" 100000
+# a 10 MB comment at every position: linear memory, and past the text
+# budget (here 64M) the run stops, naming the filter
+{ printf 'cql() s = "'; head -c 10000000 /dev/zero | tr '\0' a; printf '" comment(s)\n'; } >"$T/comment10.cql"
+expect_rc "10 MB comments" 0 bounded "$CQL" -s -i "$MOLINARI" -o "$T/comments-out.pgn" "$T/comment10.cql"
+expect_eq "10 MB comments: all written" "$(tr ' ' '\n' <"$T/comments-out.pgn" | awk 'length >= 10000000' | wc -l)" 11
+expect_rc "10 MB comments past -textbudget" 1 bounded "$CQL" -s -textbudget 64M -i "$MOLINARI" -o "$T/comments-out.pgn" "$T/comment10.cql"
+expect_grep "10 MB comments past -textbudget: message" "$T/err" 'comment10.cql:1:10000014: error: game 1: the query made more than 64M of text for this game'
 
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -38,6 +38,19 @@ size_t decimal_digits(char *out, unsigned long long v)
     return n;
 }
 
+void format_size(char *out, size_t cap, size_t bytes)
+{
+    static const char units[] = "GMK";
+    for (int u = 0; u < 3; u++) {
+        size_t unit = (size_t)1 << (10 * (3 - u));
+        if (bytes >= unit && bytes % unit == 0) {
+            snprintf(out, cap, "%zu%c", bytes / unit, units[u]);
+            return;
+        }
+    }
+    snprintf(out, cap, "%zu", bytes);
+}
+
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap)
 {
     va_list ap2;

@@ -42,6 +42,9 @@ static inline void sb_append_n(StrBuf *sb, const char *s, size_t n)
 }
 /* The decimal digits of v at out (no NUL; at most 20); returns their count. */
 size_t decimal_digits(char *out, unsigned long long v);
+/* A byte count as the size options take it (-maxgamesize, -textbudget):
+ * "64M", "100K", "1000", at out (cap bytes, NUL-terminated). */
+void format_size(char *out, size_t cap, size_t bytes);
 
 void sb_printf(StrBuf *sb, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -92,6 +92,11 @@ static const OptionSpec options[] = {
     {"strict", NULL, OPT_FLAG, F(strict), NOMIN, "exit with status 3 when the input had PGN errors"},
     {"maxgamesize", NULL, OPT_SIZE, F(max_game_size), NOMIN,
      "BYTES: a longer game is skipped (K, M, G suffixes; default 64M)"},
+    {"loopbudget", NULL, OPT_COUNT, F(loop_budget), 1,
+     "N: a query whose loops repeat more than N times for one position stops (default 10000000)"},
+    {"textbudget", NULL, OPT_SIZE, F(text_budget), NOMIN,
+     "BYTES: a query that makes more text for one game stops (strings, comments, messages; "
+     "default 256M)"},
     {"lineincrement", NULL, OPT_COUNT, F(lineincrement), 1, "N: print a line every N games"},
     {"progress", NULL, OPT_FLAG, F(progress), NOMIN, "show the live progress line even when stderr is no terminal"},
     {"nooutputstatus", NULL, OPT_FLAG, F(nooutputstatus), NOMIN, "no progress line and no -lineincrement lines"},

@@ -88,6 +88,8 @@ static CqlSettings settings_of(const CliOptions *o)
         .matchcount = option_range(o->matchcount),
         .gamenumber = option_range(o->gamenumber),
         .result = o->result,
+        .loop_budget = o->loop_budget,
+        .text_budget = o->text_budget,
     };
     for (size_t i = 0; i < sizeof transform_options / sizeof transform_options[0]; i++)
         if (*(const bool *)((const char *)o + transform_options[i].flag)) s.transforms |= transform_options[i].transform;

@@ -240,6 +240,8 @@ CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings,
         .matchcount = range_of(cs->matchcount),
         .gamenumber = range_of(cs->gamenumber),
         .result = kept(q, cs->result),
+        .loop_budget = cs->loop_budget ? cs->loop_budget : CQL_DEFAULT_LOOP_BUDGET,
+        .text_budget = cs->text_budget ? cs->text_budget : CQL_DEFAULT_TEXT_BUDGET,
     };
     CqlQuery *cq = xcalloc(1, sizeof *cq);
     cq->query = q;
@@ -719,8 +721,7 @@ void cql_search_report_stop(const CqlSearcher *s, const CqlGame *g, CqlMessages 
     const SourceText *src = &s->query->query->src;
     DiagSink d = sink_for(m);
     if (s->found.stop_reason) {
-        diag_at(&d, src, n->span, DIAG_ERROR, "game %ld: %s: the run stops here (as in CQL 6.2)", g->game.number,
-                s->found.stop_reason);
+        diag_at(&d, src, n->span, DIAG_ERROR, "game %ld: %s", g->game.number, s->found.stop_reason);
         count_messages(m, &d);
         return;
     }

@@ -119,12 +119,20 @@ static void release(Value *v)
     v->type = VT_NONE;
 }
 
-/* A copy of v whose string lives in the game's arena. */
-static Value arena_copy(Evaluator *ev, const Value *v)
+/* A copy of v whose string lives in the game's arena (made by filter n);
+ * false past the text budget. */
+static bool arena_copy(Evaluator *ev, const Node *n, const Value *v, Value *copy)
 {
-    Value c = *v;
-    if (c.type == VT_STRING) c.str = arena_strdup(eval_strings(ev), v->str);
-    return c;
+    *copy = *v;
+    if (v->type == VT_STRING) copy->str = eval_new_string(ev, n, v->str, strlen(v->str));
+    return copy->type != VT_STRING || copy->str;
+}
+
+/* The bytes a value stored in a dictionary takes, counted towards the
+ * text budget (eval_count_text). */
+static size_t stored_size(const Value *v)
+{
+    return sizeof *v + (v->type == VT_STRING ? strlen(v->str) + 1 : 0);
 }
 
 /* }==== */
@@ -274,7 +282,7 @@ static bool eval_dict_index(Evaluator *ev, const Node *n, Value *out)
     const Dictionary *d = &ev->dicts[n->slot];
     int32_t i = dict_find(d, &key, key_hash(&key));
     if (i < 0) return false;
-    *out = arena_copy(ev, &d->entries[i].value);
+    if (!arena_copy(ev, n, &d->entries[i].value, out)) return false;
     return out->type != VT_SET || out->set != 0;
 }
 
@@ -318,6 +326,7 @@ static bool eval_dict_assign(Evaluator *ev, const Node *n, Value *out)
         if (!matched && v.type != VT_SET) return false;
         if (v.type != VT_STRING && v.type != VT_NUMBER && v.type != VT_SET && v.type != VT_POSITION)
             return false;
+        if (!eval_count_text(ev, n, stored_size(&v) + (i < 0 ? stored_size(&key) : 0))) return false;
         if (i < 0) {
             dict_insert(d, &key, hash, &v);
         } else {
@@ -327,6 +336,9 @@ static bool eval_dict_assign(Evaluator *ev, const Node *n, Value *out)
         return true;
     }
     if (!matched || i < 0) return false;
+    const Value *stored = &d->entries[i].value;
+    if (stored->type == VT_STRING && v.type == VT_STRING && !eval_count_text(ev, n, stored_size(stored) + strlen(v.str)))
+        return false;
     return combine(n->op, &d->entries[i].value, &v);
 }
 
@@ -356,7 +368,8 @@ bool eval_dict_iterate(Evaluator *ev, const Node *n, Value *out)
     uint32_t nkeys = d->count;
     Value *keys = ARENA_ARRAY(ev->arena, Value, nkeys ? nkeys : 1);
     const DictEntry *const *sorted = dict_sorted(d);
-    for (uint32_t i = 0; i < nkeys; i++) keys[i] = arena_copy(ev, &sorted[i]->key);
+    for (uint32_t i = 0; i < nkeys; i++)
+        if (!arena_copy(ev, n, &sorted[i]->key, &keys[i])) return false;
     bool all = (n->flags & NF_ALL) != 0, any = false, every = true;
     int32_t slot = n->slot;
     Value saved = ev->vars[slot];

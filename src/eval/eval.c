@@ -68,6 +68,34 @@ void eval_stop_run(Evaluator *ev, const Node *n, const char *fmt, ...)
     sb_free(&sb);
 }
 
+bool eval_loop_step(Evaluator *ev, const Node *n)
+{
+    int64_t budget = ev->settings.loop_budget;
+    if (!budget || ++ev->loop_steps <= budget) return true;
+    eval_stop_run(ev, n, "loops repeated more than %lld times for one position (-loopbudget raises the limit): "
+                  "the run stops here", (long long)budget);
+    return false;
+}
+
+bool eval_count_text(Evaluator *ev, const Node *n, size_t len)
+{
+    size_t budget = ev->settings.text_budget;
+    if (ev->stopped_at) return false;
+    ev->text_bytes += len;
+    if (!budget || ev->text_bytes <= budget) return true;
+    char size[32];
+    format_size(size, sizeof size, budget);
+    eval_stop_run(ev, n, "the query made more than %s of text for this game (strings, comments, messages, "
+                  "dictionary entries; -textbudget raises the limit): the run stops here", size);
+    return false;
+}
+
+char *eval_new_string(Evaluator *ev, const Node *n, const char *s, size_t len)
+{
+    if (!eval_count_text(ev, n, len + 1)) return NULL;
+    return arena_strndup(ev->arena, s, len);
+}
+
 void eval_runtime_error(Evaluator *ev, const char *fmt, ...)
 {
     if (ev->runtime_error) return;
@@ -368,8 +396,10 @@ static bool eval_assign(Evaluator *ev, const Node *n, Value *out)
         StrBuf sb = SB_INIT;
         sb_append(&sb, var->str);
         sb_append(&sb, v.str);
-        var->str = arena_strdup(eval_strings(ev), sb_str(&sb));
+        const char *joined = eval_new_string(ev, n, sb_str(&sb), sb.len);
         sb_free(&sb);
+        if (!joined) return false;
+        var->str = joined;
         *out = *var;
         return true;
     }
@@ -451,13 +481,14 @@ static bool eval_if(Evaluator *ev, const Node *n, Value *out)
 /* loop F: evaluates F again and again until it does not match. The loop
  * itself always matches and has no value (CQL 6.1). A body that changes no
  * variable is refused before the run (eval_check_supported); one that does
- * and still always matches never ends: there is no cap, which would stop
- * with a wrong answer instead. */
+ * and still always matches would never end (in CQL 6.2 it does not): the
+ * loop budget stops the run there with an error, never with a wrong
+ * answer. */
 static bool eval_loop(Evaluator *ev, const Node *n, Value *out)
 {
     (void)out;
     Value v;
-    while (eval_node(ev, n->kids[0], &v)) {
+    while (eval_loop_step(ev, n) && eval_node(ev, n->kids[0], &v)) {
     }
     return true;
 }
@@ -479,7 +510,7 @@ static bool eval_while(Evaluator *ev, const Node *n, Value *out)
     const Node *regex = eval_while_regex(n->kids[0]);
     if (regex) return eval_regex_while(ev, regex, n->kids[1]);
     Value v;
-    while (eval_node(ev, n->kids[0], &v) && eval_node(ev, n->kids[1], &v)) {
+    while (eval_node(ev, n->kids[0], &v) && eval_loop_step(ev, n) && eval_node(ev, n->kids[1], &v)) {
     }
     return true;
 }
@@ -537,7 +568,7 @@ static bool join_strings(Evaluator *ev, const Node *n, Value *out)
         ok = eval_node(ev, n->kids[i], &v) && v.type == VT_STRING;
         if (ok) sb_append(&sb, v.str);
     }
-    if (ok) ok = eval_string_value(out, arena_strndup(eval_strings(ev), sb_str(&sb), sb.len));
+    if (ok) ok = eval_string_value(out, eval_new_string(ev, n, sb_str(&sb), sb.len));
     sb_free(&sb);
     return ok;
 }
@@ -765,7 +796,7 @@ static bool eval_direction(Evaluator *ev, const Node *n, Value *out)
         if (n->kids[2] && !eval_number(ev, n->kids[2], &hi)) return set_value(out, 0);
         if (lo < -7 || hi > 7 || lo > hi) {
             eval_stop_run(ev, n, "Invalid range %lld to %lld: a direction's distances lie within -7 to 7, the "
-                          "smaller first", (long long)lo, (long long)hi);
+                          "smaller first: the run stops here (as in CQL 6.2)", (long long)lo, (long long)hi);
             return set_value(out, 0);
         }
     }
@@ -1008,7 +1039,7 @@ static bool eval_fen(Evaluator *ev, const Node *n, Value *out)
     if (n->kids[0]) return fen_pattern_fits(n->kids[0]->text, cur_pos(ev));
     char fen[FEN_MAX];
     pos_to_fen(cur_pos(ev), fen);
-    return eval_string_value(out, arena_strdup(eval_strings(ev), fen));
+    return eval_string_value(out, eval_new_string(ev, n, fen, strlen(fen)));
 }
 
 static bool eval_state_number(Evaluator *ev, const Node *n, Value *out)
@@ -1124,7 +1155,7 @@ static bool eval_player(Evaluator *ev, const Node *n, Value *out)
     if (!w && !b) return false;
     StrBuf sb = SB_INIT;
     sb_printf(&sb, "%s\n%s", w ? w : "", b ? b : "");
-    const char *both = arena_strdup(eval_strings(ev), sb_str(&sb));
+    const char *both = eval_new_string(ev, n, sb_str(&sb), sb.len);
     sb_free(&sb);
     return eval_string_value(out, both);
 }
@@ -1196,7 +1227,7 @@ static bool eval_comment(Evaluator *ev, const Node *n, Value *out)
     (void)out;
     StrBuf sb = SB_INIT;
     args_to_text(ev, n, &sb);
-    eval_add_comment(ev, ev->cur, sb_str(&sb));
+    if (eval_count_text(ev, n, sb.len + 1)) eval_add_comment(ev, ev->cur, sb_str(&sb));
     sb_free(&sb);
     return true;
 }
@@ -1206,13 +1237,13 @@ static bool eval_message(Evaluator *ev, const Node *n, Value *out)
     (void)out;
     if (!ev->messages) return true;
     StrBuf sb = SB_INIT;
-    args_to_text(ev, n, &sb);
     const GameNode *c = ev->cur;
-    if (n->flags & NF_QUIET)
-        sb_printf(ev->messages, "%s\n", sb_str(&sb));
-    else
-        sb_printf(ev->messages, "Game: %ld move %u(%s): %s\n", ev->game->number, c->pos.fullmove,
-                  c->pos.side == WHITE ? "wtm" : "btm", sb_str(&sb));
+    if (!(n->flags & NF_QUIET))
+        sb_printf(&sb, "Game: %ld move %u(%s): ", ev->game->number, c->pos.fullmove,
+                  c->pos.side == WHITE ? "wtm" : "btm");
+    args_to_text(ev, n, &sb);
+    sb_putc(&sb, '\n');
+    if (eval_count_text(ev, n, sb.len)) sb_append_n(ev->messages, sb_str(&sb), sb.len);
     sb_free(&sb);
     return true;
 }
@@ -1224,7 +1255,7 @@ void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text)
         ev->pending = xrealloc(ev->pending, sizeof *ev->pending * (size_t)ev->pending_cap);
     }
     ev->pending[ev->npending].node_id = at->id;
-    ev->pending[ev->npending].text = arena_strdup(eval_strings(ev), text);
+    ev->pending[ev->npending].text = arena_strdup(ev->arena, text);
     ev->npending++;
 }
 
@@ -1493,12 +1524,16 @@ void eval_free(Evaluator *ev)
     free(ev);
 }
 
-Arena *eval_strings(Evaluator *ev)
-{
-    return ev->arena;
-}
+/* The note of a node joined from several texts: its length and the room
+ * of its buffer, which doubles as it fills (0: notes[id] is the one text
+ * it was given, not a buffer of its own). */
+typedef struct NoteRoom {
+    size_t len, cap;
+} NoteRoom;
 
-/* Appends text to the note of node id, space-separated. */
+/* Appends text to the note of node id, space-separated. The note grows in
+ * a buffer that doubles, so that many comments at one position cost time
+ * and memory linear in their length. */
 static void add_note(Evaluator *ev, const char **notes, int32_t id, const char *text)
 {
     if (!text[0]) return;
@@ -1506,12 +1541,22 @@ static void add_note(Evaluator *ev, const char **notes, int32_t id, const char *
         notes[id] = text;
         return;
     }
-    size_t a = strlen(notes[id]), b = strlen(text);
-    char *s = arena_alloc(ev->arena, a + b + 2);
-    memcpy(s, notes[id], a);
-    s[a] = ' ';
-    memcpy(s + a + 1, text, b + 1);
-    notes[id] = s;
+    if (!ev->note_room) ev->note_room = ARENA_ARRAY(ev->arena, NoteRoom, ev->game->node_count);
+    NoteRoom *room = &ev->note_room[id];
+    if (!room->cap) room->len = strlen(notes[id]);
+    size_t add = strlen(text), need = room->len + 1 + add + 1;
+    if (need > room->cap) {
+        size_t cap = 2 * room->cap > need ? 2 * room->cap : need;
+        char *grown = arena_alloc(ev->arena, cap);
+        memcpy(grown, notes[id], room->len);
+        notes[id] = grown;
+        room->cap = cap;
+        ev->text_bytes += cap;   /* counted; the filters that make text check the budget */
+    }
+    char *note = (char *)(uintptr_t)notes[id];
+    note[room->len] = ' ';
+    memcpy(note + room->len + 1, text, add + 1);
+    room->len += 1 + add;
 }
 
 /* X attacks Y (or Y attackedby X) with two piece designators (Q attacks k). */
@@ -1585,6 +1630,8 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
     ev->messages = messages;
     ev->cache = NULL;
     ev->nodes_by_id = NULL;
+    ev->note_room = NULL;
+    ev->text_bytes = 0;
     ev->stopped_at = NULL;
     ev->stop_reason = NULL;
     for (size_t f = 0; f < FAMILIES; f++)
@@ -1608,6 +1655,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
         for (const GameNode *n = g->root; n && !ev->stopped_at; n = game_walk_next(NULL, n, ev->settings.variations)) {
             ev->cur = ev->origin = n;
             ev->npending = 0;
+            ev->loop_steps = 0;
             Value v;
             bool matched;
             if (!once) {
@@ -1652,6 +1700,8 @@ bool eval_at_start(Evaluator *ev, const Game *g, const Node *n, bool *sure)
     ev->stop_reason = NULL;
     ev->cur = ev->origin = g->root;
     ev->npending = 0;
+    ev->loop_steps = 0;
+    ev->text_bytes = 0;
     Value v;
     bool matched = eval_node(ev, n, &v);
     *sure = !ev->stopped_at && !ev->runtime_error;

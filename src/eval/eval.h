@@ -33,6 +33,10 @@ typedef struct EvalSettings {
                                  path Start/End comments */
     const char *matchstring;  /* comment at matched positions ("" for none) */
     int64_t last_game_number; /* the value of `lastgamenumber` (set by the caller before a run) */
+    /* budgets: past one, the run stops at the filter that passed it (0: none) */
+    int64_t loop_budget;      /* iterations of loop and while for one position, all together */
+    size_t text_budget;       /* bytes of text made for one game (strings, comments,
+                                 messages), and the size of a file readfile reads */
     /* the files of `similarposition`, read before the run (eval/submission.h), or NULL */
     const struct Submissions *submissions;
 } EvalSettings;

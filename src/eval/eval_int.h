@@ -96,6 +96,12 @@ struct Evaluator {
     const GameNode *cur;          /* where filters are evaluated */
     PendingComment *pending;      /* comments made at the current position */
     int npending, pending_cap;
+    struct NoteRoom *note_room;   /* by node id, in the game arena: the room of a note
+                                     joined from several (add_note), NULL until one is */
+    /* what the budgets count (EvalSettings): iterations of loop and while
+     * for the position being searched, text made for this game */
+    int64_t loop_steps;
+    size_t text_bytes;
     CachedRegex *regexes;
     int nregexes;
     char *captures[REGEX_CAPTURES];   /* \1 ... of the last successful ~~ (heap) */
@@ -160,10 +166,10 @@ void eval_runtime_error(Evaluator *ev, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Stops the run at filter n with an error at n's place in the query (the
- * search of the game ends after the current position, and CQL 6.2 exits
- * with status 1 there): `up x K` with x out of -7..7. The first stop is
- * kept. */
+/* Stops the run at filter n with an error at n's place in the query, the
+ * message `fmt` (the search of the game ends after the current position,
+ * and the run with status 1): `up x K` with x out of -7..7, as CQL 6.2
+ * does; a budget passed. The first stop is kept. */
 void eval_stop_run(Evaluator *ev, const Node *n, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -212,7 +218,17 @@ NodeCache *eval_node_cache(Evaluator *ev, const GameNode *n);
 const GameNode *eval_node_by_id(Evaluator *ev, int32_t id);
 void eval_value_to_text(const Evaluator *ev, const Value *v, StrBuf *sb);
 void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text);
-Arena *eval_strings(Evaluator *ev);
+/* A copy of s[0..len) and a NUL in the game's arena: a string that filter
+ * n makes. It counts towards the game's text budget (eval_count_text). */
+char *eval_new_string(Evaluator *ev, const Node *n, const char *s, size_t len);
+/* Counts len bytes of text that filter n made for this game (a string, a
+ * comment, a message). Past the budget (EvalSettings.text_budget, option
+ * -textbudget) the run stops at n; false then. */
+bool eval_count_text(Evaluator *ev, const Node *n, size_t len);
+/* One more iteration of loop or while n (a run of its body) for the
+ * position being searched, whatever loop it is in. Past the budget (EvalSettings.loop_budget, option -loopbudget) the run
+ * stops at n; false then, and the loop ends. */
+bool eval_loop_step(Evaluator *ev, const Node *n);
 
 /* dict.c: the dictionaries' storage for a run, and the places where the
  * core filters (variables, isbound, unbind, iteration, text) meet dictionaries */

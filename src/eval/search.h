@@ -33,6 +33,8 @@ typedef struct SearchSettings {
     SearchRange matchcount;     /* matched positions a game needs */
     SearchRange gamenumber;     /* games to examine */
     const char *result;         /* only games with this result */
+    int64_t loop_budget;        /* EvalSettings's budgets; 0: none */
+    size_t text_budget;
 } SearchSettings;
 
 /* What a run looks for: the query and the settings that decide which games

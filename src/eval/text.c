@@ -99,9 +99,7 @@ static bool eval_regex(Evaluator *ev, const Node *n, Value *out)
     regex_t *re = compiled_regex(ev, p.str);
     size_t end;
     if (!re || !regex_match_from(ev, re, s.str, 0, &end)) return false;
-    out->type = VT_STRING;
-    out->str = arena_strdup(eval_strings(ev), ev->captures[0]);
-    return true;
+    return eval_string_value(out, eval_new_string(ev, n, ev->captures[0], strlen(ev->captures[0])));
 }
 
 bool eval_regex_while(Evaluator *ev, const Node *regex, const Node *body)
@@ -111,7 +109,8 @@ bool eval_regex_while(Evaluator *ev, const Node *regex, const Node *body)
     if (!eval_node(ev, regex->kids[1], &p) || p.type != VT_STRING) return true;
     regex_t *re = compiled_regex(ev, p.str);
     if (!re) return true;
-    const char *text = arena_strdup(eval_strings(ev), s.str);   /* the body may change S */
+    const char *text = eval_new_string(ev, regex, s.str, strlen(s.str));   /* the body may change S */
+    if (!text) return true;
     size_t len = strlen(text), from = 0, end;
     while (from <= len && regex_match_from(ev, re, text, from, &end)) {
         /* the next match starts after this one (one byte on, after an empty one) */
@@ -128,17 +127,10 @@ static bool eval_escape(Evaluator *ev, const Node *n, Value *out)
         static const char from[] = "nt\"\\", to[] = "\n\t\"\\";
         const char *hit = strchr(from, n->text[1]);
         if (!hit || !n->text[1]) return false;
-        char *c = arena_alloc(eval_strings(ev), 2);
-        c[0] = to[hit - from];
-        c[1] = '\0';
-        out->type = VT_STRING;
-        out->str = c;
-        return true;
+        return eval_string_value(out, eval_new_string(ev, n, &to[hit - from], 1));
     }
     if (n->num < 0 || n->num >= REGEX_CAPTURES || !ev->captures[n->num]) return false;
-    out->type = VT_STRING;
-    out->str = arena_strdup(eval_strings(ev), ev->captures[n->num]);
-    return true;
+    return eval_string_value(out, eval_new_string(ev, n, ev->captures[n->num], strlen(ev->captures[n->num])));
 }
 
 /* The string value of filter n, if it matches. */
@@ -167,7 +159,7 @@ static bool eval_str(Evaluator *ev, const Node *n, Value *out)
         }
         eval_value_to_text(ev, &v, &sb);
     }
-    const char *s = arena_strdup(eval_strings(ev), sb_str(&sb));
+    const char *s = eval_new_string(ev, n, sb_str(&sb), sb.len);
     sb_free(&sb);
     return eval_string_value(out, s);
 }
@@ -187,12 +179,12 @@ static bool eval_index(Evaluator *ev, const Node *n, Value *out)
     if (i < 0) i += len;
     if (!(n->flags & NF_SLICE)) {
         if (i < 0 || i >= len) return false;
-        return eval_string_value(out, arena_strndup(eval_strings(ev), s + i, 1));
+        return eval_string_value(out, eval_new_string(ev, n, s + i, 1));
     }
     if (j < 0) j += len;
     i = i < 0 ? 0 : i > len ? len : i;
     j = j < 0 ? 0 : j > len ? len : j;
-    return eval_string_value(out, arena_strndup(eval_strings(ev), s + i, j > i ? (size_t)(j - i) : 0));
+    return eval_string_value(out, eval_new_string(ev, n, s + i, j > i ? (size_t)(j - i) : 0));
 }
 
 /* indexof(N H): where N first occurs in H (0 first), -1 when it does not
@@ -243,14 +235,15 @@ static bool eval_ascii(Evaluator *ev, const Node *n, Value *out)
     }
     if (v.type != VT_NUMBER || v.num < 1 || v.num > 127) return false;
     char c = (char)v.num;
-    return eval_string_value(out, arena_strndup(eval_strings(ev), &c, 1));
+    return eval_string_value(out, eval_new_string(ev, n, &c, 1));
 }
 
 static bool eval_letter_case(Evaluator *ev, const Node *n, Value *out)
 {
     const char *s;
     if (!eval_text(ev, n->kids[0], &s)) return false;
-    char *t = arena_strdup(eval_strings(ev), s);
+    char *t = eval_new_string(ev, n, s, strlen(s));
+    if (!t) return false;
     bool lower = n->kind == ND_LOWERCASE;
     for (char *p = t; *p; p++) {
         if (lower && *p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');

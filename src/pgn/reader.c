@@ -1902,20 +1902,6 @@ static bool replay_movetext(GameParser *p, bool build_tree, const PgnGate *gate)
     return true;
 }
 
-/* A byte count as the -maxgamesize option takes it: "64M", "100K", "1000". */
-static void format_size(char *out, size_t cap, size_t bytes)
-{
-    static const char units[] = "GMK";
-    for (int u = 0; u < 3; u++) {
-        size_t unit = (size_t)1 << (10 * (3 - u));
-        if (bytes >= unit && bytes % unit == 0) {
-            snprintf(out, cap, "%zu%c", bytes / unit, units[u]);
-            return;
-        }
-    }
-    snprintf(out, cap, "%zu", bytes);
-}
-
 /* Variants whose moves are ordinary chess moves. */
 static bool variant_is_playable(const char *v)
 {

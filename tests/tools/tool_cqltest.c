@@ -41,7 +41,8 @@
  *                          but for blank lines at the end (a test may have only
  *                          this expectation, without games)
  *   %%options              cql options for the run: variations, silent,
- *                          matchstring TEXT, alwayscomment, noremovecomment
+ *                          matchstring TEXT, alwayscomment, noremovecomment,
+ *                          loopbudget N, textbudget BYTES (a number)
  *
  * Prints "FILE:LINE: test NAME: expected ..., got ..." for each failure and
  * "P of T tests passed (M malformed)"; exits 1 on any failure.
@@ -167,6 +168,9 @@ static void set_options(const TestCase *t, CqlSettings *o)
         sscanf(ms + 12, "%63s", buf);
         o->matchstring = buf;
     }
+    const char *loops = strstr(s, "loopbudget "), *text = strstr(s, "textbudget ");
+    if (loops) o->loop_budget = strtoll(loops + 11, NULL, 10);
+    if (text) o->text_budget = (size_t)strtoull(text + 11, NULL, 10);
 }
 
 /* Runs the compiled query over the games of `pgn`. */
