@@ -128,6 +128,8 @@ typedef struct CqlSettings {
     CqlRange matchcount;       /* matched positions a game needs (default: at least 1) */
     CqlRange gamenumber;       /* games to examine (default: all) */
     const char *result;        /* only games with this result ("1-0", "0-1", "1/2-1/2") */
+    const char *query_file;    /* the file the query was read from (NULL: none), which
+                                  writefile refuses to write over */
     /* budgets, generous enough that no real query meets them: past one the
      * run stops with an error at the filter (0: the default) */
     int64_t loop_budget;       /* iterations of loop and while for one position, all

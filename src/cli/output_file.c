@@ -75,19 +75,28 @@ static void restore_signals(const sigset_t *saved)
 
 /* ==== opening =============================================================== */
 
-/* True when one of the inputs is the same regular file as st (by device
- * and inode). */
+/* True when `name` ("-": standard input) is the same regular file as st
+ * (by device and inode). */
+static bool is_the_file(const struct stat *st, const char *name)
+{
+    struct stat in;
+    int got = strcmp(name, "-") == 0 ? fstat(STDIN_FILENO, &in) : stat(name, &in);
+    return got == 0 && S_ISREG(in.st_mode) && S_ISREG(st->st_mode) && in.st_dev == st->st_dev &&
+           in.st_ino == st->st_ino;
+}
+
+/* True when one of the inputs is the same regular file as st. */
 static bool is_the_input(const struct stat *st, const OutputInputs *inputs)
 {
-    for (int i = 0; inputs && i < inputs->count; i++) {
-        const char *input = inputs->names[i];
-        struct stat in;
-        int got = strcmp(input, "-") == 0 ? fstat(STDIN_FILENO, &in) : stat(input, &in);
-        if (got == 0 && S_ISREG(in.st_mode) && S_ISREG(st->st_mode) && in.st_dev == st->st_dev &&
-            in.st_ino == st->st_ino)
-            return true;
-    }
+    for (int i = 0; inputs && i < inputs->count; i++)
+        if (is_the_file(st, inputs->names[i])) return true;
     return false;
+}
+
+/* True when the query file is the same regular file as st. */
+static bool is_the_query(const struct stat *st, const OutputInputs *inputs)
+{
+    return inputs && inputs->query && is_the_file(st, inputs->query);
 }
 
 static int report_open_error(OutputFile *o, CqlMessages *m, int err)
@@ -160,6 +169,11 @@ int output_open(OutputFile *o, const char *name, const OutputInputs *input, bool
                                       "output is the input file)");
             return -1;
         }
+        if (fstat(STDOUT_FILENO, &st) == 0 && is_the_query(&st, input)) {
+            cql_report(m, CQL_ERROR, "refusing to write the output over the query (standard "
+                                      "output is the query file)");
+            return -1;
+        }
         o->fd = STDOUT_FILENO;
     } else if (stat(name, &st) != 0) {
         if (errno != ENOENT) return report_open_error(o, m, errno);
@@ -174,6 +188,9 @@ int output_open(OutputFile *o, const char *name, const OutputInputs *input, bool
         }
     } else if (is_the_input(&st, input)) {
         cql_report(m, CQL_ERROR, "refusing to write the output over the input file '%s'", name);
+        return -1;
+    } else if (is_the_query(&st, input)) {
+        cql_report(m, CQL_ERROR, "refusing to write the output over the query file '%s'", name);
         return -1;
     } else if (S_ISDIR(st.st_mode)) {
         return report_open_error(o, m, EISDIR);

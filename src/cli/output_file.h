@@ -13,8 +13,8 @@
  *     a new file gets 0666 & ~umask. Through a symlink, the link stays and
  *     its target is replaced; a file with several hard links is written in
  *     place, since renaming over it would cut the links.
- * An output that is the input (by any name: a link, standard input) is
- * refused. SIGINT, SIGTERM and SIGHUP remove the temporary file before the
+ * An output that is the input or the query file (by any name: a link,
+ * standard input) is refused. SIGINT, SIGTERM and SIGHUP remove the temporary file before the
  * process dies of the signal. Writes are unbuffered by stdio: the first
  * failed write is remembered with its errno, and the caller stops the run.
  *
@@ -42,6 +42,7 @@ typedef struct OutputFile {
 typedef struct OutputInputs {
     const char *const *names;
     int count;
+    const char *query;      /* the query file, or NULL */
 } OutputInputs;
 
 /* Opens the output `name` for a run reading `inputs` (NULL when the input

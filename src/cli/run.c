@@ -88,6 +88,7 @@ static CqlSettings settings_of(const CliOptions *o)
         .matchcount = option_range(o->matchcount),
         .gamenumber = option_range(o->gamenumber),
         .result = o->result,
+        .query_file = o->query_file && strcmp(o->query_file, "-") != 0 ? o->query_file : NULL,
         .loop_budget = o->loop_budget,
         .text_budget = o->text_budget,
     };
@@ -353,13 +354,13 @@ static ExitCode open_reader_and_output(Run *r)
     if (!reader) return EXIT_USAGE;
     if (r->o->max_game_size) cql_reader_set_max_game_size(reader, r->o->max_game_size);
     const char **names = NULL;
-    OutputInputs inputs = {NULL, 0};
+    OutputInputs inputs = {NULL, 0, r->o->query_file};
     if (!r->fen_stream) {
         names = malloc((size_t)r->inputs.count * sizeof *names);
         for (int i = 0; names && i < r->inputs.count; i++) names[i] = r->inputs.files[i].path;
-        inputs = (OutputInputs){names, names ? r->inputs.count : 0};
+        inputs = (OutputInputs){names, names ? r->inputs.count : 0, r->o->query_file};
     }
-    int failed = output_open(&r->out, r->output, r->fen_stream ? NULL : &inputs, r->o->noclobber, r->m);
+    int failed = output_open(&r->out, r->output, &inputs, r->o->noclobber, r->m);
     free(names);
     if (failed) return EXIT_USAGE;
     r->out_open = true;

@@ -240,6 +240,7 @@ CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings,
         .matchcount = range_of(cs->matchcount),
         .gamenumber = range_of(cs->gamenumber),
         .result = kept(q, cs->result),
+        .query_file = kept(q, cs->query_file),
         .loop_budget = cs->loop_budget ? cs->loop_budget : CQL_DEFAULT_LOOP_BUDGET,
         .text_budget = cs->text_budget ? cs->text_budget : CQL_DEFAULT_TEXT_BUDGET,
     };

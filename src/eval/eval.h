@@ -37,6 +37,7 @@ typedef struct EvalSettings {
     int64_t loop_budget;      /* iterations of loop and while for one position, all together */
     size_t text_budget;       /* bytes of text made for one game (strings, comments,
                                  messages), and the size of a file readfile reads */
+    const char *query_file;   /* the query's file, which writefile never writes over, or NULL */
     /* the files of `similarposition`, read before the run (eval/submission.h), or NULL */
     const struct Submissions *submissions;
 } EvalSettings;

@@ -14,9 +14,12 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "chess/problem_mate.h"
 #include "eval/eval_int.h"
@@ -27,13 +30,32 @@
 typedef struct OpenFile {
     char *name;
     FILE *fp;
+    dev_t dev;                    /* the file, to know which read file it changes */
+    ino_t ino;
 } OpenFile;
+
+/* A file `readfile` has read: read once, and its text given at every
+ * evaluation, until `writefile` writes to the same file (by device and
+ * inode), which makes it stale: the next evaluation reads it again. */
+typedef struct ReadFile {
+    char *name;                   /* as readfile was given it */
+    char *text;                   /* its bytes and a NUL (heap); NULL once stale */
+    size_t len;
+    dev_t dev;
+    ino_t ino;
+} ReadFile;
 
 typedef struct ProgramState {
     const Node **discarded;       /* filters whose value is thrown away where they stand */
     int ndiscarded, discarded_cap;
     OpenFile *files;              /* `writefile`'s files, open for the run */
     int nfiles;
+    ReadFile *reads;              /* `readfile`'s files, for the run */
+    int nreads;
+    /* the texts of read files gone stale in this game: the game's values
+     * may still hold them, so they are freed when the next game begins */
+    char **stale;
+    int nstale;
 } ProgramState;
 
 /* The filters whose use for a truth value alone CQL 6.2 reports. */
@@ -101,6 +123,17 @@ static void program_init(Evaluator *ev)
     find_discarded(ps, ev->q->body, true);
 }
 
+static void free_stale_texts(ProgramState *ps)
+{
+    for (int i = 0; i < ps->nstale; i++) free(ps->stale[i]);
+    ps->nstale = 0;
+}
+
+static void program_new_game(Evaluator *ev)
+{
+    free_stale_texts(ev->program);
+}
+
 static void program_free(Evaluator *ev)
 {
     ProgramState *ps = ev->program;
@@ -110,6 +143,13 @@ static void program_free(Evaluator *ev)
         free(ps->files[i].name);
     }
     free(ps->files);
+    for (int i = 0; i < ps->nreads; i++) {
+        free(ps->reads[i].name);
+        free(ps->reads[i].text);
+    }
+    free(ps->reads);
+    free_stale_texts(ps);
+    free(ps->stale);
     free(ps->discarded);
     free(ps);
     ev->program = NULL;
@@ -220,7 +260,89 @@ static bool has_extension(const char *name, const char *const *extensions)
     return false;
 }
 
-/* readfile F: the whole content of file F, read again at every evaluation. */
+/* Reads file `name` for readfile n into f: a regular file (a FIFO or a
+ * device, /dev/zero, never ends) no larger than the text budget, whose
+ * bytes count towards it. False after stopping the run. */
+static bool read_whole_file(Evaluator *ev, const Node *n, const char *name, ReadFile *f)
+{
+    /* O_NONBLOCK: opening a FIFO does not wait for a writer */
+    int fd = open(name, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        eval_runtime_error(ev, "Unable to open file: %s", name);   /* CQL 6.2's message */
+        return false;
+    }
+    struct stat st;
+    size_t budget = ev->settings.text_budget;
+    char size[32];
+    format_size(size, sizeof size, budget);
+    bool ok = false;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        eval_stop_run(ev, n, "readfile: '%s' is not a regular file: the run stops here", name);
+    } else if (budget && (uint64_t)st.st_size > budget) {
+        eval_stop_run(ev, n, "readfile: '%s' is larger than %s (-textbudget raises the limit): the run stops here",
+                      name, size);
+    } else {
+        StrBuf sb = SB_INIT;
+        char chunk[65536];
+        ssize_t got;
+        /* no further than just past the budget, should the file grow */
+        while ((got = read(fd, chunk, sizeof chunk)) > 0 && (!budget || sb.len <= budget))
+            sb_append_n(&sb, chunk, (size_t)got);
+        if (got < 0) {
+            eval_runtime_error(ev, "Unable to read file: %s", name);
+        } else if (budget && sb.len > budget) {
+            eval_stop_run(ev, n, "readfile: '%s' is larger than %s (-textbudget raises the limit): the run stops "
+                          "here", name, size);
+        } else if (eval_count_text(ev, n, sb.len)) {
+            f->len = sb.len;
+            f->text = sb_take(&sb);
+            f->dev = st.st_dev;
+            f->ino = st.st_ino;
+            ok = true;
+        }
+        sb_free(&sb);
+    }
+    close(fd);
+    return ok;
+}
+
+/* The file readfile n names, read on first use and again once stale;
+ * NULL after stopping the run. */
+static const ReadFile *read_file(Evaluator *ev, const Node *n, const char *name)
+{
+    ProgramState *ps = ev->program;
+    ReadFile *f = NULL;
+    for (int i = 0; i < ps->nreads && !f; i++)
+        if (strcmp(ps->reads[i].name, name) == 0) f = &ps->reads[i];
+    if (f && f->text) return f;
+    ReadFile fresh = {NULL, NULL, 0, 0, 0};
+    if (!read_whole_file(ev, n, name, &fresh)) return NULL;
+    if (!f) {
+        ps->reads = xrealloc(ps->reads, sizeof *ps->reads * (size_t)(ps->nreads + 1));
+        f = &ps->reads[ps->nreads++];
+        f->name = xstrdup(name);
+    }
+    fresh.name = f->name;
+    *f = fresh;
+    return f;
+}
+
+/* writefile wrote to the file opened as `written`: a text read from it
+ * before is stale. */
+static void forget_read_text(ProgramState *ps, const OpenFile *written)
+{
+    for (int i = 0; i < ps->nreads; i++) {
+        ReadFile *f = &ps->reads[i];
+        if (!f->text || f->dev != written->dev || f->ino != written->ino) continue;
+        ps->stale = xrealloc(ps->stale, sizeof *ps->stale * (size_t)(ps->nstale + 1));
+        ps->stale[ps->nstale++] = f->text;
+        f->text = NULL;
+    }
+}
+
+/* readfile F: the whole content of file F, as it is when the filter is
+ * evaluated. CQL 6.2 reads the file at every evaluation; here it is read
+ * once for the run, and again after writefile wrote to it. */
 static bool eval_readfile(Evaluator *ev, const Node *n, Value *out)
 {
     if (eval_value_discarded(ev, n)) {
@@ -238,44 +360,44 @@ static bool eval_readfile(Evaluator *ev, const Node *n, Value *out)
     }
     /* CQL 6.2 prints these lines on standard output, with `message`'s text */
     if (ev->messages) sb_printf(ev->messages, "Reading file: %s\n", name.str);
-    FILE *fp = fopen(name.str, "rb");
-    if (!fp) {
-        eval_runtime_error(ev, "Unable to open file: %s", name.str);
-        return false;
-    }
-    StrBuf sb = SB_INIT;
-    char chunk[65536];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0) sb_append_n(&sb, chunk, got);
-    bool failed = ferror(fp) != 0;
-    fclose(fp);
-    if (failed) {
-        sb_free(&sb);
-        eval_runtime_error(ev, "Unable to read file: %s", name.str);
-        return false;
-    }
-    if (ev->messages) sb_printf(ev->messages, "Read file: %s got %zu bytes\n", name.str, sb.len);
-    bool ok = eval_string_value(out, arena_strdup(ev->arena, sb_str(&sb)));
-    sb_free(&sb);
-    return ok;
+    const ReadFile *f = read_file(ev, n, name.str);
+    if (!f) return false;
+    if (ev->messages) sb_printf(ev->messages, "Read file: %s got %zu bytes\n", name.str, f->len);
+    return eval_string_value(out, f->text);
 }
 
-/* The open file named `name`, opened (truncated) on first use; NULL after
- * a runtime error. */
-static FILE *output_file(Evaluator *ev, const char *name)
+/* True when `name` is the query's own file (by device and inode: any
+ * name of it), which writefile would destroy. */
+static bool is_the_query_file(const Evaluator *ev, const char *name)
+{
+    const char *query = ev->settings.query_file;
+    struct stat a, b;
+    return query && stat(query, &a) == 0 && stat(name, &b) == 0 && S_ISREG(a.st_mode) && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+/* The open file named `name` for writefile n, opened (truncated) on first
+ * use; NULL after a runtime error. */
+static OpenFile *output_file(Evaluator *ev, const Node *n, const char *name)
 {
     ProgramState *ps = ev->program;
     for (int i = 0; i < ps->nfiles; i++)
-        if (strcmp(ps->files[i].name, name) == 0) return ps->files[i].fp;
+        if (strcmp(ps->files[i].name, name) == 0) return &ps->files[i];
+    if (is_the_query_file(ev, name)) {
+        eval_stop_run(ev, n, "writefile: refusing to write over the query file '%s': the run stops here", name);
+        return NULL;
+    }
     if (ev->messages) sb_printf(ev->messages, "writefile: opening file: %s\n", name);
     FILE *fp = fopen(name, "wb");
     if (!fp) {
         eval_runtime_error(ev, "writefile: unable to open file: %s", name);
         return NULL;
     }
+    struct stat st;
+    if (fstat(fileno(fp), &st) != 0) memset(&st, 0, sizeof st);
     ps->files = xrealloc(ps->files, sizeof *ps->files * (size_t)(ps->nfiles + 1));
-    ps->files[ps->nfiles++] = (OpenFile){xstrdup(name), fp};
-    return fp;
+    ps->files[ps->nfiles] = (OpenFile){xstrdup(name), fp, st.st_dev, st.st_ino};
+    return &ps->files[ps->nfiles++];
 }
 
 /* writefile(F C): appends C to file F (opened for the run), and flushes. */
@@ -291,13 +413,14 @@ static bool eval_writefile(Evaluator *ev, const Node *n, Value *out)
                            name.str);
         return false;
     }
-    FILE *fp = output_file(ev, name.str);
-    if (!fp) return false;
+    OpenFile *file = output_file(ev, n, name.str);
+    if (!file) return false;
     size_t len = strlen(text.str);
-    if (fwrite(text.str, 1, len, fp) != len || fflush(fp) != 0) {
+    if (fwrite(text.str, 1, len, file->fp) != len || fflush(file->fp) != 0) {
         eval_runtime_error(ev, "writefile: unable to write to file: %s: %s", name.str, strerror(errno));
         return false;
     }
+    forget_read_text(ev->program, file);
     return true;
 }
 
@@ -385,4 +508,4 @@ static const EvalEntry program_entries[] = {
     {ND_COUNT_, NULL},
 };
 
-const EvalFamily eval_program_family = {program_entries, program_init, NULL, program_free};
+const EvalFamily eval_program_family = {program_entries, program_init, program_new_game, program_free};

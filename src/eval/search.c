@@ -228,6 +228,7 @@ void search_init(Search *s, const SearchSettings *o, const Query *q)
     s->eval.noremovecomment = o->noremovecomment;
     s->eval.quiet = o->quiet || (h->present & QH_QUIET);
     if (s->eval.quiet) s->eval.matchstring = "";
+    s->eval.query_file = o->query_file;
     s->eval.loop_budget = o->loop_budget;
     s->eval.text_budget = o->text_budget;
     s->noheader = o->noheader;

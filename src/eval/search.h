@@ -33,6 +33,7 @@ typedef struct SearchSettings {
     SearchRange matchcount;     /* matched positions a game needs */
     SearchRange gamenumber;     /* games to examine */
     const char *result;         /* only games with this result */
+    const char *query_file;     /* the query's file, never written over, or NULL */
     int64_t loop_budget;        /* EvalSettings's budgets; 0: none */
     size_t text_budget;
 } SearchSettings;
