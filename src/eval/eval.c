@@ -444,9 +444,11 @@ static bool eval_loop(Evaluator *ev, const Node *n, Value *out)
     return true;
 }
 
-/* while (T) F: evaluates F as long as T matches, stopping early when F does
- * not match; always matches, no value (stopping on a failing body was chosen
- * without a conformance vector). */
+/* while (T) F: evaluates F as long as T matches, whether or not F matched;
+ * always matches, also when T fails at once, and has no value (CQL 6.2,
+ * cql62-fidelity-2.md R5). A while whose test and body change no variable
+ * is refused before the run (eval_check_supported); one whose test keeps
+ * matching never ends, as in CQL. */
 const Node *eval_while_regex(const Node *test)
 {
     while (test && (test->kind == ND_PAREN || (test->kind == ND_COMPOUND && test->nkids == 1)))
@@ -461,8 +463,7 @@ static bool eval_while(Evaluator *ev, const Node *n, Value *out)
     const Node *regex = eval_while_regex(n->kids[0]);
     if (regex) return eval_regex_while(ev, regex, n->kids[1]);
     Value v;
-    while (eval_node(ev, n->kids[0], &v) && eval_node(ev, n->kids[1], &v)) {
-    }
+    while (eval_node(ev, n->kids[0], &v)) eval_node(ev, n->kids[1], &v);
     return true;
 }
 
@@ -1338,8 +1339,8 @@ static bool check_node(const Node *n, void *ctx)
         || (n->kind == ND_WHILE && !eval_while_regex(n->kids[0]) && !filter_tree_writes(n->kids[0])
             && !filter_tree_writes(n->kids[1]))) {
         diag_at(c->diag, &c->q->src, n->span, DIAG_ERROR,
-                "'%s' would repeat for ever once its body matches: nothing in it changes a variable",
-                ast_kind_name(n->kind));
+                "'%s' would repeat for ever once its %s matches: nothing in it changes a variable",
+                ast_kind_name(n->kind), n->kind == ND_LOOP ? "body" : "test");
         c->ok = false;
         return false;
     }
