@@ -974,12 +974,28 @@ static bool eval_state_number(Evaluator *ev, const Node *n, Value *out)
 /* }==== */
 /* {==== game facts ============================================================= */
 
-/* A tag of the game as the query sees it: a value given by `settag` earlier
- * in this game wins over the input's (chosen without a conformance vector). */
+/* What a tag the game does not have reads as (CQL 6.2): "?" for Event,
+ * Site, White and Black, "????.??.??" for Date; NULL (no value) otherwise. */
+static const char *missing_tag_value(const char *name)
+{
+    static const char *const question_mark[] = {"Event", "Site", "White", "Black"};
+    for (size_t i = 0; i < sizeof question_mark / sizeof question_mark[0]; i++)
+        if (strcmp(name, question_mark[i]) == 0) return "?";
+    return strcmp(name, "Date") == 0 ? "????.??.??" : NULL;
+}
+
+/* A tag of the game as the query sees it, NULL when it has no value: a
+ * value given by `settag` earlier in this game wins over the input's
+ * (chosen without a conformance vector); a missing tag reads as
+ * missing_tag_value says; an empty value, and an ECO of "?", are no value
+ * (CQL 6.2, cql62-fidelity-2.md R19). */
 static const char *current_tag(const Evaluator *ev, const char *name)
 {
     const Tag *set = game_tag_find(ev->search->set_tags, ev->search->nset_tags, name);
-    return set ? set->value : game_tag(ev->game, name);
+    const char *value = set ? set->value : game_tag(ev->game, name);
+    if (!value) return missing_tag_value(name);
+    if (!value[0] || (strcmp(value, "?") == 0 && strcmp(name, "ECO") == 0)) return NULL;
+    return value;
 }
 
 /* The tag's value; with a search string, a case-sensitive substring test. */
