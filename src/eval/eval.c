@@ -1126,8 +1126,10 @@ static bool eval_elo(Evaluator *ev, const Node *n, Value *out)
     bool has_b = tag_number(current_tag(ev, "BlackElo"), &b);
     if (n->flags & NF_WHITE) return has_w && number_value(out, w);
     if (n->flags & NF_BLACK) return has_b && number_value(out, b);
-    /* elo alone: the rating of the side to move */
-    return cur_pos(ev)->side == WHITE ? has_w && number_value(out, w) : has_b && number_value(out, b);
+    /* elo alone: the higher of the two ratings, the same at every position
+     * (CQL 6.2: "the maximum Elo of the two players") */
+    if (!has_w && !has_b) return false;
+    return number_value(out, !has_b || (has_w && w > b) ? w : b);
 }
 
 static bool eval_result(Evaluator *ev, const Node *n, Value *out)

@@ -106,11 +106,8 @@ static bool changes_nothing(const Node *n, bool positions)
     if (n->flags & NF_AS_POSITION) return false;   /* a value where a match is wanted: the run stops there */
     switch (n->kind) {
     case ND_PLAYER: case ND_EVENT: case ND_SITE: case ND_DATE: case ND_EVENTDATE: case ND_ECO:
-    case ND_YEAR: case ND_GAMENUMBER: case ND_INT: case ND_STRING: case ND_TRUE: case ND_FALSE:
+    case ND_YEAR: case ND_GAMENUMBER: case ND_ELO: case ND_INT: case ND_STRING: case ND_TRUE: case ND_FALSE:
     case ND_RELATION: case ND_AND: case ND_OR: case ND_NOT: case ND_PAREN:
-        break;
-    case ND_ELO:   /* alone, the side to move's */
-        if (!positions && !(n->flags & (NF_WHITE | NF_BLACK))) return false;
         break;
     case ND_COMPOUND:
         if (n->nkids == 0) return false;
