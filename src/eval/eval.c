@@ -865,7 +865,11 @@ static bool eval_pawns(Evaluator *ev, const Node *n, Value *out)
     }
 }
 
-/* square [all] x in Z F, piece [all] x in Z F, x∊Z F, ∀x∊Z F, ◭x∊Z F */
+/* square [all] x in Z F, piece [all] x in Z F, x∊Z F, ∀x∊Z F, ◭x∊Z F. The
+ * variable is bound for the body and unbound after it. When the body is
+ * about to run and the variable already has a value (assigned before, or
+ * the variable of an enclosing iteration), the run stops, as in CQL 6.2
+ * (cql62-fidelity-2.md R12). */
 static bool eval_square_iter(Evaluator *ev, const Node *n, Value *out)
 {
     if (n->kids[0]->type == VT_DICTIONARY) return eval_dict_iterate(ev, n, out);
@@ -875,8 +879,15 @@ static bool eval_square_iter(Evaluator *ev, const Node *n, Value *out)
     if (pieces) domain &= pos_occupied(cur_pos(ev));
     bool all = (n->flags & NF_ALL) != 0;
     int32_t slot = n->slot;
-    Value saved = ev->vars[slot];
-    bool saved_bound = ev->bound[slot];
+    if (domain && ev->bound[slot]) {
+        unsigned line, col;
+        diag_line_col(&ev->q->src, n->span.start, &line, &col);
+        eval_runtime_error(ev, "%s:%u:%u: game %ld: the variable '%s' of this %s iteration already has a value "
+                           "(an iteration variable must be unbound when its body runs)",
+                           ev->q->src.name, line, col, ev->game->number, ev->q->vars[slot].name,
+                           pieces ? "piece" : "square");
+        return false;
+    }
     Bitboard hits = 0;
     bool every = true;
     for (Bitboard b = domain; b;) {
@@ -899,8 +910,7 @@ static bool eval_square_iter(Evaluator *ev, const Node *n, Value *out)
             if (all) break;
         }
     }
-    ev->vars[slot] = saved;
-    ev->bound[slot] = saved_bound;
+    ev->bound[slot] = false;
     if (all) return every;
     return set_value(out, hits);
 }
