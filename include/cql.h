@@ -125,6 +125,7 @@ typedef struct CqlSettings {
     bool noheader;             /* no {Game number N} comment */
     bool nosettag;             /* settag changes no tag (it still matches) */
     bool noremovecomment;      /* removecomment removes nothing (it still matches) */
+    bool nouniquecomments;     /* keep identical comments added at one position (default: once) */
     CqlRange matchcount;       /* matched positions a game needs (default: at least 1) */
     CqlRange gamenumber;       /* games to examine (default: all) */
     const char *result;        /* only games with this result ("1-0", "0-1", "1/2-1/2") */

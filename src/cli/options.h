@@ -67,7 +67,7 @@ typedef struct CliOptions {
     const char *similarposition;  /* -similarposition FILE: the board of its first game's end */
     bool wtm, btm;
     /* what is written */
-    bool nosettag, noremovecomment, noclobber;
+    bool nosettag, noremovecomment, nouniquecomments, noclobber;
     /* how the run reports */
     long lineincrement;         /* -lineincrement N: a line every N games (0: none) */
     bool progress;              /* -progress: the live line even when stderr is no terminal */

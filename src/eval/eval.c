@@ -1189,6 +1189,15 @@ static bool eval_message(Evaluator *ev, const Node *n, Value *out)
     return true;
 }
 
+/* A copy of an added comment's text as it is written: '{' and '}', which
+ * would end or nest a PGN comment, become '_' (CQL 6.2). */
+static char *note_text(Arena *a, const char *text)
+{
+    char *copy = arena_strdup(a, text);
+    for (char *c = strpbrk(copy, "{}"); c; c = strpbrk(c + 1, "{}")) *c = '_';
+    return copy;
+}
+
 void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text)
 {
     if (ev->npending == ev->pending_cap) {
@@ -1196,7 +1205,7 @@ void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text)
         ev->pending = xrealloc(ev->pending, sizeof *ev->pending * (size_t)ev->pending_cap);
     }
     ev->pending[ev->npending].node_id = at->id;
-    ev->pending[ev->npending].text = arena_strdup(eval_strings(ev), text);
+    ev->pending[ev->npending].text = note_text(eval_strings(ev), text);
     ev->npending++;
 }
 
@@ -1446,6 +1455,8 @@ Evaluator *eval_new(const Query *q, const EvalSettings *s)
     ev->bound = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->bound);
     ev->call_args = xcalloc(q->ncall_args ? q->ncall_args : 1, sizeof *ev->call_args);
     arena_init(&ev->persistent_strings, 4096);
+    ev->match_note = xstrdup(s->matchstring ? s->matchstring : "");
+    for (char *c = strpbrk(ev->match_note, "{}"); c; c = strpbrk(c + 1, "{}")) *c = '_';
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->init) eval_families[f]->init(ev);
     return ev;
@@ -1458,6 +1469,7 @@ void eval_free(Evaluator *ev)
     free(ev->bound);
     free(ev->call_args);
     free(ev->pending);
+    free(ev->match_note);
     free(ev->runtime_error);
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->free) eval_families[f]->free(ev);
@@ -1470,21 +1482,106 @@ Arena *eval_strings(Evaluator *ev)
     return ev->arena;
 }
 
-/* Appends text to the note of node id, space-separated. */
-static void add_note(Evaluator *ev, const char **notes, int32_t id, const char *text)
+/* {==== the notes of a game ====================================================== */
+
+/* The comments added at a node with more than one, in order, joined into
+ * its note when the game's search ends (join_notes). */
+typedef struct NotePart {
+    const char *text;
+    struct NotePart *next;
+} NotePart;
+struct NoteList {
+    NotePart *first, *last;
+};
+/* A comment added at a node, in the set that keeps identical ones once. */
+struct NoteSeen {
+    const char *text;         /* NULL: an empty slot */
+    int32_t node_id;
+};
+
+static uint64_t note_hash(int32_t id, const char *text)
 {
+    uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)(uint32_t)id;   /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) h = (h ^ *p) * 0x100000001b3ULL;
+    return h ^ (h >> 29);
+}
+
+/* Adds text at node id to the set of comments added at nodes with more
+ * than one; false when the same text is there already. */
+static bool note_seen_add(Evaluator *ev, int32_t id, const char *text)
+{
+    if (2 * (ev->note_seen_count + 1) > ev->note_seen_cap) {   /* at most half full */
+        uint32_t cap = ev->note_seen_cap ? 2 * ev->note_seen_cap : 64;
+        struct NoteSeen *grown = ARENA_ARRAY(ev->arena, struct NoteSeen, cap);
+        for (uint32_t i = 0; i < ev->note_seen_cap; i++) {
+            const struct NoteSeen *e = &ev->note_seen[i];
+            if (!e->text) continue;
+            uint32_t j = (uint32_t)note_hash(e->node_id, e->text) & (cap - 1);
+            while (grown[j].text) j = (j + 1) & (cap - 1);
+            grown[j] = *e;
+        }
+        ev->note_seen = grown;
+        ev->note_seen_cap = cap;
+    }
+    uint32_t j = (uint32_t)note_hash(id, text) & (ev->note_seen_cap - 1);
+    for (; ev->note_seen[j].text; j = (j + 1) & (ev->note_seen_cap - 1))
+        if (ev->note_seen[j].node_id == id && strcmp(ev->note_seen[j].text, text) == 0) return false;
+    ev->note_seen[j] = (struct NoteSeen){text, id};
+    ev->note_seen_count++;
+    return true;
+}
+
+static NotePart *new_note_part(Evaluator *ev, const char *text)
+{
+    NotePart *part = arena_alloc(ev->arena, sizeof *part);
+    *part = (NotePart){text, NULL};
+    return part;
+}
+
+/* Adds a comment at node id. A text added there before is not added again
+ * (CQL 6.2 keeps identical comments once), unless `nouniquecomments`. */
+static void add_note(Evaluator *ev, int32_t id, const char *text)
+{
+    const char **notes = ev->search->notes;
     if (!text[0]) return;
-    if (!notes[id]) {
+    if (!notes[id]) {   /* nearly always: the first comment at the node */
         notes[id] = text;
         return;
     }
-    size_t a = strlen(notes[id]), b = strlen(text);
-    char *s = arena_alloc(ev->arena, a + b + 2);
-    memcpy(s, notes[id], a);
-    s[a] = ' ';
-    memcpy(s + a + 1, text, b + 1);
-    notes[id] = s;
+    bool unique = !ev->settings.nouniquecomments;
+    if (!ev->note_lists) ev->note_lists = ARENA_ARRAY(ev->arena, struct NoteList, ev->game->node_count);
+    struct NoteList *list = &ev->note_lists[id];
+    if (!list->first) {
+        if (unique && strcmp(notes[id], text) == 0) return;
+        list->first = list->last = new_note_part(ev, notes[id]);
+        if (unique) note_seen_add(ev, id, notes[id]);
+    }
+    if (unique && !note_seen_add(ev, id, text)) return;
+    list->last = list->last->next = new_note_part(ev, text);
 }
+
+/* The note of each node with several comments: them all, in order,
+ * separated by a blank. */
+static void join_notes(Evaluator *ev)
+{
+    if (!ev->note_lists) return;
+    for (int32_t id = 0; id < ev->game->node_count; id++) {
+        const NotePart *first = ev->note_lists[id].first;
+        if (!first) continue;
+        size_t len = 0;
+        for (const NotePart *p = first; p; p = p->next) len += strlen(p->text) + 1;
+        char *joined = arena_alloc(ev->arena, len), *at = joined;
+        for (const NotePart *p = first; p; p = p->next) {
+            size_t n = strlen(p->text);
+            memcpy(at, p->text, n);
+            at[n] = p->next ? ' ' : '\0';
+            at += n + 1;
+        }
+        ev->search->notes[id] = joined;
+    }
+}
+
+/* }==== */
 
 /* X attacks Y (or Y attackedby X) with two piece designators (Q attacks k). */
 static bool is_designator_attack(const Node *body)
@@ -1509,7 +1606,7 @@ static inline void count_match(Evaluator *ev, GameSearch *out, const GameNode *n
 {
     out->matched_positions++;
     out->matched[n->id] = true;
-    if (annotate) add_note(ev, out->notes, n->id, ev->settings.matchstring);
+    if (annotate) add_note(ev, n->id, ev->match_note);
 }
 
 static void search_direct_body(Evaluator *ev, const Node *body, GameSearch *out, bool annotate)
@@ -1558,6 +1655,9 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
     ev->cache = NULL;
     ev->nodes_by_id = NULL;
     ev->stopped_at = NULL;
+    ev->note_lists = NULL;
+    ev->note_seen = NULL;
+    ev->note_seen_cap = ev->note_seen_count = 0;
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->new_game) eval_families[f]->new_game(ev);
     for (uint32_t i = 0; i < ev->q->nvars; i++) {
@@ -1590,7 +1690,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
             }
             if (annotate && (matched || ev->settings.alwayscomment))
                 for (int i = 0; i < ev->npending; i++)
-                    add_note(ev, out->notes, ev->pending[i].node_id, ev->pending[i].text);
+                    add_note(ev, ev->pending[i].node_id, ev->pending[i].text);
             if (matched) count_match(ev, out, n, annotate);
             if (ev->runtime_error) {
                 out->runtime_error = arena_strdup(arena, ev->runtime_error);
@@ -1600,6 +1700,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
             }
         }
     }
+    join_notes(ev);
     ev->cur = ev->origin = NULL;
     out->stopped_at = ev->stopped_at;
     /* persistent strings must outlive the game's arena */

@@ -29,6 +29,7 @@ typedef struct EvalSettings {
     bool silent;              /* add no comment at all */
     bool nosettag;            /* settag matches and sets no tag (-nosettag) */
     bool noremovecomment;     /* removecomment matches and removes nothing (-noremovecomment) */
+    bool nouniquecomments;    /* keep identical comments added at a position (-nouniquecomments) */
     bool quiet;               /* the header or option quiet: no match string, no
                                  path Start/End comments */
     const char *matchstring;  /* comment at matched positions ("" for none) */

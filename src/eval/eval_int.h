@@ -95,6 +95,13 @@ struct Evaluator {
     const GameNode *cur;          /* where filters are evaluated */
     PendingComment *pending;      /* comments made at the current position */
     int npending, pending_cap;
+    char *match_note;             /* the match string as written (heap) */
+    /* eval.c: the comments of the nodes that got more than one, by node
+     * id, and the set of them that keeps identical comments at a node
+     * once; in the game arena, made when first needed */
+    struct NoteList *note_lists;
+    struct NoteSeen *note_seen;
+    uint32_t note_seen_cap, note_seen_count;
     CachedRegex *regexes;
     int nregexes;
     char *captures[REGEX_CAPTURES];   /* \1 ... of the last successful ~~ (heap) */

@@ -221,6 +221,7 @@ void search_init(Search *s, const SearchSettings *o, const Query *q)
     s->eval.alwayscomment = o->alwayscomment;
     s->eval.nosettag = o->nosettag;
     s->eval.noremovecomment = o->noremovecomment;
+    s->eval.nouniquecomments = o->nouniquecomments;
     s->eval.quiet = o->quiet || (h->present & QH_QUIET);
     if (s->eval.quiet) s->eval.matchstring = "";
     s->noheader = o->noheader;

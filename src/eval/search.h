@@ -30,6 +30,7 @@ typedef struct SearchSettings {
     const char *matchstring;    /* comment at matched positions; NULL: the header's or "CQL" */
     bool variations, mainline, silent, quiet, alwayscomment, noheader;
     bool nosettag, noremovecomment;  /* settag, removecomment match and change nothing */
+    bool nouniquecomments;      /* keep identical comments added at a position */
     SearchRange matchcount;     /* matched positions a game needs */
     SearchRange gamenumber;     /* games to examine */
     const char *result;         /* only games with this result */
