@@ -77,6 +77,7 @@ struct CqlSearcher {
     Evaluator *eval;
     Arena arena;                 /* the last search's caches and notes */
     GameSearch found;
+    StrBuf sort_key;             /* the last matching game's (CqlGameResult.sort_key) */
 };
 
 /* {==== setup, messages, text =============================================== */
@@ -676,6 +677,7 @@ void cql_searcher_free(CqlSearcher *s)
     if (!s) return;
     eval_free(s->eval);
     arena_free(&s->arena);
+    sb_free(&s->sort_key);
     free(s);
 }
 
@@ -689,7 +691,13 @@ bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText 
     found->matched = matched;
     found->stopped = s->found.stopped_at != NULL;
     found->matched_positions = s->found.matched_positions;
-    found->sort_value = search_sort_value(&s->query->search, &s->found);
+    found->sort_key = NULL;
+    found->sort_key_len = 0;
+    if (matched && s->query->search.sorting) {
+        search_sort_key(&s->query->search, &s->found, &s->sort_key);
+        found->sort_key = s->sort_key.data;
+        found->sort_key_len = s->sort_key.len;
+    }
     found->error = s->found.runtime_error;
     return matched;
 }

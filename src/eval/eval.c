@@ -1209,29 +1209,42 @@ void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text)
     ev->npending++;
 }
 
+/* The order of sort values, as strcmp: numbers before strings, numbers by
+ * value, strings bytewise (search.c writes a game's keys in this order). */
+static int sort_value_order(const SortValue *a, const SortValue *b)
+{
+    if (a->type != b->type) return a->type == VT_NUMBER ? -1 : 1;
+    if (a->type == VT_STRING) return strcmp(a->str, b->str);
+    return (a->num > b->num) - (a->num < b->num);
+}
+
+void eval_sort_offer(Evaluator *ev, uint32_t key, const SortValue *v)
+{
+    SortValue *best = &ev->search->sort_values[key];
+    int order = best->type == VT_NONE ? 0 : sort_value_order(v, best);
+    if (best->type == VT_NONE || (ev->q->sort_keys[key].min ? order < 0 : order > 0)) *best = *v;
+}
+
+/* sort ["title"] [min] F: F's value (a set: its size; a position: its id)
+ * offered as the game's value for the title's key (Query.sort_keys), when
+ * F matches. */
 static bool eval_sort(Evaluator *ev, const Node *n, Value *out)
 {
-    int64_t x;
     Value v;
     if (!eval_node(ev, n->kids[0], &v)) return false;
     eval_piece_to_set(ev, &v);
+    SortValue offered = {VT_NUMBER, 0, NULL};
+    if (v.type == VT_STRING) offered = (SortValue){VT_STRING, 0, v.str};
+    else if (v.type == VT_SET) offered.num = bb_popcount(v.set);
+    else if (v.type == VT_NUMBER) offered.num = v.num;
+    else if (v.type == VT_POSITION) offered.num = v.pos->id;
+    else return false;
+    eval_sort_offer(ev, (uint32_t)n->num, &offered);
     if (v.type == VT_STRING) {
-        /* a string matches; it gives the game no numeric place (chosen
-         * without a conformance vector: CQL 6.2 matches, as here) */
         *out = v;
         return true;
     }
-    if (v.type == VT_SET) x = bb_popcount(v.set);
-    else if (v.type == VT_NUMBER) x = v.num;
-    else if (v.type == VT_POSITION) x = v.pos->id;
-    else return false;
-    bool min = (n->flags & NF_MIN) != 0;
-    if (!ev->search->has_sort_value || (min ? x < ev->search->sort_value : x > ev->search->sort_value)) {
-        ev->search->has_sort_value = true;
-        ev->search->sort_value = x;
-        ev->search->sort_doc = n->text;
-    }
-    return number_value(out, x);
+    return number_value(out, offered.num);
 }
 
 /* }==== */
@@ -1665,6 +1678,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
         ev->bound[i] = false;
     }
     out->notes = ARENA_ARRAY(arena, const char *, g->node_count);
+    if (ev->q->nsort_keys) out->sort_values = ARENA_ARRAY(arena, SortValue, ev->q->nsort_keys);
     out->matched = ARENA_ARRAY(arena, bool, g->node_count);
     bool annotate = !ev->settings.silent;
     /* a body of one filter is that filter (a compound's value is its last member's) */

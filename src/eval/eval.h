@@ -36,15 +36,21 @@ typedef struct EvalSettings {
     int64_t last_game_number; /* the value of `lastgamenumber` (set by the caller before a run) */
 } EvalSettings;
 
+/* A game's value for one sort key (Query.sort_keys): the best its filters
+ * gave, a number or a string; VT_NONE when they gave none. Values are
+ * ordered numbers first, numbers by value, strings bytewise. */
+typedef struct SortValue {
+    ValueType type;
+    int64_t num;              /* VT_NUMBER */
+    const char *str;          /* VT_STRING, in the game's arena or the query */
+} SortValue;
+
 /* What the search of one game found. Strings live in the game's arena. */
 typedef struct GameSearch {
     long matched_positions;
     bool *matched;            /* per node id: the body matched there */
     const char **notes;       /* per node id: comment text to add, or NULL */
-    bool has_sort_value;
-    int64_t sort_value;       /* the game's `sort` value (max, or min with `sort min`) */
-    const char *sort_doc;     /* the sort's documentation string, or NULL */
-    bool sort_quiet;          /* the sort value is not written (`hhdb sort`) */
+    SortValue *sort_values;   /* by sort key (Query.sort_keys), or NULL when none */
     Tag *set_tags;            /* tags given by `settag`, in the order first set */
     int nset_tags;
     bool *remove_comment;     /* per node id: `removecomment` was evaluated there, or NULL */

@@ -234,6 +234,10 @@ bool eval_regex_while(Evaluator *ev, const Node *regex, const Node *body);
 /* The regular-expression match a while test is, through parentheses, or NULL. */
 const Node *eval_while_regex(const Node *test);
 
+/* eval.c: offers v as the game's value for sort key `key`: kept when it is
+ * better than the value so far (larger; smaller for a `sort min` key) */
+void eval_sort_offer(Evaluator *ev, uint32_t key, const SortValue *v);
+
 /* nav.c: the lowest common ancestor of two nodes */
 const GameNode *eval_common_ancestor(const GameNode *a, const GameNode *b);
 
