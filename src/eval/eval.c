@@ -1189,12 +1189,16 @@ static bool eval_message(Evaluator *ev, const Node *n, Value *out)
     return true;
 }
 
-/* A copy of an added comment's text as it is written: '{' and '}', which
- * would end or nest a PGN comment, become '_' (CQL 6.2). */
+void eval_unbrace(char *text)
+{
+    for (char *c = strpbrk(text, "{}"); c; c = strpbrk(c + 1, "{}")) *c = '_';
+}
+
+/* A copy of an added comment's text as it is written (eval_unbrace). */
 static char *note_text(Arena *a, const char *text)
 {
     char *copy = arena_strdup(a, text);
-    for (char *c = strpbrk(copy, "{}"); c; c = strpbrk(c + 1, "{}")) *c = '_';
+    eval_unbrace(copy);
     return copy;
 }
 
@@ -1469,7 +1473,7 @@ Evaluator *eval_new(const Query *q, const EvalSettings *s)
     ev->call_args = xcalloc(q->ncall_args ? q->ncall_args : 1, sizeof *ev->call_args);
     arena_init(&ev->persistent_strings, 4096);
     ev->match_note = xstrdup(s->matchstring ? s->matchstring : "");
-    for (char *c = strpbrk(ev->match_note, "{}"); c; c = strpbrk(c + 1, "{}")) *c = '_';
+    eval_unbrace(ev->match_note);
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->init) eval_families[f]->init(ev);
     return ev;

@@ -101,6 +101,10 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
  * false. */
 bool eval_at_start(Evaluator *ev, const Game *g, const Node *n, bool *sure);
 
+/* Writes '{' and '}' in text as '_': the text of a comment cql adds, which
+ * must neither end nor open a PGN comment (CQL 6.2). */
+void eval_unbrace(char *text);
+
 /* Writes `name: value` for every persistent variable and every dictionary
  * that is not local (`D: {"a": 1, "b": 2}`), at the end of a run. */
 void eval_print_persistent(const Evaluator *ev, StrBuf *out);

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "pgn/writer.h"
-#include "query/hhdb_keys.h"
 
 static bool result_matches(const Search *s, const Game *g)
 {
@@ -82,7 +81,7 @@ static void append_sort_values(const Search *s, const GameSearch *found, StrBuf 
         else if (v->type == VT_STRING) sb_append(out, v->str);
         else sb_printf(out, "%lld", (long long)v->num);
     }
-    for (char *c = out->data + from; (c = strpbrk(c, "{}")); c++) *c = '_';
+    eval_unbrace(out->data + from);
 }
 
 /* Whether a game's first comment gets sort values (append_sort_values). */

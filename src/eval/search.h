@@ -87,9 +87,9 @@ bool search_matches(const Search *s, Evaluator *ev, const Game *g, bool tags_tes
  * (CQL 6.2, cql62-fidelity-2.md R9). */
 void search_sort_key(const Search *s, const GameSearch *found, StrBuf *key);
 
-/* Appends a matching game to out as cql writes it: "Game number N" (and the
- * sort value) joined to the initial position's note, the notes the search
- * made, and the tags the query set. */
+/* Appends a matching game to out as cql writes it: "Game number N" joined
+ * to the initial position's note (then the sort values), the notes the
+ * search made, and the tags the query set. */
 void search_write_game(const Search *s, const Game *g, GameSearch *found, Arena *a, StrBuf *out);
 
 #endif
