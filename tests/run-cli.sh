@@ -217,6 +217,33 @@ if LC_ALL=C grep -q "$(printf '[\001\377\376]')" "$T/err"; then bad "binary byte
 expect_rc "sort, no match" 0 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn" -o "$T/s.pgn" -cql 'sort ply false'
 expect_grep "sort, no match summary" "$T/out" '^0 matches of 1 game'
 
+# ---- several sort filters: the games in the order of the keys, lexicographically;
+# their values at the end of the first comment (CQL 6.2, cql62-fidelity-2.md
+# R9; one blank before them, as every run of blanks in a comment is written),
+# on one thread and on three
+for fen in 4k3/ppp5/8/8/8/8/PP6/4K3 4k3/p7/8/8/8/8/PP6/4K3 4k3/ppppp3/8/8/8/8/PPP5/4K3 4k3/8/8/8/8/8/P7/4K3; do
+    printf '[Event "?"]\n[SetUp "1"]\n[FEN "%s w - - 0 1"]\n\n1. Kf2 *\n\n' "$fen"
+done >"$T/pawns.pgn"
+printf 'cql()\ninitial\nsort "wp" #P\nsort min "bp" #p\n' >"$T/two-keys.cql"
+for threads in 1 3; do
+    expect_rc "two sort keys, $threads threads" 0 "$CQL" -threads $threads -i "$T/pawns.pgn" -o "$T/keys$threads.pgn" "$T/two-keys.cql"
+done
+expect_same "two sort keys: the same output on 1 and 3 threads" "$T/keys1.pgn" "$T/keys3.pgn"
+expect_eq "two sort keys: order and values" "$(grep '^{Game number' "$T/keys1.pgn" | tr '\n' '|')" \
+    "{Game number 3 CQL wp: 3 bp: 5} 1. Kf2 *|{Game number 2 CQL wp: 2 bp: 1} 1. Kf2 *|{Game number 1 CQL wp: 2 bp: 3} 1. Kf2 *|{Game number 4 CQL wp: 1 bp: 0} 1. Kf2 *|"
+expect_rc "a sort key without a value" 0 "$CQL" -i "$T/pawns.pgn" -o "$T/none.pgn" -cql 'initial {sort "bp" {#p > 0 #p}} or true'
+expect_eq "a sort key without a value: last, written none" "$(grep '^{Game number' "$T/none.pgn" | tr '\n' '|')" \
+    "{Game number 3 CQL bp: 5} 1. Kf2 *|{Game number 1 CQL bp: 3} 1. Kf2 *|{Game number 2 CQL bp: 1} 1. Kf2 *|{Game number 4 CQL bp: none} 1. Kf2 *|"
+printf '[Event "?"]\n\n{before} 1. e4 *\n' >"$T/commented.pgn"
+expect_rc "sort values after an input comment" 0 "$CQL" -i "$T/commented.pgn" -o "$T/c.pgn" -cql 'initial sort "n" 2 + 1'
+expect_grep "sort values after an input comment: written" "$T/c.pgn" '^{before Game number 1 CQL n: 3} 1. e4 \*$'
+# many games in chunks of 2 KB on 1 and 3 threads: the same order
+SORTQ='sort min "pieces" #A sort "plies" ply'
+CQL_CHUNK_BYTES=2048 "$CQL" -threads 1 -i "$DATA/generated/engine-games-2000.pgn" -o "$T/sorted1.pgn" -cql "$SORTQ" >/dev/null 2>&1
+CQL_CHUNK_BYTES=2048 "$CQL" -threads 3 -i "$DATA/generated/engine-games-2000.pgn" -o "$T/sorted3.pgn" -cql "$SORTQ" >/dev/null 2>&1
+if [ -s "$T/sorted1.pgn" ]; then ok; else bad "two sort keys on many games: nothing written"; fi
+expect_same "two sort keys on many games: the same output on 1 and 3 threads" "$T/sorted1.pgn" "$T/sorted3.pgn"
+
 # ---- an interrupted or failed run leaves no half-written file under the real name
 expect_rc "unwritable output" 2 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn" -o "$T/no/such/dir/out.pgn" "$T/true.cql"
 expect_grep "unwritable output message" "$T/err" "cannot write output file"

@@ -68,7 +68,7 @@ typedef struct CliOptions {
     bool similar_nosort, similar_notransform;
     bool wtm, btm;
     /* what is written */
-    bool nosettag, noremovecomment, noclobber;
+    bool nosettag, noremovecomment, nouniquecomments, noclobber;
     /* how the run reports */
     long lineincrement;         /* -lineincrement N: a line every N games (0: none) */
     bool progress;              /* -progress: the live line even when stderr is no terminal */

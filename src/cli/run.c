@@ -85,6 +85,7 @@ static CqlSettings settings_of(const CliOptions *o)
         .noheader = o->noheader,
         .nosettag = o->nosettag,
         .noremovecomment = o->noremovecomment,
+        .nouniquecomments = o->nouniquecomments,
         .matchcount = option_range(o->matchcount),
         .gamenumber = option_range(o->gamenumber),
         .result = o->result,

@@ -457,9 +457,11 @@ static bool eval_loop(Evaluator *ev, const Node *n, Value *out)
     return true;
 }
 
-/* while (T) F: evaluates F as long as T matches, stopping early when F does
- * not match; always matches, no value (stopping on a failing body was chosen
- * without a conformance vector). */
+/* while (T) F: evaluates F as long as T matches, whether or not F matched;
+ * always matches, also when T fails at once, and has no value (CQL 6.2,
+ * cql62-fidelity-2.md R5). A while whose test and body change no variable
+ * is refused before the run (eval_check_supported); one whose test keeps
+ * matching never ends, as in CQL. */
 const Node *eval_while_regex(const Node *test)
 {
     while (test && (test->kind == ND_PAREN || (test->kind == ND_COMPOUND && test->nkids == 1)))
@@ -474,8 +476,7 @@ static bool eval_while(Evaluator *ev, const Node *n, Value *out)
     const Node *regex = eval_while_regex(n->kids[0]);
     if (regex) return eval_regex_while(ev, regex, n->kids[1]);
     Value v;
-    while (eval_node(ev, n->kids[0], &v) && eval_node(ev, n->kids[1], &v)) {
-    }
+    while (eval_node(ev, n->kids[0], &v)) eval_node(ev, n->kids[1], &v);
     return true;
 }
 
@@ -868,7 +869,11 @@ static bool eval_pawns(Evaluator *ev, const Node *n, Value *out)
     }
 }
 
-/* square [all] x in Z F, piece [all] x in Z F, x∊Z F, ∀x∊Z F, ◭x∊Z F */
+/* square [all] x in Z F, piece [all] x in Z F, x∊Z F, ∀x∊Z F, ◭x∊Z F. The
+ * variable is bound for the body and unbound after it. When the body is
+ * about to run and the variable already has a value (assigned before, or
+ * the variable of an enclosing iteration), the run stops, as in CQL 6.2
+ * (cql62-fidelity-2.md R12). */
 static bool eval_square_iter(Evaluator *ev, const Node *n, Value *out)
 {
     if (n->kids[0]->type == VT_DICTIONARY) return eval_dict_iterate(ev, n, out);
@@ -878,8 +883,12 @@ static bool eval_square_iter(Evaluator *ev, const Node *n, Value *out)
     if (pieces) domain &= pos_occupied(cur_pos(ev));
     bool all = (n->flags & NF_ALL) != 0;
     int32_t slot = n->slot;
-    Value saved = ev->vars[slot];
-    bool saved_bound = ev->bound[slot];
+    if (domain && ev->bound[slot]) {
+        eval_stop_run(ev, n, "the variable '%s' of this %s iteration already has a value (an iteration "
+                      "variable must be unbound when its body runs)", ev->q->vars[slot].name,
+                      pieces ? "piece" : "square");
+        return false;
+    }
     Bitboard hits = 0;
     bool every = true;
     for (Bitboard b = domain; b;) {
@@ -902,8 +911,7 @@ static bool eval_square_iter(Evaluator *ev, const Node *n, Value *out)
             if (all) break;
         }
     }
-    ev->vars[slot] = saved;
-    ev->bound[slot] = saved_bound;
+    ev->bound[slot] = false;
     if (all) return every;
     return set_value(out, hits);
 }
@@ -1009,12 +1017,28 @@ static bool eval_state_number(Evaluator *ev, const Node *n, Value *out)
 /* }==== */
 /* {==== game facts ============================================================= */
 
-/* A tag of the game as the query sees it: a value given by `settag` earlier
- * in this game wins over the input's (chosen without a conformance vector). */
+/* What a tag the game does not have reads as (CQL 6.2): "?" for Event,
+ * Site, White and Black, "????.??.??" for Date; NULL (no value) otherwise. */
+static const char *missing_tag_value(const char *name)
+{
+    static const char *const question_mark[] = {"Event", "Site", "White", "Black"};
+    for (size_t i = 0; i < sizeof question_mark / sizeof question_mark[0]; i++)
+        if (strcmp(name, question_mark[i]) == 0) return "?";
+    return strcmp(name, "Date") == 0 ? "????.??.??" : NULL;
+}
+
+/* A tag of the game as the query sees it, NULL when it has no value: a
+ * value given by `settag` earlier in this game wins over the input's
+ * (chosen without a conformance vector); a missing tag reads as
+ * missing_tag_value says; an empty value, and an ECO of "?", are no value
+ * (CQL 6.2, cql62-fidelity-2.md R19). */
 static const char *current_tag(const Evaluator *ev, const char *name)
 {
     const Tag *set = game_tag_find(ev->search->set_tags, ev->search->nset_tags, name);
-    return set ? set->value : game_tag(ev->game, name);
+    const char *value = set ? set->value : game_tag(ev->game, name);
+    if (!value) return missing_tag_value(name);
+    if (!value[0] || (strcmp(value, "?") == 0 && strcmp(name, "ECO") == 0)) return NULL;
+    return value;
 }
 
 /* The tag's value; with a search string, a case-sensitive substring test. */
@@ -1145,8 +1169,10 @@ static bool eval_elo(Evaluator *ev, const Node *n, Value *out)
     bool has_b = tag_number(current_tag(ev, "BlackElo"), &b);
     if (n->flags & NF_WHITE) return has_w && number_value(out, w);
     if (n->flags & NF_BLACK) return has_b && number_value(out, b);
-    /* elo alone: the rating of the side to move */
-    return cur_pos(ev)->side == WHITE ? has_w && number_value(out, w) : has_b && number_value(out, b);
+    /* elo alone: the higher of the two ratings, the same at every position
+     * (CQL 6.2: "the maximum Elo of the two players") */
+    if (!has_w && !has_b) return false;
+    return number_value(out, !has_b || (has_w && w > b) ? w : b);
 }
 
 static bool eval_result(Evaluator *ev, const Node *n, Value *out)
@@ -1196,6 +1222,19 @@ static bool eval_message(Evaluator *ev, const Node *n, Value *out)
     return true;
 }
 
+void eval_unbrace(char *text)
+{
+    for (char *c = strpbrk(text, "{}"); c; c = strpbrk(c + 1, "{}")) *c = '_';
+}
+
+/* A copy of an added comment's text as it is written (eval_unbrace). */
+static char *note_text(Arena *a, const char *text)
+{
+    char *copy = arena_strdup(a, text);
+    eval_unbrace(copy);
+    return copy;
+}
+
 void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text)
 {
     if (ev->npending == ev->pending_cap) {
@@ -1203,33 +1242,46 @@ void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text)
         ev->pending = xrealloc(ev->pending, sizeof *ev->pending * (size_t)ev->pending_cap);
     }
     ev->pending[ev->npending].node_id = at->id;
-    ev->pending[ev->npending].text = arena_strdup(eval_strings(ev), text);
+    ev->pending[ev->npending].text = note_text(eval_strings(ev), text);
     ev->npending++;
 }
 
+/* The order of sort values, as strcmp: numbers before strings, numbers by
+ * value, strings bytewise (search.c writes a game's keys in this order). */
+static int sort_value_order(const SortValue *a, const SortValue *b)
+{
+    if (a->type != b->type) return a->type == VT_NUMBER ? -1 : 1;
+    if (a->type == VT_STRING) return strcmp(a->str, b->str);
+    return (a->num > b->num) - (a->num < b->num);
+}
+
+void eval_sort_offer(Evaluator *ev, uint32_t key, const SortValue *v)
+{
+    SortValue *best = &ev->search->sort_values[key];
+    int order = best->type == VT_NONE ? 0 : sort_value_order(v, best);
+    if (best->type == VT_NONE || (ev->q->sort_keys[key].min ? order < 0 : order > 0)) *best = *v;
+}
+
+/* sort ["title"] [min] F: F's value (a set: its size; a position: its id)
+ * offered as the game's value for the title's key (Query.sort_keys), when
+ * F matches. */
 static bool eval_sort(Evaluator *ev, const Node *n, Value *out)
 {
-    int64_t x;
     Value v;
     if (!eval_node(ev, n->kids[0], &v)) return false;
     eval_piece_to_set(ev, &v);
+    SortValue offered = {VT_NUMBER, 0, NULL};
+    if (v.type == VT_STRING) offered = (SortValue){VT_STRING, 0, v.str};
+    else if (v.type == VT_SET) offered.num = bb_popcount(v.set);
+    else if (v.type == VT_NUMBER) offered.num = v.num;
+    else if (v.type == VT_POSITION) offered.num = v.pos->id;
+    else return false;
+    eval_sort_offer(ev, (uint32_t)n->num, &offered);
     if (v.type == VT_STRING) {
-        /* a string matches; it gives the game no numeric place (chosen
-         * without a conformance vector: CQL 6.2 matches, as here) */
         *out = v;
         return true;
     }
-    if (v.type == VT_SET) x = bb_popcount(v.set);
-    else if (v.type == VT_NUMBER) x = v.num;
-    else if (v.type == VT_POSITION) x = v.pos->id;
-    else return false;
-    bool min = (n->flags & NF_MIN) != 0;
-    if (!ev->search->has_sort_value || (min ? x < ev->search->sort_value : x > ev->search->sort_value)) {
-        ev->search->has_sort_value = true;
-        ev->search->sort_value = x;
-        ev->search->sort_doc = n->text;
-    }
-    return number_value(out, x);
+    return number_value(out, offered.num);
 }
 
 /* }==== */
@@ -1374,8 +1426,8 @@ static bool check_node(const Node *n, void *ctx)
         || (n->kind == ND_WHILE && !eval_while_regex(n->kids[0]) && !filter_tree_writes(n->kids[0])
             && !filter_tree_writes(n->kids[1]))) {
         diag_at(c->diag, &c->q->src, n->span, DIAG_ERROR,
-                "'%s' would repeat for ever once its body matches: nothing in it changes a variable",
-                ast_kind_name(n->kind));
+                "'%s' would repeat for ever once its %s matches: nothing in it changes a variable",
+                ast_kind_name(n->kind), n->kind == ND_LOOP ? "body" : "test");
         c->ok = false;
         return false;
     }
@@ -1453,6 +1505,8 @@ Evaluator *eval_new(const Query *q, const EvalSettings *s)
     ev->bound = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->bound);
     ev->call_args = xcalloc(q->ncall_args ? q->ncall_args : 1, sizeof *ev->call_args);
     arena_init(&ev->persistent_strings, 4096);
+    ev->match_note = xstrdup(s->matchstring ? s->matchstring : "");
+    eval_unbrace(ev->match_note);
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->init) eval_families[f]->init(ev);
     return ev;
@@ -1465,6 +1519,7 @@ void eval_free(Evaluator *ev)
     free(ev->bound);
     free(ev->call_args);
     free(ev->pending);
+    free(ev->match_note);
     free(ev->runtime_error);
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->free) eval_families[f]->free(ev);
@@ -1477,21 +1532,106 @@ Arena *eval_strings(Evaluator *ev)
     return ev->arena;
 }
 
-/* Appends text to the note of node id, space-separated. */
-static void add_note(Evaluator *ev, const char **notes, int32_t id, const char *text)
+/* {==== the notes of a game ====================================================== */
+
+/* The comments added at a node with more than one, in order, joined into
+ * its note when the game's search ends (join_notes). */
+typedef struct NotePart {
+    const char *text;
+    struct NotePart *next;
+} NotePart;
+struct NoteList {
+    NotePart *first, *last;
+};
+/* A comment added at a node, in the set that keeps identical ones once. */
+struct NoteSeen {
+    const char *text;         /* NULL: an empty slot */
+    int32_t node_id;
+};
+
+static uint64_t note_hash(int32_t id, const char *text)
 {
+    uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)(uint32_t)id;   /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) h = (h ^ *p) * 0x100000001b3ULL;
+    return h ^ (h >> 29);
+}
+
+/* Adds text at node id to the set of comments added at nodes with more
+ * than one; false when the same text is there already. */
+static bool note_seen_add(Evaluator *ev, int32_t id, const char *text)
+{
+    if (2 * (ev->note_seen_count + 1) > ev->note_seen_cap) {   /* at most half full */
+        uint32_t cap = ev->note_seen_cap ? 2 * ev->note_seen_cap : 64;
+        struct NoteSeen *grown = ARENA_ARRAY(ev->arena, struct NoteSeen, cap);
+        for (uint32_t i = 0; i < ev->note_seen_cap; i++) {
+            const struct NoteSeen *e = &ev->note_seen[i];
+            if (!e->text) continue;
+            uint32_t j = (uint32_t)note_hash(e->node_id, e->text) & (cap - 1);
+            while (grown[j].text) j = (j + 1) & (cap - 1);
+            grown[j] = *e;
+        }
+        ev->note_seen = grown;
+        ev->note_seen_cap = cap;
+    }
+    uint32_t j = (uint32_t)note_hash(id, text) & (ev->note_seen_cap - 1);
+    for (; ev->note_seen[j].text; j = (j + 1) & (ev->note_seen_cap - 1))
+        if (ev->note_seen[j].node_id == id && strcmp(ev->note_seen[j].text, text) == 0) return false;
+    ev->note_seen[j] = (struct NoteSeen){text, id};
+    ev->note_seen_count++;
+    return true;
+}
+
+static NotePart *new_note_part(Evaluator *ev, const char *text)
+{
+    NotePart *part = arena_alloc(ev->arena, sizeof *part);
+    *part = (NotePart){text, NULL};
+    return part;
+}
+
+/* Adds a comment at node id. A text added there before is not added again
+ * (CQL 6.2 keeps identical comments once), unless `nouniquecomments`. */
+static void add_note(Evaluator *ev, int32_t id, const char *text)
+{
+    const char **notes = ev->search->notes;
     if (!text[0]) return;
-    if (!notes[id]) {
+    if (!notes[id]) {   /* nearly always: the first comment at the node */
         notes[id] = text;
         return;
     }
-    size_t a = strlen(notes[id]), b = strlen(text);
-    char *s = arena_alloc(ev->arena, a + b + 2);
-    memcpy(s, notes[id], a);
-    s[a] = ' ';
-    memcpy(s + a + 1, text, b + 1);
-    notes[id] = s;
+    bool unique = !ev->settings.nouniquecomments;
+    if (!ev->note_lists) ev->note_lists = ARENA_ARRAY(ev->arena, struct NoteList, ev->game->node_count);
+    struct NoteList *list = &ev->note_lists[id];
+    if (!list->first) {
+        if (unique && strcmp(notes[id], text) == 0) return;
+        list->first = list->last = new_note_part(ev, notes[id]);
+        if (unique) note_seen_add(ev, id, notes[id]);
+    }
+    if (unique && !note_seen_add(ev, id, text)) return;
+    list->last = list->last->next = new_note_part(ev, text);
 }
+
+/* The note of each node with several comments: them all, in order,
+ * separated by a blank. */
+static void join_notes(Evaluator *ev)
+{
+    if (!ev->note_lists) return;
+    for (int32_t id = 0; id < ev->game->node_count; id++) {
+        const NotePart *first = ev->note_lists[id].first;
+        if (!first) continue;
+        size_t len = 0;
+        for (const NotePart *p = first; p; p = p->next) len += strlen(p->text) + 1;
+        char *joined = arena_alloc(ev->arena, len), *at = joined;
+        for (const NotePart *p = first; p; p = p->next) {
+            size_t n = strlen(p->text);
+            memcpy(at, p->text, n);
+            at[n] = p->next ? ' ' : '\0';
+            at += n + 1;
+        }
+        ev->search->notes[id] = joined;
+    }
+}
+
+/* }==== */
 
 /* X attacks Y (or Y attackedby X) with two piece designators (Q attacks k). */
 static bool is_designator_attack(const Node *body)
@@ -1516,7 +1656,7 @@ static inline void count_match(Evaluator *ev, GameSearch *out, const GameNode *n
 {
     out->matched_positions++;
     out->matched[n->id] = true;
-    if (annotate) add_note(ev, out->notes, n->id, ev->settings.matchstring);
+    if (annotate) add_note(ev, n->id, ev->match_note);
 }
 
 static void search_direct_body(Evaluator *ev, const Node *body, GameSearch *out, bool annotate)
@@ -1566,6 +1706,9 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
     ev->nodes_by_id = NULL;
     ev->stopped_at = NULL;
     ev->stop_reason = NULL;
+    ev->note_lists = NULL;
+    ev->note_seen = NULL;
+    ev->note_seen_cap = ev->note_seen_count = 0;
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->new_game) eval_families[f]->new_game(ev);
     for (uint32_t i = 0; i < ev->q->nvars; i++) {
@@ -1573,6 +1716,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
         ev->bound[i] = false;
     }
     out->notes = ARENA_ARRAY(arena, const char *, g->node_count);
+    if (ev->q->nsort_keys) out->sort_values = ARENA_ARRAY(arena, SortValue, ev->q->nsort_keys);
     out->matched = ARENA_ARRAY(arena, bool, g->node_count);
     bool annotate = !ev->settings.silent;
     /* a body of one filter is that filter (a compound's value is its last member's) */
@@ -1598,7 +1742,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
             }
             if (annotate && (matched || ev->settings.alwayscomment))
                 for (int i = 0; i < ev->npending; i++)
-                    add_note(ev, out->notes, ev->pending[i].node_id, ev->pending[i].text);
+                    add_note(ev, ev->pending[i].node_id, ev->pending[i].text);
             if (matched) count_match(ev, out, n, annotate);
             if (ev->runtime_error) {
                 out->runtime_error = arena_strdup(arena, ev->runtime_error);
@@ -1608,6 +1752,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
             }
         }
     }
+    join_notes(ev);
     ev->cur = ev->origin = NULL;
     out->stopped_at = ev->stopped_at;
     out->stop_reason = ev->stop_reason;

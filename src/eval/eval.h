@@ -29,6 +29,7 @@ typedef struct EvalSettings {
     bool silent;              /* add no comment at all */
     bool nosettag;            /* settag matches and sets no tag (-nosettag) */
     bool noremovecomment;     /* removecomment matches and removes nothing (-noremovecomment) */
+    bool nouniquecomments;    /* keep identical comments added at a position (-nouniquecomments) */
     bool quiet;               /* the header or option quiet: no match string, no
                                  path Start/End comments */
     const char *matchstring;  /* comment at matched positions ("" for none) */
@@ -37,15 +38,21 @@ typedef struct EvalSettings {
     const struct Submissions *submissions;
 } EvalSettings;
 
+/* A game's value for one sort key (Query.sort_keys): the best its filters
+ * gave, a number or a string; VT_NONE when they gave none. Values are
+ * ordered numbers first, numbers by value, strings bytewise. */
+typedef struct SortValue {
+    ValueType type;
+    int64_t num;              /* VT_NUMBER */
+    const char *str;          /* VT_STRING, in the game's arena or the query */
+} SortValue;
+
 /* What the search of one game found. Strings live in the game's arena. */
 typedef struct GameSearch {
     long matched_positions;
     bool *matched;            /* per node id: the body matched there */
     const char **notes;       /* per node id: comment text to add, or NULL */
-    bool has_sort_value;
-    int64_t sort_value;       /* the game's `sort` value (max, or min with `sort min`) */
-    const char *sort_doc;     /* the sort's documentation string, or NULL */
-    bool sort_quiet;          /* the sort value is not written (`hhdb sort`) */
+    SortValue *sort_values;   /* by sort key (Query.sort_keys), or NULL when none */
     Tag *set_tags;            /* tags given by `settag`, in the order first set */
     int nset_tags;
     bool *remove_comment;     /* per node id: `removecomment` was evaluated there, or NULL */
@@ -97,6 +104,10 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
  * raises an error (for the search to meet and report), true with *sure
  * false. */
 bool eval_at_start(Evaluator *ev, const Game *g, const Node *n, bool *sure);
+
+/* Writes '{' and '}' in text as '_': the text of a comment cql adds, which
+ * must neither end nor open a PGN comment (CQL 6.2). */
+void eval_unbrace(char *text);
 
 /* Writes `name: value` for every persistent variable and every dictionary
  * that is not local (`D: {"a": 1, "b": 2}`), at the end of a run. */

@@ -96,6 +96,13 @@ struct Evaluator {
     const GameNode *cur;          /* where filters are evaluated */
     PendingComment *pending;      /* comments made at the current position */
     int npending, pending_cap;
+    char *match_note;             /* the match string as written (heap) */
+    /* eval.c: the comments of the nodes that got more than one, by node
+     * id, and the set of them that keeps identical comments at a node
+     * once; in the game arena, made when first needed */
+    struct NoteList *note_lists;
+    struct NoteSeen *note_seen;
+    uint32_t note_seen_cap, note_seen_count;
     CachedRegex *regexes;
     int nregexes;
     char *captures[REGEX_CAPTURES];   /* \1 ... of the last successful ~~ (heap) */
@@ -246,6 +253,10 @@ bool eval_dash_finds_no_move(Evaluator *ev, const Node *dash, bool *none);
 bool eval_regex_while(Evaluator *ev, const Node *regex, const Node *body);
 /* The regular-expression match a while test is, through parentheses, or NULL. */
 const Node *eval_while_regex(const Node *test);
+
+/* eval.c: offers v as the game's value for sort key `key`: kept when it is
+ * better than the value so far (larger; smaller for a `sort min` key) */
+void eval_sort_offer(Evaluator *ev, uint32_t key, const SortValue *v);
 
 /* nav.c: the lowest common ancestor of two nodes */
 const GameNode *eval_common_ancestor(const GameNode *a, const GameNode *b);

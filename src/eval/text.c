@@ -116,7 +116,7 @@ bool eval_regex_while(Evaluator *ev, const Node *regex, const Node *body)
     while (from <= len && regex_match_from(ev, re, text, from, &end)) {
         /* the next match starts after this one (one byte on, after an empty one) */
         from = end > from ? end : end + 1;
-        if (!eval_node(ev, body, &v)) break;
+        eval_node(ev, body, &v);   /* its result does not count (R5) */
     }
     return true;
 }
