@@ -299,7 +299,13 @@ static bool eval_var(Evaluator *ev, const Node *n, Value *out)
         out->dict_slot = n->slot;
         return true;
     }
-    if (!ev->bound[n->slot]) return false;
+    if (!ev->bound[n->slot]) {
+        /* reading a variable without a value stops the run, as in CQL 6.2
+         * (cql62-fidelity-2.md R12); `isbound x` asks without reading */
+        eval_stop_run(ev, n, "the variable '%s' has no value here (it was not assigned yet, or was unbound "
+                      "after an iteration or by 'unbind')", ev->q->vars[n->slot].name);
+        return false;
+    }
     *out = ev->vars[n->slot];
     if (out->type == VT_SET || out->type == VT_PIECE) {
         /* a set variable matches when its set is not empty */
