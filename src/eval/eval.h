@@ -33,6 +33,7 @@ typedef struct EvalSettings {
                                  path Start/End comments */
     const char *matchstring;  /* comment at matched positions ("" for none) */
     int64_t last_game_number; /* the value of `lastgamenumber` (set by the caller before a run) */
+    uint64_t max_regex_steps; /* the steps one evaluation of `~~` may take (0: REGEX_DEFAULT_STEPS) */
 } EvalSettings;
 
 /* What the search of one game found. Strings live in the game's arena. */
