@@ -225,7 +225,7 @@ static int rx_class_atom(RxParser *p, RxSet *set)
         char kind = p->pat[p->pos + 1];
         size_t start = p->pos + 2, end = start;
         while (end + 1 < p->len && !(p->pat[end] == kind && p->pat[end + 1] == ']')) end++;
-        if (end + 1 >= p->len) return rx_fail(p, at, "missing ']' after '[:', '[.' or '['='");
+        if (end + 1 >= p->len) return rx_fail(p, at, "missing ']' after '[:', '[.' or '[='");
         p->pos = end + 2;
         size_t n = end - start;
         if (kind != ':') {
@@ -931,15 +931,15 @@ static bool rx_word_boundary(const RxMatcher *m, size_t pos)
     return before != after;
 }
 
-/* Runs the program from start; on a match, the slots hold the groups. */
+/* Runs the program from start; on a match, the slots hold the groups.
+ * Without a match every slot is back to unset and the stack empty (each
+ * change of a slot is undone when the search backtracks past it). */
 static RegexResult rx_run(RxMatcher *m, size_t start)
 {
     const RxInst *prog = m->re->prog;
     const size_t len = m->len, captures = 2 * ((size_t)m->re->ngroups + 1);
     size_t pos = start;
     uint32_t pc = 0;
-    for (size_t i = 0; i < m->nslots; i++) m->slots[i] = REGEX_UNSET;
-    m->nframes = m->nlooks = m->nlog = 0;
     for (;;) {
         if (m->steps == 0) return REGEX_OVER_BUDGET;
         m->steps--;
@@ -1071,6 +1071,7 @@ RegexResult regex_search(const Regex *re, const char *text, size_t len, size_t f
         .memo_off = (flags & REGEX_NO_MEMO) || re->has_backrefs,
     };
     m.slots = m.nslots <= RX_FEW_SLOTS ? m.few_slots : xmalloc(sizeof *m.slots * m.nslots);
+    for (size_t i = 0; i < m.nslots; i++) m.slots[i] = REGEX_UNSET;
     size_t last = (flags & REGEX_CONTINUOUS) || re->anchored ? from : len;
     RegexResult r = REGEX_NO_MATCH;
     for (size_t start = from; start <= last && r == REGEX_NO_MATCH; start++) {

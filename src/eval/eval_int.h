@@ -64,7 +64,7 @@ typedef struct PathSeen {
 /* A compiled `~~` pattern, reused for the whole run. */
 typedef struct CachedRegex {
     char *pattern;
-    Regex *compiled;              /* NULL when the pattern is not a regular expression */
+    Regex *compiled;
 } CachedRegex;
 
 #define REGEX_CAPTURES 10

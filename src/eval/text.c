@@ -22,9 +22,12 @@
 #include "query/contexts.h"
 #include "eval/eval_int.h"
 
-/* Patterns kept compiled for the run; past them (patterns computed while
- * searching, all different) a pattern is compiled for one use. */
+/* Patterns kept compiled for the run, and their instructions in all (16
+ * bytes each); past them (patterns computed while searching, all
+ * different) a pattern is compiled for one use, as is one that is not a
+ * regular expression. */
 #define REGEX_CACHE_MAX 64
+#define REGEX_CACHE_INSTRUCTIONS 1000000
 
 /* The compiled pattern, or NULL when it is not a regular expression (a
  * pattern written in the query is checked when the query is compiled; one
@@ -37,7 +40,10 @@ static Regex *compiled_regex(Evaluator *ev, const char *pattern, bool *once)
         if (strcmp(ev->regexes[i].pattern, pattern) == 0) return ev->regexes[i].compiled;
     RegexError err;
     Regex *re = regex_compile(pattern, strlen(pattern), &err);
-    if (ev->nregexes == REGEX_CACHE_MAX) {
+    if (!re) return NULL;
+    size_t cached = regex_size(re);
+    for (int i = 0; i < ev->nregexes; i++) cached += regex_size(ev->regexes[i].compiled);
+    if (ev->nregexes == REGEX_CACHE_MAX || cached > REGEX_CACHE_INSTRUCTIONS) {
         *once = true;
         return re;
     }
