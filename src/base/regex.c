@@ -669,12 +669,17 @@ static void rx_compile_node(RxCompiler *c, int i)
     switch ((RxKind)n->kind) {
     case RX_EMPTY:
         break;
-    case RX_BYTE:
-        rx_emit(c, OP_BYTE, (uint32_t)n->value, 0);
+    case RX_BYTE: case RX_SET: case RX_BACKREF:
+    case RX_BOL: case RX_EOL: case RX_WORD_BOUNDARY: case RX_NOT_WORD_BOUNDARY: {
+        /* one instruction, with the node's value (a byte, a set, a group) */
+        static const uint8_t op[] = {
+            [RX_BYTE] = OP_BYTE, [RX_SET] = OP_SET, [RX_BACKREF] = OP_BACKREF, [RX_BOL] = OP_BOL,
+            [RX_EOL] = OP_EOL, [RX_WORD_BOUNDARY] = OP_WORD_BOUNDARY,
+            [RX_NOT_WORD_BOUNDARY] = OP_NOT_WORD_BOUNDARY,
+        };
+        rx_emit(c, (RxOp)op[n->kind], (uint32_t)n->value, 0);
         break;
-    case RX_SET:
-        rx_emit(c, OP_SET, (uint32_t)n->value, 0);
-        break;
+    }
     case RX_CAT:
         for (int k = n->kid; k >= 0; k = c->nodes[k].next) rx_compile_node(c, k);
         break;
@@ -722,21 +727,6 @@ static void rx_compile_node(RxCompiler *c, int i)
             re->prog[head].a = n->greedy ? head + 1 : re->nprog;
             re->prog[head].b = n->greedy ? re->nprog : head + 1;
         }
-        break;
-    case RX_BOL:
-        rx_emit(c, OP_BOL, 0, 0);
-        break;
-    case RX_EOL:
-        rx_emit(c, OP_EOL, 0, 0);
-        break;
-    case RX_WORD_BOUNDARY:
-        rx_emit(c, OP_WORD_BOUNDARY, 0, 0);
-        break;
-    case RX_NOT_WORD_BOUNDARY:
-        rx_emit(c, OP_NOT_WORD_BOUNDARY, 0, 0);
-        break;
-    case RX_BACKREF:
-        rx_emit(c, OP_BACKREF, (uint32_t)n->value, 0);
         break;
     case RX_LOOK: {
         uint32_t look = rx_emit(c, OP_LOOK, n->negative, 0);

@@ -85,10 +85,14 @@ const char *sema_regex_pattern(Arena *a, const Node *pattern)
         regex_free(re);
         return NULL;
     }
+    /* the pattern from where it went wrong, its control bytes as '?' */
     const char *near = pattern->text + err.offset;
-    int shown = (int)strnlen(near, 20);
-    return msg(a, "invalid regular expression: %s%s%.*s%s%s", err.message, *near ? " near '" : "", shown, near,
-               near[shown] ? "..." : "", *near ? "'" : "");
+    char shown[21];
+    size_t n = strnlen(near, sizeof shown - 1);
+    for (size_t i = 0; i < n; i++) shown[i] = (unsigned char)near[i] < 0x20 || near[i] == 0x7f ? '?' : near[i];
+    shown[n] = '\0';
+    return msg(a, "invalid regular expression: %s%s%s%s%s", err.message, n ? " near '" : "", shown,
+               near[n] ? "..." : "", n ? "'" : "");
 }
 
 /* }==== */
