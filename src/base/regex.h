@@ -25,13 +25,16 @@
  * iteration matches nothing (ECMAScript's rule); the captures of a group
  * inside a repetition keep their last values.
  *
- * Cost: the search counts steps (one per instruction executed, backtrack or
- * byte of a back-reference compared) against a budget the caller gives. A
- * pattern without back-references remembers which (branch, position) pairs
- * failed, so that no state is tried twice: its cost is at most a few times
- * the instructions times the text length. Memory is bounded: the memo, the
- * backtracking stack and the lookahead log each have a cap (below); a
- * search that would need more ends as if its budget were spent.
+ * Cost: the search counts steps (one per instruction executed, and one per
+ * 16 bytes a back-reference compares; a backtrack undoes at most what an
+ * instruction did) against a budget the caller gives. A pattern without
+ * back-references remembers which (branch, position) pairs failed, so that
+ * no state is tried twice: its cost is at most a few times the
+ * instructions times the text length. Memory is bounded (the caps
+ * below): a memo that would be larger is not made (the budget alone bounds
+ * that search), a lookahead past its log's cap stops marking, and a
+ * backtracking stack that would be larger ends the search with
+ * REGEX_OVER_MEMORY.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -58,7 +61,7 @@ typedef struct RegexError {
 #define REGEX_MAX_COUNT 100000          /* m and n of {m,n} */
 
 /* Limits of one search, in bytes. */
-#define REGEX_MEMO_MAX_BYTES ((size_t)8 << 20)    /* larger: no memo, the budget alone */
+#define REGEX_MEMO_MAX_BYTES ((size_t)8 << 20)
 #define REGEX_STACK_MAX_BYTES ((size_t)64 << 20)   /* 4 M frames: `.*` over 4 MB */
 #define REGEX_LOG_MAX_BYTES ((size_t)8 << 20)
 
