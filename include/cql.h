@@ -129,6 +129,8 @@ typedef struct CqlSettings {
     CqlRange matchcount;       /* matched positions a game needs (default: at least 1) */
     CqlRange gamenumber;       /* games to examine (default: all) */
     const char *result;        /* only games with this result ("1-0", "0-1", "1/2-1/2") */
+    uint64_t max_regex_steps;  /* the steps one evaluation of `~~` may take before the run
+                                  stops (0: 100,000,000) */
 } CqlSettings;
 
 /* How far cql_compile goes. */

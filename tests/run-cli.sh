@@ -301,6 +301,23 @@ printf 'cql() check // a\000b\n' >"$T/nul-comment.cql"
 expect_rc "NUL in a comment" 0 "$CQL" -a "$T/nul-comment.cql"
 if cmp -s "$T/out" "$T/nul-comment.cql"; then ok; else bad "-a lost what follows a NUL in a comment"; fi
 
+# ---- a regular expression that could backtrack for ever (issue 29, N4):
+# a back-reference on a 30,000-byte tag stops the run at its step budget,
+# naming the `~~`; nested repetition is memoized and answers. Bounded by
+# ulimit (CPU seconds; memory as above), not timed.
+{ printf '[Event "e"]\n[White "'; head -c 30000 /dev/zero | tr '\0' a; printf '"]\n[Black "b"]\n[Result "*"]\n\n1. e4 e5 *\n'; } >"$T/long-tag.pgn"
+regex_limited() { ( ulimit -t 20; if [ -n "$VLIMIT" ]; then ulimit -v 100000; fi; exec "$@" ) }
+expect_rc "back-reference on 30,000 bytes stops" 1 regex_limited "$CQL" -s -i "$T/long-tag.pgn" -o "$T/re.pgn" -cql 'player white ~~ "(a*)\1b"'
+expect_grep "back-reference on 30,000 bytes message" "$T/out" \
+    '^-cql:1:1: game 1: the regular expression of .player white ~~ "(a\*)\\1b". took more than 100000000 steps on a text of 30000 bytes; the run stops (-maxregexsteps raises the limit)$'
+if [ -e "$T/re.pgn" ]; then bad "back-reference stop: the output file was written"; else ok; fi
+expect_rc "nested repetition on 30,000 bytes" 0 regex_limited "$CQL" -s -i "$T/long-tag.pgn" -o "$T/re.pgn" -cql 'player white ~~ "(a+)+b"'
+expect_grep "nested repetition on 30,000 bytes summary" "$T/out" '^0 matches of 1 game'
+expect_rc "nested repetition with a small budget" 1 "$CQL" -s -maxregexsteps 1000 -i "$T/long-tag.pgn" -o "$T/re.pgn" -cql 'player white ~~ "(a+)+b"'
+expect_grep "nested repetition with a small budget message" "$T/out" 'took more than 1000 steps on a text of 30000 bytes'
+expect_rc "-maxregexsteps 0 refused" 2 "$CQL" -maxregexsteps 0 -i "$T/long-tag.pgn" -o "$T/re.pgn" -cql 'player white ~~ "a"'
+expect_grep "-maxregexsteps 0 message" "$T/err" "option '-maxregexsteps' needs a number of at least 1, not '0'"
+
 # ---- the filters that reach outside the query: files, runtime errors, hhdb
 # Everything that reads or writes a file runs inside the temporary directory.
 CQLABS=$(cd "$(dirname "$CQL")" && pwd)/$(basename "$CQL")

@@ -93,6 +93,8 @@ static const OptionSpec options[] = {
     {"strict", NULL, OPT_FLAG, F(strict), NOMIN, "exit with status 3 when the input had PGN errors"},
     {"maxgamesize", NULL, OPT_SIZE, F(max_game_size), NOMIN,
      "BYTES: a longer game is skipped (K, M, G suffixes; default 64M)"},
+    {"maxregexsteps", NULL, OPT_COUNT, F(max_regex_steps), 1,
+     "N: steps one evaluation of ~~ may take before the run stops (default 100000000)"},
     {"lineincrement", NULL, OPT_COUNT, F(lineincrement), 1, "N: print a line every N games"},
     {"progress", NULL, OPT_FLAG, F(progress), NOMIN, "show the live progress line even when stderr is no terminal"},
     {"nooutputstatus", NULL, OPT_FLAG, F(nooutputstatus), NOMIN, "no progress line and no -lineincrement lines"},

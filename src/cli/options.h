@@ -54,6 +54,7 @@ typedef struct CliOptions {
     Range matchcount;
     long threads;               /* -threads N; 0 = one per core */
     size_t max_game_size;       /* -maxgamesize BYTES; 0 = the reader's default */
+    long max_regex_steps;       /* -maxregexsteps N; 0 = the default */
     bool variations, mainline, silent, quiet, showmatches, noheader, strict;
     bool alwayscomment;
     bool parse, to_ascii, to_unicode, to_html, dump_orbit, translate;

@@ -89,6 +89,7 @@ static CqlSettings settings_of(const CliOptions *o)
         .matchcount = option_range(o->matchcount),
         .gamenumber = option_range(o->gamenumber),
         .result = o->result,
+        .max_regex_steps = (uint64_t)o->max_regex_steps,
     };
     for (size_t i = 0; i < sizeof transform_options / sizeof transform_options[0]; i++)
         if (*(const bool *)((const char *)o + transform_options[i].flag)) s.transforms |= transform_options[i].transform;

@@ -242,6 +242,7 @@ CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings,
         .matchcount = range_of(cs->matchcount),
         .gamenumber = range_of(cs->gamenumber),
         .result = kept(q, cs->result),
+        .max_regex_steps = cs->max_regex_steps,
     };
     CqlQuery *cq = xcalloc(1, sizeof *cq);
     cq->query = q;

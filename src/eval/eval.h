@@ -36,6 +36,7 @@ typedef struct EvalSettings {
     int64_t last_game_number; /* the value of `lastgamenumber` (set by the caller before a run) */
     /* the files of `similarposition`, read before the run (eval/submission.h), or NULL */
     const struct Submissions *submissions;
+    uint64_t max_regex_steps; /* the steps one evaluation of `~~` may take (0: REGEX_DEFAULT_STEPS) */
 } EvalSettings;
 
 /* A game's value for one sort key (Query.sort_keys): the best its filters

@@ -7,6 +7,7 @@
 #ifndef CQL_EVAL_INT_H
 #define CQL_EVAL_INT_H
 
+#include "base/regex.h"
 #include "eval/eval.h"
 #include "query/filters.h"
 
@@ -64,7 +65,7 @@ typedef struct PathSeen {
 /* A compiled `~~` pattern, reused for the whole run. */
 typedef struct CachedRegex {
     char *pattern;
-    void *compiled;               /* regex_t, or NULL when the pattern is bad */
+    Regex *compiled;
 } CachedRegex;
 
 #define REGEX_CAPTURES 10

@@ -268,6 +268,7 @@ void search_init(Search *s, const SearchSettings *o, const Query *q)
     s->eval.nosettag = o->nosettag;
     s->eval.noremovecomment = o->noremovecomment;
     s->eval.nouniquecomments = o->nouniquecomments;
+    s->eval.max_regex_steps = o->max_regex_steps;
     s->eval.quiet = o->quiet || (h->present & QH_QUIET);
     if (s->eval.quiet) s->eval.matchstring = "";
     s->noheader = o->noheader;

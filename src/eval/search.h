@@ -34,6 +34,7 @@ typedef struct SearchSettings {
     SearchRange matchcount;     /* matched positions a game needs */
     SearchRange gamenumber;     /* games to examine */
     const char *result;         /* only games with this result */
+    uint64_t max_regex_steps;   /* the step budget of `~~` (0: REGEX_DEFAULT_STEPS) */
 } SearchSettings;
 
 /* What a run looks for: the query and the settings that decide which games
