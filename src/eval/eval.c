@@ -1241,15 +1241,20 @@ static char *note_text(Arena *a, const char *text)
     return copy;
 }
 
-void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text)
+void eval_add_fixed_comment(Evaluator *ev, const GameNode *at, const char *text)
 {
     if (ev->npending == ev->pending_cap) {
         ev->pending_cap = ev->pending_cap ? ev->pending_cap * 2 : 16;
         ev->pending = xrealloc(ev->pending, sizeof *ev->pending * (size_t)ev->pending_cap);
     }
     ev->pending[ev->npending].node_id = at->id;
-    ev->pending[ev->npending].text = note_text(eval_strings(ev), text);
+    ev->pending[ev->npending].text = text;
     ev->npending++;
+}
+
+void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text)
+{
+    eval_add_fixed_comment(ev, at, note_text(eval_strings(ev), text));
 }
 
 /* The order of sort values, as strcmp: numbers before strings, numbers by
@@ -1548,7 +1553,11 @@ typedef struct NotePart {
 } NotePart;
 struct NoteList {
     NotePart *first, *last;
+    uint32_t count;           /* parts; past NOTE_SCAN_MAX they are also in note_seen */
 };
+/* Identical comments at a node are found by comparing with each part while
+ * it has at most this many (nearly every node), then through a hash set. */
+#define NOTE_SCAN_MAX 8
 /* A comment added at a node, in the set that keeps identical ones once. */
 struct NoteSeen {
     const char *text;         /* NULL: an empty slot */
@@ -1605,15 +1614,25 @@ static void add_note(Evaluator *ev, int32_t id, const char *text)
         return;
     }
     bool unique = !ev->settings.nouniquecomments;
+    if (unique && notes[id] == text) return;   /* the same fixed text again ("Found") */
     if (!ev->note_lists) ev->note_lists = ARENA_ARRAY(ev->arena, struct NoteList, ev->game->node_count);
     struct NoteList *list = &ev->note_lists[id];
+    if (unique && list->last && list->last->text == text) return;
     if (!list->first) {
-        if (unique && strcmp(notes[id], text) == 0) return;
         list->first = list->last = new_note_part(ev, notes[id]);
-        if (unique) note_seen_add(ev, id, notes[id]);
+        list->count = 1;
     }
-    if (unique && !note_seen_add(ev, id, text)) return;
+    if (unique) {
+        if (list->count <= NOTE_SCAN_MAX) {
+            for (const NotePart *p = list->first; p; p = p->next)
+                if (strcmp(p->text, text) == 0) return;
+            if (list->count == NOTE_SCAN_MAX)   /* from now on through the hash set */
+                for (const NotePart *p = list->first; p; p = p->next) note_seen_add(ev, id, p->text);
+        }
+        if (list->count >= NOTE_SCAN_MAX && !note_seen_add(ev, id, text)) return;
+    }
     list->last = list->last->next = new_note_part(ev, text);
+    list->count++;
 }
 
 /* The note of each node with several comments: them all, in order,

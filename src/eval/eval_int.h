@@ -219,7 +219,12 @@ NodeCache *eval_node_cache(Evaluator *ev, const GameNode *n);
 /* The node with position id `id` (0 <= id < node_count); nav.c. */
 const GameNode *eval_node_by_id(Evaluator *ev, int32_t id);
 void eval_value_to_text(const Evaluator *ev, const Value *v, StrBuf *sb);
+/* Adds a comment at `at`, pending until the position's evaluation matches;
+ * the text is copied, braces written as _ (eval_unbrace). */
 void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text);
+/* The same for a text that outlives the game and has no brace (a string
+ * literal such as "Found"): kept as it is, not copied. */
+void eval_add_fixed_comment(Evaluator *ev, const GameNode *at, const char *text);
 Arena *eval_strings(Evaluator *ev);
 
 /* dict.c: the dictionaries' storage for a run, and the places where the
