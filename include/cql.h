@@ -125,6 +125,7 @@ typedef struct CqlSettings {
     bool noheader;             /* no {Game number N} comment */
     bool nosettag;             /* settag changes no tag (it still matches) */
     bool noremovecomment;      /* removecomment removes nothing (it still matches) */
+    bool nouniquecomments;     /* keep identical comments added at one position (default: once) */
     CqlRange matchcount;       /* matched positions a game needs (default: at least 1) */
     CqlRange gamenumber;       /* games to examine (default: all) */
     const char *result;        /* only games with this result ("1-0", "0-1", "1/2-1/2") */
@@ -132,15 +133,14 @@ typedef struct CqlSettings {
                                   writefile refuses to write over */
     /* budgets, generous enough that no real query meets them: past one the
      * run stops with an error at the filter (0: the default) */
-    int64_t loop_budget;       /* iterations of loop and while for one position, all
-                                  together (default CQL_DEFAULT_LOOP_BUDGET) */
+    int64_t loop_budget;       /* runs of the bodies of loop and while for one position,
+                                  all together (0: 10,000,000) */
     size_t text_budget;        /* bytes of text the query makes for one game: strings,
-                                  comments, messages; and the largest file readfile
-                                  reads (default CQL_DEFAULT_TEXT_BUDGET) */
+                                  comments, messages, dictionary entries; and the largest
+                                  file readfile reads (0: 256M) */
+    uint64_t max_regex_steps;  /* the steps one evaluation of `~~` may take before the run
+                                  stops (0: 100,000,000) */
 } CqlSettings;
-
-#define CQL_DEFAULT_LOOP_BUDGET 10000000
-#define CQL_DEFAULT_TEXT_BUDGET ((size_t)256 << 20)
 
 /* How far cql_compile goes. */
 typedef enum CqlCompileStage {
@@ -184,7 +184,7 @@ CQL_API CqlRange cql_query_gamenumber(const CqlQuery *q);  /* the games to exami
  * one searcher (persistent variables, dictionaries that are not local). */
 CQL_API bool cql_query_in_order(const CqlQuery *q);
 /* True when matching games are to be kept and written sorted at the end, by
- * CqlGameResult.sort_value, largest first. */
+ * CqlGameResult.sort_key. */
 CQL_API bool cql_query_sorts(const CqlQuery *q);
 /* True when q uses `lastgamenumber`: before the first search the caller
  * gives the number of games with cql_query_set_game_count. */
@@ -316,7 +316,12 @@ typedef struct CqlSearcher CqlSearcher;
 typedef struct CqlGameResult {
     bool matched;             /* the game matches: write it (cql_write_match) */
     long matched_positions;   /* positions where the query matched */
-    int64_t sort_value;       /* its place in sorted output (cql_query_sorts) */
+    const char *sort_key;     /* a matching game's place in sorted output (cql_query_sorts):
+                                 games are written in the order of their keys, compared
+                                 bytewise as memcmp does (a key that is the start of
+                                 another comes first), ties in input order. sort_key_len
+                                 bytes, not a C string; valid until the next search */
+    size_t sort_key_len;
     const char *error;        /* a runtime error stopped the search (a failed `assert`, a
                                  file `readfile` cannot read ...): the message, to be
                                  printed; the run must stop (CQL 6.2 exits with status 1).

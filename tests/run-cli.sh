@@ -217,6 +217,33 @@ if LC_ALL=C grep -q "$(printf '[\001\377\376]')" "$T/err"; then bad "binary byte
 expect_rc "sort, no match" 0 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn" -o "$T/s.pgn" -cql 'sort ply false'
 expect_grep "sort, no match summary" "$T/out" '^0 matches of 1 game'
 
+# ---- several sort filters: the games in the order of the keys, lexicographically;
+# their values at the end of the first comment (CQL 6.2, cql62-fidelity-2.md
+# R9; one blank before them, as every run of blanks in a comment is written),
+# on one thread and on three
+for fen in 4k3/ppp5/8/8/8/8/PP6/4K3 4k3/p7/8/8/8/8/PP6/4K3 4k3/ppppp3/8/8/8/8/PPP5/4K3 4k3/8/8/8/8/8/P7/4K3; do
+    printf '[Event "?"]\n[SetUp "1"]\n[FEN "%s w - - 0 1"]\n\n1. Kf2 *\n\n' "$fen"
+done >"$T/pawns.pgn"
+printf 'cql()\ninitial\nsort "wp" #P\nsort min "bp" #p\n' >"$T/two-keys.cql"
+for threads in 1 3; do
+    expect_rc "two sort keys, $threads threads" 0 "$CQL" -threads $threads -i "$T/pawns.pgn" -o "$T/keys$threads.pgn" "$T/two-keys.cql"
+done
+expect_same "two sort keys: the same output on 1 and 3 threads" "$T/keys1.pgn" "$T/keys3.pgn"
+expect_eq "two sort keys: order and values" "$(grep '^{Game number' "$T/keys1.pgn" | tr '\n' '|')" \
+    "{Game number 3 CQL wp: 3 bp: 5} 1. Kf2 *|{Game number 2 CQL wp: 2 bp: 1} 1. Kf2 *|{Game number 1 CQL wp: 2 bp: 3} 1. Kf2 *|{Game number 4 CQL wp: 1 bp: 0} 1. Kf2 *|"
+expect_rc "a sort key without a value" 0 "$CQL" -i "$T/pawns.pgn" -o "$T/none.pgn" -cql 'initial {sort "bp" {#p > 0 #p}} or true'
+expect_eq "a sort key without a value: last, written none" "$(grep '^{Game number' "$T/none.pgn" | tr '\n' '|')" \
+    "{Game number 3 CQL bp: 5} 1. Kf2 *|{Game number 1 CQL bp: 3} 1. Kf2 *|{Game number 2 CQL bp: 1} 1. Kf2 *|{Game number 4 CQL bp: none} 1. Kf2 *|"
+printf '[Event "?"]\n\n{before} 1. e4 *\n' >"$T/commented.pgn"
+expect_rc "sort values after an input comment" 0 "$CQL" -i "$T/commented.pgn" -o "$T/c.pgn" -cql 'initial sort "n" 2 + 1'
+expect_grep "sort values after an input comment: written" "$T/c.pgn" '^{before Game number 1 CQL n: 3} 1. e4 \*$'
+# many games in chunks of 2 KB on 1 and 3 threads: the same order
+SORTQ='sort min "pieces" #A sort "plies" ply'
+CQL_CHUNK_BYTES=2048 "$CQL" -threads 1 -i "$DATA/generated/engine-games-2000.pgn" -o "$T/sorted1.pgn" -cql "$SORTQ" >/dev/null 2>&1
+CQL_CHUNK_BYTES=2048 "$CQL" -threads 3 -i "$DATA/generated/engine-games-2000.pgn" -o "$T/sorted3.pgn" -cql "$SORTQ" >/dev/null 2>&1
+if [ -s "$T/sorted1.pgn" ]; then ok; else bad "two sort keys on many games: nothing written"; fi
+expect_same "two sort keys on many games: the same output on 1 and 3 threads" "$T/sorted1.pgn" "$T/sorted3.pgn"
+
 # ---- an interrupted or failed run leaves no half-written file under the real name
 expect_rc "unwritable output" 2 "$CQL" -i "$DATA/python-chess/molinari-bordais-1979.pgn" -o "$T/no/such/dir/out.pgn" "$T/true.cql"
 expect_grep "unwritable output message" "$T/err" "cannot write output file"
@@ -273,6 +300,23 @@ expect_grep "NUL in a string shown as ?" "$T/err" '^cql() "ab?cd" check$'
 printf 'cql() check // a\000b\n' >"$T/nul-comment.cql"
 expect_rc "NUL in a comment" 0 "$CQL" -a "$T/nul-comment.cql"
 if cmp -s "$T/out" "$T/nul-comment.cql"; then ok; else bad "-a lost what follows a NUL in a comment"; fi
+
+# ---- a regular expression that could backtrack for ever (issue 29, N4):
+# a back-reference on a 30,000-byte tag stops the run at its step budget,
+# naming the `~~`; nested repetition is memoized and answers. Bounded by
+# ulimit (CPU seconds; memory as above), not timed.
+{ printf '[Event "e"]\n[White "'; head -c 30000 /dev/zero | tr '\0' a; printf '"]\n[Black "b"]\n[Result "*"]\n\n1. e4 e5 *\n'; } >"$T/long-tag.pgn"
+regex_limited() { ( ulimit -t 20; if [ -n "$VLIMIT" ]; then ulimit -v 100000; fi; exec "$@" ) }
+expect_rc "back-reference on 30,000 bytes stops" 1 regex_limited "$CQL" -s -i "$T/long-tag.pgn" -o "$T/re.pgn" -cql 'player white ~~ "(a*)\1b"'
+expect_grep "back-reference on 30,000 bytes message" "$T/out" \
+    '^-cql:1:1: game 1: the regular expression of .player white ~~ "(a\*)\\1b". took more than 100000000 steps on a text of 30000 bytes; the run stops (-maxregexsteps raises the limit)$'
+if [ -e "$T/re.pgn" ]; then bad "back-reference stop: the output file was written"; else ok; fi
+expect_rc "nested repetition on 30,000 bytes" 0 regex_limited "$CQL" -s -i "$T/long-tag.pgn" -o "$T/re.pgn" -cql 'player white ~~ "(a+)+b"'
+expect_grep "nested repetition on 30,000 bytes summary" "$T/out" '^0 matches of 1 game'
+expect_rc "nested repetition with a small budget" 1 "$CQL" -s -maxregexsteps 1000 -i "$T/long-tag.pgn" -o "$T/re.pgn" -cql 'player white ~~ "(a+)+b"'
+expect_grep "nested repetition with a small budget message" "$T/out" 'took more than 1000 steps on a text of 30000 bytes'
+expect_rc "-maxregexsteps 0 refused" 2 "$CQL" -maxregexsteps 0 -i "$T/long-tag.pgn" -o "$T/re.pgn" -cql 'player white ~~ "a"'
+expect_grep "-maxregexsteps 0 message" "$T/err" "option '-maxregexsteps' needs a number of at least 1, not '0'"
 
 # ---- the filters that reach outside the query: files, runtime errors, hhdb
 # Everything that reads or writes a file runs inside the temporary directory.

@@ -44,6 +44,7 @@ max_len() {
     fen_san) echo 512 ;;
     query) echo 2048 ;;
     pipeline) echo 4096 ;;
+    regex) echo 512 ;;
     *) echo 4096 ;;
     esac
 }

@@ -151,7 +151,7 @@ SIMILAR=tests/data/similar
 expect_rc "-similarposition" 0 "$CQL" -i "$KASPAROV" -o "$T/sim.pgn" -similarposition "$SIMILAR/e4-c6-d4.pgn"
 expect_grep "-similarposition: CQL 6.2's line on stdout" "$T/out" "^Db: read 1 games from submission file: $SIMILAR/e4-c6-d4.pgn\$"
 expect_grep "-similarposition: every game starts as FILE's (CQL 6.2: 6 of 6)" "$T/out" '^6 matches of 6 games'
-if tr '\n' ' ' <"$T/sim.pgn" | grep -q "{Game number 1 submission game: 1 see $SIMILAR/e4-c6-d4.pgn game: 1 at move: 1 wtm CQL} 1\\. Nf3"
+if tr '\n' ' ' <"$T/sim.pgn" | grep -q "{Game number 1 see $SIMILAR/e4-c6-d4.pgn game: 1 at move: 1 wtm CQL submission game: 1} 1\\. Nf3"
 then ok; else bad "-similarposition: game 1's first comment"; cat "$T/sim.pgn" >&2; fi
 expect_rc "the filter similarposition" 0 "$CQL" -i "$KASPAROV" -o "$T/sim-filter.pgn" -cql "similarposition \"$SIMILAR/e4-c6-d4.pgn\""
 expect_same "-similarposition is the filter" "$T/sim.pgn" "$T/sim-filter.pgn"
@@ -219,6 +219,17 @@ expect_no_grep "-nosettag: no tag" "$T/tag2.pgn" '^\[Hit '
 expect_eq "-nosettag: settag still matches" "$(games_in "$T/tag2.pgn")" 1
 expect_rc "-noremovecomment" 0 "$CQL" -noremovecomment -i "$MOLINARI" -o "$T/nrc.pgn" -cql true
 expect_same "-noremovecomment without removecomment" "$T/nrc.pgn" "$T/tag2.pgn"
+
+# ---- identical comments added at a position are written once (CQL 6.2's
+# default, -uniquecomments); -nouniquecomments keeps them all
+printf '[Event "?"]\n\n1. e4 e5 *\n' >"$T/short.pgn"
+SAME='ply == 1 comment("same") comment("other") comment("same")'
+expect_rc "identical comments" 0 "$CQL" -i "$T/short.pgn" -o "$T/uc.pgn" -cql "$SAME"
+expect_grep "identical comments: once" "$T/uc.pgn" '^{Game number 1} 1. e4 {same other CQL} 1... e5 \*$'
+expect_rc "-uniquecomments" 0 "$CQL" -uniquecomments -i "$T/short.pgn" -o "$T/uc2.pgn" -cql "$SAME"
+expect_same "-uniquecomments is the default" "$T/uc.pgn" "$T/uc2.pgn"
+expect_rc "-nouniquecomments" 0 "$CQL" -nouniquecomments -i "$T/short.pgn" -o "$T/nuc.pgn" -cql "$SAME"
+expect_grep "-nouniquecomments: all kept" "$T/nuc.pgn" '^{Game number 1} 1. e4 {same other same CQL} 1... e5 \*$'
 
 # ---- -html: the query as a page, its syntax coloured
 printf 'cql(quiet)\n// a fork\nflipcolor {Ka1 attacks k "x<y" 3}\n' >"$T/page.cql"
@@ -370,7 +381,7 @@ expect_rc "-dryrun missing input" 2 "$CQL" -dryrun -i "$T/none.pgn" -cql true
 
 # ---- options CQL 6.2 accepts without listing them: the same output
 "$CQL" -i "$KASPAROV" -o "$T/plain.pgn" -cql check >/dev/null 2>&1
-for opt in -gui -virtualmainline -m -multithreaded -uniquecomments -nouniquecomments -nosortcomments \
+for opt in -gui -virtualmainline -m -multithreaded -uniquecomments -nosortcomments \
     -nolinearize -outputbuffer -utf8 -echo -colorize -lex -d -debug -noheaders; do
     expect_rc "accepted $opt" 0 "$CQL" $opt -i "$KASPAROV" -o "$T/acc.pgn" -cql check
     [ "$opt" = -noheaders ] || expect_same "accepted $opt: the same output" "$T/acc.pgn" "$T/plain.pgn"

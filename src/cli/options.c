@@ -75,6 +75,7 @@ static const OptionSpec options[] = {
     {"alwayscomment", NULL, OPT_FLAG, F(alwayscomment), NOMIN, "keep comments at unmatched positions"},
     {"nosettag", NULL, OPT_FLAG, F(nosettag), NOMIN, "settag changes no tag"},
     {"noremovecomment", NULL, OPT_FLAG, F(noremovecomment), NOMIN, "removecomment removes nothing"},
+    {"nouniquecomments", NULL, OPT_FLAG, F(nouniquecomments), NOMIN, "keep identical comments at a position"},
     {"assign", NULL, OPT_ASSIGN, F(assign_name), NOMIN,
      "NAME VALUE: the variable NAME starts as VALUE (a number when VALUE is one, else a string); may repeat"},
     {"hhdb", NULL, OPT_HHDB, F(hhdb_key), NOMIN, "KEY [TEXT]: add the filter hhdb KEY \"TEXT\" ('-hhdb info': the keys)"},
@@ -97,6 +98,8 @@ static const OptionSpec options[] = {
     {"textbudget", NULL, OPT_SIZE, F(text_budget), NOMIN,
      "BYTES: a query that makes more text for one game stops (strings, comments, messages; "
      "default 256M)"},
+    {"maxregexsteps", NULL, OPT_COUNT, F(max_regex_steps), 1,
+     "N: steps one evaluation of ~~ may take before the run stops (default 100000000)"},
     {"lineincrement", NULL, OPT_COUNT, F(lineincrement), 1, "N: print a line every N games"},
     {"progress", NULL, OPT_FLAG, F(progress), NOMIN, "show the live progress line even when stderr is no terminal"},
     {"nooutputstatus", NULL, OPT_FLAG, F(nooutputstatus), NOMIN, "no progress line and no -lineincrement lines"},
@@ -126,7 +129,6 @@ static const OptionSpec options[] = {
     {"gui", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
     {"virtualmainline", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
     {"uniquecomments", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
-    {"nouniquecomments", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
     {"nosortcomments", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
     {"nolinearize", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
     {"outputbuffer", NULL, OPT_FLAG, F(ignored), NOMIN, NULL},
@@ -557,7 +559,7 @@ void cli_print_help(FILE *out)
           "Also accepted, as by CQL 6.2: the transforms -fliphorizontal -flipvertical\n"
           "-rotate90 -rotate45 -shifthorizontal -shiftvertical; -guipgnstdin and\n"
           "-guipgnstdout (standard input and output); and, without effect here, -gui\n"
-          "-virtualmainline -uniquecomments -nouniquecomments -nosortcomments -nolinearize\n"
+          "-virtualmainline -uniquecomments (the default) -nosortcomments -nolinearize\n"
           "-outputbuffer -utf8 -echo -colorize -lex -d -debug.\n\n"
           "exit status:\n"
           "  0  the run finished (whether or not anything matched)\n"

@@ -56,6 +56,7 @@ typedef struct CliOptions {
     size_t max_game_size;       /* -maxgamesize BYTES; 0 = the reader's default */
     long loop_budget;           /* -loopbudget N; 0 = the library's default */
     size_t text_budget;         /* -textbudget BYTES; 0 = the library's default */
+    long max_regex_steps;       /* -maxregexsteps N; 0 = the default */
     bool variations, mainline, silent, quiet, showmatches, noheader, strict;
     bool alwayscomment;
     bool parse, to_ascii, to_unicode, to_html, dump_orbit, translate;
@@ -70,7 +71,7 @@ typedef struct CliOptions {
     bool similar_nosort, similar_notransform;
     bool wtm, btm;
     /* what is written */
-    bool nosettag, noremovecomment, noclobber;
+    bool nosettag, noremovecomment, nouniquecomments, noclobber;
     /* how the run reports */
     long lineincrement;         /* -lineincrement N: a line every N games (0: none) */
     bool progress;              /* -progress: the live line even when stderr is no terminal */

@@ -27,7 +27,7 @@ typedef struct GameJob {
     bool stopped;        /* the query stopped the run at this game (CqlGameResult.stopped) */
     bool pgn_error;
     bool examined;       /* inside the gamenumber range */
-    int64_t sort_value;
+    CqlText sort_key;    /* a matching game's, when the query sorts (CqlGameResult.sort_key) */
     size_t text_bytes;   /* length of the game's text when it was read */
 } GameJob;
 
@@ -96,6 +96,7 @@ static void job_free(GameJob *job)
     cql_text_free(&job->messages);
     cql_text_free(&job->printed);
     cql_text_free(&job->error);
+    cql_text_free(&job->sort_key);
 }
 
 static void search_game(Worker *w, GameJob *job)
@@ -112,7 +113,8 @@ static void search_game(Worker *w, GameJob *job)
         cql_search_report_stop(w->searcher, w->game, &messages);
     }
     if (job->matched) {
-        job->sort_value = found.sort_value;
+        cql_text_clear(&job->sort_key);
+        if (found.sort_key_len) cql_text_append(&job->sort_key, found.sort_key, found.sort_key_len);
         cql_write_match(w->searcher, w->game, &job->out);
     }
 }
@@ -123,7 +125,7 @@ static void search_game(Worker *w, GameJob *job)
 
 /* A matched game kept for sorting. */
 typedef struct SortedGame {
-    int64_t value;
+    CqlText key;
     long number;
     CqlText text;
 } SortedGame;
@@ -225,8 +227,8 @@ static void emit(Emitter *e, GameJob *job)
                 e->sorted_cap = e->sorted_cap ? 2 * e->sorted_cap : 64;
                 e->sorted = cli_realloc(e->sorted, e->sorted_cap * sizeof *e->sorted);
             }
-            e->sorted[e->nsorted++] = (SortedGame){job->sort_value, cql_game_text_number(job->text), job->out};
-            job->out = (CqlText){NULL, 0, 0};   /* the sorted game owns it now */
+            e->sorted[e->nsorted++] = (SortedGame){job->sort_key, cql_game_text_number(job->text), job->out};
+            job->out = job->sort_key = (CqlText){NULL, 0, 0};   /* the sorted game owns them now */
         } else {
             output_write(e->setup->out, job->out.data, job->out.len);
         }
@@ -236,10 +238,14 @@ static void emit(Emitter *e, GameJob *job)
     if (e->setup->progress) progress_update(e->setup->progress, e->totals.games, e->totals.matches, e->totals.bytes);
 }
 
-static int by_value_desc(const void *a, const void *b)
+/* The order of CqlGameResult.sort_key, then input order. */
+static int by_key(const void *a, const void *b)
 {
     const SortedGame *x = a, *y = b;
-    if (x->value != y->value) return x->value > y->value ? -1 : 1;
+    size_t common = x->key.len < y->key.len ? x->key.len : y->key.len;
+    int order = common ? memcmp(x->key.data, y->key.data, common) : 0;
+    if (order) return order;
+    if (x->key.len != y->key.len) return x->key.len < y->key.len ? -1 : 1;
     return x->number < y->number ? -1 : x->number > y->number;   /* stable: input order */
 }
 
@@ -247,11 +253,12 @@ static int by_value_desc(const void *a, const void *b)
 static void emit_sorted(Emitter *e)
 {
     if (e->nsorted)   /* qsort wants an array, even of nothing */
-        qsort(e->sorted, e->nsorted, sizeof *e->sorted, by_value_desc);
+        qsort(e->sorted, e->nsorted, sizeof *e->sorted, by_key);
     for (size_t i = 0; i < e->nsorted; i++) {
         if (!e->totals.runtime_error)
             output_write(e->setup->out, e->sorted[i].text.data, e->sorted[i].text.len);
         cql_text_free(&e->sorted[i].text);
+        cql_text_free(&e->sorted[i].key);
     }
     free(e->sorted);
     e->sorted = NULL;

@@ -85,12 +85,14 @@ static CqlSettings settings_of(const CliOptions *o)
         .noheader = o->noheader,
         .nosettag = o->nosettag,
         .noremovecomment = o->noremovecomment,
+        .nouniquecomments = o->nouniquecomments,
         .matchcount = option_range(o->matchcount),
         .gamenumber = option_range(o->gamenumber),
         .result = o->result,
         .query_file = o->query_file && strcmp(o->query_file, "-") != 0 ? o->query_file : NULL,
         .loop_budget = o->loop_budget,
         .text_budget = o->text_budget,
+        .max_regex_steps = (uint64_t)o->max_regex_steps,
     };
     for (size_t i = 0; i < sizeof transform_options / sizeof transform_options[0]; i++)
         if (*(const bool *)((const char *)o + transform_options[i].flag)) s.transforms |= transform_options[i].transform;

@@ -79,6 +79,7 @@ struct CqlSearcher {
     Evaluator *eval;
     Arena arena;                 /* the last search's caches and notes */
     GameSearch found;
+    StrBuf sort_key;             /* the last matching game's (CqlGameResult.sort_key) */
 };
 
 /* {==== setup, messages, text =============================================== */
@@ -237,12 +238,14 @@ CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings,
         .noheader = cs->noheader,
         .nosettag = cs->nosettag,
         .noremovecomment = cs->noremovecomment,
+        .nouniquecomments = cs->nouniquecomments,
         .matchcount = range_of(cs->matchcount),
         .gamenumber = range_of(cs->gamenumber),
         .result = kept(q, cs->result),
         .query_file = kept(q, cs->query_file),
-        .loop_budget = cs->loop_budget ? cs->loop_budget : CQL_DEFAULT_LOOP_BUDGET,
-        .text_budget = cs->text_budget ? cs->text_budget : CQL_DEFAULT_TEXT_BUDGET,
+        .loop_budget = cs->loop_budget,
+        .text_budget = cs->text_budget,
+        .max_regex_steps = cs->max_regex_steps,
     };
     CqlQuery *cq = xcalloc(1, sizeof *cq);
     cq->query = q;
@@ -697,6 +700,7 @@ void cql_searcher_free(CqlSearcher *s)
     if (!s) return;
     eval_free(s->eval);
     arena_free(&s->arena);
+    sb_free(&s->sort_key);
     free(s);
 }
 
@@ -710,7 +714,13 @@ bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText 
     found->matched = matched;
     found->stopped = s->found.stopped_at != NULL;
     found->matched_positions = s->found.matched_positions;
-    found->sort_value = search_sort_value(&s->query->search, &s->found);
+    found->sort_key = NULL;
+    found->sort_key_len = 0;
+    if (matched && s->query->search.sorting) {
+        search_sort_key(&s->query->search, &s->found, &s->sort_key);
+        found->sort_key = s->sort_key.data;
+        found->sort_key_len = s->sort_key.len;
+    }
     found->error = s->found.runtime_error;
     return matched;
 }

@@ -70,19 +70,24 @@ void eval_stop_run(Evaluator *ev, const Node *n, const char *fmt, ...)
 
 bool eval_loop_step(Evaluator *ev, const Node *n)
 {
-    int64_t budget = ev->settings.loop_budget;
-    if (!budget || ++ev->loop_steps <= budget) return true;
+    int64_t budget = ev->settings.loop_budget ? ev->settings.loop_budget : EVAL_DEFAULT_LOOP_BUDGET;
+    if (++ev->loop_steps <= budget) return true;
     eval_stop_run(ev, n, "loops repeated more than %lld times for one position (-loopbudget raises the limit): "
                   "the run stops here", (long long)budget);
     return false;
 }
 
+size_t eval_text_budget(const Evaluator *ev)
+{
+    return ev->settings.text_budget ? ev->settings.text_budget : EVAL_DEFAULT_TEXT_BUDGET;
+}
+
 bool eval_count_text(Evaluator *ev, const Node *n, size_t len)
 {
-    size_t budget = ev->settings.text_budget;
+    size_t budget = eval_text_budget(ev);
     if (ev->stopped_at) return false;
     ev->text_bytes += len;
-    if (!budget || ev->text_bytes <= budget) return true;
+    if (ev->text_bytes <= budget) return true;
     char size[32];
     format_size(size, sizeof size, budget);
     eval_stop_run(ev, n, "the query made more than %s of text for this game (strings, comments, messages, "
@@ -327,7 +332,13 @@ static bool eval_var(Evaluator *ev, const Node *n, Value *out)
         out->dict_slot = n->slot;
         return true;
     }
-    if (!ev->bound[n->slot]) return false;
+    if (!ev->bound[n->slot]) {
+        /* reading a variable without a value stops the run, as in CQL 6.2
+         * (cql62-fidelity-2.md R12); `isbound x` asks without reading */
+        eval_stop_run(ev, n, "the variable '%s' has no value here (it was not assigned yet, or was unbound "
+                      "after an iteration or by 'unbind'): the run stops here (as in CQL 6.2)", ev->q->vars[n->slot].name);
+        return false;
+    }
     *out = ev->vars[n->slot];
     if (out->type == VT_SET || out->type == VT_PIECE) {
         /* a set variable matches when its set is not empty */
@@ -493,9 +504,12 @@ static bool eval_loop(Evaluator *ev, const Node *n, Value *out)
     return true;
 }
 
-/* while (T) F: evaluates F as long as T matches, stopping early when F does
- * not match; always matches, no value (stopping on a failing body was chosen
- * without a conformance vector). */
+/* while (T) F: evaluates F as long as T matches, whether or not F matched;
+ * always matches, also when T fails at once, and has no value (CQL 6.2,
+ * cql62-fidelity-2.md R5). A while whose test and body change no variable
+ * is refused before the run (eval_check_supported); one whose test keeps
+ * matching would never end (in CQL 6.2 it does not): the loop budget stops
+ * the run there with an error. */
 const Node *eval_while_regex(const Node *test)
 {
     while (test && (test->kind == ND_PAREN || (test->kind == ND_COMPOUND && test->nkids == 1)))
@@ -510,8 +524,7 @@ static bool eval_while(Evaluator *ev, const Node *n, Value *out)
     const Node *regex = eval_while_regex(n->kids[0]);
     if (regex) return eval_regex_while(ev, regex, n->kids[1]);
     Value v;
-    while (eval_node(ev, n->kids[0], &v) && eval_loop_step(ev, n) && eval_node(ev, n->kids[1], &v)) {
-    }
+    while (eval_node(ev, n->kids[0], &v) && eval_loop_step(ev, n)) eval_node(ev, n->kids[1], &v);
     return true;
 }
 
@@ -920,7 +933,11 @@ static bool eval_pawns(Evaluator *ev, const Node *n, Value *out)
     }
 }
 
-/* square [all] x in Z F, piece [all] x in Z F, x∊Z F, ∀x∊Z F, ◭x∊Z F */
+/* square [all] x in Z F, piece [all] x in Z F, x∊Z F, ∀x∊Z F, ◭x∊Z F. The
+ * variable is bound for the body and unbound after it. When the body is
+ * about to run and the variable already has a value (assigned before, or
+ * the variable of an enclosing iteration), the run stops, as in CQL 6.2
+ * (cql62-fidelity-2.md R12). */
 static bool eval_square_iter(Evaluator *ev, const Node *n, Value *out)
 {
     if (n->kids[0]->type == VT_DICTIONARY) return eval_dict_iterate(ev, n, out);
@@ -930,8 +947,12 @@ static bool eval_square_iter(Evaluator *ev, const Node *n, Value *out)
     if (pieces) domain &= pos_occupied(cur_pos(ev));
     bool all = (n->flags & NF_ALL) != 0;
     int32_t slot = n->slot;
-    Value saved = ev->vars[slot];
-    bool saved_bound = ev->bound[slot];
+    if (domain && ev->bound[slot]) {
+        eval_stop_run(ev, n, "the variable '%s' of this %s iteration already has a value (an iteration "
+                      "variable must be unbound when its body runs): the run stops here (as in CQL 6.2)", ev->q->vars[slot].name,
+                      pieces ? "piece" : "square");
+        return false;
+    }
     Bitboard hits = 0;
     bool every = true;
     for (Bitboard b = domain; b;) {
@@ -954,8 +975,7 @@ static bool eval_square_iter(Evaluator *ev, const Node *n, Value *out)
             if (all) break;
         }
     }
-    ev->vars[slot] = saved;
-    ev->bound[slot] = saved_bound;
+    ev->bound[slot] = false;
     if (all) return every;
     return set_value(out, hits);
 }
@@ -1061,12 +1081,28 @@ static bool eval_state_number(Evaluator *ev, const Node *n, Value *out)
 /* }==== */
 /* {==== game facts ============================================================= */
 
-/* A tag of the game as the query sees it: a value given by `settag` earlier
- * in this game wins over the input's (chosen without a conformance vector). */
+/* What a tag the game does not have reads as (CQL 6.2): "?" for Event,
+ * Site, White and Black, "????.??.??" for Date; NULL (no value) otherwise. */
+static const char *missing_tag_value(const char *name)
+{
+    static const char *const question_mark[] = {"Event", "Site", "White", "Black"};
+    for (size_t i = 0; i < sizeof question_mark / sizeof question_mark[0]; i++)
+        if (strcmp(name, question_mark[i]) == 0) return "?";
+    return strcmp(name, "Date") == 0 ? "????.??.??" : NULL;
+}
+
+/* A tag of the game as the query sees it, NULL when it has no value: a
+ * value given by `settag` earlier in this game wins over the input's
+ * (chosen without a conformance vector); a missing tag reads as
+ * missing_tag_value says; an empty value, and an ECO of "?", are no value
+ * (CQL 6.2, cql62-fidelity-2.md R19). */
 static const char *current_tag(const Evaluator *ev, const char *name)
 {
     const Tag *set = game_tag_find(ev->search->set_tags, ev->search->nset_tags, name);
-    return set ? set->value : game_tag(ev->game, name);
+    const char *value = set ? set->value : game_tag(ev->game, name);
+    if (!value) return missing_tag_value(name);
+    if (!value[0] || (strcmp(value, "?") == 0 && strcmp(name, "ECO") == 0)) return NULL;
+    return value;
 }
 
 /* The tag's value; with a search string, a case-sensitive substring test. */
@@ -1197,8 +1233,10 @@ static bool eval_elo(Evaluator *ev, const Node *n, Value *out)
     bool has_b = tag_number(current_tag(ev, "BlackElo"), &b);
     if (n->flags & NF_WHITE) return has_w && number_value(out, w);
     if (n->flags & NF_BLACK) return has_b && number_value(out, b);
-    /* elo alone: the rating of the side to move */
-    return cur_pos(ev)->side == WHITE ? has_w && number_value(out, w) : has_b && number_value(out, b);
+    /* elo alone: the higher of the two ratings, the same at every position
+     * (CQL 6.2: "the maximum Elo of the two players") */
+    if (!has_w && !has_b) return false;
+    return number_value(out, !has_b || (has_w && w > b) ? w : b);
 }
 
 static bool eval_result(Evaluator *ev, const Node *n, Value *out)
@@ -1248,40 +1286,71 @@ static bool eval_message(Evaluator *ev, const Node *n, Value *out)
     return true;
 }
 
-void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text)
+void eval_unbrace(char *text)
+{
+    for (char *c = strpbrk(text, "{}"); c; c = strpbrk(c + 1, "{}")) *c = '_';
+}
+
+/* A copy of an added comment's text as it is written (eval_unbrace). */
+static char *note_text(Arena *a, const char *text)
+{
+    char *copy = arena_strdup(a, text);
+    eval_unbrace(copy);
+    return copy;
+}
+
+void eval_add_fixed_comment(Evaluator *ev, const GameNode *at, const char *text)
 {
     if (ev->npending == ev->pending_cap) {
         ev->pending_cap = ev->pending_cap ? ev->pending_cap * 2 : 16;
         ev->pending = xrealloc(ev->pending, sizeof *ev->pending * (size_t)ev->pending_cap);
     }
     ev->pending[ev->npending].node_id = at->id;
-    ev->pending[ev->npending].text = arena_strdup(ev->arena, text);
+    ev->pending[ev->npending].text = text;
     ev->npending++;
 }
 
+void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text)
+{
+    eval_add_fixed_comment(ev, at, note_text(ev->arena, text));
+}
+
+/* The order of sort values, as strcmp: numbers before strings, numbers by
+ * value, strings bytewise (search.c writes a game's keys in this order). */
+static int sort_value_order(const SortValue *a, const SortValue *b)
+{
+    if (a->type != b->type) return a->type == VT_NUMBER ? -1 : 1;
+    if (a->type == VT_STRING) return strcmp(a->str, b->str);
+    return (a->num > b->num) - (a->num < b->num);
+}
+
+void eval_sort_offer(Evaluator *ev, uint32_t key, const SortValue *v)
+{
+    SortValue *best = &ev->search->sort_values[key];
+    int order = best->type == VT_NONE ? 0 : sort_value_order(v, best);
+    if (best->type == VT_NONE || (ev->q->sort_keys[key].min ? order < 0 : order > 0)) *best = *v;
+}
+
+/* sort ["title"] [min] F: F's value (a set: its size; a position: its id)
+ * offered as the game's value for the title's key (Query.sort_keys), when
+ * F matches. */
 static bool eval_sort(Evaluator *ev, const Node *n, Value *out)
 {
-    int64_t x;
     Value v;
     if (!eval_node(ev, n->kids[0], &v)) return false;
     eval_piece_to_set(ev, &v);
+    SortValue offered = {VT_NUMBER, 0, NULL};
+    if (v.type == VT_STRING) offered = (SortValue){VT_STRING, 0, v.str};
+    else if (v.type == VT_SET) offered.num = bb_popcount(v.set);
+    else if (v.type == VT_NUMBER) offered.num = v.num;
+    else if (v.type == VT_POSITION) offered.num = v.pos->id;
+    else return false;
+    eval_sort_offer(ev, (uint32_t)n->num, &offered);
     if (v.type == VT_STRING) {
-        /* a string matches; it gives the game no numeric place (chosen
-         * without a conformance vector: CQL 6.2 matches, as here) */
         *out = v;
         return true;
     }
-    if (v.type == VT_SET) x = bb_popcount(v.set);
-    else if (v.type == VT_NUMBER) x = v.num;
-    else if (v.type == VT_POSITION) x = v.pos->id;
-    else return false;
-    bool min = (n->flags & NF_MIN) != 0;
-    if (!ev->search->has_sort_value || (min ? x < ev->search->sort_value : x > ev->search->sort_value)) {
-        ev->search->has_sort_value = true;
-        ev->search->sort_value = x;
-        ev->search->sort_doc = n->text;
-    }
-    return number_value(out, x);
+    return number_value(out, offered.num);
 }
 
 /* }==== */
@@ -1426,8 +1495,8 @@ static bool check_node(const Node *n, void *ctx)
         || (n->kind == ND_WHILE && !eval_while_regex(n->kids[0]) && !filter_tree_writes(n->kids[0])
             && !filter_tree_writes(n->kids[1]))) {
         diag_at(c->diag, &c->q->src, n->span, DIAG_ERROR,
-                "'%s' would repeat for ever once its body matches: nothing in it changes a variable",
-                ast_kind_name(n->kind));
+                "'%s' would repeat for ever once its %s matches: nothing in it changes a variable",
+                ast_kind_name(n->kind), n->kind == ND_LOOP ? "body" : "test");
         c->ok = false;
         return false;
     }
@@ -1505,6 +1574,8 @@ Evaluator *eval_new(const Query *q, const EvalSettings *s)
     ev->bound = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->bound);
     ev->call_args = xcalloc(q->ncall_args ? q->ncall_args : 1, sizeof *ev->call_args);
     arena_init(&ev->persistent_strings, 4096);
+    ev->match_note = xstrdup(s->matchstring ? s->matchstring : "");
+    eval_unbrace(ev->match_note);
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->init) eval_families[f]->init(ev);
     return ev;
@@ -1517,6 +1588,7 @@ void eval_free(Evaluator *ev)
     free(ev->bound);
     free(ev->call_args);
     free(ev->pending);
+    free(ev->match_note);
     free(ev->runtime_error);
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->free) eval_families[f]->free(ev);
@@ -1524,40 +1596,120 @@ void eval_free(Evaluator *ev)
     free(ev);
 }
 
-/* The note of a node joined from several texts: its length and the room
- * of its buffer, which doubles as it fills (0: notes[id] is the one text
- * it was given, not a buffer of its own). */
-typedef struct NoteRoom {
-    size_t len, cap;
-} NoteRoom;
+/* {==== the notes of a game ====================================================== */
 
-/* Appends text to the note of node id, space-separated. The note grows in
- * a buffer that doubles, so that many comments at one position cost time
- * and memory linear in their length. */
-static void add_note(Evaluator *ev, const char **notes, int32_t id, const char *text)
+/* The comments added at a node with more than one, in order, joined into
+ * its note when the game's search ends (join_notes). */
+typedef struct NotePart {
+    const char *text;
+    struct NotePart *next;
+} NotePart;
+struct NoteList {
+    NotePart *first, *last;
+    uint32_t count;           /* parts; past NOTE_SCAN_MAX they are also in note_seen */
+};
+/* Identical comments at a node are found by comparing with each part while
+ * it has at most this many (nearly every node), then through a hash set. */
+#define NOTE_SCAN_MAX 8
+/* A comment added at a node, in the set that keeps identical ones once. */
+struct NoteSeen {
+    const char *text;         /* NULL: an empty slot */
+    int32_t node_id;
+};
+
+static uint64_t note_hash(int32_t id, const char *text)
 {
+    uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)(uint32_t)id;   /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) h = (h ^ *p) * 0x100000001b3ULL;
+    return h ^ (h >> 29);
+}
+
+/* Adds text at node id to the set of comments added at nodes with more
+ * than one; false when the same text is there already. */
+static bool note_seen_add(Evaluator *ev, int32_t id, const char *text)
+{
+    if (2 * (ev->note_seen_count + 1) > ev->note_seen_cap) {   /* at most half full */
+        uint32_t cap = ev->note_seen_cap ? 2 * ev->note_seen_cap : 64;
+        struct NoteSeen *grown = ARENA_ARRAY(ev->arena, struct NoteSeen, cap);
+        for (uint32_t i = 0; i < ev->note_seen_cap; i++) {
+            const struct NoteSeen *e = &ev->note_seen[i];
+            if (!e->text) continue;
+            uint32_t j = (uint32_t)note_hash(e->node_id, e->text) & (cap - 1);
+            while (grown[j].text) j = (j + 1) & (cap - 1);
+            grown[j] = *e;
+        }
+        ev->note_seen = grown;
+        ev->note_seen_cap = cap;
+    }
+    uint32_t j = (uint32_t)note_hash(id, text) & (ev->note_seen_cap - 1);
+    for (; ev->note_seen[j].text; j = (j + 1) & (ev->note_seen_cap - 1))
+        if (ev->note_seen[j].node_id == id && strcmp(ev->note_seen[j].text, text) == 0) return false;
+    ev->note_seen[j] = (struct NoteSeen){text, id};
+    ev->note_seen_count++;
+    return true;
+}
+
+static NotePart *new_note_part(Evaluator *ev, const char *text)
+{
+    NotePart *part = arena_alloc(ev->arena, sizeof *part);
+    *part = (NotePart){text, NULL};
+    return part;
+}
+
+/* Adds a comment at node id. A text added there before is not added again
+ * (CQL 6.2 keeps identical comments once), unless `nouniquecomments`. */
+static void add_note(Evaluator *ev, int32_t id, const char *text)
+{
+    const char **notes = ev->search->notes;
     if (!text[0]) return;
-    if (!notes[id]) {
+    if (!notes[id]) {   /* nearly always: the first comment at the node */
         notes[id] = text;
         return;
     }
-    if (!ev->note_room) ev->note_room = ARENA_ARRAY(ev->arena, NoteRoom, ev->game->node_count);
-    NoteRoom *room = &ev->note_room[id];
-    if (!room->cap) room->len = strlen(notes[id]);
-    size_t add = strlen(text), need = room->len + 1 + add + 1;
-    if (need > room->cap) {
-        size_t cap = 2 * room->cap > need ? 2 * room->cap : need;
-        char *grown = arena_alloc(ev->arena, cap);
-        memcpy(grown, notes[id], room->len);
-        notes[id] = grown;
-        room->cap = cap;
-        ev->text_bytes += cap;   /* counted; the filters that make text check the budget */
+    bool unique = !ev->settings.nouniquecomments;
+    if (unique && notes[id] == text) return;   /* the same fixed text again ("Found") */
+    if (!ev->note_lists) ev->note_lists = ARENA_ARRAY(ev->arena, struct NoteList, ev->game->node_count);
+    struct NoteList *list = &ev->note_lists[id];
+    if (unique && list->last && list->last->text == text) return;
+    if (!list->first) {
+        list->first = list->last = new_note_part(ev, notes[id]);
+        list->count = 1;
     }
-    char *note = (char *)(uintptr_t)notes[id];
-    note[room->len] = ' ';
-    memcpy(note + room->len + 1, text, add + 1);
-    room->len += 1 + add;
+    if (unique) {
+        if (list->count <= NOTE_SCAN_MAX) {
+            for (const NotePart *p = list->first; p; p = p->next)
+                if (strcmp(p->text, text) == 0) return;
+            if (list->count == NOTE_SCAN_MAX)   /* from now on through the hash set */
+                for (const NotePart *p = list->first; p; p = p->next) note_seen_add(ev, id, p->text);
+        }
+        if (list->count >= NOTE_SCAN_MAX && !note_seen_add(ev, id, text)) return;
+    }
+    list->last = list->last->next = new_note_part(ev, text);
+    list->count++;
 }
+
+/* The note of each node with several comments: them all, in order,
+ * separated by a blank. */
+static void join_notes(Evaluator *ev)
+{
+    if (!ev->note_lists) return;
+    for (int32_t id = 0; id < ev->game->node_count; id++) {
+        const NotePart *first = ev->note_lists[id].first;
+        if (!first) continue;
+        size_t len = 0;
+        for (const NotePart *p = first; p; p = p->next) len += strlen(p->text) + 1;
+        char *joined = arena_alloc(ev->arena, len), *at = joined;
+        for (const NotePart *p = first; p; p = p->next) {
+            size_t n = strlen(p->text);
+            memcpy(at, p->text, n);
+            at[n] = p->next ? ' ' : '\0';
+            at += n + 1;
+        }
+        ev->search->notes[id] = joined;
+    }
+}
+
+/* }==== */
 
 /* X attacks Y (or Y attackedby X) with two piece designators (Q attacks k). */
 static bool is_designator_attack(const Node *body)
@@ -1582,7 +1734,7 @@ static inline void count_match(Evaluator *ev, GameSearch *out, const GameNode *n
 {
     out->matched_positions++;
     out->matched[n->id] = true;
-    if (annotate) add_note(ev, out->notes, n->id, ev->settings.matchstring);
+    if (annotate) add_note(ev, n->id, ev->match_note);
 }
 
 static void search_direct_body(Evaluator *ev, const Node *body, GameSearch *out, bool annotate)
@@ -1630,10 +1782,12 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
     ev->messages = messages;
     ev->cache = NULL;
     ev->nodes_by_id = NULL;
-    ev->note_room = NULL;
     ev->text_bytes = 0;
     ev->stopped_at = NULL;
     ev->stop_reason = NULL;
+    ev->note_lists = NULL;
+    ev->note_seen = NULL;
+    ev->note_seen_cap = ev->note_seen_count = 0;
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->new_game) eval_families[f]->new_game(ev);
     for (uint32_t i = 0; i < ev->q->nvars; i++) {
@@ -1641,6 +1795,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
         ev->bound[i] = false;
     }
     out->notes = ARENA_ARRAY(arena, const char *, g->node_count);
+    if (ev->q->nsort_keys) out->sort_values = ARENA_ARRAY(arena, SortValue, ev->q->nsort_keys);
     out->matched = ARENA_ARRAY(arena, bool, g->node_count);
     bool annotate = !ev->settings.silent;
     /* a body of one filter is that filter (a compound's value is its last member's) */
@@ -1667,7 +1822,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
             }
             if (annotate && (matched || ev->settings.alwayscomment))
                 for (int i = 0; i < ev->npending; i++)
-                    add_note(ev, out->notes, ev->pending[i].node_id, ev->pending[i].text);
+                    add_note(ev, ev->pending[i].node_id, ev->pending[i].text);
             if (matched) count_match(ev, out, n, annotate);
             if (ev->runtime_error) {
                 out->runtime_error = arena_strdup(arena, ev->runtime_error);
@@ -1677,6 +1832,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
             }
         }
     }
+    join_notes(ev);
     ev->cur = ev->origin = NULL;
     out->stopped_at = ev->stopped_at;
     out->stop_reason = ev->stop_reason;

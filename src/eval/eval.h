@@ -23,34 +23,49 @@
 #include "pgn/game.h"
 #include "query/ast.h"
 
+/* The budgets of a query where the settings give none (options
+ * -loopbudget and -textbudget): far beyond what a real query needs. */
+#define EVAL_DEFAULT_LOOP_BUDGET 10000000
+#define EVAL_DEFAULT_TEXT_BUDGET ((size_t)256 << 20)
+
 typedef struct EvalSettings {
     bool variations;          /* search variation positions too */
     bool alwayscomment;       /* keep comments made at unmatched positions */
     bool silent;              /* add no comment at all */
     bool nosettag;            /* settag matches and sets no tag (-nosettag) */
     bool noremovecomment;     /* removecomment matches and removes nothing (-noremovecomment) */
+    bool nouniquecomments;    /* keep identical comments added at a position (-nouniquecomments) */
     bool quiet;               /* the header or option quiet: no match string, no
                                  path Start/End comments */
     const char *matchstring;  /* comment at matched positions ("" for none) */
     int64_t last_game_number; /* the value of `lastgamenumber` (set by the caller before a run) */
-    /* budgets: past one, the run stops at the filter that passed it (0: none) */
-    int64_t loop_budget;      /* iterations of loop and while for one position, all together */
+    /* budgets: past one, the run stops at the filter that passed it (0: the default) */
+    int64_t loop_budget;      /* runs of the bodies of loop and while for one position,
+                                 all together (EVAL_DEFAULT_LOOP_BUDGET) */
     size_t text_budget;       /* bytes of text made for one game (strings, comments,
-                                 messages), and the size of a file readfile reads */
+                                 messages, dictionary entries), and the size of a file
+                                 readfile reads (EVAL_DEFAULT_TEXT_BUDGET) */
     const char *query_file;   /* the query's file, which writefile never writes over, or NULL */
     /* the files of `similarposition`, read before the run (eval/submission.h), or NULL */
     const struct Submissions *submissions;
+    uint64_t max_regex_steps; /* the steps one evaluation of `~~` may take (0: REGEX_DEFAULT_STEPS) */
 } EvalSettings;
+
+/* A game's value for one sort key (Query.sort_keys): the best its filters
+ * gave, a number or a string; VT_NONE when they gave none. Values are
+ * ordered numbers first, numbers by value, strings bytewise. */
+typedef struct SortValue {
+    ValueType type;
+    int64_t num;              /* VT_NUMBER */
+    const char *str;          /* VT_STRING, in the game's arena or the query */
+} SortValue;
 
 /* What the search of one game found. Strings live in the game's arena. */
 typedef struct GameSearch {
     long matched_positions;
     bool *matched;            /* per node id: the body matched there */
     const char **notes;       /* per node id: comment text to add, or NULL */
-    bool has_sort_value;
-    int64_t sort_value;       /* the game's `sort` value (max, or min with `sort min`) */
-    const char *sort_doc;     /* the sort's documentation string, or NULL */
-    bool sort_quiet;          /* the sort value is not written (`hhdb sort`) */
+    SortValue *sort_values;   /* by sort key (Query.sort_keys), or NULL when none */
     Tag *set_tags;            /* tags given by `settag`, in the order first set */
     int nset_tags;
     bool *remove_comment;     /* per node id: `removecomment` was evaluated there, or NULL */
@@ -102,6 +117,10 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
  * raises an error (for the search to meet and report), true with *sure
  * false. */
 bool eval_at_start(Evaluator *ev, const Game *g, const Node *n, bool *sure);
+
+/* Writes '{' and '}' in text as '_': the text of a comment cql adds, which
+ * must neither end nor open a PGN comment (CQL 6.2). */
+void eval_unbrace(char *text);
 
 /* Writes `name: value` for every persistent variable and every dictionary
  * that is not local (`D: {"a": 1, "b": 2}`), at the end of a run. */

@@ -7,6 +7,7 @@
 #ifndef CQL_EVAL_INT_H
 #define CQL_EVAL_INT_H
 
+#include "base/regex.h"
 #include "eval/eval.h"
 #include "query/filters.h"
 
@@ -64,7 +65,7 @@ typedef struct PathSeen {
 /* A compiled `~~` pattern, reused for the whole run. */
 typedef struct CachedRegex {
     char *pattern;
-    void *compiled;               /* regex_t, or NULL when the pattern is bad */
+    Regex *compiled;
 } CachedRegex;
 
 #define REGEX_CAPTURES 10
@@ -96,10 +97,15 @@ struct Evaluator {
     const GameNode *cur;          /* where filters are evaluated */
     PendingComment *pending;      /* comments made at the current position */
     int npending, pending_cap;
-    struct NoteRoom *note_room;   /* by node id, in the game arena: the room of a note
-                                     joined from several (add_note), NULL until one is */
-    /* what the budgets count (EvalSettings): iterations of loop and while
-     * for the position being searched, text made for this game */
+    char *match_note;             /* the match string as written (heap) */
+    /* eval.c: the comments of the nodes that got more than one, by node
+     * id, and the set of them that keeps identical comments at a node
+     * once; in the game arena, made when first needed */
+    struct NoteList *note_lists;
+    struct NoteSeen *note_seen;
+    uint32_t note_seen_cap, note_seen_count;
+    /* what the budgets count (EvalSettings): runs of the bodies of loop
+     * and while for the position being searched, text made for this game */
     int64_t loop_steps;
     size_t text_bytes;
     CachedRegex *regexes;
@@ -217,17 +223,26 @@ NodeCache *eval_node_cache(Evaluator *ev, const GameNode *n);
 /* The node with position id `id` (0 <= id < node_count); nav.c. */
 const GameNode *eval_node_by_id(Evaluator *ev, int32_t id);
 void eval_value_to_text(const Evaluator *ev, const Value *v, StrBuf *sb);
+/* Adds a comment at `at`, pending until the position's evaluation matches;
+ * the text is copied, braces written as _ (eval_unbrace). */
 void eval_add_comment(Evaluator *ev, const GameNode *at, const char *text);
+/* The same for a text that outlives the game and has no brace (a string
+ * literal such as "Found"): kept as it is, not copied. */
+void eval_add_fixed_comment(Evaluator *ev, const GameNode *at, const char *text);
 /* A copy of s[0..len) and a NUL in the game's arena: a string that filter
  * n makes. It counts towards the game's text budget (eval_count_text). */
 char *eval_new_string(Evaluator *ev, const Node *n, const char *s, size_t len);
 /* Counts len bytes of text that filter n made for this game (a string, a
- * comment, a message). Past the budget (EvalSettings.text_budget, option
- * -textbudget) the run stops at n; false then. */
+ * comment, a message, a dictionary entry). Past the budget
+ * (EvalSettings.text_budget, option -textbudget) the run stops at n;
+ * false then. */
 bool eval_count_text(Evaluator *ev, const Node *n, size_t len);
+/* The text budget of one game, in bytes. */
+size_t eval_text_budget(const Evaluator *ev);
 /* One more iteration of loop or while n (a run of its body) for the
- * position being searched, whatever loop it is in. Past the budget (EvalSettings.loop_budget, option -loopbudget) the run
- * stops at n; false then, and the loop ends. */
+ * position being searched, whatever loop it is in. Past the budget
+ * (EvalSettings.loop_budget, option -loopbudget) the run stops at n;
+ * false then, and the loop ends. */
 bool eval_loop_step(Evaluator *ev, const Node *n);
 
 /* dict.c: the dictionaries' storage for a run, and the places where the
@@ -262,6 +277,10 @@ bool eval_dash_finds_no_move(Evaluator *ev, const Node *dash, bool *none);
 bool eval_regex_while(Evaluator *ev, const Node *regex, const Node *body);
 /* The regular-expression match a while test is, through parentheses, or NULL. */
 const Node *eval_while_regex(const Node *test);
+
+/* eval.c: offers v as the game's value for sort key `key`: kept when it is
+ * better than the value so far (larger; smaller for a `sort min` key) */
+void eval_sort_offer(Evaluator *ev, uint32_t key, const SortValue *v);
 
 /* nav.c: the lowest common ancestor of two nodes */
 const GameNode *eval_common_ancestor(const GameNode *a, const GameNode *b);

@@ -238,13 +238,10 @@ static bool eval_award(Evaluator *ev, const Node *n, Value *out)
     if ((words & HHA_SPECIAL) && !a.special) return false;
     if (words & HHA_SORT) {
         /* ascending by (category, R1, R2): the output sorts largest first */
-        GameSearch *s = ev->search;
         int64_t key = -(((int64_t)hh_award_category(&a) * 100000000 + a.r1) * 100000000 + a.r2);
-        if (!s->has_sort_value || key > s->sort_value) {
-            s->has_sort_value = true;
-            s->sort_value = key;
-            s->sort_quiet = true;
-        }
+        uint32_t hhdb_key = 0;   /* every hhdb sort shares one key */
+        while (!ev->q->sort_keys[hhdb_key].hhdb) hhdb_key++;
+        eval_sort_offer(ev, hhdb_key, &(SortValue){VT_NUMBER, key, NULL});
     }
     /* a special award without `special` matches, but has no value */
     if (a.special && !(words & HHA_SPECIAL)) return true;

@@ -105,11 +105,14 @@ static bool eval_named_position(Evaluator *ev, const Node *n, Value *out)
     }
 }
 
-/* child: the main continuation; child(n): the n-th child, 0 being the main one. */
+/* child: the main continuation; child(n): the n-th child, 0 being the main
+ * one. Without `variations` only the main continuation exists, as for move,
+ * find and line: child(n) for n >= 1 never matches (CQL 6.2). */
 static bool eval_child(Evaluator *ev, const Node *n, Value *out)
 {
     int64_t k = 0;
     if (n->kids[0] && !eval_number(ev, n->kids[0], &k)) return false;
+    if (k > 0 && !ev->settings.variations) return false;
     const GameNode *c = ev->cur->child;
     for (; c && k > 0; k--) c = c->sibling;
     return k == 0 && eval_position_value(out, c);

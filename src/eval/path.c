@@ -165,7 +165,7 @@ static bool eval_find(Evaluator *ev, const Node *n, Value *out)
                    : n->kids[1] ? in_range(ev, n->kids[1], n->kids[2], count) : count > 0;
     if (!matched) return false;
     if (!numeric) {
-        if (comments) eval_add_comment(ev, first, "Found");
+        if (comments) eval_add_fixed_comment(ev, first, "Found");
         return eval_position_value(out, first);
     }
     char text[64];
@@ -575,7 +575,7 @@ static void path_status_here(PathSearch *ps, const GameNode *at, int64_t count)
  * the trail when `keep`, so that they are kept along the branches that go
  * on from here only; returns the trail as it was, to be put back once
  * those branches are searched. */
-static const CommentTrail *trail_keep(PathSearch *ps, int saved, bool keep)
+static const CommentTrail *trail_keep_pending(PathSearch *ps, int saved, bool keep)
 {
     Evaluator *ev = ps->ev;
     const CommentTrail *before = ps->trail;
@@ -588,6 +588,12 @@ static const CommentTrail *trail_keep(PathSearch *ps, int saved, bool keep)
     }
     ev->npending = saved;
     return before;
+}
+
+static inline const CommentTrail *trail_keep(PathSearch *ps, int saved, bool keep)
+{
+    if (ps->ev->npending == saved) return ps->trail;   /* nearly always: no comment made */
+    return trail_keep_pending(ps, saved, keep);
 }
 
 /* The path, standing at `at` after `count` moves, tries the move into `c`
@@ -891,7 +897,7 @@ static void path_end_comments(PathSearch *ps, const PathEnd *e, bool alternative
         position_id_text(ev, e->end, &sb);
         eval_add_comment(ev, ps->start, sb_str(&sb));
     }
-    if (alternative) eval_add_comment(ev, e->end, "alternative");
+    if (alternative) eval_add_fixed_comment(ev, e->end, "alternative");
     sb_free(&sb);
 }
 

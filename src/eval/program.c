@@ -272,13 +272,13 @@ static bool read_whole_file(Evaluator *ev, const Node *n, const char *name, Read
         return false;
     }
     struct stat st;
-    size_t budget = ev->settings.text_budget;
+    size_t budget = eval_text_budget(ev);
     char size[32];
     format_size(size, sizeof size, budget);
     bool ok = false;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         eval_stop_run(ev, n, "readfile: '%s' is not a regular file: the run stops here", name);
-    } else if (budget && (uint64_t)st.st_size > budget) {
+    } else if ((uint64_t)st.st_size > budget) {
         eval_stop_run(ev, n, "readfile: '%s' is larger than %s (-textbudget raises the limit): the run stops here",
                       name, size);
     } else {
@@ -286,11 +286,11 @@ static bool read_whole_file(Evaluator *ev, const Node *n, const char *name, Read
         char chunk[65536];
         ssize_t got;
         /* no further than just past the budget, should the file grow */
-        while ((got = read(fd, chunk, sizeof chunk)) > 0 && (!budget || sb.len <= budget))
+        while ((got = read(fd, chunk, sizeof chunk)) > 0 && sb.len <= budget)
             sb_append_n(&sb, chunk, (size_t)got);
         if (got < 0) {
             eval_runtime_error(ev, "Unable to read file: %s", name);
-        } else if (budget && sb.len > budget) {
+        } else if (sb.len > budget) {
             eval_stop_run(ev, n, "readfile: '%s' is larger than %s (-textbudget raises the limit): the run stops "
                           "here", name, size);
         } else if (eval_count_text(ev, n, sb.len)) {

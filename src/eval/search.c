@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "pgn/writer.h"
-#include "query/hhdb_keys.h"
 
 static bool result_matches(const Search *s, const Game *g)
 {
@@ -31,17 +30,74 @@ bool search_matches(const Search *s, Evaluator *ev, const Game *g, bool tags_tes
            found->matched_positions <= s->matchcount_max;
 }
 
-int64_t search_sort_value(const Search *s, const GameSearch *found)
+/* Appends v to key so that keys compare as the values do (search.h):
+ * a type byte (numbers before strings), then a number's 8 bytes, big-endian
+ * with the sign bit flipped, or a string's bytes and a NUL. `best_largest`:
+ * every byte is inverted, so that the larger value comes first. */
+static void append_sort_value(StrBuf *key, const SortValue *v, bool best_largest)
 {
-    if (s->sort_by_matchcount) return found->matched_positions;
-    /* `sort min`: the smallest value first (CQL 6.2), as the largest of the
-     * negated values */
-    if (s->sort_ascending) return found->sort_value == INT64_MIN ? INT64_MAX : -found->sort_value;
-    return found->sort_value;
+    unsigned char flip = best_largest ? 0xff : 0;
+    size_t from = key->len;
+    if (v->type == VT_STRING) {
+        sb_putc(key, 1);
+        sb_append_n(key, v->str, strlen(v->str) + 1);
+    } else {
+        uint64_t x = (uint64_t)v->num ^ (UINT64_C(1) << 63);
+        sb_putc(key, 0);
+        for (int shift = 56; shift >= 0; shift -= 8) sb_putc(key, (char)(unsigned char)(x >> shift));
+    }
+    for (size_t i = from; i < key->len; i++) key->data[i] = (char)((unsigned char)key->data[i] ^ flip);
+}
+
+void search_sort_key(const Search *s, const GameSearch *found, StrBuf *key)
+{
+    sb_clear(key);
+    if (s->sort_by_matchcount)
+        append_sort_value(key, &(SortValue){VT_NUMBER, found->matched_positions, NULL}, true);
+    const Query *q = s->query;
+    for (uint32_t i = 0; found->sort_values && i < q->nsort_keys; i++) {
+        const SortValue *v = &found->sort_values[i];
+        /* a game without a value for the key comes after every game with one */
+        sb_putc(key, v->type == VT_NONE ? 1 : 0);
+        if (v->type != VT_NONE) append_sort_value(key, v, !q->sort_keys[i].min);
+    }
+}
+
+/* Appends "title: value" for each sort key written in the game (the
+ * matchcount of `sort matchcount`, then the keys of the sort filters in
+ * order, "title: none" for a key without a value), separated by a blank:
+ * '{' and '}' are written as '_', as in every added comment. */
+static void append_sort_values(const Search *s, const GameSearch *found, StrBuf *out)
+{
+    const Query *q = s->query;
+    size_t from = out->len;
+    if (s->sort_by_matchcount) sb_printf(out, "matchcount: %ld", found->matched_positions);
+    for (uint32_t i = 0; found->sort_values && i < q->nsort_keys; i++) {
+        const SortKey *k = &q->sort_keys[i];
+        const SortValue *v = &found->sort_values[i];
+        if (k->hhdb) continue;
+        sb_printf(out, "%s%s: ", out->len > from ? " " : "", k->title ? k->title : "sort");
+        if (v->type == VT_NONE) sb_append(out, "none");
+        else if (v->type == VT_STRING) sb_append(out, v->str);
+        else sb_printf(out, "%lld", (long long)v->num);
+    }
+    eval_unbrace(out->data + from);
+}
+
+/* Whether a game's first comment gets sort values (append_sort_values). */
+static bool writes_sort_values(const Search *s)
+{
+    const Query *q = s->query;
+    if (s->sort_by_matchcount) return true;
+    for (uint32_t i = 0; i < q->nsort_keys; i++)
+        if (!q->sort_keys[i].hhdb) return true;
+    return false;
 }
 
 /* The comment written before the first move of a matching game: "Game
- * number N", the sort value, then the initial position's own note. */
+ * number N", the initial position's own note, then the sort values two
+ * blanks after the rest, as CQL 6.2 has them ({Game number 3 CQL  wp: 3});
+ * the writer makes every run of blanks in a comment one blank. */
 static const char *search_header_note(const Search *s, const Game *g, const GameSearch *found,
                                       const char *root_note, Arena *a)
 {
@@ -53,17 +109,16 @@ static const char *search_header_note(const Search *s, const Game *g, const Game
         memcpy(game_number, prefix, sizeof prefix - 1);
         len = sizeof prefix - 1 + decimal_digits(game_number + sizeof prefix - 1, (unsigned long long)g->number);
     }
-    bool sort_note = s->sort_by_matchcount || (found->has_sort_value && !found->sort_quiet);
+    bool sort_note = writes_sort_values(s);
     if (!sort_note && !root_note)   /* the usual note: no buffer to grow */
         return len ? arena_strndup(a, game_number, len) : NULL;
     StrBuf head = SB_INIT;
-    sb_append_n(&head, game_number, len);
-    if (s->sort_by_matchcount)
-        sb_printf(&head, "%smatchcount: %ld", head.len ? "  " : "", found->matched_positions);
-    else if (found->has_sort_value && !found->sort_quiet)
-        sb_printf(&head, "%s%s: %lld", head.len ? "  " : "", found->sort_doc ? found->sort_doc : "sort",
-                  (long long)found->sort_value);
+    if (len) sb_append_n(&head, game_number, len);
     if (root_note) sb_printf(&head, "%s%s", head.len ? " " : "", root_note);
+    if (sort_note) {
+        if (head.len) sb_append(&head, "  ");
+        append_sort_values(s, found, &head);
+    }
     const char *text = head.len ? arena_strdup(a, sb_str(&head)) : NULL;
     sb_free(&head);
     return text;
@@ -74,15 +129,6 @@ void search_write_game(const Search *s, const Game *g, GameSearch *found, Arena 
     found->notes[0] = search_header_note(s, g, found, found->notes[0], a);
     PgnAnnotations ann = {found->notes, found->set_tags, found->nset_tags, found->remove_comment};
     pgn_write_game(g, &ann, out);
-}
-
-/* The first `sort` of the query, in the order written. */
-static bool find_sort(const Node *n, void *ctx)
-{
-    const Node **first = ctx;
-    if (*first) return false;
-    if (n->kind == ND_SORT || (n->kind == ND_HHDB && n->num < 0 && (n->num2 & HHA_SORT))) *first = n;
-    return true;
 }
 
 /* Adds d to the gate's placements: false when it cannot be one (none, or
@@ -106,11 +152,8 @@ static bool changes_nothing(const Node *n, bool positions)
     if (n->flags & NF_AS_POSITION) return false;   /* a value where a match is wanted: the run stops there */
     switch (n->kind) {
     case ND_PLAYER: case ND_EVENT: case ND_SITE: case ND_DATE: case ND_EVENTDATE: case ND_ECO:
-    case ND_YEAR: case ND_GAMENUMBER: case ND_INT: case ND_STRING: case ND_TRUE: case ND_FALSE:
+    case ND_YEAR: case ND_GAMENUMBER: case ND_ELO: case ND_INT: case ND_STRING: case ND_TRUE: case ND_FALSE:
     case ND_RELATION: case ND_AND: case ND_OR: case ND_NOT: case ND_PAREN:
-        break;
-    case ND_ELO:   /* alone, the side to move's */
-        if (!positions && !(n->flags & (NF_WHITE | NF_BLACK))) return false;
         break;
     case ND_COMPOUND:
         if (n->nkids == 0) return false;
@@ -226,6 +269,8 @@ void search_init(Search *s, const SearchSettings *o, const Query *q)
     s->eval.alwayscomment = o->alwayscomment;
     s->eval.nosettag = o->nosettag;
     s->eval.noremovecomment = o->noremovecomment;
+    s->eval.nouniquecomments = o->nouniquecomments;
+    s->eval.max_regex_steps = o->max_regex_steps;
     s->eval.quiet = o->quiet || (h->present & QH_QUIET);
     if (s->eval.quiet) s->eval.matchstring = "";
     s->eval.query_file = o->query_file;
@@ -250,9 +295,6 @@ void search_init(Search *s, const SearchSettings *o, const Query *q)
         s->gamenumber.max = h->gamenumber_max > LONG_MAX ? LONG_MAX : (long)h->gamenumber_max;
     }
     s->result = o->result ? o->result : (h->present & QH_RESULT) ? h->result : NULL;
-    const Node *sort = NULL;
-    ast_walk(q->body, find_sort, &sort);
-    s->sorting = sort || s->sort_by_matchcount;
-    s->sort_ascending = sort && (sort->flags & NF_MIN) && !s->sort_by_matchcount;
+    s->sorting = q->nsort_keys > 0 || s->sort_by_matchcount;
     init_gate(s);
 }

@@ -30,12 +30,14 @@ typedef struct SearchSettings {
     const char *matchstring;    /* comment at matched positions; NULL: the header's or "CQL" */
     bool variations, mainline, silent, quiet, alwayscomment, noheader;
     bool nosettag, noremovecomment;  /* settag, removecomment match and change nothing */
+    bool nouniquecomments;      /* keep identical comments added at a position */
     SearchRange matchcount;     /* matched positions a game needs */
     SearchRange gamenumber;     /* games to examine */
     const char *result;         /* only games with this result */
     const char *query_file;     /* the query's file, never written over, or NULL */
-    int64_t loop_budget;        /* EvalSettings's budgets; 0: none */
+    int64_t loop_budget;        /* EvalSettings's budgets (0: the defaults) */
     size_t text_budget;
+    uint64_t max_regex_steps;   /* the step budget of `~~` (0: REGEX_DEFAULT_STEPS) */
 } SearchSettings;
 
 /* What a run looks for: the query and the settings that decide which games
@@ -49,8 +51,7 @@ typedef struct Search {
     SearchRange gamenumber;     /* games to examine (default all) */
     const char *result;         /* only games with this result, or NULL */
     bool sorting;               /* keep matches and sort them at the end */
-    bool sort_by_matchcount;
-    bool sort_ascending;      /* the first `sort` is `sort min`: the smallest value first */
+    bool sort_by_matchcount;    /* `sort matchcount` in the header: the first key */
     /* what a game needs to be able to match, known before its moves are
      * played (pgn_parse_game_gated): its result, and a piece the body asks
      * for before anything else (Ka1 ...) somewhere in it */
@@ -80,12 +81,19 @@ void search_init(Search *s, const SearchSettings *o, const Query *q);
 bool search_matches(const Search *s, Evaluator *ev, const Game *g, bool tags_test_held, Arena *a,
                     GameSearch *found, StrBuf *printed);
 
-/* The value a matching game is sorted by (when s->sorting). */
-int64_t search_sort_value(const Search *s, const GameSearch *found);
+/* The key a matching game is sorted by (when s->sorting), in *key: games
+ * are written in the order of their keys compared bytewise (memcmp), ties
+ * in input order. The key holds the game's value for each sort key of the
+ * query in order (the match count first with `sort matchcount`), so that
+ * the games are ordered by the first key (best first: the largest value,
+ * the smallest for `sort min`; numbers before strings), then the second,
+ * and so on; a game without a value for a key comes after those with one
+ * (CQL 6.2, cql62-fidelity-2.md R9). */
+void search_sort_key(const Search *s, const GameSearch *found, StrBuf *key);
 
-/* Appends a matching game to out as cql writes it: "Game number N" (and the
- * sort value) joined to the initial position's note, the notes the search
- * made, and the tags the query set. */
+/* Appends a matching game to out as cql writes it: "Game number N" joined
+ * to the initial position's note (then the sort values), the notes the
+ * search made, and the tags the query set. */
 void search_write_game(const Search *s, const Game *g, GameSearch *found, Arena *a, StrBuf *out);
 
 #endif

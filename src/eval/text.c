@@ -7,86 +7,106 @@
  * Strings are bytes: an index counts bytes, and lowercase/uppercase change
  * ASCII letters only. New strings are made in the game's arena.
  *
- * Patterns are POSIX extended regular expressions (regex.h, in libc), with
- * the common ECMAScript shorthands CQL users write (\d \w \s \D \W \S)
- * translated first. A pattern is compiled once and kept for the run.
+ * Patterns are regular expressions with the ECMAScript grammar of C++'s
+ * std::regex, which CQL 6.2 uses (base/regex.h): compiled once and kept for
+ * the run. One evaluation of `~~` (a whole `while (S ~~ P)` loop counts as
+ * one) may take at most -maxregexsteps steps; past them the run stops with
+ * a runtime error naming the `~~`.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include <regex.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "query/contexts.h"
 #include "eval/eval_int.h"
 
-/* The ERE spelling of a pattern written with ECMAScript shorthands. */
-static char *to_ere(const char *pat)
-{
-    static const struct { char c; const char *ere; } shorthands[] = {
-        {'d', "[0-9]"}, {'D', "[^0-9]"}, {'w', "[A-Za-z0-9_]"}, {'W', "[^A-Za-z0-9_]"},
-        {'s', "[[:space:]]"}, {'S', "[^[:space:]]"},
-    };
-    StrBuf sb = SB_INIT;
-    for (const char *p = pat; *p; p++) {
-        if (*p == '\\' && p[1]) {
-            const char *ere = NULL;
-            for (size_t i = 0; i < sizeof shorthands / sizeof shorthands[0]; i++)
-                if (shorthands[i].c == p[1]) ere = shorthands[i].ere;
-            if (ere) {
-                sb_append(&sb, ere);
-                p++;
-                continue;
-            }
-            sb_putc(&sb, *p++);
-        }
-        sb_putc(&sb, *p);
-    }
-    return sb_take(&sb);
-}
+/* Patterns kept compiled for the run, and their instructions in all (16
+ * bytes each); past them (patterns computed while searching, all
+ * different) a pattern is compiled for one use, as is one that is not a
+ * regular expression. */
+#define REGEX_CACHE_MAX 64
+#define REGEX_CACHE_INSTRUCTIONS 1000000
 
-static regex_t *compiled_regex(Evaluator *ev, const char *pattern)
+/* The compiled pattern, or NULL when it is not a regular expression (a
+ * pattern written in the query is checked when the query is compiled; one
+ * computed while searching does not match). When *once is set, the caller
+ * frees it after use. */
+static Regex *compiled_regex(Evaluator *ev, const char *pattern, bool *once)
 {
+    *once = false;
     for (int i = 0; i < ev->nregexes; i++)
         if (strcmp(ev->regexes[i].pattern, pattern) == 0) return ev->regexes[i].compiled;
-    ev->regexes = xrealloc(ev->regexes, sizeof *ev->regexes * (size_t)(ev->nregexes + 1));
-    CachedRegex *c = &ev->regexes[ev->nregexes++];
-    c->pattern = xstrdup(pattern);
-    char *ere = to_ere(pattern);
-    regex_t *re = xmalloc(sizeof *re);
-    if (regcomp(re, ere, REG_EXTENDED) != 0) {
-        free(re);
-        re = NULL;
+    RegexError err;
+    Regex *re = regex_compile(pattern, strlen(pattern), &err);
+    if (!re) return NULL;
+    size_t cached = regex_size(re);
+    for (int i = 0; i < ev->nregexes; i++) cached += regex_size(ev->regexes[i].compiled);
+    if (ev->nregexes == REGEX_CACHE_MAX || cached > REGEX_CACHE_INSTRUCTIONS) {
+        *once = true;
+        return re;
     }
-    free(ere);
-    c->compiled = re;
+    ev->regexes = xrealloc(ev->regexes, sizeof *ev->regexes * (size_t)(ev->nregexes + 1));
+    ev->regexes[ev->nregexes++] = (CachedRegex){xstrdup(pattern), re};
     return re;
 }
 
 static void eval_free_regexes(Evaluator *ev)
 {
     for (int i = 0; i < ev->nregexes; i++) {
-        if (ev->regexes[i].compiled) regfree(ev->regexes[i].compiled);
-        free(ev->regexes[i].compiled);
+        regex_free(ev->regexes[i].compiled);
         free(ev->regexes[i].pattern);
     }
     free(ev->regexes);
     for (int i = 0; i < REGEX_CAPTURES; i++) free(ev->captures[i]);
 }
 
-/* Matches re in text from byte `from` on; on a match keeps the captures
- * (\0 the whole match, \1 ...) and sets *end past the match. */
-static bool regex_match_from(Evaluator *ev, regex_t *re, const char *text, size_t from, size_t *end)
+/* The step budget of one evaluation of `~~`. */
+static uint64_t regex_budget(const Evaluator *ev)
 {
-    regmatch_t m[REGEX_CAPTURES];
-    if (regexec(re, text + from, REGEX_CAPTURES, m, from ? REG_NOTBOL : 0) != 0) return false;
+    return ev->settings.max_regex_steps ? ev->settings.max_regex_steps : REGEX_DEFAULT_STEPS;
+}
+
+/* The search of `~~` (node n) ran out of steps or of stack: the run stops. */
+static void regex_gave_up(Evaluator *ev, const Node *n, RegexResult r, size_t len)
+{
+    const SourceText *src = &ev->q->src;
+    unsigned line, col;
+    diag_line_col(src, n->span.start, &line, &col);
+    int quoted = contexts_quote_length(n);
+    StrBuf why = SB_INIT;
+    if (r == REGEX_OVER_BUDGET)
+        sb_printf(&why, "took more than %llu steps", (unsigned long long)regex_budget(ev));
+    else
+        sb_printf(&why, "needed more than %zu MB of backtracking stack", REGEX_STACK_MAX_BYTES >> 20);
+    eval_runtime_error(ev, "%s:%u:%u: game %ld: the regular expression of '%.*s%s' %s on a text of %zu bytes; "
+                       "the run stops%s",
+                       src->name, line, col, ev->game->number, quoted, src->text + n->span.start,
+                       quoted < (int)(n->span.end - n->span.start) ? "..." : "", sb_str(&why), len,
+                       r == REGEX_OVER_BUDGET ? " (-maxregexsteps raises the limit)" : "");
+    sb_free(&why);
+}
+
+/* Searches re in text from byte `from` on (flags: base/regex.h), charging
+ * *steps; on a match keeps the captures (\0 the whole match, \1 ...) and
+ * sets *match to the match. Out of steps: a runtime error (n is the `~~`). */
+static bool regex_match_from(Evaluator *ev, const Node *n, const Regex *re, const char *text, size_t len,
+                             size_t from, unsigned flags, uint64_t *steps, RegexSpan *match)
+{
+    RegexSpan g[REGEX_CAPTURES];
+    RegexResult r = regex_search(re, text, len, from, flags, steps, g, REGEX_CAPTURES);
+    if (r == REGEX_OVER_BUDGET || r == REGEX_OVER_MEMORY) regex_gave_up(ev, n, r, len);
+    if (r != REGEX_MATCH) return false;
     for (int i = 0; i < REGEX_CAPTURES; i++) {
         free(ev->captures[i]);
         ev->captures[i] = NULL;
-        if (m[i].rm_so >= 0)
-            ev->captures[i] = strndup(text + from + m[i].rm_so, (size_t)(m[i].rm_eo - m[i].rm_so));
+        if (g[i].start == REGEX_UNSET) continue;
+        size_t glen = g[i].end - g[i].start;
+        ev->captures[i] = memcpy(xmalloc(glen + 1), text + g[i].start, glen);
+        ev->captures[i][glen] = '\0';
     }
-    *end = from + (size_t)m[0].rm_eo;
+    *match = g[0];
     return true;
 }
 
@@ -96,27 +116,46 @@ static bool eval_regex(Evaluator *ev, const Node *n, Value *out)
     Value s, p;
     if (!eval_node(ev, n->kids[0], &s) || s.type != VT_STRING) return false;
     if (!eval_node(ev, n->kids[1], &p) || p.type != VT_STRING) return false;
-    regex_t *re = compiled_regex(ev, p.str);
-    size_t end;
-    if (!re || !regex_match_from(ev, re, s.str, 0, &end)) return false;
+    bool once;
+    Regex *re = compiled_regex(ev, p.str, &once);
+    uint64_t steps = regex_budget(ev);
+    RegexSpan match;
+    bool found = re && regex_match_from(ev, n, re, s.str, strlen(s.str), 0, 0, &steps, &match);
+    if (once) regex_free(re);
+    if (!found) return false;
     return eval_string_value(out, eval_new_string(ev, n, ev->captures[0], strlen(ev->captures[0])));
 }
 
+/* while (S ~~ P) F: F after each match of P in S, from the left, as C++'s
+ * std::regex_iterator steps: the next match starts where the last one
+ * ended; after an empty match, a match that is not empty is tried at the
+ * same place first, then the search goes on a byte further. */
 bool eval_regex_while(Evaluator *ev, const Node *regex, const Node *body)
 {
     Value s, p, v;
     if (!eval_node(ev, regex->kids[0], &s) || s.type != VT_STRING) return true;
     if (!eval_node(ev, regex->kids[1], &p) || p.type != VT_STRING) return true;
-    regex_t *re = compiled_regex(ev, p.str);
+    bool once;
+    Regex *re = compiled_regex(ev, p.str, &once);
     if (!re) return true;
     const char *text = eval_new_string(ev, regex, s.str, strlen(s.str));   /* the body may change S */
-    if (!text) return true;
-    size_t len = strlen(text), from = 0, end;
-    while (from <= len && regex_match_from(ev, re, text, from, &end)) {
-        /* the next match starts after this one (one byte on, after an empty one) */
-        from = end > from ? end : end + 1;
-        if (!eval_node(ev, body, &v)) break;
+    size_t len = text ? strlen(text) : 0, from = 0;
+    uint64_t steps = regex_budget(ev);
+    bool after_empty = false;
+    while (text) {
+        RegexSpan m;
+        bool found = false;
+        if (after_empty) {
+            if (from == len) break;
+            found = regex_match_from(ev, regex, re, text, len, from, REGEX_CONTINUOUS | REGEX_NOT_EMPTY, &steps, &m);
+            if (!found) from++;
+        }
+        if (!found && (ev->runtime_error || !regex_match_from(ev, regex, re, text, len, from, 0, &steps, &m))) break;
+        after_empty = m.start == m.end;
+        from = m.end;
+        eval_node(ev, body, &v);   /* its result does not count (R5) */
     }
+    if (once) regex_free(re);
     return true;
 }
 

@@ -188,6 +188,14 @@ typedef struct Function {
     Span decl;
 } Function;
 
+/* A key the matching games are sorted by: the `sort` filters of one title
+ * (their num is the key's index in Query.sort_keys), or every `hhdb sort`. */
+typedef struct SortKey {
+    const char *title;       /* the documentation string; NULL: none given */
+    bool min;                /* `sort min`: the smallest value is the best */
+    bool hhdb;               /* the key of `hhdb sort` (not written in the game) */
+} SortKey;
+
 typedef struct Query Query;
 struct Query {
     Arena arena;             /* owns everything below */
@@ -200,6 +208,8 @@ struct Query {
     uint32_t nfuncs, funcs_cap;
     uint32_t ncall_args;     /* the arguments of all calls: a call's num is the
                                 index of its first, a parameter's num its own */
+    SortKey *sort_keys;      /* in the order they first appear in the body */
+    uint32_t nsort_keys, sort_keys_cap;
 };
 
 /* }==== */

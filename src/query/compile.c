@@ -11,6 +11,7 @@
 #include "base/arena.h"
 #include "base/strbuf.h"
 #include "query/contexts.h"
+#include "query/hhdb_keys.h"
 #include "query/legacy/legacy.h"
 #include "query/parser.h"
 #include "query/sema.h"
@@ -85,6 +86,37 @@ static Query *parse_text(const SourceText *src, bool body_only, DiagSink *diag)
     return q;
 }
 
+/* The index in q->sort_keys of the key titled `title` (or of hhdb's),
+ * added at the end when it is new. */
+static uint32_t sort_key_index(Query *q, const char *title, bool min, bool hhdb)
+{
+    for (uint32_t i = 0; i < q->nsort_keys; i++) {
+        const SortKey *k = &q->sort_keys[i];
+        if (k->hhdb == hhdb && (hhdb || (k->title && title ? strcmp(k->title, title) == 0 : k->title == title)))
+            return i;
+    }
+    if (q->nsort_keys == q->sort_keys_cap) {
+        uint32_t cap = q->sort_keys_cap ? 2 * q->sort_keys_cap : 4;
+        q->sort_keys = arena_realloc(&q->arena, q->sort_keys, q->sort_keys_cap * sizeof *q->sort_keys,
+                                     cap * sizeof *q->sort_keys);
+        q->sort_keys_cap = cap;
+    }
+    q->sort_keys[q->nsort_keys] = (SortKey){title, min, hhdb};
+    return q->nsort_keys++;
+}
+
+/* Gives every `sort` filter under n the index of its key: the sort filters
+ * with one title share a key (its direction is the first one's), and keys
+ * are numbered in the order they first appear (CQL 6.2, cql62-fidelity-2.md
+ * R9). Before the transform pass, so that images keep their key. */
+static void number_sort_keys(Query *q, Node *n)
+{
+    if (!n) return;
+    if (n->kind == ND_SORT) n->num = sort_key_index(q, n->text, (n->flags & NF_MIN) != 0, false);
+    if (n->kind == ND_HHDB && n->num < 0 && (n->num2 & HHA_SORT)) sort_key_index(q, NULL, false, true);
+    for (uint32_t i = 0; i < n->nkids; i++) number_sort_keys(q, n->kids[i]);
+}
+
 Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink *diag)
 {
     static const CompileOptions plain = {.body_only = false};
@@ -118,6 +150,7 @@ Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink 
         query_free(q);
         return NULL;
     }
+    number_sort_keys(q, q->body);
     /* value-only filters where only a match counts: flagged for the
      * evaluator, with a warning (contexts.h); for a run, not for -parse */
     if (opt->expand) contexts_mark(q, diag);

@@ -116,15 +116,7 @@ bool filter_tree_writes(const Node *n)
 bool filter_tree_is_per_game(const Node *n)
 {
     if (!n) return true;
-    switch (filters[n->kind].scope) {
-    case SCOPE_POSITION:
-        return false;
-    case SCOPE_GAME_SIDED:
-        if (!(n->flags & (NF_WHITE | NF_BLACK))) return false;
-        break;
-    case SCOPE_GAME:
-        break;
-    }
+    if (filters[n->kind].scope == SCOPE_POSITION) return false;
     for (uint32_t i = 0; i < n->nkids; i++)
         if (!filter_tree_is_per_game(n->kids[i])) return false;
     return true;

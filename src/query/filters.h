@@ -60,8 +60,7 @@ typedef enum FilterEvaluated {
 
 typedef enum FilterScope {
     SCOPE_POSITION,     /* may change from one position of a game to the next */
-    SCOPE_GAME,         /* the same at every position of a game */
-    SCOPE_GAME_SIDED    /* SCOPE_GAME when it names a side, else the side to move's */
+    SCOPE_GAME          /* the same at every position of a game */
 } FilterScope;
 
 typedef struct FilterInfo {

@@ -316,6 +316,7 @@ static void type_binary(Parser *p, Node *n, Token op_tok)
     case ND_REGEX:
         parse_check(p, l->span, sema_require(p->a, l, TM_STRING, "the left side of '~~'"));
         parse_check(p, r->span, sema_require(p->a, r, TM_STRING, "the pattern of '~~'"));
+        parse_check(p, r->span, sema_regex_pattern(p->a, r));
         n->type = VT_STRING;
         break;
     case ND_COLON:

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/regex.h"
+
 
 /* {==== messages ============================================================= */
 
@@ -69,6 +71,28 @@ const char *sema_require(Arena *a, const Node *n, TypeMask allowed, const char *
 {
     if (type_in(n->type, allowed)) return NULL;
     return msg(a, "%s must be %s, not %s", role, mask_phrase(a, allowed), sema_type_phrase(n->type));
+}
+
+/* The pattern of `~~` when it is written in the query: a regular
+ * expression (base/regex.h), or an error. A pattern computed while
+ * searching is checked there (it does not match when it is not one). */
+const char *sema_regex_pattern(Arena *a, const Node *pattern)
+{
+    if (pattern->kind != ND_STRING) return NULL;
+    RegexError err;
+    Regex *re = regex_compile(pattern->text, strlen(pattern->text), &err);
+    if (re) {
+        regex_free(re);
+        return NULL;
+    }
+    /* the pattern from where it went wrong, its control bytes as '?' */
+    const char *near = pattern->text + err.offset;
+    char shown[21];
+    size_t n = strnlen(near, sizeof shown - 1);
+    for (size_t i = 0; i < n; i++) shown[i] = (unsigned char)near[i] < 0x20 || near[i] == 0x7f ? '?' : near[i];
+    shown[n] = '\0';
+    return msg(a, "invalid regular expression: %s%s%s%s%s", err.message, n ? " near '" : "", shown,
+               near[n] ? "..." : "", n ? "'" : "");
 }
 
 /* }==== */

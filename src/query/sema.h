@@ -54,6 +54,10 @@ const char *sema_type_phrase(ValueType t);
  * of 'rank'"). */
 const char *sema_require(Arena *a, const Node *n, TypeMask allowed, const char *role);
 
+/* The pattern of `~~`: NULL, or why a pattern written as a string is not a
+ * regular expression. */
+const char *sema_regex_pattern(Arena *a, const Node *pattern);
+
 /* Sets the type of an operator node from its children, or explains why the
  * operand types do not fit. */
 const char *sema_relation(Arena *a, Node *n);     /* ND_RELATION */

@@ -27,8 +27,8 @@
  *                               "runtime error: MESSAGE"), or what reading the
  *                               files of `similarposition` printed
  *       order G G ...           the matching games in the order a sorting
- *                               query writes them (by sort value, largest
- *                               first, as cql does; ties in input order)
+ *                               query writes them (by their sort keys, as
+ *                               cql does; ties in input order)
  *       stopped G               the query stopped the run at game G (a
  *                               value-only filter evaluated as a position
  *                               filter); no game after it is searched
@@ -146,8 +146,8 @@ typedef struct Outcome {
     CqlText printed;          /* what message filters printed */
     CqlText diagnostics;      /* the compile messages, then why the run stopped */
     long stopped_game;        /* the game where the query stopped the run, or 0 */
-    long order_game[256];     /* matching games and their sort values, in input order */
-    int64_t order_value[256];
+    long order_game[256];     /* matching games and their sort keys, in input order */
+    CqlText order_key[256];
     int norder;
     long count;
     int fen_results[256];     /* per %%fen line: 1 match, 0 no match */
@@ -202,7 +202,8 @@ static void run_games(const CqlQuery *q, const char *pgn, Outcome *out, bool per
         if (matched) {
             if (out->norder < 256) {
                 out->order_game[out->norder] = number;
-                out->order_value[out->norder++] = found.sort_value;
+                out->order_key[out->norder] = (CqlText){NULL, 0, 0};
+                cql_text_append(&out->order_key[out->norder++], found.sort_key ? found.sort_key : "", found.sort_key_len);
             }
             cql_text_printf(&out->games, "%s%ld", out->games.len ? " " : "", number);
             cql_write_match(searcher, g, &out->output);
@@ -224,6 +225,14 @@ static void run_games(const CqlQuery *q, const char *pgn, Outcome *out, bool per
     fclose(fp);
     cql_text_free(&pgn_messages);
     cql_searcher_free(searcher);
+}
+
+/* Does sort key a come strictly before b (CqlGameResult.sort_key)? */
+static bool key_before(const CqlText *a, const CqlText *b)
+{
+    size_t common = a->len < b->len ? a->len : b->len;
+    int order = common ? memcmp(a->data, b->data, common) : 0;
+    return order < 0 || (order == 0 && a->len < b->len);
 }
 
 /* Compares the expected "game G ply P" / "game G position ID" lines (in any
@@ -367,14 +376,14 @@ static void run_test(TestCase *t, Totals *tot)
             if (!contains_words(str(&out.output), line + 7))
                 cql_text_printf(&why, "output lacks '%s'; it is:\n%s\n", line + 7, str(&out.output));
         } else if (strncmp(line, "order", 5) == 0) {
-            /* a stable sort, largest value first, as the pipeline writes them */
+            /* a stable sort by key, as the pipeline writes them */
             for (int i = 1; i < out.norder; i++)
-                for (int j = i; j > 0 && out.order_value[j] > out.order_value[j - 1]; j--) {
-                    int64_t v = out.order_value[j];
+                for (int j = i; j > 0 && key_before(&out.order_key[j], &out.order_key[j - 1]); j--) {
+                    CqlText k = out.order_key[j];
                     long g = out.order_game[j];
-                    out.order_value[j] = out.order_value[j - 1];
+                    out.order_key[j] = out.order_key[j - 1];
                     out.order_game[j] = out.order_game[j - 1];
-                    out.order_value[j - 1] = v;
+                    out.order_key[j - 1] = k;
                     out.order_game[j - 1] = g;
                 }
             CqlText got = {NULL, 0, 0};
@@ -416,6 +425,7 @@ static void run_test(TestCase *t, Totals *tot)
     cql_text_free(&out.output);
     cql_text_free(&out.printed);
     cql_text_free(&out.diagnostics);
+    for (int i = 0; i < out.norder; i++) cql_text_free(&out.order_key[i]);
     cql_text_free(&diags);
     cql_query_free(q);
 }

@@ -168,7 +168,7 @@ static void test_scope(void **state)
     assert_true(body_is_per_game("player white \"Stockfish\" and not event \"x\""));
     assert_true(body_is_per_game("elo white > 2500 or year < 1990"));
     assert_true(body_is_per_game("{gamenumber == 3 tag \"Opening\"}"));
-    assert_false(body_is_per_game("elo > 2500"));   /* the side to move's */
+    assert_true(body_is_per_game("elo > 2500"));   /* the higher rating of the two */
     assert_false(body_is_per_game("result 1-0 check"));
     assert_false(body_is_per_game("result 1-0 or Ka1"));
     assert_false(body_is_per_game("x = 1 x == 1"));
