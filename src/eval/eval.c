@@ -522,7 +522,7 @@ static bool eval_while(Evaluator *ev, const Node *n, Value *out)
     (void)out;
     /* while (S ~~ P): steps through the matches of P in S (CQL 6.2) */
     const Node *regex = eval_while_regex(n->kids[0]);
-    if (regex) return eval_regex_while(ev, regex, n->kids[1]);
+    if (regex) return eval_regex_while(ev, n, regex, n->kids[1]);
     Value v;
     while (eval_node(ev, n->kids[0], &v) && eval_loop_step(ev, n)) eval_node(ev, n->kids[1], &v);
     return true;

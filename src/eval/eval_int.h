@@ -272,9 +272,10 @@ bool eval_castling_rook(const Position *before, Move m, Square *from, Square *to
  * another form, and then *none is untouched */
 bool eval_dash_finds_no_move(Evaluator *ev, const Node *dash, bool *none);
 
-/* text.c: while (S ~~ P) F: F once for each match of P in S, from the left,
- * each match after the one before (its captures set); always matches */
-bool eval_regex_while(Evaluator *ev, const Node *regex, const Node *body);
+/* text.c: while (S ~~ P) F (the while `loop`): F once for each match of P
+ * in S, from the left, each match after the one before (its captures set),
+ * each run counted against the loop budget; always matches */
+bool eval_regex_while(Evaluator *ev, const Node *loop, const Node *regex, const Node *body);
 /* The regular-expression match a while test is, through parentheses, or NULL. */
 const Node *eval_while_regex(const Node *test);
 

@@ -129,8 +129,9 @@ static bool eval_regex(Evaluator *ev, const Node *n, Value *out)
 /* while (S ~~ P) F: F after each match of P in S, from the left, as C++'s
  * std::regex_iterator steps: the next match starts where the last one
  * ended; after an empty match, a match that is not empty is tried at the
- * same place first, then the search goes on a byte further. */
-bool eval_regex_while(Evaluator *ev, const Node *regex, const Node *body)
+ * same place first, then the search goes on a byte further. Each run of F
+ * counts against the loop budget, as any while's. */
+bool eval_regex_while(Evaluator *ev, const Node *loop, const Node *regex, const Node *body)
 {
     Value s, p, v;
     if (!eval_node(ev, regex->kids[0], &s) || s.type != VT_STRING) return true;
@@ -153,6 +154,7 @@ bool eval_regex_while(Evaluator *ev, const Node *regex, const Node *body)
         if (!found && (ev->runtime_error || !regex_match_from(ev, regex, re, text, len, from, 0, &steps, &m))) break;
         after_empty = m.start == m.end;
         from = m.end;
+        if (!eval_loop_step(ev, loop)) break;
         eval_node(ev, body, &v);   /* its result does not count (R5) */
     }
     if (once) regex_free(re);
