@@ -501,6 +501,34 @@ expect_eq "readfile of /dev/zero: exit" "$rc" 1
 expect_grep "readfile of /dev/zero: message" "$T/q/stderr" "^-cql:1:5: error: game 1: readfile: 'zero.cql' is not a regular file: the run stops here$"
 (cd "$T/q" && "$CQLABS" -i six.pgn -o out.pgn -cql 'initial writefile("w.cqo" "a") x = readfile "w.cqo" message(x)' >stdout 2>stderr)
 expect_eq "readfile after writefile: the text written" "$(grep '^Game: ' "$T/q/stdout" | cut -d' ' -f5 | tr '\n' ' ')" "a aa aaa aaaa aaaaa aaaaaa "
+# what message prints is safe on a terminal: a tag's escape sequences show
+# as \xHH there (a pseudo-terminal, made by Python's pty), and go through
+# unchanged to a file or a pipe
+on_tty() {
+    python3 -c 'import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)' "$@"
+}
+printf '[Event "x\033[31mred\033[0m \302\233 caf\303\251"]\n[Result "*"]\n\n1. e4 *\n' >"$T/escape.pgn"
+if command -v python3 >/dev/null 2>&1; then
+    on_tty "$CQL" -s -i "$T/escape.pgn" -o "$T/escape-out.pgn" -cql 'initial message(event)' >"$T/tty"
+    expect_grep "message on a terminal: escapes shown" "$T/tty" '^Game: 1 move 1(wtm): x\\x1b\[31mred\\x1b\[0m \\xc2\\x9b caf.. *.$'
+    if LC_ALL=C grep -q "$(printf '\033')" "$T/tty"; then bad "message on a terminal: an ESC byte written"; else ok; fi
+fi
+"$CQL" -s -i "$T/escape.pgn" -o "$T/escape-out.pgn" -cql 'initial message(event)' >"$T/piped"
+expect_eq "message to a pipe: as made" "$(head -n 1 "$T/piped")" "$(printf 'Game: 1 move 1(wtm): x\033[31mred\033[0m \302\233 caf\303\251')"
 
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/memory.h"
+#include "cli/terminal.h"
 
 /* {==== one game ============================================================= */
 
@@ -151,10 +152,11 @@ static bool emit_failed(const Emitter *e)
     return e->setup->out->error != 0 || e->totals.runtime_error;
 }
 
+/* What `message` printed, or a runtime error: safe on a terminal. */
 static void print_text(CqlText *t, FILE *fp)
 {
     if (!t->len) return;
-    fputs(t->data, fp);
+    terminal_write(fp, t->data, t->len);
     cql_text_clear(t);
 }
 

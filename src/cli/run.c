@@ -27,6 +27,7 @@
 #include "cli/output_file.h"
 #include "cli/pipeline.h"
 #include "cli/progress.h"
+#include "cli/terminal.h"
 
 typedef struct Run {
     const CliOptions *o;
@@ -340,7 +341,7 @@ static ExitCode read_query_files(Run *r)
     bool ok = cql_query_read_files(r->query, &printed, r->m);
     if (printed.len) {
         FILE *notes = strcmp(r->output, "-") == 0 ? stderr : stdout;
-        fwrite(printed.data, 1, printed.len, notes);
+        terminal_write(notes, printed.data, printed.len);
         fflush(notes);
     }
     cql_text_free(&printed);
@@ -562,7 +563,7 @@ static ExitCode search_games(Run *r)
             strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
     if (o->part_count) fprintf(summary, " (part %ld/%ld)", o->part_index, o->part_count);
     fputc('\n', summary);
-    if (r->persistent.len) fputs(r->persistent.data, summary);
+    if (r->persistent.len) terminal_write(summary, r->persistent.data, r->persistent.len);
     if (o->summary == SUMMARY_JSON) print_json_summary(summary, r, &t, secs, threads);
     fflush(summary);
     if (t.limit_reached)
