@@ -457,6 +457,11 @@ expect_rc "10 MB comments" 0 bounded "$CQL" -s -i "$MOLINARI" -o "$T/comments-ou
 expect_eq "10 MB comments: all written" "$(tr ' ' '\n' <"$T/comments-out.pgn" | awk 'length >= 10000000' | wc -l)" 11
 expect_rc "10 MB comments past -textbudget" 1 bounded "$CQL" -s -textbudget 64M -i "$MOLINARI" -o "$T/comments-out.pgn" "$T/comment10.cql"
 expect_grep "10 MB comments past -textbudget: message" "$T/err" 'comment10.cql:1:10000014: error: game 1: the query made more than 64M of text for this game'
+# a persistent string of 1.3 MB set in each of 713 games: what is kept is
+# its value, not a copy for each game (once 900 MB)
+expect_rc "persistent string in 713 games" 0 bounded "$CQL" -s -i "$DATA/sunfish/3fold.pgn" -o /dev/null \
+    -cql 'initial persistent quiet s = "0123456789" while (#s < 1000000) {s = s + s} #s == 1310720'
+expect_grep "persistent string in 713 games: summary" "$T/out" '^713 matches of 713 games'
 # the query file is never written over: not as the output (by any name),
 # nor by writefile
 CQLTOP=$(pwd)

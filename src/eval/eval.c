@@ -1573,7 +1573,7 @@ Evaluator *eval_new(const Query *q, const EvalSettings *s)
     ev->vars = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->vars);
     ev->bound = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->bound);
     ev->call_args = xcalloc(q->ncall_args ? q->ncall_args : 1, sizeof *ev->call_args);
-    arena_init(&ev->persistent_strings, 4096);
+    ev->persistent_text = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->persistent_text);
     ev->match_note = xstrdup(s->matchstring ? s->matchstring : "");
     eval_unbrace(ev->match_note);
     for (size_t f = 0; f < FAMILIES; f++)
@@ -1592,7 +1592,8 @@ void eval_free(Evaluator *ev)
     free(ev->runtime_error);
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->free) eval_families[f]->free(ev);
-    arena_free(&ev->persistent_strings);
+    for (uint32_t i = 0; i < ev->q->nvars; i++) free(ev->persistent_text[i]);
+    free(ev->persistent_text);
     free(ev);
 }
 
@@ -1772,6 +1773,28 @@ static void search_direct_body(Evaluator *ev, const Node *body, GameSearch *out,
         if (!n->child && game_node_check(n) == NODE_MATED) count_match(ev, out, n, annotate);
 }
 
+/* The strings of persistent variables outlive the game's arena: each is
+ * copied to the heap when it changed in the game, and the copy it held
+ * before freed, so that what persistent variables hold is their values
+ * alone however many games there are. The new copies are all made before
+ * an old one is freed (a variable may hold another's old copy). */
+static void keep_persistent_strings(Evaluator *ev)
+{
+    const Query *q = ev->q;
+    char **replaced = NULL;
+    uint32_t nreplaced = 0;
+    for (uint32_t i = 0; i < q->nvars; i++) {
+        if (!q->vars[i].persistent || !ev->bound[i] || ev->vars[i].type != VT_STRING ||
+            ev->vars[i].str == ev->persistent_text[i])
+            continue;
+        if (!replaced) replaced = xcalloc(q->nvars, sizeof *replaced);
+        replaced[nreplaced++] = ev->persistent_text[i];
+        ev->vars[i].str = ev->persistent_text[i] = xstrdup(ev->vars[i].str);
+    }
+    for (uint32_t i = 0; i < nreplaced; i++) free(replaced[i]);
+    free(replaced);
+}
+
 void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, GameSearch *out,
                StrBuf *messages)
 {
@@ -1836,10 +1859,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
     ev->cur = ev->origin = NULL;
     out->stopped_at = ev->stopped_at;
     out->stop_reason = ev->stop_reason;
-    /* persistent strings must outlive the game's arena */
-    for (uint32_t i = 0; i < ev->q->nvars; i++)
-        if (ev->q->vars[i].persistent && ev->bound[i] && ev->vars[i].type == VT_STRING)
-            ev->vars[i].str = arena_strdup(&ev->persistent_strings, ev->vars[i].str);
+    keep_persistent_strings(ev);
 }
 
 bool eval_at_start(Evaluator *ev, const Game *g, const Node *n, bool *sure)

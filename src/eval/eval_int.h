@@ -86,7 +86,8 @@ struct Evaluator {
     Value *call_args;             /* by argument index (Query.ncall_args): set
                                      arguments as evaluated at their call */
     bool *bound;
-    Arena persistent_strings;     /* strings held by persistent variables */
+    char **persistent_text;       /* by variable slot: the string a persistent variable
+                                     held at the end of the last game (heap), or NULL */
     /* the game being searched */
     const Game *game;
     Arena *arena;                 /* the game's arena: caches, notes, strings */
