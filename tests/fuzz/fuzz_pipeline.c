@@ -11,12 +11,13 @@
  * (the query is a query file when it starts with `cql`, else a body as
  * given with -cql). Without the `%%pgn` line the whole input is the query,
  * searched in a small built-in game with a variation, comments and NAGs.
- * A query that compiles, expands and is supported is run (unless it has a
- * `while` or `loop`, which may repeat for ever by design, or `readfile` or
- * `writefile`, which reach files, or nests so many
- * square iterations and position walks that one game would take minutes,
- * as it would in CQL) as cql runs it
- * (search_init with no options, search_matches, search_write_game), and
+ * A query that compiles, expands and is supported is run (unless it has
+ * `readfile` or `writefile`, which reach files, or nests so many square
+ * iterations and position walks that one game would take minutes, as it
+ * would in CQL) as cql runs it (search_init with small budgets,
+ * search_matches, search_write_game): a `while` or `loop` that would repeat
+ * for ever stops at the loop budget, a string that doubles at the text
+ * budget, as in cql; and
  * every matching game written must read back as the game that was searched
  * with the notes and tags the search added (fuzz_check_pgn_round_trip).
  *
@@ -38,6 +39,8 @@ const char *const fuzz_harness_name = "fuzz_pipeline";
 
 static const char separator[] = "\n%%pgn\n";
 
+enum { FUZZ_LOOP_BUDGET = 10000, FUZZ_TEXT_BUDGET = 1 << 20 };
+
 static const char builtin_game[] =
     "[Event \"fuzz\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n"
     "{opening} 1. e4 e5 2. Nf3 (2. Bc4 Nf6 $2 3. d3 {quiet}) 2... Nc6 3. Bb5 a6 4. Ba4 Nf6\n"
@@ -57,12 +60,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 
-static bool find_loop(const Node *n, void *ctx)
-{
-    if (n->kind == ND_WHILE || n->kind == ND_LOOP) *(bool *)ctx = true;
-    return true;
-}
-
 static bool find_file(const Node *n, void *ctx)
 {
     if (n->kind == ND_READFILE || n->kind == ND_WRITEFILE) *(bool *)ctx = true;
@@ -75,17 +72,6 @@ static bool uses_files(const Query *q)
 {
     bool found = false;
     ast_walk(q->body, find_file, &found);
-    return found;
-}
-
-/* A `while` whose condition stays true, or a `loop` whose body always
- * matches, repeats for ever, in CQL as here; eval_check_supported refuses
- * only the loops that change no variable at all, so the harness leaves
- * loops to the query harness. */
-static bool has_loop(const Query *q)
-{
-    bool found = false;
-    ast_walk(q->body, find_loop, &found);
     return found;
 }
 
@@ -117,7 +103,7 @@ static Query *load_query(const char *text, size_t len)
     SourceText src = {body_only ? "-cql" : "fuzz.cql", text, len};
     CompileOptions opt = {.body_only = body_only};
     Query *q = query_compile(&src, &opt, &diag);
-    if (q && !has_loop(q) && !uses_files(q) && xf_expand_query(q, &diag) &&
+    if (q && !uses_files(q) && xf_expand_query(q, &diag) &&
         eval_check_supported(q, &diag) && query_cost(q->body) < 1e7)
         return q;
     query_free(q);
@@ -188,8 +174,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     Query *q = load_query(text, query_len);
     if (!q) return 0;
+    /* budgets small enough that an input never takes seconds: a loop that
+     * never ends stops after 10,000 runs for a position, a string that
+     * doubles at 1 MB (cql's defaults: 10,000,000 and 256M) */
     SearchSettings options;
     memset(&options, 0, sizeof options);
+    options.loop_budget = FUZZ_LOOP_BUDGET;
+    options.text_budget = FUZZ_TEXT_BUDGET;
     Search s;
     search_init(&s, &options, q);
     search_games(&s, pgn, pgn_len);
