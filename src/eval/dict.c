@@ -337,7 +337,8 @@ static bool eval_dict_assign(Evaluator *ev, const Node *n, Value *out)
     }
     if (!matched || i < 0) return false;
     const Value *stored = &d->entries[i].value;
-    if (stored->type == VT_STRING && v.type == VT_STRING && !eval_count_text(ev, n, stored_size(stored) + strlen(v.str)))
+    if (stored->type == VT_STRING && v.type == VT_STRING &&
+        !eval_count_text(ev, n, stored_size(stored) + strlen(v.str)))
         return false;
     return combine(n->op, &d->entries[i].value, &v);
 }

@@ -336,7 +336,8 @@ static bool eval_var(Evaluator *ev, const Node *n, Value *out)
         /* reading a variable without a value stops the run, as in CQL 6.2
          * (cql62-fidelity-2.md R12); `isbound x` asks without reading */
         eval_stop_run(ev, n, "the variable '%s' has no value here (it was not assigned yet, or was unbound "
-                      "after an iteration or by 'unbind'): the run stops here (as in CQL 6.2)", ev->q->vars[n->slot].name);
+                      "after an iteration or by 'unbind'): the run stops here (as in CQL 6.2)",
+                      ev->q->vars[n->slot].name);
         return false;
     }
     *out = ev->vars[n->slot];
@@ -949,8 +950,8 @@ static bool eval_square_iter(Evaluator *ev, const Node *n, Value *out)
     int32_t slot = n->slot;
     if (domain && ev->bound[slot]) {
         eval_stop_run(ev, n, "the variable '%s' of this %s iteration already has a value (an iteration "
-                      "variable must be unbound when its body runs): the run stops here (as in CQL 6.2)", ev->q->vars[slot].name,
-                      pieces ? "piece" : "square");
+                      "variable must be unbound when its body runs): the run stops here (as in CQL 6.2)",
+                      ev->q->vars[slot].name, pieces ? "piece" : "square");
         return false;
     }
     Bitboard hits = 0;

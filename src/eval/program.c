@@ -272,27 +272,27 @@ static bool read_whole_file(Evaluator *ev, const Node *n, const char *name, Read
         return false;
     }
     struct stat st;
-    size_t budget = eval_text_budget(ev);
-    char size[32];
-    format_size(size, sizeof size, budget);
     bool ok = false;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         eval_stop_run(ev, n, "readfile: '%s' is not a regular file: the run stops here", name);
-    } else if ((uint64_t)st.st_size > budget) {
-        eval_stop_run(ev, n, "readfile: '%s' is larger than %s (-textbudget raises the limit): the run stops here",
-                      name, size);
     } else {
+        size_t budget = eval_text_budget(ev);
+        bool too_large = (uint64_t)st.st_size > budget;
         StrBuf sb = SB_INIT;
         char chunk[65536];
-        ssize_t got;
+        ssize_t got = 0;
         /* no further than just past the budget, should the file grow */
-        while ((got = read(fd, chunk, sizeof chunk)) > 0 && sb.len <= budget)
+        while (!too_large && (got = read(fd, chunk, sizeof chunk)) > 0) {
             sb_append_n(&sb, chunk, (size_t)got);
-        if (got < 0) {
-            eval_runtime_error(ev, "Unable to read file: %s", name);
-        } else if (sb.len > budget) {
+            too_large = sb.len > budget;
+        }
+        if (too_large) {
+            char size[32];
+            format_size(size, sizeof size, budget);
             eval_stop_run(ev, n, "readfile: '%s' is larger than %s (-textbudget raises the limit): the run stops "
                           "here", name, size);
+        } else if (got < 0) {
+            eval_runtime_error(ev, "Unable to read file: %s", name);
         } else if (eval_count_text(ev, n, sb.len)) {
             f->len = sb.len;
             f->text = sb_take(&sb);
@@ -358,11 +358,14 @@ static bool eval_readfile(Evaluator *ev, const Node *n, Value *out)
                                "'.cql' but got filename: %s", name.str);
         return false;
     }
-    /* CQL 6.2 prints these lines on standard output, with `message`'s text */
+    /* CQL 6.2 prints these lines on standard output, with `message`'s
+     * text; they count towards the text budget as a message does */
+    size_t printed = ev->messages ? ev->messages->len : 0;
     if (ev->messages) sb_printf(ev->messages, "Reading file: %s\n", name.str);
     const ReadFile *f = read_file(ev, n, name.str);
     if (!f) return false;
     if (ev->messages) sb_printf(ev->messages, "Read file: %s got %zu bytes\n", name.str, f->len);
+    if (ev->messages && !eval_count_text(ev, n, ev->messages->len - printed)) return false;
     return eval_string_value(out, f->text);
 }
 
@@ -372,8 +375,8 @@ static bool is_the_query_file(const Evaluator *ev, const char *name)
 {
     const char *query = ev->settings.query_file;
     struct stat a, b;
-    return query && stat(query, &a) == 0 && stat(name, &b) == 0 && S_ISREG(a.st_mode) && a.st_dev == b.st_dev &&
-           a.st_ino == b.st_ino;
+    return query && stat(query, &a) == 0 && stat(name, &b) == 0 && S_ISREG(a.st_mode) &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /* The open file named `name` for writefile n, opened (truncated) on first

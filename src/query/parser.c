@@ -334,9 +334,10 @@ static void type_binary(Parser *p, Node *n, Token op_tok)
     }
 }
 
-/* Does `rhs` written after `chain` with operator `op` join the chain (the
- * node the loop of parse_expr made last, with its operands as kids)? A
- * chain of one associative operator is one node, evaluated left to right:
+/* Does an operand written after `chain` (the node the loop of parse_expr
+ * made last, its operands as kids) with an operator of `kind` (its token
+ * `op` for arithmetic) join it? A chain of one operator is one node,
+ * evaluated left to right:
  * `or`, `and`, `|`, `&` of sets, and one arithmetic operator (`a + b + c`;
  * `a - b - c` is folded from the left as written). A list of thousands of
  * players or squares is then a wide node, not a deep one that every pass
