@@ -146,9 +146,16 @@ static Bitboard shift_ranks(Bitboard b, int n)
 Bitboard xf_map_squares(const XfMap *m, Bitboard squares)
 {
     xf_init();
-    Bitboard image = 0;
-    for (Bitboard b = squares; b;) image |= sq_bb(xf_square_table[m->dihedral][bb_pop_lsb(&b)]);
-    return shift_ranks(shift_files(image, m->files), m->ranks);
+    /* most images are shifts alone: no square by square map then, and no
+     * shift along a line by 0 */
+    Bitboard image = squares;
+    if (m->dihedral != XF_IDENTITY) {
+        image = 0;
+        for (Bitboard b = squares; b;) image |= sq_bb(xf_square_table[m->dihedral][bb_pop_lsb(&b)]);
+    }
+    if (m->files) image = shift_files(image, m->files);
+    if (m->ranks) image = shift_ranks(image, m->ranks);
+    return image;
 }
 
 uint8_t xf_map_directions(const XfMap *m, uint8_t dirs)
@@ -253,12 +260,15 @@ typedef struct Mapper {
 
 static const char *const result_pairs[][2] = {{"1-0", "0-1"}};
 
-/* A rectangle file_lo-file_hi x rank_lo-rank_hi of squares. */
+/* A rectangle file_lo-file_hi x rank_lo-rank_hi of squares, without a
+ * loop: parts_of_set asks for thousands of them for each image of an orbit
+ * (the files of one rank, copied to every rank; the ranks, as a run of
+ * whole bytes). */
 static Bitboard rectangle_squares(SquarePart p)
 {
-    Bitboard files = 0, ranks = 0;
-    for (int f = p.file_lo; f <= p.file_hi; f++) files |= file_bb(f);
-    for (int r = p.rank_lo; r <= p.rank_hi; r++) ranks |= rank_bb(r);
+    Bitboard one_rank = ((2u << p.file_hi) - (1u << p.file_lo)) & 0xFFu;
+    Bitboard files = one_rank * 0x0101010101010101ULL;
+    Bitboard ranks = (~0ULL >> (8 * (7 - p.rank_hi))) & (~0ULL << (8 * p.rank_lo));
     return files & ranks;
 }
 
@@ -724,11 +734,12 @@ static void collect_guard(const Node *n, Guard *g)
 
 /* The designators that must be non-empty for `member` to match, the most
  * selective (fewest squares) first; none when skipping the member could be
- * noticed (it assigns, comments, ...: filters.def's effect column). */
-static Guard member_guard(const Node *member)
+ * noticed (it assigns, comments, ...: filters.def's effect column), which
+ * `only_reads` says (filter_tree_only_reads of the member). */
+static Guard member_guard(const Node *member, bool only_reads)
 {
     Guard g = {{NULL}, 0};
-    if (!filter_tree_only_reads(member)) return g;
+    if (!only_reads) return g;
     collect_guard(member, &g);
     for (int i = 1; i < g.n; i++)   /* insertion sort by number of squares */
         for (int j = i; j > 0 && bb_popcount(g.desig[j - 1]->desig->squares) > bb_popcount(g.desig[j]->desig->squares); j--) {
@@ -743,13 +754,13 @@ static Guard member_guard(const Node *member)
 /* Fills the orbit-member node m for image: its key (desig: the guard's
  * first designator, which the evaluator tests before anything else) and
  * the rest of its guard (kids[1]). */
-static void make_member(Arena *a, Node *m, Designator *key, Node *image)
+static void make_member(Arena *a, Node *m, Designator *key, Node *image, bool only_reads)
 {
     *m = (Node){.kind = ND_ORBIT_MEMBER, .type = image->type, .span = image->span, .slot = -1, .op = TK_EOF};
     m->nkids = 2;
     m->kids = ARENA_ARRAY(a, Node *, 2);
     m->kids[0] = image;
-    Guard g = member_guard(image);
+    Guard g = member_guard(image, only_reads);
     if (g.n == 0) return;
     *key = *g.desig[0]->desig;
     m->desig = key;
@@ -835,10 +846,13 @@ static Node *build_orbit(Pass *p, Node *t)
     Node **keyed = ARENA_ARRAY(&p->work, Node *, n);
     Node *orbit = ast_new(p->keep, ND_ORBIT, t->span, 0);
     orbit->kids = ARENA_ARRAY(p->keep, Node *, n);
+    /* the images of one filter have its kinds of filters, and so its
+     * effects: asked once, not for each of them */
+    bool only_reads = filter_tree_only_reads(t->kids[0]);
     for (uint32_t i = 0; i < n; i++) {
         Node *image = images->items[i];
         expand(p, &image);
-        make_member(p->keep, &members[i], &keys[i], image);
+        make_member(p->keep, &members[i], &keys[i], image, only_reads);
         if (members[i].desig) keyed[nkeyed++] = &members[i];
         else orbit->kids[orbit->nkids++] = &members[i];
     }
