@@ -1468,13 +1468,20 @@ static Comment *new_comment(GameParser *p, const char *text, size_t len)
     Comment *c = arena_alloc(p->arena, sizeof *c);
     c->next = NULL;
     c->text = t;
+    c->last = c;
     return c;
 }
 
+/* Appends c to a list: its first comment knows the last, so that a move
+ * with 100,000 comments is read in linear time. */
 static void append_comment(Comment **list, Comment *c)
 {
-    while (*list) list = &(*list)->next;
-    *list = c;
+    if (*list) {
+        (*list)->last->next = c;
+        (*list)->last = c;
+    } else {
+        *list = c;
+    }
 }
 
 static void add_nag(GameParser *p, GameNode *node, unsigned nag)
