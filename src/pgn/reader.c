@@ -808,6 +808,45 @@ static UsualLines take_usual_lines(PgnReader *r, RawGame *g, SplitState *st, Jun
     return USUAL_TAKEN;
 }
 
+/* How far past a tag pair line inside a brace comment the reader looks for
+ * the brace that tells whether the comment is closed (comment_fate). */
+#define COMMENT_LOOKAHEAD ((size_t)1 << 20)
+
+typedef enum CommentFate { COMMENT_CLOSED, COMMENT_UNCLOSED, COMMENT_UNDECIDED } CommentFate;
+
+/* A line inside a brace comment starts with a tag pair at buf[pos + rel]:
+ * is the comment closed after it? The first brace from there on tells. A
+ * '}' closes it, and the tag pair is comment text, as the PGN standard and
+ * CQL 6.2 have it; a '{', or no brace in the next COMMENT_LOOKAHEAD bytes
+ * nor before the end of the input, means the comment was never closed, and
+ * the tag pair begins the next game. A chunk's reader, whose memory ends
+ * after its cut (stop_at set) and holds no brace: undecided. */
+static CommentFate comment_fate(PgnReader *r, size_t rel)
+{
+    size_t scanned = 0;   /* bytes looked at from buf[pos + rel] */
+    for (;;) {
+        const char *s = r->buf + r->pos + rel;
+        size_t avail = r->len - r->pos - rel;
+        if (avail > COMMENT_LOOKAHEAD) avail = COMMENT_LOOKAHEAD;
+        for (; scanned < avail; scanned++) {
+            if (s[scanned] == '}') return COMMENT_CLOSED;
+            if (s[scanned] == '{') return COMMENT_UNCLOSED;
+        }
+        if (avail == COMMENT_LOOKAHEAD) return COMMENT_UNCLOSED;
+        if (!fill(r)) return r->stop_at != SIZE_MAX ? COMMENT_UNDECIDED : COMMENT_UNCLOSED;
+    }
+}
+
+/* Does the line at buf[pos + rel], of len bytes, inside a brace comment,
+ * end the comment: a tag pair, and the comment never closed? Undecided in a
+ * chunk, the comment goes on: the game then runs past the chunk's cut and
+ * is read again from the whole input (pgn_chunk_next), where the answer is
+ * the same as when it is read there first. */
+static bool ends_unclosed_comment(PgnReader *r, size_t rel, size_t len)
+{
+    return is_tag_pair_line(r->buf + r->pos + rel, len) && comment_fate(r, rel) == COMMENT_UNCLOSED;
+}
+
 bool pgn_next_raw(PgnReader *r, RawGame *g)
 {
     SplitState st;
@@ -839,9 +878,10 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
             break;
         }
         bool line_start = !r->mid_line;
-        if (line_start && (unsigned char)r->buf[r->pos] == 0xEF &&
-            utf8_has_bom(r->buf + r->pos, lp.content) &&
-            (!st.in_comment || is_tag_pair_line(r->buf + r->pos + 3, lp.content - 3))) {
+        bool bom = line_start && (unsigned char)r->buf[r->pos] == 0xEF && utf8_has_bom(r->buf + r->pos, lp.content);
+        size_t bom_len = bom ? 3 : 0;
+        bool comment_ends = line_start && st.in_comment && ends_unclosed_comment(r, bom_len, lp.content - bom_len);
+        if (bom && (!st.in_comment || comment_ends)) {
             /* a byte-order mark: at the start of the input, or of a file
              * appended to another one; it takes no column (inside a
              * comment it is text, unless a file appended after a comment
@@ -888,7 +928,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
         } else if (!line_start) {
             /* a further piece of a long line: no game starts here */
         } else if (st.in_comment) {
-            if (is_tag_pair_line(s, content)) break;   /* unclosed comment: next game */
+            if (comment_ends) break;   /* a comment never closed: the next game */
         } else if (tag_line && st.depth == 0) {
             if (!st.has_content) {
                 /* only comments so far: a remark about the file, not a game */
