@@ -205,6 +205,19 @@ expect_eq "300 MB of NULs: exit status" "$rc" 0
 expect_grep "300 MB of NULs: one warning" "$T/err" '^<stdin>:1: warning: skipped 1 line of text that is not PGN (it holds NUL bytes)$'
 expect_grep "300 MB of NULs: summary" "$T/err" '^0 matches of 0 games'
 
+# ---- a NUL byte in a named file's first 4 KB: the file is read as standard
+# input is, every good game kept (the whole file was refused, and a
+# directory run stopped there)
+NULFILE=$DATA/made/nul-in-first-game.pgn
+expect_rc "NUL in the first 4 KB: exit" 0 "$CQL" -i "$NULFILE" -o "$T/nul-out.pgn" "$T/true.cql"
+expect_grep "NUL in the first 4 KB: every game" "$T/out" '^3 matches of 3 games'
+expect_grep "NUL in the first 4 KB: the message" "$T/err" "^$NULFILE:4:16: game 1: NUL byte in the game's text"
+mkdir "$T/nul-dir"
+cp "$NULFILE" "$T/nul-dir/a.pgn"
+cp "$DATA/python-chess/molinari-bordais-1979.pgn" "$T/nul-dir/b.pgn"
+expect_rc "NUL in the first 4 KB, in a directory: exit" 0 "$CQL" -i "$T/nul-dir" -o "$T/nul-out.pgn" "$T/true.cql"
+expect_grep "NUL in the first 4 KB, in a directory: every game" "$T/out" '^4 matches of 4 games'
+
 # ---- 100,000 tags, comments or variations in one game are read and written
 # in linear time (8 to 43 s when each was compared with every earlier one or
 # appended after a walk to the list's tail): under `ulimit -t` (CPU seconds),

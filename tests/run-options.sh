@@ -219,14 +219,42 @@ expect_rc "truncated gzip" 2 "$CQL" -i "$T/cut.pgn.gz" -o "$T/cut.pgn" -cql true
 expect_grep "truncated gzip message" "$T/err" "'gzip -dc' could not read '$T/cut.pgn.gz'"
 expect_no_grep "truncated gzip: no summary" "$T/out" ' matches of '
 if [ -e "$T/cut.pgn" ]; then bad "truncated gzip: an output was written"; else ok; fi
+# a valid .gz followed by junk: gzip warns and gives every game; so does cql
+{ gzip -c <"$KASPAROV"; printf 'junk after the gzip data'; } >"$T/junk.pgn.gz"
+expect_rc "gzip with junk after it" 0 "$CQL" -i "$T/junk.pgn.gz" -o "$T/z.pgn" -cql true
+expect_grep "gzip with junk after it: gzip's warning" "$T/err" 'trailing garbage ignored'
+expect_same "gzip with junk after it: every game" "$T/z.pgn" "$T/plain.pgn"
+# compressed standard input is known by its first bytes too: from a pipe
+# (whose first bytes go back in front of the rest) and from a file
+for z in gzip bzip2 xz zstd; do
+    if ! command -v $z >/dev/null 2>&1; then continue; fi
+    $z -c <"$KASPAROV" | "$CQL" -i - -o "$T/z.pgn" -cql true >"$T/out" 2>"$T/err"
+    expect_eq "$z piped to -i -: exit" $? 0
+    expect_same "$z piped to -i -: the same games" "$T/z.pgn" "$T/plain.pgn"
+    expect_rc "$z redirected to -i -" 0 "$CQL" -i - -o "$T/z.pgn" -cql true <"$T/k.pgn.$z"
+    expect_same "$z redirected to -i -: the same games" "$T/z.pgn" "$T/plain.pgn"
+done
+# text piped in that starts as a compressed file may ('B' of bzip2's "BZh"):
+# read as text, nothing lost
+{ printf 'BZ no game here\n\n'; cat "$KASPAROV"; } | "$CQL" -i - -o "$T/z.pgn" -cql true >"$T/out" 2>"$T/err"
+expect_eq "text starting with B piped to -i -: exit" $? 0
+expect_same "text starting with B piped to -i -: the same games" "$T/z.pgn" "$T/plain.pgn"
+expect_grep "text starting with B piped to -i -: the text skipped" "$T/err" '^<stdin>:1: warning: skipped 1 line of text that is not PGN'
+# a damaged compressed standard input fails the run, as a file does
+gzip -c <"$FOLD" | head -c 20000 | "$CQL" -i - -o "$T/cut.pgn" -cql true >"$T/out" 2>"$T/err"
+expect_eq "truncated gzip piped to -i -: exit" $? 2
+expect_grep "truncated gzip piped to -i -: message" "$T/err" "'gzip -dc' could not read '<stdin>'"
 # the decompressor missing: a clear error
 expect_rc "no decompressor" 2 env PATH="$T/nowhere" "$CQL" -i "$T/dir/a.pgn.gz" -o "$T/x.pgn" -cql true
 expect_grep "no decompressor message" "$T/err" "is gzip-compressed, and the program 'gzip' to read it is not installed"
 
-# ---- a file that is not PGN at all: reported, exit 2
+# ---- a file that is not PGN at all: read as standard input is, its text
+# skipped with a warning (a file is never refused for its bytes: a NUL in a
+# good file's first 4 KB lost every game of it)
 head -c 3000 "$CQL" >"$T/binary.pgn"
-expect_rc "binary input" 2 "$CQL" -i "$T/binary.pgn" -o "$T/x.pgn" -cql true
-expect_grep "binary input message" "$T/err" "the input file '$T/binary.pgn' is not a PGN file (it holds binary data)"
+expect_rc "binary input" 0 "$CQL" -i "$T/binary.pgn" -o "$T/x.pgn" -cql true
+expect_grep "binary input message" "$T/err" "^$T/binary.pgn:1: warning: skipped [0-9]* lines* of text that is not PGN (it holds NUL bytes)"
+expect_grep "binary input: no game" "$T/out" '^0 matches of 0 games'
 
 # ---- bad option values: exit 2 with a message
 bad_option() {   # bad_option NAME MESSAGE-PATTERN OPTIONS...
