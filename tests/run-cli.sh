@@ -233,6 +233,44 @@ expect_eq "100,000 comments written" "$(grep -o '{c[0-9]*' "$T/many-out.pgn" | w
 expect_rc "100,000 variations of a move" 0 cpu_limited "$CQL" -threads 1 -i "$T/variations.pgn" -o "$T/many-out.pgn" "$T/true.cql"
 expect_eq "100,000 variations written" "$(grep -o 'd4' "$T/many-out.pgn" | wc -l)" 100000
 
+# ---- worker threads that cannot start (-threads 40000, a process limit):
+# the run goes on with those that could, said once (pthread_join on a thread
+# never started crashed, leaving the temporary file). The limit is the
+# number of processes a user may have (prlimit --nproc), which root has not:
+# root runs cql as nobody.
+"$CQL" -threads 1 -i "$DATA/sunfish/3fold.pgn" -o "$T/threads-want.pgn" -cql true >/dev/null 2>&1
+if [ "$(id -u)" = 0 ] && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+    OTHER_USER="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    processes=0
+else
+    OTHER_USER=
+    processes=$(ps -L -u "$(id -u)" | wc -l)
+fi
+few_processes() {   # N COMMAND...: COMMAND with N processes (threads) more allowed
+    limit=$((processes + $1))
+    shift
+    timeout 60 prlimit --nproc="$limit" $OTHER_USER "$@"   # a run without workers hung
+}
+if ! command -v prlimit >/dev/null 2>&1; then
+    echo "note: prlimit is not installed; the tests of threads that cannot start are skipped" >&2
+else
+few_processes 8 "$CQL" -threads 40000 -i "$DATA/sunfish/3fold.pgn" -o - -cql true >"$T/threads-got.pgn" 2>"$T/err"
+expect_eq "-threads 40000 under ulimit -u: exit" $? 0
+expect_grep "-threads 40000 under ulimit -u: warning" "$T/err" \
+    '^cql: warning: only [0-9]* of the 40000 worker threads asked for could start (.*); the run goes on with [0-9]*$'
+expect_eq "-threads 40000 under ulimit -u: said once" "$(grep -c 'worker threads' "$T/err")" 1
+expect_eq "-threads 40000 under ulimit -u: the summary says how many ran" \
+    "$(sed -n 's/.* using \([0-9]*\) threads to .*/\1/p' "$T/err")" \
+    "$(sed -n 's/.* the run goes on with \([0-9]*\)$/\1/p' "$T/err")"
+expect_same "-threads 40000 under ulimit -u: the output" "$T/threads-got.pgn" "$T/threads-want.pgn"
+few_processes 0 "$CQL" -threads 4 -i "$DATA/sunfish/3fold.pgn" -o - -cql true >"$T/threads-got.pgn" 2>"$T/err"
+expect_eq "no worker thread can start: exit" $? 0
+expect_grep "no worker thread can start: warning" "$T/err" \
+    '^cql: warning: none of the 4 worker threads asked for could start (.*); the run goes on on one thread$'
+expect_grep "no worker thread can start: summary" "$T/err" ' using 1 thread to '
+expect_same "no worker thread can start: the output" "$T/threads-got.pgn" "$T/threads-want.pgn"
+fi
+
 # ---- binary bytes quoted in a message show as '?' (never raw on a terminal)
 printf '[Event "x"]\n\n1. e4 \001\377\376 e5 *\n' > "$T/binary-token.pgn"
 "$CQL" -i "$T/binary-token.pgn" -o - -cql true > /dev/null 2> "$T/err"

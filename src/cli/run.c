@@ -476,10 +476,10 @@ static void json_string(FILE *fp, const char *s)
 }
 
 /* -summary json: the summary for a program that adds up the parts of a run. */
-static void print_json_summary(FILE *fp, const Run *r, const PipelineTotals *t, double secs, long threads)
+static void print_json_summary(FILE *fp, const Run *r, const PipelineTotals *t, double secs)
 {
     fprintf(fp, "{\"matches\": %ld, \"games\": %ld, \"pgn_errors\": %ld, \"seconds\": %.3f, \"threads\": %ld, "
-            "\"output\": ", t->matches, t->games, t->pgn_errors, secs, threads);
+            "\"output\": ", t->matches, t->games, t->pgn_errors, secs, t->threads);
     json_string(fp, strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
     fprintf(fp, ", \"limit_reached\": %s", t->limit_reached ? "true" : "false");
     if (r->o->part_count) fprintf(fp, ", \"part\": %ld, \"parts\": %ld", r->o->part_index, r->o->part_count);
@@ -555,12 +555,12 @@ static ExitCode search_games(Run *r)
      * tools that parse this line */
     fprintf(summary, "%ld matches of %ld games in ", t.matches, t.games);
     print_seconds(summary, secs);
-    fprintf(summary, " seconds using %ld thread%s to %s", threads, threads == 1 ? "" : "s",
+    fprintf(summary, " seconds using %ld thread%s to %s", t.threads, t.threads == 1 ? "" : "s",
             strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
     if (o->part_count) fprintf(summary, " (part %ld/%ld)", o->part_index, o->part_count);
     fputc('\n', summary);
     if (r->persistent.len) fputs(r->persistent.data, summary);
-    if (o->summary == SUMMARY_JSON) print_json_summary(summary, r, &t, secs, threads);
+    if (o->summary == SUMMARY_JSON) print_json_summary(summary, r, &t, secs);
     fflush(summary);
     if (t.limit_reached)
         cql_report(r->m, CQL_NOTE, "stopped after %ld matching games (-limit %ld)", t.matches, o->limit);
