@@ -347,6 +347,20 @@ for k in $(seq 0 8); do "$CQL" -i "$KASPAROV" -part $k/9 -o "$T/small$k.pgn" -cq
 cat $(for k in $(seq 0 8); do echo "$T/small$k.pgn"; done) >"$T/small.pgn"
 "$CQL" -i "$KASPAROV" -o "$T/plain-true.pgn" -cql true >/dev/null 2>&1
 expect_same "-part: 9 parts of 6 games" "$T/small.pgn" "$T/plain-true.pgn"
+# lone CR line ends (an old Mac file), and CRLF: each part gets its share
+# (lines were counted by LF alone: a CR file was all in its last part)
+tr '\n' '\r' <"$FOLD" >"$T/cr.pgn"
+sed 's/$/\r/' "$FOLD" >"$T/crlf.pgn"
+for ends in cr crlf; do
+    "$CQL" -i "$T/$ends.pgn" -o "$T/$ends-whole.pgn" -cql true >/dev/null 2>&1
+    for k in 0 1 2; do "$CQL" -i "$T/$ends.pgn" -part $k/3 -o "$T/$ends-part$k.pgn" -cql true >/dev/null 2>&1; done
+    cat "$T/$ends-part0.pgn" "$T/$ends-part1.pgn" "$T/$ends-part2.pgn" >"$T/$ends-joined.pgn"
+    expect_same "-part of a $ends file: concatenated parts = one run" "$T/$ends-joined.pgn" "$T/$ends-whole.pgn"
+    for k in 0 1 2; do
+        n=$(games_in "$T/$ends-part$k.pgn")
+        if [ "$n" -gt 100 ] && [ "$n" -lt 400 ]; then ok; else bad "-part $k/3 of a $ends file: $n of 713 games"; fi
+    done
+done
 expect_rc "-part of a sorting query" 2 "$CQL" -i "$KASPAROV" -part 0/2 -o "$T/x.pgn" -cql 'sort ply'
 expect_grep "-part of a sorting query: message" "$T/err" "cannot split this query: it sorts the games"
 expect_rc "-part of a persistent query" 2 "$CQL" -i "$KASPAROV" -part 0/2 -o "$T/x.pgn" -cql 'persistent Seen = 1'

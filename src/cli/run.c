@@ -366,20 +366,31 @@ static ExitCode open_reader_and_output(Run *r)
     return EXIT_RAN;
 }
 
-/* 1 + the number of line ends in the first `bytes` bytes of fd's file: the
- * line that byte `bytes` is on. */
+/* 1 + the number of line ends in the first `bytes` bytes of fd's file,
+ * counted as the reader counts them (LF, CRLF, and a lone CR of an old Mac
+ * file, each one: counting LFs alone put every game of a CR file in the
+ * last part): the line that byte `bytes` is on. */
 static long line_at(int fd, uint64_t bytes)
 {
     static char buf[1 << 20];
     long line = 1;
     uint64_t done = 0;
+    bool after_cr = false;   /* the byte before buf[0] is a CR */
     if (lseek(fd, 0, SEEK_SET) != 0) return -1;
     while (done < bytes) {
         size_t want = bytes - done < sizeof buf ? (size_t)(bytes - done) : sizeof buf;
         ssize_t got = read(fd, buf, want);
-        if (got <= 0) return got < 0 ? -1 : line;
+        if (got <= 0) return got < 0 ? -1 : line + after_cr;
+        if (after_cr && buf[0] != '\n') line++;   /* a lone CR ended the block before */
         for (const char *p = buf, *end = buf + got; (p = memchr(p, '\n', (size_t)(end - p))); p++) line++;
+        if (memchr(buf, '\r', (size_t)got))
+            for (ssize_t i = 0; i + 1 < got; i++) line += buf[i] == '\r' && buf[i + 1] != '\n';
+        after_cr = buf[got - 1] == '\r';
         done += (uint64_t)got;
+    }
+    if (after_cr) {   /* a lone CR, unless the byte after it is a LF */
+        char next;
+        if (read(fd, &next, 1) != 1 || next != '\n') line++;
     }
     return line;
 }
