@@ -69,6 +69,23 @@ expect_eq "tag test data has games of each colour" "$(tag_count White Blackburne
     "$(tag_count White Blackburne)$(tag_count Black Blackburne)"
 [ "$(tag_count Player Blackburne)" -gt 0 ] && ok || bad "no Blackburne game in the tag test data"
 tag_run "-player kasparov (case)" "$(tag_count Player kasparov)" -player kasparov
+# a tag filter that held in no game is said, once, with a name in another case
+expect_eq "-player kasparov (case): one note" "$(grep -c 'note: player' "$T/err")" 1
+expect_grep "-player kasparov (case): the note" "$T/err" \
+    '^cql: note: player "kasparov" held in none of the [0-9]* games examined: no White or Black tag holds "kasparov" (the case differs: game [0-9]*'"'"'s is ".*Kasparov.*")$'
+for threads in 1 3; do
+    "$CQL" -threads $threads -i "$KASPAROV" -o "$T/x.pgn" -white kasparov -cql true >/dev/null 2>"$T/err$threads"
+done
+expect_grep "-white kasparov: the note" "$T/err1" \
+    '^cql: note: player white "kasparov" held in none of the 6 games examined: no White tag holds "kasparov" (the case differs: game 1'"'"'s is "Garry Kasparov")$'
+expect_same "-white kasparov: the same note on 3 threads" "$T/err1" "$T/err3"
+"$CQL" -i "$KASPAROV" -o - -player Kasparv -cql 'event "ibm" or site "Nowhere"' >/dev/null 2>"$T/err"
+expect_grep "a misspelt name: the note" "$T/err" '^cql: note: player "Kasparv" held in none of the 6 games examined: no White or Black tag holds "Kasparv"$'
+expect_grep "a tag filter of the query: the note" "$T/err" '^cql: note: event "ibm" held in none of the 6 games examined: no Event tag holds "ibm" (the case differs'
+expect_grep "a second tag filter of the query: the note" "$T/err" '^cql: note: site "Nowhere" held in none'
+expect_eq "a tag filter that holds: no note" "$(grep -c note "$T/err")" 3
+"$CQL" -i "$KASPAROV" -o - -limit 1 -cql 'player "zzz" or true' >/dev/null 2>"$T/err"
+expect_no_grep "-limit: not every game read, no note" "$T/err" 'held in none'
 tag_run "-event openings 99" "$(tag_count Event 'openings 99')" -event "openings 99"
 tag_run "-event IBM" "$(tag_count Event IBM)" -event IBM
 tag_run "-site London" "$(tag_count Site London)" -site London

@@ -140,6 +140,7 @@ typedef struct Emitter {
     CqlText trailing;
     bool past_range;     /* a game after the query's game-number range came: the run stops */
     PipelineTotals totals;
+    CqlSearcher *tags;   /* what every worker's searcher saw of the query's tag filters */
 } Emitter;
 
 /* True once a write to the output failed, or a runtime error stopped the
@@ -305,6 +306,7 @@ static void run_single(Emitter *e, CqlText *persistent)
         emit(e, &job);
     }
     cql_searcher_print_persistent(w.searcher, persistent);
+    cql_searcher_merge_tags(e->tags, w.searcher);
     job_free(&job);
     worker_free(&w);
 }
@@ -354,6 +356,7 @@ typedef struct Ring {
     bool chunks;                 /* workers split the input (no -part): games are numbered here */
     bool done;
     const PipelineSetup *setup;
+    CqlSearcher *tags;           /* Emitter.tags: each worker adds what it saw, at its end */
 } Ring;
 
 /* Input a worker splits at once: about 70 games of 900 bytes. Smaller
@@ -501,6 +504,7 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&p->work_ready, &p->mu);
         }
     }
+    cql_searcher_merge_tags(p->tags, w.searcher);
     pthread_mutex_unlock(&p->mu);
     worker_free(&w);
     return NULL;
@@ -618,6 +622,7 @@ static long run_threads(Emitter *e)
     pthread_cond_init(&p.work_ready, NULL);
     pthread_cond_init(&p.work_done, NULL);
     p.setup = e->setup;
+    p.tags = e->tags;
     p.chunks = !e->setup->first_line && !e->setup->end_line;
     p.last_chunk = -1;
     pthread_t *tids = cli_calloc((size_t)threads, sizeof *tids);
@@ -704,6 +709,7 @@ void pipeline_run(const PipelineSetup *p, PipelineTotals *totals, CqlText *persi
     memset(&e, 0, sizeof e);
     e.setup = p;
     e.sorting = cql_query_sorts(p->query);
+    e.tags = cql_searcher_new(p->query);
     e.totals.threads = p->threads <= 1 ? 0 : run_threads(&e);
     if (e.totals.threads == 0) {
         run_single(&e, persistent);
@@ -711,6 +717,10 @@ void pipeline_run(const PipelineSetup *p, PipelineTotals *totals, CqlText *persi
     }
     deliver_messages(&e.trailing, p->messages);
     cql_text_free(&e.trailing);
+    /* a tag filter that held in no game (its case differs ...): said when
+     * every game was read */
+    if (!limit_reached(&e) && !emit_failed(&e)) cql_searcher_report_unmatched_tags(e.tags, p->messages);
+    cql_searcher_free(e.tags);
     if (e.sorting) emit_sorted(&e);
     *totals = e.totals;
 }

@@ -77,6 +77,7 @@ struct CqlSearcher {
     Evaluator *eval;
     Arena arena;                 /* the last search's caches and notes */
     GameSearch found;
+    TagWatch tags;               /* which tag filters held in the games searched */
 };
 
 /* {==== setup, messages, text =============================================== */
@@ -675,12 +676,14 @@ void cql_searcher_free(CqlSearcher *s)
     if (!s) return;
     eval_free(s->eval);
     arena_free(&s->arena);
+    tag_watch_free(&s->tags);
     free(s);
 }
 
 bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText *printed)
 {
     arena_reset(&s->arena);
+    if (search_examines(&s->query->search, &g->game)) search_watch_tags(&s->query->search, &g->game, &s->tags);
     StrBuf sb = printed ? text_in(printed) : (StrBuf)SB_INIT;
     bool matched = search_matches(&s->query->search, s->eval, &g->game, g->tags_test_held == s->query,
                                   &s->arena, &s->found, printed ? &sb : NULL);
@@ -691,6 +694,18 @@ bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText 
     found->sort_value = search_sort_value(&s->query->search, &s->found);
     found->error = s->found.runtime_error;
     return matched;
+}
+
+void cql_searcher_merge_tags(CqlSearcher *into, const CqlSearcher *from)
+{
+    search_merge_watch(&into->tags, &from->tags);
+}
+
+void cql_searcher_report_unmatched_tags(const CqlSearcher *s, CqlMessages *m)
+{
+    DiagSink d = sink_for(m);
+    search_report_unmatched_tags(&s->query->search, &s->tags, &d);
+    count_messages(m, &d);
 }
 
 void cql_search_report_stop(const CqlSearcher *s, const CqlGame *g, CqlMessages *m)
