@@ -280,6 +280,21 @@ bad_option() {   # bad_option NAME MESSAGE-PATTERN OPTIONS...
     expect_rc "$name" 2 "$CQL" "$@"
     expect_grep "$name: message" "$T/err" "$pattern"
 }
+# command-line habits: -option=value and --option=value are -option value;
+# -- ends the options (a query file whose name starts with '-')
+expect_rc "--option=value" 0 "$CQL" --input="$KASPAROV" --output="$T/eq.pgn" -cql=true
+expect_same "--option=value: the same games" "$T/eq.pgn" "$T/plain.pgn"
+expect_rc "-option=value, then a range's second number" 0 "$CQL" -i="$KASPAROV" -o=- -gamenumber=2 3 -cql=true
+expect_grep "-option=value, then a range's second number: summary" "$T/err" '^2 matches of 3 games'
+expect_rc "-cql=TEXT with a '=' in it" 0 "$CQL" -i "$KASPAROV" -o - -cql='x = 2 x == 2'
+expect_grep "-cql=TEXT with a '=' in it: summary" "$T/err" '^6 matches of 6 games'
+bad_option "-flag=value" "option '-s' takes no value (given '-s=yes')" -i "$MOLINARI" -s=yes -cql true
+bad_option "-o=X twice" "option '-o' given twice (first as '-o'); it takes one value" -i "$MOLINARI" -o=a.pgn -o=b.pgn -cql true
+printf 'cql()\ntrue\n' >"$T/-dash.cql"
+KASPAROV_ABS=$(pwd)/$KASPAROV
+(cd "$T" && "$CQL" -i "$KASPAROV_ABS" -o - -- -dash.cql >out 2>err)
+expect_eq "-- then a query file named -dash.cql: exit" $? 0
+expect_grep "-- then a query file named -dash.cql: summary" "$T/err" '^6 matches of 6 games'
 bad_option "-result 1-1" "option '-result' needs 1-0, 0-1 or 1/2-1/2, not '1-1'" -i "$MOLINARI" -result 1-1 -cql true
 bad_option "-g 0" "option '-g' needs a number of at least 1, not '0'" -i "$MOLINARI" -g 0 -cql true
 bad_option "-gamenumber 5 2" "the range 5 2 is empty" -i "$MOLINARI" -gamenumber 5 2 -cql true
