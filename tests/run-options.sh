@@ -295,6 +295,22 @@ KASPAROV_ABS=$(pwd)/$KASPAROV
 (cd "$T" && "$CQL" -i "$KASPAROV_ABS" -o - -- -dash.cql >out 2>err)
 expect_eq "-- then a query file named -dash.cql: exit" $? 0
 expect_grep "-- then a query file named -dash.cql: summary" "$T/err" '^6 matches of 6 games'
+# bash completion (scripts/completion/cql.bash, installed by make install):
+# option names from the program's -help, the values some options take, files
+if command -v bash >/dev/null 2>&1; then
+    mkdir "$T/complete" "$T/complete/sub"
+    touch "$T/complete/a.pgn" "$T/complete/b.pgn.gz" "$T/complete/notes.txt" "$T/complete/q.cql"
+    complete_words() {   # PREVIOUS CURRENT: the words offered, sorted, on one line
+        (cd "$T/complete" && bash -c '. "$1/scripts/completion/cql.bash"; _cql "$2" "$4" "$3"; for w in "${COMPREPLY[@]}"; do echo "$w"; done' \
+            sh "$OLDPWD" "$CQL" "$1" "$2") | sort | tr '\n' ' '
+    }
+    expect_eq "completion: an option" "$(complete_words cql -thr)" "-threads "
+    expect_eq "completion: options with a prefix" "$(complete_words cql -noh)" "-noheader -noheaders "
+    expect_eq "completion: -result, any case" "$(complete_words -RESULT '')" "0-1 1-0 1/2-1/2 "
+    expect_eq "completion: -i, PGN files and directories" "$(complete_words --input '')" "a.pgn b.pgn.gz sub "
+    expect_eq "completion: the query file" "$(complete_words cql '')" "q.cql sub "
+    expect_eq "completion: a value of the user's" "$(complete_words -player '')" ""
+fi
 bad_option "-result 1-1" "option '-result' needs 1-0, 0-1 or 1/2-1/2, not '1-1'" -i "$MOLINARI" -result 1-1 -cql true
 bad_option "-g 0" "option '-g' needs a number of at least 1, not '0'" -i "$MOLINARI" -g 0 -cql true
 bad_option "-gamenumber 5 2" "the range 5 2 is empty" -i "$MOLINARI" -gamenumber 5 2 -cql true
