@@ -271,6 +271,24 @@ expect_grep "no worker thread can start: summary" "$T/err" ' using 1 thread to '
 expect_same "no worker thread can start: the output" "$T/threads-got.pgn" "$T/threads-want.pgn"
 fi
 
+# ---- the examples: the command line in each one's comment runs from the
+# repository's root as written (its files exist), matches some game, and
+# writes the output file the comment names
+REPO=$(pwd)
+mkdir "$T/try"
+ln -s "$REPO/examples" "$REPO/tests" "$T/try/"
+for example in examples/*.cql; do
+    line=$(sed -n 's|^//   \./cql ||p' "$example")
+    if [ -z "$line" ]; then bad "$example: no command line in its comment"; continue; fi
+    # shellcheck disable=SC2086
+    (cd "$T/try" && "$REPO/$CQL" $line >"$T/out" 2>"$T/err")
+    expect_eq "$example: its command line runs" $? 0
+    expect_no_grep "$example: its command line matches a game" "$T/out" '^0 matches'
+    for named in $(grep -o '[a-z/-]*-out\.pgn' "$example"); do
+        if [ -s "$T/try/$named" ]; then ok; else bad "$example: no output file $named, which its comment names"; fi
+    done
+done
+
 # ---- binary bytes quoted in a message show as '?' (never raw on a terminal)
 printf '[Event "x"]\n\n1. e4 \001\377\376 e5 *\n' > "$T/binary-token.pgn"
 "$CQL" -i "$T/binary-token.pgn" -o - -cql true > /dev/null 2> "$T/err"
