@@ -232,6 +232,14 @@ expect_rc "100,000 comments on a move" 0 cpu_limited "$CQL" -threads 1 -i "$T/co
 expect_eq "100,000 comments written" "$(grep -o '{c[0-9]*' "$T/many-out.pgn" | wc -l)" 100000
 expect_rc "100,000 variations of a move" 0 cpu_limited "$CQL" -threads 1 -i "$T/variations.pgn" -o "$T/many-out.pgn" "$T/true.cql"
 expect_eq "100,000 variations written" "$(grep -o 'd4' "$T/many-out.pgn" | wc -l)" 100000
+# 60,000 tag pairs inside one comment closed after them (within the 1 MB
+# looked through for the brace): comment text, and the comment is looked
+# through once, not once for each of its lines
+awk 'BEGIN { printf "[Event \"t\"]\n\n1. e4 {x\n"; for (i = 0; i < 60000; i++) printf "[T%d \"v\"]\n", i; print "} e5 *" }' >"$T/tag-comment.pgn"
+for threads in 1 2; do
+    expect_rc "60,000 tag pairs in a comment ($threads threads)" 0 cpu_limited "$CQL" -threads $threads -i "$T/tag-comment.pgn" -o "$T/many-out.pgn" "$T/true.cql"
+    expect_grep "60,000 tag pairs in a comment ($threads threads): one game" "$T/out" '^1 matches of 1 games'
+done
 
 # ---- worker threads that cannot start (-threads 40000, a process limit):
 # the run goes on with those that could, said once (pthread_join on a thread

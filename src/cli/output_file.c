@@ -332,8 +332,8 @@ static int copy_into_place(OutputFile *o, CqlMessages *m, bool *damaged)
         if (got <= 0) err = got < 0 ? errno : EIO;
         for (ssize_t put = 0; !err && put < got;) {
             ssize_t w = pwrite(out, o->buffer + put, (size_t)(got - put), done + put);
-            if (w < 0 && errno != EINTR) err = errno;
-            else if (w > 0) put += w;
+            if (w > 0) put += w;
+            else if (w == 0 || errno != EINTR) err = w ? errno : EIO;
             *damaged = true;   /* until the copy is whole */
         }
         done += got;

@@ -65,8 +65,8 @@ struct GameNode {
                                   its SQ_NB bytes (few queries ask) */
     uint16_t depth;            /* variation nesting depth, 0 on the mainline */
     int32_t ply;               /* plies from the root */
-    GameNode *last_child;      /* the last of child's alternatives (child itself when
-                                  it has none), so that adding one is O(1) */
+    GameNode *last_child;      /* the last of its children (child and its siblings),
+                                  NULL at a leaf: adding one is O(1) */
 };
 
 typedef struct Tag {

@@ -339,6 +339,11 @@ typedef struct SplitState {
     int tag_count;
     uint64_t tag_bits;   /* bit (hash % 64) of each name in tag_hash: most names are new */
     uint32_t tag_hash[64];   /* the tag names seen, the first 64 (only [0, tag_count) is set) */
+    /* comment_fate's last answer (closed, undecided), which holds for every
+     * line before this input offset: the brace found, or the end of what was
+     * looked at; 0 when none */
+    uint64_t fate_until;
+    int fate;
 } SplitState;
 
 /* A new game's state (tag_hash is not cleared: only tag_count entries are read). */
@@ -348,6 +353,7 @@ static void split_state_clear(SplitState *st)
     st->depth = 0;
     st->tag_count = 0;
     st->tag_bits = 0;
+    st->fate_until = 0;
 }
 
 /* Tag names are told apart by their FNV-1a hash. */
@@ -820,21 +826,34 @@ typedef enum CommentFate { COMMENT_CLOSED, COMMENT_UNCLOSED, COMMENT_UNDECIDED }
  * CQL 6.2 have it; a '{', or no brace in the next COMMENT_LOOKAHEAD bytes
  * nor before the end of the input, means the comment was never closed, and
  * the tag pair begins the next game. A chunk's reader, whose memory ends
- * after its cut (stop_at set) and holds no brace: undecided. */
-static CommentFate comment_fate(PgnReader *r, size_t rel)
+ * after its cut (stop_at set) and holds no brace: undecided. The answer
+ * holds for the comment's later lines up to the brace (or the end looked
+ * at): kept in st, so that a comment of many tag pairs is looked through
+ * once, not once for each. */
+static CommentFate comment_fate(PgnReader *r, size_t rel, SplitState *st)
 {
+    uint64_t at = r->buf_offset + r->pos + rel;
+    if (at < st->fate_until) return (CommentFate)st->fate;
     size_t scanned = 0;   /* bytes looked at from buf[pos + rel] */
+    CommentFate fate = COMMENT_UNCLOSED;
     for (;;) {
         const char *s = r->buf + r->pos + rel;
         size_t avail = r->len - r->pos - rel;
         if (avail > COMMENT_LOOKAHEAD) avail = COMMENT_LOOKAHEAD;
-        for (; scanned < avail; scanned++) {
-            if (s[scanned] == '}') return COMMENT_CLOSED;
-            if (s[scanned] == '{') return COMMENT_UNCLOSED;
+        while (scanned < avail && s[scanned] != '}' && s[scanned] != '{') scanned++;
+        if (scanned < avail) {
+            fate = s[scanned] == '}' ? COMMENT_CLOSED : COMMENT_UNCLOSED;
+            break;
         }
-        if (avail == COMMENT_LOOKAHEAD) return COMMENT_UNCLOSED;
-        if (!fill(r)) return r->stop_at != SIZE_MAX ? COMMENT_UNDECIDED : COMMENT_UNCLOSED;
+        if (avail == COMMENT_LOOKAHEAD) break;
+        if (!fill(r)) {
+            if (r->stop_at != SIZE_MAX) fate = COMMENT_UNDECIDED;
+            break;
+        }
     }
+    st->fate_until = at + scanned;
+    st->fate = fate;
+    return fate;
 }
 
 /* Does the line at buf[pos + rel], of len bytes, inside a brace comment,
@@ -842,9 +861,9 @@ static CommentFate comment_fate(PgnReader *r, size_t rel)
  * chunk, the comment goes on: the game then runs past the chunk's cut and
  * is read again from the whole input (pgn_chunk_next), where the answer is
  * the same as when it is read there first. */
-static bool ends_unclosed_comment(PgnReader *r, size_t rel, size_t len)
+static bool ends_unclosed_comment(PgnReader *r, size_t rel, size_t len, SplitState *st)
 {
-    return is_tag_pair_line(r->buf + r->pos + rel, len) && comment_fate(r, rel) == COMMENT_UNCLOSED;
+    return is_tag_pair_line(r->buf + r->pos + rel, len) && comment_fate(r, rel, st) == COMMENT_UNCLOSED;
 }
 
 bool pgn_next_raw(PgnReader *r, RawGame *g)
@@ -880,7 +899,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
         bool line_start = !r->mid_line;
         bool bom = line_start && (unsigned char)r->buf[r->pos] == 0xEF && utf8_has_bom(r->buf + r->pos, lp.content);
         size_t bom_len = bom ? 3 : 0;
-        bool comment_ends = line_start && st.in_comment && ends_unclosed_comment(r, bom_len, lp.content - bom_len);
+        bool comment_ends = line_start && st.in_comment && ends_unclosed_comment(r, bom_len, lp.content - bom_len, &st);
         if (bom && (!st.in_comment || comment_ends)) {
             /* a byte-order mark: at the start of the input, or of a file
              * appended to another one; it takes no column (inside a
