@@ -35,6 +35,8 @@
 typedef struct Comment {
     struct Comment *next;
     const char *text;
+    struct Comment *last;   /* in the first comment of a list: the list's last
+                               one, so that the reader appends in O(1) */
 } Comment;
 
 typedef struct GameNode GameNode;
@@ -63,6 +65,8 @@ struct GameNode {
                                   its SQ_NB bytes (few queries ask) */
     uint16_t depth;            /* variation nesting depth, 0 on the mainline */
     int32_t ply;               /* plies from the root */
+    GameNode *last_child;      /* the last of its children (child and its siblings),
+                                  NULL at a leaf: adding one is O(1) */
 };
 
 typedef struct Tag {
