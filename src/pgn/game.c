@@ -131,15 +131,16 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
     n->piece_id = NULL;   /* game_fill_piece_ids */
     n->depth = parent->depth;
     n->ply = parent->ply + 1;
-    n->last_child = NULL;
     if (!parent->child) {
         parent->child = n;
     } else {   /* a variation, after the last child so far */
-        parent->last_child->sibling = n;
+        GameNode *last = g->variation_tail;
+        if (!last || last->parent != parent)
+            for (last = parent->child; last->sibling;) last = last->sibling;
+        last->sibling = n;
         n->depth++;
         g->has_variations = true;
     }
-    parent->last_child = n;
     return n;
 }
 

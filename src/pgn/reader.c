@@ -1691,6 +1691,13 @@ typedef struct Movetext {
     GameNode *root;              /* the game's root, or line[0] */
     GameNode *cur;               /* the position the next move is played from */
     GameNode *stack[MAX_VARIATION_DEPTH];   /* where each open variation goes back to */
+    /* the last child so far of the position a variation at each depth
+     * starts from (its first move goes after it), and the move it was
+     * opened before: the next '(' at that depth before the same move adds
+     * a sibling of the same children */
+    GameNode *sibling_tail[MAX_VARIATION_DEPTH];
+    GameNode *opened_before[MAX_VARIATION_DEPTH];
+    int tails_set;               /* depths whose two entries above are set */
     size_t open_at[MAX_VARIATION_DEPTH];    /* and where its '(' is */
     int depth;
     Comment *pending;            /* comments before a variation's first move */
@@ -1765,8 +1772,15 @@ static void on_open_variation(Movetext *mt, size_t at)
         return;
     }
     if (mt->build_tree) {
-        mt->stack[mt->depth] = mt->cur;
+        int d = mt->depth;
+        if (d == mt->tails_set) mt->opened_before[mt->tails_set++] = NULL;
+        if (mt->opened_before[d] != mt->cur) {   /* the first variation before this move */
+            mt->opened_before[d] = mt->cur;
+            mt->sibling_tail[d] = mt->cur;
+        }
+        mt->stack[d] = mt->cur;
         mt->cur = mt->cur->parent;
+        mt->game->variation_tail = mt->sibling_tail[d];
     } else {
         mt->returns = grow_array(p->arena, mt->returns, sizeof *mt->returns, &mt->returns_cap, mt->depth + 1);
         mt->returns[mt->depth] = mt->cur->pos;
@@ -1788,6 +1802,9 @@ static void on_close_variation(Movetext *mt, size_t at)
     mt->depth--;
     if (mt->build_tree) {
         mt->cur = mt->stack[mt->depth];
+        /* the variation's first move, when it had one, is the last child now */
+        GameNode **tail = &mt->sibling_tail[mt->depth];
+        if ((*tail)->sibling) *tail = (*tail)->sibling;
     } else {
         mt->ply = mt->return_ply[mt->depth];
         mt->cur = &mt->line[mt->ply];
@@ -1930,6 +1947,7 @@ static bool replay_movetext(GameParser *p, bool build_tree, const PgnGate *gate)
     mt.build_tree = build_tree;
     mt.root = mt.cur = p->game->root;
     mt.depth = 0;
+    mt.tails_set = 0;
     mt.pending = NULL;
     mt.at_variation_start = false;
     mt.done = false;
@@ -1960,6 +1978,7 @@ static bool replay_movetext(GameParser *p, bool build_tree, const PgnGate *gate)
         case MT_WORD: on_word(&mt, &t); break;
         }
     }
+    p->game->variation_tail = NULL;
     if (mt.placement_reached) return false;
     Game *g = p->game;
     if (mt.depth > 0) problem_at(p, mt.open_at[mt.depth - 1], "variation is not closed by ')'");
