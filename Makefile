@@ -11,7 +11,8 @@
 #   make bench             ns/ply, instructions/ply, 2-thread speed-up, RSS (docs/performance.md)
 #   make fuzz              builds the libFuzzer harnesses with clang into build/fuzz/
 #                          and runs each for FUZZ_SECONDS (default 60); fails on any finding
-#   make install PREFIX=/usr/local [DESTDIR=...]   (cql, its man page, cql.h, libcql.a)
+#   make install PREFIX=/usr/local [DESTDIR=...]   (cql, its man page, cql.h, libcql.a,
+#                                                   bash and zsh completion)
 #   make V=1               show full command lines; WERROR=1 turns warnings into errors
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -347,10 +348,14 @@ install: $(CQL) $(LIB)
 	install -m 644 docs/cql.1 $(DESTDIR)$(PREFIX)/share/man/man1/cql.1
 	install -m 644 include/cql.h $(DESTDIR)$(PREFIX)/include/cql.h
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libcql.a
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	install -m 644 scripts/completion/cql.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cql
+	install -m 644 scripts/completion/_cql $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_cql
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/cql $(DESTDIR)$(PREFIX)/share/man/man1/cql.1
 	rm -f $(DESTDIR)$(PREFIX)/include/cql.h $(DESTDIR)$(PREFIX)/lib/libcql.a
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cql $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_cql
 
 # One translation unit of every source: catches clashes between static names.
 unity: | $(BUILD)/obj

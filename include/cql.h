@@ -367,6 +367,13 @@ CQL_API void cql_write_match(CqlSearcher *s, const CqlGame *g, CqlText *out);
 /* At the end of a run: `name: value` for every persistent variable and every
  * dictionary that is not local. */
 CQL_API void cql_searcher_print_persistent(const CqlSearcher *s, CqlText *out);
+/* At the end of a run that read every game: a note for each tag filter of
+ * the query with a text to find (player white "X", event "X" ...; those of
+ * -player, -event ... too) that held in none of the games searched, saying
+ * when a tag holds the text in another case. With a searcher per thread,
+ * merge them into one first (it then tells about the games of all). */
+CQL_API void cql_searcher_merge_tags(CqlSearcher *into, const CqlSearcher *from);
+CQL_API void cql_searcher_report_unmatched_tags(const CqlSearcher *s, CqlMessages *m);
 
 /* }==== */
 

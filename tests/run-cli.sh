@@ -207,6 +207,100 @@ expect_eq "300 MB of NULs: exit status" "$rc" 0
 expect_grep "300 MB of NULs: one warning" "$T/err" '^<stdin>:1: warning: skipped 1 line of text that is not PGN (it holds NUL bytes)$'
 expect_grep "300 MB of NULs: summary" "$T/err" '^0 matches of 0 games'
 
+# ---- a NUL byte in a named file's first 4 KB: the file is read as standard
+# input is, every good game kept (the whole file was refused, and a
+# directory run stopped there)
+NULFILE=$DATA/made/nul-in-first-game.pgn
+expect_rc "NUL in the first 4 KB: exit" 0 "$CQL" -i "$NULFILE" -o "$T/nul-out.pgn" "$T/true.cql"
+expect_grep "NUL in the first 4 KB: every game" "$T/out" '^3 matches of 3 games'
+expect_grep "NUL in the first 4 KB: the message" "$T/err" "^$NULFILE:4:16: game 1: NUL byte in the game's text"
+mkdir "$T/nul-dir"
+cp "$NULFILE" "$T/nul-dir/a.pgn"
+cp "$DATA/python-chess/molinari-bordais-1979.pgn" "$T/nul-dir/b.pgn"
+expect_rc "NUL in the first 4 KB, in a directory: exit" 0 "$CQL" -i "$T/nul-dir" -o "$T/nul-out.pgn" "$T/true.cql"
+expect_grep "NUL in the first 4 KB, in a directory: every game" "$T/out" '^4 matches of 4 games'
+
+# ---- 100,000 tags, comments or variations in one game are read and written
+# in linear time (8 to 43 s when each was compared with every earlier one or
+# appended after a walk to the list's tail): under `ulimit -t` (CPU seconds),
+# with room to spare for a loaded machine and the sanitizers
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "[T%d \"v\"]\n", i; print ""; print "1. e4 e5 *" }' >"$T/tags.pgn"
+awk 'BEGIN { printf "[Event \"c\"]\n\n1. e4"; for (i = 0; i < 100000; i++) printf " {c%d}", i; print " e5 *" }' >"$T/comments.pgn"
+awk 'BEGIN { printf "[Event \"v\"]\n\n1. e4"; for (i = 0; i < 100000; i++) printf " (1. d4)"; print " e5 *" }' >"$T/variations.pgn"
+cpu_limited() { ( ulimit -t 5; exec "$@" ) }
+expect_rc "100,000 tags in a game" 0 cpu_limited "$CQL" -threads 1 -i "$T/tags.pgn" -o "$T/many-out.pgn" "$T/true.cql"
+expect_eq "100,000 tags written" "$(grep -c '^\[T[0-9]* "v"\]$' "$T/many-out.pgn")" 100000
+expect_rc "100,000 comments on a move" 0 cpu_limited "$CQL" -threads 1 -i "$T/comments.pgn" -o "$T/many-out.pgn" "$T/true.cql"
+expect_eq "100,000 comments written" "$(grep -o '{c[0-9]*' "$T/many-out.pgn" | wc -l)" 100000
+expect_rc "100,000 variations of a move" 0 cpu_limited "$CQL" -threads 1 -i "$T/variations.pgn" -o "$T/many-out.pgn" "$T/true.cql"
+expect_eq "100,000 variations written" "$(grep -o 'd4' "$T/many-out.pgn" | wc -l)" 100000
+# 60,000 tag pairs inside one comment closed after them (within the 1 MB
+# looked through for the brace): comment text, and the comment is looked
+# through once, not once for each of its lines
+awk 'BEGIN { printf "[Event \"t\"]\n\n1. e4 {x\n"; for (i = 0; i < 60000; i++) printf "[T%d \"v\"]\n", i; print "} e5 *" }' >"$T/tag-comment.pgn"
+for threads in 1 2; do
+    expect_rc "60,000 tag pairs in a comment ($threads threads)" 0 cpu_limited "$CQL" -threads $threads -i "$T/tag-comment.pgn" -o "$T/many-out.pgn" "$T/true.cql"
+    expect_grep "60,000 tag pairs in a comment ($threads threads): one game" "$T/out" '^1 matches of 1 games'
+done
+
+# ---- worker threads that cannot start (-threads 40000, a process limit):
+# the run goes on with those that could, said once (pthread_join on a thread
+# never started crashed, leaving the temporary file). The limit is the
+# number of processes a user may have (prlimit --nproc), which root has not:
+# root runs cql as nobody.
+"$CQL" -threads 1 -i "$DATA/sunfish/3fold.pgn" -o "$T/threads-want.pgn" -cql true >/dev/null 2>&1
+if [ "$(id -u)" = 0 ] && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+    OTHER_USER="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    processes=0
+else
+    OTHER_USER=
+    processes=$(ps -L -u "$(id -u)" | wc -l)
+fi
+few_processes() {   # N COMMAND...: COMMAND with N processes (threads) more allowed
+    limit=$((processes + $1))
+    shift
+    # the leak check at exit needs a thread of its own, which cannot start either
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+        timeout 60 prlimit --nproc="$limit" $OTHER_USER "$@"   # a run without workers hung
+}
+if ! command -v prlimit >/dev/null 2>&1; then
+    echo "note: prlimit is not installed; the tests of threads that cannot start are skipped" >&2
+else
+few_processes 8 "$CQL" -threads 40000 -i "$DATA/sunfish/3fold.pgn" -o - -cql true >"$T/threads-got.pgn" 2>"$T/err"
+expect_eq "-threads 40000 under ulimit -u: exit" $? 0
+expect_grep "-threads 40000 under ulimit -u: warning" "$T/err" \
+    '^cql: warning: only [0-9]* of the 40000 worker threads asked for could start (.*); the run goes on with [0-9]*$'
+expect_eq "-threads 40000 under ulimit -u: said once" "$(grep -c 'worker threads' "$T/err")" 1
+expect_eq "-threads 40000 under ulimit -u: the summary says how many ran" \
+    "$(sed -n 's/.* using \([0-9]*\) threads to .*/\1/p' "$T/err")" \
+    "$(sed -n 's/.* the run goes on with \([0-9]*\)$/\1/p' "$T/err")"
+expect_same "-threads 40000 under ulimit -u: the output" "$T/threads-got.pgn" "$T/threads-want.pgn"
+few_processes 0 "$CQL" -threads 4 -i "$DATA/sunfish/3fold.pgn" -o - -cql true >"$T/threads-got.pgn" 2>"$T/err"
+expect_eq "no worker thread can start: exit" $? 0
+expect_grep "no worker thread can start: warning" "$T/err" \
+    '^cql: warning: none of the 4 worker threads asked for could start (.*); the run goes on on one thread$'
+expect_grep "no worker thread can start: summary" "$T/err" ' using 1 thread to '
+expect_same "no worker thread can start: the output" "$T/threads-got.pgn" "$T/threads-want.pgn"
+fi
+
+# ---- the examples: the command line in each one's comment runs from the
+# repository's root as written (its files exist), matches some game, and
+# writes the output file the comment names
+REPO=$(pwd)
+mkdir "$T/try"
+ln -s "$REPO/examples" "$REPO/tests" "$T/try/"
+for example in examples/*.cql; do
+    line=$(sed -n 's|^//   \./cql ||p' "$example")
+    if [ -z "$line" ]; then bad "$example: no command line in its comment"; continue; fi
+    # shellcheck disable=SC2086
+    (cd "$T/try" && "$REPO/$CQL" $line >"$T/out" 2>"$T/err")
+    expect_eq "$example: its command line runs" $? 0
+    expect_no_grep "$example: its command line matches a game" "$T/out" '^0 matches'
+    for named in $(grep -o '[a-z/-]*-out\.pgn' "$example"); do
+        if [ -s "$T/try/$named" ]; then ok; else bad "$example: no output file $named, which its comment names"; fi
+    done
+done
+
 # ---- binary bytes quoted in a message show as '?' (never raw on a terminal)
 printf '[Event "x"]\n\n1. e4 \001\377\376 e5 *\n' > "$T/binary-token.pgn"
 "$CQL" -i "$T/binary-token.pgn" -o - -cql true > /dev/null 2> "$T/err"

@@ -70,6 +70,23 @@ expect_eq "tag test data has games of each colour" "$(tag_count White Blackburne
     "$(tag_count White Blackburne)$(tag_count Black Blackburne)"
 [ "$(tag_count Player Blackburne)" -gt 0 ] && ok || bad "no Blackburne game in the tag test data"
 tag_run "-player kasparov (case)" "$(tag_count Player kasparov)" -player kasparov
+# a tag filter that held in no game is said, once, with a name in another case
+expect_eq "-player kasparov (case): one note" "$(grep -c 'note: player' "$T/err")" 1
+expect_grep "-player kasparov (case): the note" "$T/err" \
+    '^cql: note: player "kasparov" held in none of the [0-9]* games examined: no White or Black tag holds "kasparov" (the case differs: game [0-9]*'"'"'s is ".*Kasparov.*")$'
+for threads in 1 3; do
+    "$CQL" -threads $threads -i "$KASPAROV" -o "$T/x.pgn" -white kasparov -cql true >/dev/null 2>"$T/err$threads"
+done
+expect_grep "-white kasparov: the note" "$T/err1" \
+    '^cql: note: player white "kasparov" held in none of the 6 games examined: no White tag holds "kasparov" (the case differs: game 1'"'"'s is "Garry Kasparov")$'
+expect_same "-white kasparov: the same note on 3 threads" "$T/err1" "$T/err3"
+"$CQL" -i "$KASPAROV" -o - -player Kasparv -cql 'event "ibm" or site "Nowhere"' >/dev/null 2>"$T/err"
+expect_grep "a misspelt name: the note" "$T/err" '^cql: note: player "Kasparv" held in none of the 6 games examined: no White or Black tag holds "Kasparv"$'
+expect_grep "a tag filter of the query: the note" "$T/err" '^cql: note: event "ibm" held in none of the 6 games examined: no Event tag holds "ibm" (the case differs'
+expect_grep "a second tag filter of the query: the note" "$T/err" '^cql: note: site "Nowhere" held in none'
+expect_eq "a tag filter that holds: no note" "$(grep -c note "$T/err")" 3
+"$CQL" -i "$KASPAROV" -o - -limit 1 -cql 'player "zzz" or true' >/dev/null 2>"$T/err"
+expect_no_grep "-limit: not every game read, no note" "$T/err" 'held in none'
 tag_run "-event openings 99" "$(tag_count Event 'openings 99')" -event "openings 99"
 tag_run "-event IBM" "$(tag_count Event IBM)" -event IBM
 tag_run "-site London" "$(tag_count Site London)" -site London
@@ -316,14 +333,42 @@ expect_rc "truncated gzip" 2 "$CQL" -i "$T/cut.pgn.gz" -o "$T/cut.pgn" -cql true
 expect_grep "truncated gzip message" "$T/err" "'gzip -dc' could not read '$T/cut.pgn.gz'"
 expect_no_grep "truncated gzip: no summary" "$T/out" ' matches of '
 if [ -e "$T/cut.pgn" ]; then bad "truncated gzip: an output was written"; else ok; fi
+# a valid .gz followed by junk: gzip warns and gives every game; so does cql
+{ gzip -c <"$KASPAROV"; printf 'junk after the gzip data'; } >"$T/junk.pgn.gz"
+expect_rc "gzip with junk after it" 0 "$CQL" -i "$T/junk.pgn.gz" -o "$T/z.pgn" -cql true
+expect_grep "gzip with junk after it: gzip's warning" "$T/err" 'trailing garbage ignored'
+expect_same "gzip with junk after it: every game" "$T/z.pgn" "$T/plain.pgn"
+# compressed standard input is known by its first bytes too: from a pipe
+# (whose first bytes go back in front of the rest) and from a file
+for z in gzip bzip2 xz zstd; do
+    if ! command -v $z >/dev/null 2>&1; then continue; fi
+    $z -c <"$KASPAROV" | "$CQL" -i - -o "$T/z.pgn" -cql true >"$T/out" 2>"$T/err"
+    expect_eq "$z piped to -i -: exit" $? 0
+    expect_same "$z piped to -i -: the same games" "$T/z.pgn" "$T/plain.pgn"
+    expect_rc "$z redirected to -i -" 0 "$CQL" -i - -o "$T/z.pgn" -cql true <"$T/k.pgn.$z"
+    expect_same "$z redirected to -i -: the same games" "$T/z.pgn" "$T/plain.pgn"
+done
+# text piped in that starts as a compressed file may ('B' of bzip2's "BZh"):
+# read as text, nothing lost
+{ printf 'BZ no game here\n\n'; cat "$KASPAROV"; } | "$CQL" -i - -o "$T/z.pgn" -cql true >"$T/out" 2>"$T/err"
+expect_eq "text starting with B piped to -i -: exit" $? 0
+expect_same "text starting with B piped to -i -: the same games" "$T/z.pgn" "$T/plain.pgn"
+expect_grep "text starting with B piped to -i -: the text skipped" "$T/err" '^<stdin>:1: warning: skipped 1 line of text that is not PGN'
+# a damaged compressed standard input fails the run, as a file does
+gzip -c <"$FOLD" | head -c 20000 | "$CQL" -i - -o "$T/cut.pgn" -cql true >"$T/out" 2>"$T/err"
+expect_eq "truncated gzip piped to -i -: exit" $? 2
+expect_grep "truncated gzip piped to -i -: message" "$T/err" "'gzip -dc' could not read '<stdin>'"
 # the decompressor missing: a clear error
 expect_rc "no decompressor" 2 env PATH="$T/nowhere" "$CQL" -i "$T/dir/a.pgn.gz" -o "$T/x.pgn" -cql true
 expect_grep "no decompressor message" "$T/err" "is gzip-compressed, and the program 'gzip' to read it is not installed"
 
-# ---- a file that is not PGN at all: reported, exit 2
+# ---- a file that is not PGN at all: read as standard input is, its text
+# skipped with a warning (a file is never refused for its bytes: a NUL in a
+# good file's first 4 KB lost every game of it)
 head -c 3000 "$CQL" >"$T/binary.pgn"
-expect_rc "binary input" 2 "$CQL" -i "$T/binary.pgn" -o "$T/x.pgn" -cql true
-expect_grep "binary input message" "$T/err" "the input file '$T/binary.pgn' is not a PGN file (it holds binary data)"
+expect_rc "binary input" 0 "$CQL" -i "$T/binary.pgn" -o "$T/x.pgn" -cql true
+expect_grep "binary input message" "$T/err" "^$T/binary.pgn:1: warning: skipped [0-9]* lines* of text that is not PGN (it holds NUL bytes)"
+expect_grep "binary input: no game" "$T/out" '^0 matches of 0 games'
 
 # ---- bad option values: exit 2 with a message
 bad_option() {   # bad_option NAME MESSAGE-PATTERN OPTIONS...
@@ -332,6 +377,37 @@ bad_option() {   # bad_option NAME MESSAGE-PATTERN OPTIONS...
     expect_rc "$name" 2 "$CQL" "$@"
     expect_grep "$name: message" "$T/err" "$pattern"
 }
+# command-line habits: -option=value and --option=value are -option value;
+# -- ends the options (a query file whose name starts with '-')
+expect_rc "--option=value" 0 "$CQL" --input="$KASPAROV" --output="$T/eq.pgn" -cql=true
+expect_same "--option=value: the same games" "$T/eq.pgn" "$T/plain.pgn"
+expect_rc "-option=value, then a range's second number" 0 "$CQL" -i="$KASPAROV" -o=- -gamenumber=2 3 -cql=true
+expect_grep "-option=value, then a range's second number: summary" "$T/err" '^2 matches of 3 games'
+expect_rc "-cql=TEXT with a '=' in it" 0 "$CQL" -i "$KASPAROV" -o - -cql='x = 2 x == 2'
+expect_grep "-cql=TEXT with a '=' in it: summary" "$T/err" '^6 matches of 6 games'
+bad_option "-flag=value" "option '-s' takes no value (given '-s=yes')" -i "$MOLINARI" -s=yes -cql true
+bad_option "-o=X twice" "option '-o' given twice (first as '-o'); it takes one value" -i "$MOLINARI" -o=a.pgn -o=b.pgn -cql true
+printf 'cql()\ntrue\n' >"$T/-dash.cql"
+KASPAROV_ABS=$(pwd)/$KASPAROV
+(cd "$T" && "$CQL" -i "$KASPAROV_ABS" -o - -- -dash.cql >out 2>err)
+expect_eq "-- then a query file named -dash.cql: exit" $? 0
+expect_grep "-- then a query file named -dash.cql: summary" "$T/err" '^6 matches of 6 games'
+# bash completion (scripts/completion/cql.bash, installed by make install):
+# option names from the program's -help, the values some options take, files
+if command -v bash >/dev/null 2>&1; then
+    mkdir "$T/complete" "$T/complete/sub"
+    touch "$T/complete/a.pgn" "$T/complete/b.pgn.gz" "$T/complete/notes.txt" "$T/complete/q.cql"
+    complete_words() {   # PREVIOUS CURRENT: the words offered, sorted, on one line
+        (cd "$T/complete" && bash -c '. "$1/scripts/completion/cql.bash"; _cql "$2" "$4" "$3"; for w in "${COMPREPLY[@]}"; do echo "$w"; done' \
+            sh "$OLDPWD" "$CQL" "$1" "$2") | sort | tr '\n' ' '
+    }
+    expect_eq "completion: an option" "$(complete_words cql -thr)" "-threads "
+    expect_eq "completion: options with a prefix" "$(complete_words cql -noh)" "-noheader -noheaders "
+    expect_eq "completion: -result, any case" "$(complete_words -RESULT '')" "0-1 1-0 1/2-1/2 "
+    expect_eq "completion: -i, PGN files and directories" "$(complete_words --input '')" "a.pgn b.pgn.gz sub "
+    expect_eq "completion: the query file" "$(complete_words cql '')" "q.cql sub "
+    expect_eq "completion: a value of the user's" "$(complete_words -player '')" ""
+fi
 bad_option "-result 1-1" "option '-result' needs 1-0, 0-1 or 1/2-1/2, not '1-1'" -i "$MOLINARI" -result 1-1 -cql true
 bad_option "-g 0" "option '-g' needs a number of at least 1, not '0'" -i "$MOLINARI" -g 0 -cql true
 bad_option "-gamenumber 5 2" "the range 5 2 is empty" -i "$MOLINARI" -gamenumber 5 2 -cql true
@@ -416,6 +492,20 @@ for k in $(seq 0 8); do "$CQL" -i "$KASPAROV" -part $k/9 -o "$T/small$k.pgn" -cq
 cat $(for k in $(seq 0 8); do echo "$T/small$k.pgn"; done) >"$T/small.pgn"
 "$CQL" -i "$KASPAROV" -o "$T/plain-true.pgn" -cql true >/dev/null 2>&1
 expect_same "-part: 9 parts of 6 games" "$T/small.pgn" "$T/plain-true.pgn"
+# lone CR line ends (an old Mac file), and CRLF: each part gets its share
+# (lines were counted by LF alone: a CR file was all in its last part)
+tr '\n' '\r' <"$FOLD" >"$T/cr.pgn"
+sed 's/$/\r/' "$FOLD" >"$T/crlf.pgn"
+for ends in cr crlf; do
+    "$CQL" -i "$T/$ends.pgn" -o "$T/$ends-whole.pgn" -cql true >/dev/null 2>&1
+    for k in 0 1 2; do "$CQL" -i "$T/$ends.pgn" -part $k/3 -o "$T/$ends-part$k.pgn" -cql true >/dev/null 2>&1; done
+    cat "$T/$ends-part0.pgn" "$T/$ends-part1.pgn" "$T/$ends-part2.pgn" >"$T/$ends-joined.pgn"
+    expect_same "-part of a $ends file: concatenated parts = one run" "$T/$ends-joined.pgn" "$T/$ends-whole.pgn"
+    for k in 0 1 2; do
+        n=$(games_in "$T/$ends-part$k.pgn")
+        if [ "$n" -gt 100 ] && [ "$n" -lt 400 ]; then ok; else bad "-part $k/3 of a $ends file: $n of 713 games"; fi
+    done
+done
 expect_rc "-part of a sorting query" 2 "$CQL" -i "$KASPAROV" -part 0/2 -o "$T/x.pgn" -cql 'sort ply'
 expect_grep "-part of a sorting query: message" "$T/err" "cannot split this query: it sorts the games"
 expect_rc "-part of a persistent query" 2 "$CQL" -i "$KASPAROV" -part 0/2 -o "$T/x.pgn" -cql 'persistent Seen = 1'

@@ -9,7 +9,7 @@ BUILD=${1:-build/release}
 CQL=$(pwd)/$BUILD/cql
 export LC_ALL=C
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+trap 'umount "$T/small" 2>/dev/null; rm -rf "$T"' EXIT
 . tests/expect.sh
 no_temporary_left() {
     if ls -a "$T" | grep -q '^\.[^.].*\.[A-Za-z0-9]\{6\}$'; then bad "$1: temporary file left: $(ls -a "$T" | grep '^\.[^.]')"
@@ -76,6 +76,19 @@ ln "$T/hard1.pgn" "$T/hard2.pgn"
 expect_same "hard link: both names see the output" "$T/hard1.pgn" "$T/want.pgn"
 expect_eq "hard link: still two links" "$(stat -c %h "$T/hard2.pgn")" 2
 no_temporary_left "links"
+# a run that fails (the query's assert) leaves a hard-linked file as it was (it was truncated)
+printf 'old\n' >"$T/hard1.pgn"
+"$CQL" -i "$GAMES" -o "$T/hard2.pgn" -cql 'assert btm' >/dev/null 2>&1
+expect_eq "hard link, failed run: exit" $? 1
+expect_eq "hard link, failed run: the old content stays" "$(cat "$T/hard1.pgn")" old
+no_temporary_left "hard link, failed run"
+
+# ---- a name of 248 to 255 bytes: the temporary name is cut to fit
+long=$(printf '%0250d' 0).pgn
+"$CQL" -i "$GAMES" -o "$T/$long" "$T/true.cql" >"$T/out" 2>"$T/err"
+expect_eq "a 254-byte name: exit" $? 0
+expect_same "a 254-byte name: written" "$T/$long" "$T/want.pgn"
+no_temporary_left "a 254-byte name"
 
 # ---- modes: an existing file keeps its mode; a new file gets 0666 & ~umask -----
 ( umask 077; "$CQL" -i "$GAMES" -o "$T/new077.pgn" "$T/true.cql" >/dev/null 2>&1 )
@@ -107,33 +120,99 @@ expect_eq "standard output appending to the input: exit" $? 2
 expect_same "standard output appending to the input: input kept" "$T/input.pgn" "$GAMES"
 
 # ---- an interrupted run leaves nothing behind and keeps the old output ---------
-# The input is a FIFO that stays open, so the run is still going when the signal comes.
-run_interrupted() {   # SIGNAL STATUS
-    printf 'old\n' >"$T/kept.pgn"
+# The input is a FIFO that stays open, so the run is still going when the
+# signal comes. The temporary file is beside the output, or in $TMPDIR for
+# an output copied into place at the end: both are looked at.
+mkdir "$T/tmp"
+chmod 1777 "$T/tmp"
+# as root, a directory cql may not create files in needs another user
+AS_USER=
+if $is_root && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+    AS_USER="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    chmod 755 "$T"
+fi
+interrupt_run() {   # SIGNAL STATUS OUTPUT [RUN-AS]: the run stopped by the signal, nothing left
     rm -f "$T/in.fifo"
     mkfifo "$T/in.fifo"
     ( cat "$GAMES"; exec sleep 60 ) >"$T/in.fifo" &
     writer=$!
-    $DEFAULT_SIGNALS "$CQL" -threads 1 -i "$T/in.fifo" -o "$T/kept.pgn" "$T/true.cql" >/dev/null 2>&1 &
+    # no core file from SIGQUIT or SIGXCPU
+    ( ulimit -c 0; TMPDIR=$T/tmp exec $DEFAULT_SIGNALS ${4:-} "$CQL" -threads 1 -i "$T/in.fifo" -o "$3" \
+        "$T/true.cql" >/dev/null 2>&1 ) &
     cql=$!
     tries=0
-    until ls -a "$T" | grep -q '^\.kept\.pgn\.' || [ $tries -ge 100 ]; do sleep 0.05; tries=$((tries + 1)); done
+    until ls -a "$T" "$T/tmp" | grep -q "^\.$(basename "$3")\." || [ $tries -ge 100 ]; do
+        sleep 0.05
+        tries=$((tries + 1))
+    done
     sleep 0.2
     kill "-$1" $cql
     wait $cql 2>/dev/null
-    expect_eq "SIG$1: exit status" $? "$2"
+    expect_eq "SIG$1 ($3): exit status" $? "$2"
     kill $writer 2>/dev/null
     wait $writer 2>/dev/null
     no_temporary_left "SIG$1"
-    expect_eq "SIG$1: the old output stays" "$(cat "$T/kept.pgn")" old
+    expect_eq "SIG$1 ($3): no temporary file in TMPDIR" "$(ls -A "$T/tmp")" ""
 }
-# a background job of a non-interactive shell starts with SIGINT ignored (and
+run_interrupted() {   # SIGNAL STATUS [OUTPUT [RUN-AS]]: and the old output stays
+    out=${3:-$T/kept.pgn}
+    printf 'old\n' >"$out"
+    interrupt_run "$1" "$2" "$out" "${4:-}"
+    expect_eq "SIG$1 ($out): the old output stays" "$(cat "$out")" old
+}
+# a background job of a non-interactive shell starts with SIGINT and SIGQUIT ignored (and
 # cql keeps it so); env --default-signal gives it back for the test
 DEFAULT_SIGNALS=
-if env --default-signal=INT true 2>/dev/null; then DEFAULT_SIGNALS="env --default-signal=INT"; fi
+if env --default-signal=INT,QUIT true 2>/dev/null; then DEFAULT_SIGNALS="env --default-signal=INT,QUIT"; fi
 run_interrupted TERM 143
 run_interrupted HUP 129
 if [ -n "$DEFAULT_SIGNALS" ]; then run_interrupted INT 130; fi
+# every other signal that ends a process and that a handler sees
+if [ -n "$DEFAULT_SIGNALS" ]; then run_interrupted QUIT 131; fi
+run_interrupted USR1 138
+run_interrupted USR2 140
+run_interrupted ALRM 142
+run_interrupted XCPU 152
+# a file with several hard links is written into a temporary file and copied
+# into place at the end (it was written in place: SIGTERM left half a file)
+printf 'old\n' >"$T/kept.pgn"
+ln "$T/kept.pgn" "$T/kept-link.pgn"
+run_interrupted TERM 143 "$T/kept.pgn"
+expect_eq "SIGTERM, hard link: the other name keeps the old output" "$(cat "$T/kept-link.pgn")" old
+expect_eq "SIGTERM, hard link: still two links" "$(stat -c %h "$T/kept.pgn")" 2
+rm -f "$T/kept-link.pgn"
+# a dangling symlink: its target is created at the end, not when interrupted
+ln -s new-kept.pgn "$T/dangling-kept.pgn"
+interrupt_run TERM 143 "$T/dangling-kept.pgn"
+if [ -e "$T/new-kept.pgn" ]; then bad "SIGTERM, dangling symlink: its target was created"; else ok; fi
+# a directory cql may not create files in: the temporary file goes to $TMPDIR
+mkdir "$T/locked"
+printf 'old\n' >"$T/locked/out.pgn"
+chmod 666 "$T/locked/out.pgn"
+if [ -n "$AS_USER" ] || ! $is_root; then
+    chmod 555 "$T/locked"
+    run_interrupted TERM 143 "$T/locked/out.pgn" "$AS_USER"
+    ( TMPDIR=$T/tmp exec $AS_USER "$CQL" -i "$GAMES" -o "$T/locked/out.pgn" "$T/true.cql" >"$T/out" 2>"$T/err" )
+    expect_eq "a directory cql may not create in: exit" $? 0
+    expect_same "a directory cql may not create in: written" "$T/locked/out.pgn" "$T/want.pgn"
+    expect_eq "a directory cql may not create in: no temporary file in TMPDIR" "$(ls -A "$T/tmp")" ""
+    chmod 755 "$T/locked"
+else
+    echo "note: no other user to run as; the test of a directory cql may not create in is skipped" >&2
+fi
+# the copy at the end does not fit (a small disk, mounted where root may): the file is as it was
+if [ -n "$AS_USER" ] && mkdir "$T/small" && mount -t tmpfs -o size=64k,mode=755 tmpfs "$T/small" 2>/dev/null; then
+    printf 'old\n' >"$T/small/out.pgn"
+    chmod 666 "$T/small/out.pgn"
+    ( TMPDIR=$T/tmp exec $AS_USER "$CQL" -i "$BIG" -o "$T/small/out.pgn" "$T/true.cql" >"$T/out" 2>"$T/err" )
+    expect_eq "the copy does not fit: exit" $? 2
+    expect_grep "the copy does not fit: message" "$T/err" "cannot write output file '$T/small/out.pgn': No space left on device; it is as it was"
+    expect_eq "the copy does not fit: the old output stays" "$(cat "$T/small/out.pgn")" old
+    expect_eq "the copy does not fit: no temporary file in TMPDIR" "$(ls -A "$T/tmp")" ""
+    umount "$T/small"
+else
+    echo "note: no small disk could be mounted; the test of a copy that does not fit is skipped" >&2
+fi
 
 # ---- a failed write stops the run at once, says why, and claims nothing --------
 full=

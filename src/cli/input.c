@@ -21,16 +21,22 @@
 
 /* {==== which files ========================================================== */
 
+/* The compressed formats, known by their first bytes. `warned` is the exit
+ * status with which the decompressor says it read everything and warns
+ * (gzip and xz: 2, as for trailing garbage after a valid .gz): the run goes
+ * on as gzip itself does, with the decompressor's own message. */
 static const struct {
     const char *program;
     const unsigned char magic[6];
     size_t len;
+    int warned;
 } compressors[] = {
-    {"gzip", {0x1f, 0x8b}, 2},
-    {"bzip2", {'B', 'Z', 'h'}, 3},
-    {"xz", {0xfd, '7', 'z', 'X', 'Z', 0x00}, 6},
-    {"zstd", {0x28, 0xb5, 0x2f, 0xfd}, 4},
+    {"gzip", {0x1f, 0x8b}, 2, 2},
+    {"bzip2", {'B', 'Z', 'h'}, 3, 0},
+    {"xz", {0xfd, '7', 'z', 'X', 'Z', 0x00}, 6, 2},
+    {"zstd", {0x28, 0xb5, 0x2f, 0xfd}, 4, 0},
 };
+enum { NCOMPRESSORS = sizeof compressors / sizeof compressors[0], MAGIC_MAX = 6 };
 
 static const char *const pgn_suffixes[] = {".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz", ".pgn.zst"};
 
@@ -68,7 +74,13 @@ static bool installed(const char *program)
 static void add_file(InputSet *in, const char *path)
 {
     in->files = cli_realloc(in->files, (size_t)(in->count + 1) * sizeof *in->files);
-    in->files[in->count++] = (InputFile){cli_strdup(path), NULL, 0};
+    in->files[in->count++] = (InputFile){cli_strdup(path), NULL, 0, 0, 0};
+}
+
+/* The name messages give a file: standard input is "<stdin>". */
+static const char *shown_name(const InputFile *f)
+{
+    return strcmp(f->path, "-") == 0 ? "<stdin>" : f->path;
 }
 
 static int by_name(const void *a, const void *b)
@@ -113,45 +125,115 @@ static int add_directory(InputSet *in, const char *dir, CqlMessages *m)
     return 0;
 }
 
+/* The compressor whose magic the first `got` bytes of a file begin with
+ * (index in compressors[]), or -1. */
+static int compressor_of(const unsigned char *head, size_t got)
+{
+    for (int i = 0; i < NCOMPRESSORS; i++)
+        if (got >= compressors[i].len && memcmp(head, compressors[i].magic, compressors[i].len) == 0) return i;
+    return -1;
+}
+
+/* Standard input that is a pipe (or a terminal, a socket) cannot be looked
+ * at without taking its bytes. Its first byte is looked at and put back
+ * (one byte of pushback is what stdio promises): text starts with no
+ * compressor's first byte, and the reader then reads standard input as it
+ * is. Otherwise the first bytes are taken, and a child process, the pump,
+ * gives them back followed by the rest: file descriptor 0 becomes the
+ * pump's pipe, read by the decompressor or by the feeding thread. No other
+ * thread runs yet (the fork copies none). Returns the compressor's index,
+ * or -1 for text. */
+static int sniff_stdin_stream(InputFile *f, CqlMessages *m)
+{
+    int c = getc(stdin);
+    if (c == EOF) return -1;
+    ungetc(c, stdin);
+    bool may_be_compressed = false;
+    for (int i = 0; i < NCOMPRESSORS; i++)
+        if (c == compressors[i].magic[0]) may_be_compressed = true;
+    if (!may_be_compressed) return -1;
+    unsigned char head[MAGIC_MAX];
+    size_t got = fread(head, 1, sizeof head, stdin);
+    int fds[2];
+    pid_t pid = -1;
+    if (pipe(fds) == 0 && (pid = fork()) < 0) {
+        close(fds[0]);
+        close(fds[1]);
+    }
+    if (pid < 0) {
+        cql_report(m, CQL_ERROR, "cannot read standard input: %s", strerror(errno));
+        return -2;
+    }
+    if (pid == 0) {   /* the pump: the bytes taken, then the rest */
+        close(fds[0]);
+        signal(SIGPIPE, SIG_DFL);   /* the run stopped early: the pump ends quietly */
+        char buf[1 << 16];
+        size_t n = got;
+        memcpy(buf, head, got);
+        do {
+            for (size_t done = 0; done < n;) {
+                ssize_t w = write(fds[1], buf + done, n - done);
+                if (w < 0 && errno == EINTR) continue;
+                if (w <= 0) _exit(1);
+                done += (size_t)w;
+            }
+        } while ((n = fread(buf, 1, sizeof buf, stdin)) > 0);
+        _exit(ferror(stdin) ? 1 : 0);
+    }
+    close(fds[1]);
+    dup2(fds[0], STDIN_FILENO);
+    close(fds[0]);
+    f->pump = pid;
+    return compressor_of(head, got);
+}
+
 /* Opens the file and looks at its first bytes: compressed (by what), or
- * binary (refused), or text. */
+ * text. A file with NUL bytes or other binary data is read as text, as
+ * standard input is: the reader keeps every game in it and skips what is
+ * not PGN with a warning (docs/pgn-input.md). */
 static int check_file(InputFile *f, CqlMessages *m)
 {
-    if (strcmp(f->path, "-") == 0) return 0;
+    bool is_stdin = strcmp(f->path, "-") == 0;
     struct stat st;
-    if (stat(f->path, &st) != 0) {
-        cql_report(m, CQL_ERROR, "cannot open input file '%s': %s", f->path, strerror(errno));
+    if (is_stdin ? fstat(STDIN_FILENO, &st) != 0 : stat(f->path, &st) != 0) {
+        cql_report(m, CQL_ERROR, "cannot open input file '%s': %s", shown_name(f), strerror(errno));
         return -1;
     }
-    /* a FIFO or a process substitution (-i <(zcat x.gz)) is opened once, by
-     * the reader: opening it here would lose what its writer sends */
-    if (!S_ISREG(st.st_mode)) return 0;
-    f->size = (uint64_t)st.st_size;
-    int fd = open(f->path, O_RDONLY);
-    if (fd < 0) {
-        cql_report(m, CQL_ERROR, "cannot open input file '%s': %s", f->path, strerror(errno));
-        return -1;
-    }
-    unsigned char head[4096];
-    ssize_t got = read(fd, head, sizeof head);
-    close(fd);
-    if (got < 0) {
-        cql_report(m, CQL_ERROR, "cannot read input file '%s': %s", f->path, strerror(errno));
-        return -1;
-    }
-    for (size_t i = 0; i < sizeof compressors / sizeof compressors[0]; i++)
-        if ((size_t)got >= compressors[i].len && memcmp(head, compressors[i].magic, compressors[i].len) == 0) {
-            f->decompressor = compressors[i].program;
-            if (!installed(f->decompressor)) {
-                cql_report(m, CQL_ERROR,
-                           "the input file '%s' is %s-compressed, and the program '%s' to read it is not "
-                           "installed (or not on PATH)", f->path, f->decompressor, f->decompressor);
-                return -1;
-            }
-            return 0;
+    int which = -1;
+    if (is_stdin && !S_ISREG(st.st_mode)) {
+        which = sniff_stdin_stream(f, m);
+        if (which == -2) return -1;
+    } else if (!S_ISREG(st.st_mode)) {
+        /* a FIFO or a process substitution (-i <(zcat x.gz)) is opened
+         * once, by the reader: opening it here would lose what its writer
+         * sends */
+        return 0;
+    } else {
+        f->size = is_stdin ? 0 : (uint64_t)st.st_size;
+        /* standard input redirected from a file: read where it stands,
+         * which the decompressor, reading it after us, also does */
+        int fd = is_stdin ? STDIN_FILENO : open(f->path, O_RDONLY);
+        if (fd < 0) {
+            cql_report(m, CQL_ERROR, "cannot open input file '%s': %s", f->path, strerror(errno));
+            return -1;
         }
-    if (memchr(head, '\0', (size_t)got)) {
-        cql_report(m, CQL_ERROR, "the input file '%s' is not a PGN file (it holds binary data)", f->path);
+        unsigned char head[MAGIC_MAX];
+        off_t at = is_stdin ? lseek(fd, 0, SEEK_CUR) : 0;
+        ssize_t got = pread(fd, head, sizeof head, at < 0 ? 0 : at);
+        if (!is_stdin) close(fd);
+        if (got < 0) {
+            cql_report(m, CQL_ERROR, "cannot read input file '%s': %s", shown_name(f), strerror(errno));
+            return -1;
+        }
+        which = compressor_of(head, (size_t)got);
+    }
+    if (which < 0) return 0;
+    f->decompressor = compressors[which].program;
+    f->warned_status = compressors[which].warned;
+    if (!installed(f->decompressor)) {
+        cql_report(m, CQL_ERROR,
+                   "the input file '%s' is %s-compressed, and the program '%s' to read it is not "
+                   "installed (or not on PATH)", shown_name(f), f->decompressor, f->decompressor);
         return -1;
     }
     return 0;
@@ -171,8 +253,11 @@ int input_expand(InputSet *in, const char *const *given, int count, CqlMessages 
         }
     }
     in->total_known = true;
+    bool stdin_checked = false;   /* standard input given twice is looked at once */
     for (int i = 0; i < in->count; i++) {
-        if (check_file(&in->files[i], m) != 0) return -1;
+        bool is_stdin = strcmp(in->files[i].path, "-") == 0;
+        if (!(is_stdin && stdin_checked) && check_file(&in->files[i], m) != 0) return -1;
+        stdin_checked |= is_stdin;
         if (in->files[i].decompressor || in->files[i].size == 0) in->total_known = false;
         in->total_size += in->files[i].size;
     }
@@ -229,10 +314,10 @@ static bool feed_plain(InputSet *in, const InputFile *f, long *lines, char *last
 {
     int fd = strcmp(f->path, "-") == 0 ? STDIN_FILENO : open(f->path, O_RDONLY);
     if (fd < 0) {
-        feed_fail(in, "cannot open input file", f->path, strerror(errno));
+        feed_fail(in, "cannot open input file", shown_name(f), strerror(errno));
         return false;
     }
-    bool ok = copy_into_stream(in, fd, f->path, lines, last);
+    bool ok = copy_into_stream(in, fd, shown_name(f), lines, last);
     if (fd != STDIN_FILENO) close(fd);
     return ok;
 }
@@ -244,14 +329,14 @@ static bool feed_compressed(InputSet *in, const InputFile *f, long *lines, char 
 {
     int fds[2];
     if (pipe(fds) != 0) {
-        feed_fail(in, "cannot start a decompressor for", f->path, strerror(errno));
+        feed_fail(in, "cannot start a decompressor for", shown_name(f), strerror(errno));
         return false;
     }
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
-        feed_fail(in, "cannot start a decompressor for", f->path, strerror(errno));
+        feed_fail(in, "cannot start a decompressor for", shown_name(f), strerror(errno));
         return false;
     }
     if (pid == 0) {
@@ -259,14 +344,15 @@ static bool feed_compressed(InputSet *in, const InputFile *f, long *lines, char 
         close(fds[0]);
         close(fds[1]);
         signal(SIGPIPE, SIG_DFL);   /* the run stopped early: the decompressor ends quietly */
-        execlp(f->decompressor, f->decompressor, "-dc", "--", f->path, (char *)NULL);
+        if (strcmp(f->path, "-") == 0) execlp(f->decompressor, f->decompressor, "-dc", (char *)NULL);
+        else execlp(f->decompressor, f->decompressor, "-dc", "--", f->path, (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
     pthread_mutex_lock(&in->mu);
     in->child = pid;
     pthread_mutex_unlock(&in->mu);
-    bool copied = copy_into_stream(in, fds[0], f->path, lines, last);
+    bool copied = copy_into_stream(in, fds[0], shown_name(f), lines, last);
     close(fds[0]);   /* a decompressor still writing gets SIGPIPE */
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
@@ -275,13 +361,13 @@ static bool feed_compressed(InputSet *in, const InputFile *f, long *lines, char 
     bool stopping = in->stopping;
     pthread_mutex_unlock(&in->mu);
     if (stopping || !copied) return false;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+    if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == f->warned_status)) return true;
     char why[64];
     if (WIFEXITED(status)) snprintf(why, sizeof why, "exit status %d", WEXITSTATUS(status));
     else snprintf(why, sizeof why, "signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     CqlText how = {NULL, 0, 0};
     cql_text_printf(&how, "'%s -dc' could not read", f->decompressor);
-    feed_fail(in, how.data, f->path, why);
+    feed_fail(in, how.data, shown_name(f), why);
     cql_text_free(&how);
     return false;
 }
@@ -303,7 +389,7 @@ static void *feeder_main(void *arg)
     long lines = 0;          /* lines fed so far */
     for (int i = 0; i < in->count; i++) {
         const InputFile *f = &in->files[i];
-        add_bound(in, lines + 1, f->path);
+        add_bound(in, lines + 1, shown_name(f));
         char last = '\n';
         bool ok = f->decompressor ? feed_compressed(in, f, &lines, &last) : feed_plain(in, f, &lines, &last);
         if (!ok) break;
@@ -349,7 +435,7 @@ static void rewrite_message(void *ctx, CqlSeverity severity, const char *text)
 CqlReader *input_open(InputSet *in, CqlMessages *m, CqlMessages **messages_out)
 {
     *messages_out = m;
-    if (in->count == 1 && !in->files[0].decompressor) {
+    if (in->count == 1 && !in->files[0].decompressor && !in->files[0].pump) {
         in->reader = cql_reader_open(in->files[0].path, m);
         return in->reader;
     }
@@ -369,7 +455,7 @@ CqlReader *input_open(InputSet *in, CqlMessages *m, CqlMessages **messages_out)
     }
     in->target = m;
     in->rewrite = (CqlMessages){rewrite_message, in, 0, 0};
-    const char *name = in->count == 1 ? in->files[0].path : "<inputs>";
+    const char *name = in->count == 1 ? shown_name(&in->files[0]) : "<inputs>";
     in->reader = cql_reader_open_stream(in->stream, name, m);
     if (!in->reader) return NULL;
     if (pthread_create(&in->feeder, NULL, feeder_main, in) != 0) {
@@ -406,7 +492,13 @@ void input_free(InputSet *in)
     cql_reader_close(in->reader);
     if (in->stream) fclose(in->stream);
     if (in->feed_fd >= 0) close(in->feed_fd);
-    for (int i = 0; i < in->count; i++) free(in->files[i].path);
+    for (int i = 0; i < in->count; i++) {
+        if (in->files[i].pump) {   /* still copying when the run stopped early */
+            kill((pid_t)in->files[i].pump, SIGTERM);
+            while (waitpid((pid_t)in->files[i].pump, NULL, 0) < 0 && errno == EINTR) {}
+        }
+        free(in->files[i].path);
+    }
     free(in->files);
     free(in->bounds);
     free(in->failure);

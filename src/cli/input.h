@@ -7,8 +7,8 @@
  * One plain file, or standard input, is read directly. Anything else is
  * fed into one stream by a feeding thread (a decompressor writes into it
  * as a child process), and the messages about the stream are turned back
- * into FILE:LINE of the file they are about. A file that is not PGN at all
- * (binary data in its first bytes) is refused before anything is read.
+ * into FILE:LINE of the file they are about. Standard input is known as
+ * compressed by its first bytes too.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -26,6 +26,11 @@ typedef struct InputFile {
     char *path;                 /* "-" = standard input */
     const char *decompressor;   /* "gzip", "bzip2", "xz", "zstd", or NULL */
     uint64_t size;              /* bytes on disk (0: unknown, standard input) */
+    long pump;                  /* standard input: the pid of the process that gives
+                                   back its first bytes, which were looked at, then
+                                   the rest, through file descriptor 0; or 0 */
+    int warned_status;          /* the decompressor's exit status for "read, with a
+                                   warning" (gzip: 2), or 0 */
 } InputFile;
 
 /* Where a file begins in the fed stream: for the messages. */

@@ -269,12 +269,14 @@ static bool parse_part(const char *s, long *k, long *n)
            *k < *n;
 }
 
-/* Reads the value of option spec (written arg) into o. */
-static ExitCode take_value(const OptionSpec *spec, const char *arg, int argc, char **argv, int *i,
-                           CliOptions *o, CqlMessages *m)
+/* Reads the value of option spec (written arg) into o: `attached` (given as
+ * -option=value), else the next argument; an option's further values (the
+ * second number of a range ...) are the arguments after it. */
+static ExitCode take_value(const OptionSpec *spec, const char *arg, const char *attached, int argc, char **argv,
+                           int *i, CliOptions *o, CqlMessages *m)
 {
     char *field = (char *)o + spec->offset;
-    const char *value = argv[++*i];
+    const char *value = attached ? attached : argv[++*i];
     switch (spec->kind) {
     case OPT_TEXT:
         if (strchr(value, '"')) {
@@ -479,6 +481,15 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m)
     for (; i < argc; i++) {
         const char *arg = argv[i];
         if (arg[0] != '-' || arg[1] == '\0') break;
+        if (strcmp(arg, "--") == 0) {   /* the end of the options: the query file follows */
+            i++;
+            break;
+        }
+        /* -option=value and --option=value are -option value */
+        const char *equals = strchr(arg, '=');
+        char written[64];   /* the option as written, without its value */
+        snprintf(written, sizeof written, "%.*s", equals ? (int)(equals - arg) : (int)strlen(arg), arg);
+        arg = written;
         const char *name = arg + (arg[1] == '-' ? 2 : 1);
         const OptionSpec *spec = find_option(name);
         if (!spec) {
@@ -492,20 +503,24 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m)
         size_t index = (size_t)(spec - options);
         if (seen[index] && spec->kind != OPT_FLAG && spec->kind != OPT_CQL && spec->kind != OPT_INPUT &&
             spec->kind != OPT_ASSIGN) {
-            cql_report(m, CQL_ERROR, "option '%s' given twice (first as '%s'); it takes one value", arg,
-                       seen[index]);
+            cql_report(m, CQL_ERROR, "option '%s' given twice (first as '%.*s'); it takes one value", arg,
+                       (int)strcspn(seen[index], "="), seen[index]);
             return EXIT_USAGE;
         }
-        seen[index] = arg;
+        seen[index] = argv[i];
         if (spec->kind == OPT_FLAG) {
+            if (equals) {
+                cql_report(m, CQL_ERROR, "option '%s' takes no value (given '%s')", arg, argv[i]);
+                return EXIT_USAGE;
+            }
             *(bool *)((char *)o + spec->offset) = true;
             continue;
         }
-        if (i + 1 >= argc) {
+        if (!equals && i + 1 >= argc) {
             cql_report(m, CQL_ERROR, "option '%s' needs a value", arg);
             return EXIT_USAGE;
         }
-        ExitCode rc = take_value(spec, arg, argc, argv, &i, o, m);
+        ExitCode rc = take_value(spec, arg, equals ? equals + 1 : NULL, argc, argv, &i, o, m);
         if (rc != EXIT_RAN) return rc;
     }
     if (o->help || o->version || o->hhdb_info) return EXIT_RAN;
@@ -538,7 +553,7 @@ void cli_print_help(FILE *out)
     cli_print_version(out);
     fputc('\n', out);
     cli_print_usage(out);
-    fputs("\noptions (one or two hyphens, any case):\n", out);
+    fputs("\noptions (one or two hyphens, any case; -o=FILE is -o FILE; -- ends the options):\n", out);
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
         const OptionSpec *s = &options[i];
         if (!s->help) continue;

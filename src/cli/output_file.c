@@ -1,7 +1,8 @@
 /*
  * src/cli/output_file.c — the output file: written in place or through a
- * temporary file and a rename, never over the input, never destroying what
- * the name already is (a device, a FIFO, a symlink). See output_file.h.
+ * temporary file renamed or copied into place at the end, never over the
+ * input, never destroying what the name already is (a device, a FIFO, a
+ * symlink, a file's other hard links). See output_file.h.
  *
  * The temporary file is the only file cql creates; the signal handler that
  * removes it when the run is interrupted is installed here, together with it.
@@ -25,10 +26,17 @@
 
 enum { OUTPUT_BUFFER = 1 << 20 };
 
-/* ==== removing the temporary file on SIGINT, SIGTERM, SIGHUP ================ */
+/* ==== removing the temporary file when a signal ends the run ================ */
 
 static char *volatile pending_tmp_name;   /* read by the signal handler */
-static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+/* Every signal whose default action ends the process and that a handler
+ * may catch, but those of a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL: the
+ * sanitizers report them) and SIGKILL and SIGSTOP, which no handler sees:
+ * interrupts and hang-ups, SIGQUIT, the user signals, timers, CPU and file
+ * size limits, a closed pipe on standard error, abort() (a failed assert,
+ * memory exhausted). */
+static const int cleanup_signals[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+                                      SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPIPE, SIGABRT};
 enum { NCLEANUP = sizeof cleanup_signals / sizeof cleanup_signals[0] };
 
 /* Removes the temporary file, then dies of the signal with its default
@@ -105,13 +113,10 @@ static int report_open_error(OutputFile *o, CqlMessages *m, int err)
     return -1;
 }
 
-/* Writes in place: devices, FIFOs, sockets, hard-linked files, a dangling
- * symlink's new target. O_CREAT and O_TRUNC only reach a regular file. */
-static int open_in_place(OutputFile *o, const struct stat *st, CqlMessages *m)
+/* Writes in place: devices, FIFOs, sockets: never created, never truncated. */
+static int open_in_place(OutputFile *o, CqlMessages *m)
 {
-    int flags = O_WRONLY;
-    if (!st || S_ISREG(st->st_mode)) flags |= O_CREAT | O_TRUNC;
-    o->fd = open(o->name, flags, 0666);
+    o->fd = open(o->name, O_WRONLY);
     if (o->fd < 0) return report_open_error(o, m, errno);
     return 0;
 }
@@ -123,18 +128,24 @@ static mode_t current_umask(void)
     return mask;
 }
 
-/* Creates ".NAME.XXXXXX" beside `target`, with the mode (and owner) of the
- * existing file `old`, or 0666 & ~umask for a new file. Returns 0, or minus
- * the errno of the failure. */
-static int open_temporary(OutputFile *o, const char *target, const struct stat *old)
+/* "DIR/.BASE.XXXXXX", the base cut so that the name stays within NAME_MAX
+ * (an output name of 248 to 255 bytes failed). */
+static char *temporary_name(const char *dir, size_t dir_len, const char *base)
 {
-    const char *slash = strrchr(target, '/');
-    size_t dir = slash ? (size_t)(slash - target) + 1 : 0;
-    const char *base = target + dir;
-    size_t size = dir + strlen(base) + sizeof ".XXXXXX" + 1;
+    size_t base_len = strlen(base);
+    if (base_len > NAME_MAX - sizeof "..XXXXXX" + 1) base_len = NAME_MAX - sizeof "..XXXXXX" + 1;
+    size_t size = dir_len + base_len + sizeof "/..XXXXXX";
     char *name = cli_malloc(size);
-    snprintf(name, size, "%.*s.%s.XXXXXX", (int)dir, target, base);
+    snprintf(name, size, "%.*s%s.%.*s.XXXXXX", (int)dir_len, dir,
+             dir_len && dir[dir_len - 1] != '/' ? "/" : "", (int)base_len, base);
+    return name;
+}
 
+/* Creates the temporary file `name` (its XXXXXX replaced) with the mode
+ * (and owner) of the existing file `old`, or 0666 & ~umask for a new file.
+ * Returns 0, or minus the errno of the failure (name is then freed). */
+static int create_temporary(OutputFile *o, char *name, const struct stat *old)
+{
     install_cleanup_handlers();
     sigset_t saved;
     block_cleanup_signals(&saved);
@@ -155,6 +166,48 @@ static int open_temporary(OutputFile *o, const char *target, const struct stat *
     o->fd = fd;
     o->tmp_name = name;
     return 0;
+}
+
+/* The temporary file beside `target`, renamed over it at the end. */
+static int open_beside(OutputFile *o, const char *target, const struct stat *old)
+{
+    const char *slash = strrchr(target, '/');
+    size_t dir = slash ? (size_t)(slash - target) + 1 : 0;
+    return create_temporary(o, temporary_name(target, dir, target + dir), old);
+}
+
+/* The temporary file copied into `o->name` at the end (copy_into_place),
+ * in $TMPDIR (or /tmp): for a file in a directory where cql may not create
+ * one. */
+static int open_in_tmpdir(OutputFile *o, const char *target, CqlMessages *m)
+{
+    o->copy_back = true;
+    const char *tmpdir = getenv("TMPDIR");
+    if (!tmpdir || !*tmpdir) tmpdir = "/tmp";
+    const char *slash = strrchr(target, '/');
+    int err = create_temporary(o, temporary_name(tmpdir, strlen(tmpdir), slash ? slash + 1 : target), NULL);
+    if (!err) return 0;
+    cql_report(m, CQL_ERROR, "cannot write output file '%s': cql may not create a file beside it for the "
+               "output to be copied into it at the end, nor in '%s' (%s)", o->name, tmpdir, strerror(-err));
+    return -1;
+}
+
+/* May a failure to create a file in a directory be its permissions? */
+static bool may_not_create(int err)
+{
+    return err == -EACCES || err == -EPERM || err == -EROFS;
+}
+
+/* The temporary file copied into `o->name` at the end, for an output that
+ * a rename would not keep (a file with several hard links, a dangling
+ * symlink's target): beside `target` (whose directory shares its disk), or
+ * in $TMPDIR when cql may not create a file there. */
+static int open_for_copy(OutputFile *o, const char *target, CqlMessages *m)
+{
+    o->copy_back = true;
+    int err = open_beside(o, target, NULL);
+    if (may_not_create(err)) return open_in_tmpdir(o, target, m);
+    return err ? report_open_error(o, m, -err) : 0;
 }
 
 int output_open(OutputFile *o, const char *name, const OutputInputs *input, bool noclobber, CqlMessages *m)
@@ -180,9 +233,9 @@ int output_open(OutputFile *o, const char *name, const OutputInputs *input, bool
         struct stat link;
         bool dangling_link = lstat(name, &link) == 0 && S_ISLNK(link.st_mode);
         if (dangling_link) {
-            if (open_in_place(o, NULL, m) != 0) return -1;
+            if (open_for_copy(o, name, m) != 0) return -1;   /* created through the link */
         } else {
-            int err = open_temporary(o, name, NULL);
+            int err = open_beside(o, name, NULL);
             if (err) return report_open_error(o, m, -err);
             o->final_name = cli_strdup(name);
         }
@@ -197,23 +250,25 @@ int output_open(OutputFile *o, const char *name, const OutputInputs *input, bool
     } else if (noclobber && S_ISREG(st.st_mode)) {
         cql_report(m, CQL_ERROR, "the output file '%s' exists, and -noclobber keeps it", name);
         return -1;
-    } else if (!S_ISREG(st.st_mode) || st.st_nlink > 1) {
-        if (open_in_place(o, &st, m) != 0) return -1;
+    } else if (!S_ISREG(st.st_mode)) {
+        if (open_in_place(o, m) != 0) return -1;
+    } else if (access(name, W_OK) != 0) {
+        return report_open_error(o, m, errno);
     } else {
-        if (access(name, W_OK) != 0) return report_open_error(o, m, errno);
         /* through a symlink, the target is what gets replaced */
         char *target = realpath(name, NULL);
         if (!target) return report_open_error(o, m, errno);
-        int err = open_temporary(o, target, &st);
-        if (err == -EACCES || err == -EROFS) {
-            free(target);   /* a directory we may not create in: write the file itself */
-            if (open_in_place(o, &st, m) != 0) return -1;
+        int err;
+        if (st.st_nlink > 1) {   /* a rename would cut the other names: copied at the end */
+            err = open_for_copy(o, target, m);
+        } else if (may_not_create(err = open_beside(o, target, &st))) {
+            err = open_in_tmpdir(o, target, m);   /* a directory cql may not create in */
         } else if (err) {
-            free(target);
-            return report_open_error(o, m, -err);
-        } else {
-            o->final_name = target;
+            err = report_open_error(o, m, -err);
         }
+        if (err || o->copy_back) free(target);
+        else o->final_name = target;
+        if (err) return -1;
     }
     o->buffer = cli_malloc(OUTPUT_BUFFER);
     return 0;
@@ -270,6 +325,51 @@ const char *output_display_name(const OutputFile *o)
     return strcmp(o->name, "-") == 0 ? "standard output" : o->name;
 }
 
+/* Copies the complete temporary file into the output file, which keeps
+ * its inode (and so its other names), owner and mode. The old content stays
+ * until the new one is known to fit: the file is first made long enough
+ * (posix_fallocate), and cut back to its old length when it cannot be.
+ * Called with the cleanup signals blocked, so that an interrupt waits for
+ * the copy. Returns 0, or -1 after reporting; *damaged when the copy failed
+ * half-way (the temporary file, which holds the whole output, then stays,
+ * and the message names it). */
+static int copy_into_place(OutputFile *o, CqlMessages *m, bool *damaged)
+{
+    int out = open(o->name, O_WRONLY | O_CREAT, 0666);   /* through a dangling link: created */
+    int in = open(o->tmp_name, O_RDONLY);
+    struct stat old, new;
+    int err = 0;
+    if (out < 0 || in < 0 || fstat(out, &old) != 0 || fstat(in, &new) != 0) err = errno;
+    if (!err && new.st_size > old.st_size) {
+        err = posix_fallocate(out, old.st_size, new.st_size - old.st_size);
+        if (err && ftruncate(out, old.st_size) != 0) { /* keeps what the failure left */ }
+    }
+    for (off_t done = 0; !err && done < new.st_size;) {
+        ssize_t got = pread(in, o->buffer, OUTPUT_BUFFER, done);
+        if (got <= 0) err = got < 0 ? errno : EIO;
+        for (ssize_t put = 0; !err && put < got;) {
+            ssize_t w = pwrite(out, o->buffer + put, (size_t)(got - put), done + put);
+            if (w > 0) put += w;
+            else if (w == 0 || errno != EINTR) err = w ? errno : EIO;
+            *damaged = true;   /* until the copy is whole */
+        }
+        done += got;
+    }
+    if (!err && ftruncate(out, new.st_size) != 0) err = errno;
+    if (out >= 0 && close(out) != 0 && !err) err = errno;
+    if (in >= 0) close(in);
+    if (!err) {
+        *damaged = false;
+        return 0;
+    }
+    if (*damaged)
+        cql_report(m, CQL_ERROR, "cannot write output file '%s': %s; it is damaged, and the whole output "
+                   "is in '%s'", o->name, strerror(err), o->tmp_name);
+    else
+        cql_report(m, CQL_ERROR, "cannot write output file '%s': %s; it is as it was", o->name, strerror(err));
+    return -1;
+}
+
 int output_close(OutputFile *o, bool ok, CqlMessages *m)
 {
     if (o->fd < 0) return -1;
@@ -284,12 +384,15 @@ int output_close(OutputFile *o, bool ok, CqlMessages *m)
     if (o->tmp_name) {
         sigset_t saved;
         block_cleanup_signals(&saved);
-        if (ok && rename(o->tmp_name, o->final_name) != 0) {
+        bool keep_tmp = false;   /* the output file was damaged: the whole output is there */
+        if (ok && o->copy_back) {
+            if (copy_into_place(o, m, &keep_tmp) != 0) ok = false;
+        } else if (ok && rename(o->tmp_name, o->final_name) != 0) {
             cql_report(m, CQL_ERROR, "cannot rename '%s' to '%s': %s", o->tmp_name,
                        o->final_name, strerror(errno));
             ok = false;
         }
-        if (!ok) unlink(o->tmp_name);
+        if ((!ok || o->copy_back) && !keep_tmp) unlink(o->tmp_name);
         pending_tmp_name = NULL;
         restore_signals(&saved);
     }

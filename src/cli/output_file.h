@@ -11,11 +11,15 @@
  *     so that a crash or an interrupt never leaves a half-written file under
  *     it. The new file keeps the old one's mode (and owner where possible);
  *     a new file gets 0666 & ~umask. Through a symlink, the link stays and
- *     its target is replaced; a file with several hard links is written in
- *     place, since renaming over it would cut the links.
+ *     its target is replaced;
+ *   - a file with several hard links (a rename would cut them), in a
+ *     directory where cql may not create a file, or a dangling symlink's
+ *     target is written to a temporary file (beside it, or in $TMPDIR) and
+ *     copied into it when the run succeeds: until then it keeps its content.
  * An output that is the input or the query file (by any name: a link,
- * standard input) is refused. SIGINT, SIGTERM and SIGHUP remove the temporary file before the
- * process dies of the signal. Writes are unbuffered by stdio: the first
+ * standard input) is refused. Every catchable signal that ends the process
+ * (but a crash's) removes the temporary file before the process dies of the
+ * signal. Writes are unbuffered by stdio: the first
  * failed write is remembered with its errno, and the caller stops the run.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -31,8 +35,9 @@
 typedef struct OutputFile {
     const char *name;       /* as given ("-" = standard output) */
     int fd;
-    char *tmp_name;         /* the temporary file renamed at the end, or NULL (in place) */
+    char *tmp_name;         /* the temporary file renamed or copied at the end, or NULL (in place) */
     char *final_name;       /* what tmp_name is renamed to (a symlink's target), or NULL */
+    bool copy_back;         /* tmp_name is copied into `name` at the end, not renamed */
     char *buffer;
     size_t used;
     int error;              /* errno of the first failed write, 0 while all is well */

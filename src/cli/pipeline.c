@@ -143,6 +143,7 @@ typedef struct Emitter {
     CqlText trailing;
     bool past_range;     /* a game after the query's game-number range came: the run stops */
     PipelineTotals totals;
+    CqlSearcher *tags;   /* what every worker's searcher saw of the query's tag filters */
 } Emitter;
 
 /* True once a write to the output failed, or a runtime error stopped the
@@ -314,6 +315,7 @@ static void run_single(Emitter *e, CqlText *persistent)
         emit(e, &job);
     }
     cql_searcher_print_persistent(w.searcher, persistent);
+    cql_searcher_merge_tags(e->tags, w.searcher);
     job_free(&job);
     worker_free(&w);
 }
@@ -363,6 +365,7 @@ typedef struct Ring {
     bool chunks;                 /* workers split the input (no -part): games are numbered here */
     bool done;
     const PipelineSetup *setup;
+    CqlSearcher *tags;           /* Emitter.tags: each worker adds what it saw, at its end */
 } Ring;
 
 /* Input a worker splits at once: about 70 games of 900 bytes. Smaller
@@ -510,6 +513,7 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&p->work_ready, &p->mu);
         }
     }
+    cql_searcher_merge_tags(p->tags, w.searcher);
     pthread_mutex_unlock(&p->mu);
     worker_free(&w);
     return NULL;
@@ -614,7 +618,11 @@ static bool may_read_alone(const Ring *p)
     return p->next_numbered > p->last_chunk && !p->overrun;
 }
 
-static void run_threads(Emitter *e)
+/* Runs the game loop on worker threads: as many as the setup asks for, or
+ * as many as could start (a process limit, -threads 40000), said once on
+ * standard error. Returns the number that ran; 0 when none could start
+ * (nothing was read: the caller runs the loop on its own thread). */
+static long run_threads(Emitter *e)
 {
     long threads = e->setup->threads;
     Ring p;
@@ -622,13 +630,32 @@ static void run_threads(Emitter *e)
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.work_ready, NULL);
     pthread_cond_init(&p.work_done, NULL);
-    p.nslots = threads * 2;   /* one being searched and one ready, per worker */
-    p.slots = cli_calloc((size_t)p.nslots, sizeof *p.slots);
     p.setup = e->setup;
+    p.tags = e->tags;
     p.chunks = !e->setup->first_line && !e->setup->end_line;
     p.last_chunk = -1;
     pthread_t *tids = cli_calloc((size_t)threads, sizeof *tids);
-    for (long i = 0; i < threads; i++) pthread_create(&tids[i], NULL, worker_main, &p);
+    long started = 0;
+    int err = 0;
+    pthread_mutex_lock(&p.mu);   /* the workers see the slots once they are made */
+    while (started < threads && (err = pthread_create(&tids[started], NULL, worker_main, &p)) == 0) started++;
+    if (started == 0)
+        cql_report(e->setup->messages, CQL_WARNING, "none of the %ld worker threads asked for could start (%s); "
+                   "the run goes on on one thread", threads, strerror(err));
+    else if (started < threads)
+        cql_report(e->setup->messages, CQL_WARNING, "only %ld of the %ld worker threads asked for could start "
+                   "(%s); the run goes on with %ld", started, threads, strerror(err), started);
+    p.nslots = started * 2;   /* one being searched and one ready, per worker */
+    p.slots = cli_calloc((size_t)(p.nslots ? p.nslots : 1), sizeof *p.slots);
+    pthread_mutex_unlock(&p.mu);
+    if (started == 0) {
+        free(p.slots);
+        free(tids);
+        pthread_cond_destroy(&p.work_ready);
+        pthread_cond_destroy(&p.work_done);
+        pthread_mutex_destroy(&p.mu);
+        return 0;
+    }
 
     long next_emit = 0;
     bool input_left = true, one_game = false;
@@ -673,13 +700,14 @@ static void run_threads(Emitter *e)
     p.done = true;
     pthread_cond_broadcast(&p.work_ready);
     pthread_mutex_unlock(&p.mu);
-    for (long i = 0; i < threads; i++) pthread_join(tids[i], NULL);
+    for (long i = 0; i < started; i++) pthread_join(tids[i], NULL);
     for (long i = 0; i < p.nslots; i++) slot_free(&p.slots[i]);
     free(p.slots);
     free(tids);
     pthread_cond_destroy(&p.work_ready);
     pthread_cond_destroy(&p.work_done);
     pthread_mutex_destroy(&p.mu);
+    return started;
 }
 
 /* }==== */
@@ -690,10 +718,18 @@ void pipeline_run(const PipelineSetup *p, PipelineTotals *totals, CqlText *persi
     memset(&e, 0, sizeof e);
     e.setup = p;
     e.sorting = cql_query_sorts(p->query);
-    if (p->threads <= 1) run_single(&e, persistent);
-    else run_threads(&e);
+    e.tags = cql_searcher_new(p->query);
+    e.totals.threads = p->threads <= 1 ? 0 : run_threads(&e);
+    if (e.totals.threads == 0) {
+        run_single(&e, persistent);
+        e.totals.threads = 1;
+    }
     deliver_messages(&e.trailing, p->messages);
     cql_text_free(&e.trailing);
+    /* a tag filter that held in no game (its case differs ...): said when
+     * every game was read */
+    if (!limit_reached(&e) && !emit_failed(&e)) cql_searcher_report_unmatched_tags(e.tags, p->messages);
+    cql_searcher_free(e.tags);
     if (e.sorting) emit_sorted(&e);
     *totals = e.totals;
 }

@@ -49,6 +49,8 @@ typedef struct PipelineTotals {
     long matches;            /* games written */
     long pgn_errors;         /* games with a problem in their PGN */
     uint64_t bytes;          /* game text read */
+    long threads;            /* the threads that ran the loop: those asked for, or
+                                fewer when no more could start */
     bool limit_reached;      /* stopped at the -limit */
     bool runtime_error;      /* the query stopped the run (a failed `assert`,
                                 a value-only filter as a position filter ...): exit 1 */

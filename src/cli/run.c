@@ -370,20 +370,31 @@ static ExitCode open_reader_and_output(Run *r)
     return EXIT_RAN;
 }
 
-/* 1 + the number of line ends in the first `bytes` bytes of fd's file: the
- * line that byte `bytes` is on. */
+/* 1 + the number of line ends in the first `bytes` bytes of fd's file,
+ * counted as the reader counts them (LF, CRLF, and a lone CR of an old Mac
+ * file, each one: counting LFs alone put every game of a CR file in the
+ * last part): the line that byte `bytes` is on. */
 static long line_at(int fd, uint64_t bytes)
 {
     static char buf[1 << 20];
     long line = 1;
     uint64_t done = 0;
+    bool after_cr = false;   /* the byte before buf[0] is a CR */
     if (lseek(fd, 0, SEEK_SET) != 0) return -1;
     while (done < bytes) {
         size_t want = bytes - done < sizeof buf ? (size_t)(bytes - done) : sizeof buf;
         ssize_t got = read(fd, buf, want);
-        if (got <= 0) return got < 0 ? -1 : line;
+        if (got <= 0) return got < 0 ? -1 : line + after_cr;
+        if (after_cr && buf[0] != '\n') line++;   /* a lone CR ended the block before */
         for (const char *p = buf, *end = buf + got; (p = memchr(p, '\n', (size_t)(end - p))); p++) line++;
+        if (memchr(buf, '\r', (size_t)got))
+            for (ssize_t i = 0; i + 1 < got; i++) line += buf[i] == '\r' && buf[i + 1] != '\n';
+        after_cr = buf[got - 1] == '\r';
         done += (uint64_t)got;
+    }
+    if (after_cr) {   /* a lone CR, unless the byte after it is a LF */
+        char next;
+        if (read(fd, &next, 1) != 1 || next != '\n') line++;
     }
     return line;
 }
@@ -480,10 +491,10 @@ static void json_string(FILE *fp, const char *s)
 }
 
 /* -summary json: the summary for a program that adds up the parts of a run. */
-static void print_json_summary(FILE *fp, const Run *r, const PipelineTotals *t, double secs, long threads)
+static void print_json_summary(FILE *fp, const Run *r, const PipelineTotals *t, double secs)
 {
     fprintf(fp, "{\"matches\": %ld, \"games\": %ld, \"pgn_errors\": %ld, \"seconds\": %.3f, \"threads\": %ld, "
-            "\"output\": ", t->matches, t->games, t->pgn_errors, secs, threads);
+            "\"output\": ", t->matches, t->games, t->pgn_errors, secs, t->threads);
     json_string(fp, strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
     fprintf(fp, ", \"limit_reached\": %s", t->limit_reached ? "true" : "false");
     if (r->o->part_count) fprintf(fp, ", \"part\": %ld, \"parts\": %ld", r->o->part_index, r->o->part_count);
@@ -559,12 +570,12 @@ static ExitCode search_games(Run *r)
      * tools that parse this line */
     fprintf(summary, "%ld matches of %ld games in ", t.matches, t.games);
     print_seconds(summary, secs);
-    fprintf(summary, " seconds using %ld thread%s to %s", threads, threads == 1 ? "" : "s",
+    fprintf(summary, " seconds using %ld thread%s to %s", t.threads, t.threads == 1 ? "" : "s",
             strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
     if (o->part_count) fprintf(summary, " (part %ld/%ld)", o->part_index, o->part_count);
     fputc('\n', summary);
     if (r->persistent.len) terminal_write(summary, r->persistent.data, r->persistent.len);
-    if (o->summary == SUMMARY_JSON) print_json_summary(summary, r, &t, secs, threads);
+    if (o->summary == SUMMARY_JSON) print_json_summary(summary, r, &t, secs);
     fflush(summary);
     if (t.limit_reached)
         cql_report(r->m, CQL_NOTE, "stopped after %ld matching games (-limit %ld)", t.matches, o->limit);

@@ -80,6 +80,7 @@ struct CqlSearcher {
     Arena arena;                 /* the last search's caches and notes */
     GameSearch found;
     StrBuf sort_key;             /* the last matching game's (CqlGameResult.sort_key) */
+    TagWatch tags;               /* which tag filters held in the games searched */
 };
 
 /* {==== setup, messages, text =============================================== */
@@ -701,12 +702,14 @@ void cql_searcher_free(CqlSearcher *s)
     eval_free(s->eval);
     arena_free(&s->arena);
     sb_free(&s->sort_key);
+    tag_watch_free(&s->tags);
     free(s);
 }
 
 bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText *printed)
 {
     arena_reset(&s->arena);
+    if (search_examines(&s->query->search, &g->game)) search_watch_tags(&s->query->search, &g->game, &s->tags);
     StrBuf sb = printed ? text_in(printed) : (StrBuf)SB_INIT;
     bool matched = search_matches(&s->query->search, s->eval, &g->game, g->tags_test_held == s->query,
                                   &s->arena, &s->found, printed ? &sb : NULL);
@@ -723,6 +726,18 @@ bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText 
     }
     found->error = s->found.runtime_error;
     return matched;
+}
+
+void cql_searcher_merge_tags(CqlSearcher *into, const CqlSearcher *from)
+{
+    search_merge_watch(&into->tags, &from->tags);
+}
+
+void cql_searcher_report_unmatched_tags(const CqlSearcher *s, CqlMessages *m)
+{
+    DiagSink d = sink_for(m);
+    search_report_unmatched_tags(&s->query->search, &s->tags, &d);
+    count_messages(m, &d);
 }
 
 void cql_search_report_stop(const CqlSearcher *s, const CqlGame *g, CqlMessages *m)

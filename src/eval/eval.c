@@ -1670,8 +1670,9 @@ static void add_note(Evaluator *ev, int32_t id, const char *text)
     }
     bool unique = !ev->settings.nouniquecomments;
     if (unique && notes[id] == text) return;   /* the same fixed text again ("Found") */
-    if (!ev->note_lists) ev->note_lists = ARENA_ARRAY(ev->arena, struct NoteList, ev->game->node_count);
-    struct NoteList *list = &ev->note_lists[id];
+    if (!ev->note_lists) ev->note_lists = ARENA_ARRAY(ev->arena, struct NoteList *, ev->game->node_count);
+    struct NoteList *list = ev->note_lists[id];
+    if (!list) list = ev->note_lists[id] = ARENA_NEW(ev->arena, struct NoteList);
     if (unique && list->last && list->last->text == text) return;
     if (!list->first) {
         list->first = list->last = new_note_part(ev, notes[id]);
@@ -1696,7 +1697,7 @@ static void join_notes(Evaluator *ev)
 {
     if (!ev->note_lists) return;
     for (int32_t id = 0; id < ev->game->node_count; id++) {
-        const NotePart *first = ev->note_lists[id].first;
+        const NotePart *first = ev->note_lists[id] ? ev->note_lists[id]->first : NULL;
         if (!first) continue;
         size_t len = 0;
         for (const NotePart *p = first; p; p = p->next) len += strlen(p->text) + 1;

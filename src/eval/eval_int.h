@@ -102,7 +102,7 @@ struct Evaluator {
     /* eval.c: the comments of the nodes that got more than one, by node
      * id, and the set of them that keeps identical comments at a node
      * once; in the game arena, made when first needed */
-    struct NoteList *note_lists;
+    struct NoteList **note_lists;
     struct NoteSeen *note_seen;
     uint32_t note_seen_cap, note_seen_count;
     /* what the budgets count (EvalSettings): runs of the bodies of loop

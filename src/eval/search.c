@@ -6,9 +6,12 @@
 #include "eval/search.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pgn/writer.h"
+#include "query/filters.h"
+#include "query/hhdb_keys.h"
 
 static bool result_matches(const Search *s, const Game *g)
 {
@@ -17,12 +20,16 @@ static bool result_matches(const Search *s, const Game *g)
     return r && strcmp(r, s->result) == 0;
 }
 
+bool search_examines(const Search *s, const Game *g)
+{
+    return !s->gamenumber.set || (g->number >= s->gamenumber.min && g->number <= s->gamenumber.max);
+}
+
 bool search_matches(const Search *s, Evaluator *ev, const Game *g, bool tags_test_held, Arena *a,
                     GameSearch *found, StrBuf *printed)
 {
     memset(found, 0, sizeof *found);
-    if (s->gamenumber.set && (g->number < s->gamenumber.min || g->number > s->gamenumber.max))
-        return false;
+    if (!search_examines(s, g)) return false;
     if (!result_matches(s, g) || g->moves_skipped) return false;
     eval_game(ev, g, tags_test_held ? s->body_past_tags_test : NULL, a, found, printed);
     if (found->runtime_error || found->stopped_at) return false;
@@ -130,6 +137,126 @@ void search_write_game(const Search *s, const Game *g, GameSearch *found, Arena 
     PgnAnnotations ann = {found->notes, found->set_tags, found->nset_tags, found->remove_comment};
     pgn_write_game(g, &ann, out);
 }
+
+/* {==== tag filters that hold in no game ===================================== */
+
+/* The text a tag filter looks for (player "X" ...), or NULL. */
+static const char *watched_text(const Node *n)
+{
+    bool tag_kind = n->kind == ND_PLAYER || (filter_info(n->kind)->tag && n->kind != ND_HASCOMMENT);
+    if (!tag_kind || n->nkids == 0 || !n->kids[0] || n->kids[0]->kind != ND_STRING) return NULL;
+    return n->kids[0]->text;
+}
+
+static bool same_watch(const Node *a, const Node *b)
+{
+    return a->kind == b->kind && (a->flags & (NF_WHITE | NF_BLACK)) == (b->flags & (NF_WHITE | NF_BLACK)) &&
+           strcmp(watched_text(a), watched_text(b)) == 0;
+}
+
+static bool find_watched(const Node *n, void *ctx)
+{
+    Search *s = ctx;
+    if (!watched_text(n)) return true;
+    for (int i = 0; i < s->nwatched; i++)
+        if (same_watch(s->watched[i], n)) return true;
+    if (s->nwatched < SEARCH_WATCHED_TAGS) s->watched[s->nwatched++] = n;
+    return true;
+}
+
+/* The names of the tags a watched filter reads (1 or 2). */
+static int watched_tags(const Node *n, const char *tags[2])
+{
+    if (n->kind != ND_PLAYER) {
+        tags[0] = filter_info(n->kind)->tag;
+        return 1;
+    }
+    if (n->flags & (NF_WHITE | NF_BLACK)) {
+        tags[0] = n->flags & NF_WHITE ? "White" : "Black";
+        return 1;
+    }
+    tags[0] = "White";
+    tags[1] = "Black";
+    return 2;
+}
+
+static char ascii_lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
+/* strstr with ASCII letters of either case alike. */
+static bool contains_any_case(const char *s, const char *sub)
+{
+    size_t n = strlen(sub);
+    for (; *s; s++) {
+        size_t k = 0;
+        while (k < n && s[k] && ascii_lower(s[k]) == ascii_lower(sub[k])) k++;
+        if (k == n) return true;
+    }
+    return n == 0;
+}
+
+void search_watch_tags(const Search *s, const Game *g, TagWatch *w)
+{
+    w->games++;
+    for (int i = 0; i < s->nwatched; i++) {
+        if (w->held[i]) continue;
+        const char *tags[2], *text = watched_text(s->watched[i]);
+        int ntags = watched_tags(s->watched[i], tags);
+        for (int t = 0; t < ntags && !w->held[i]; t++) {
+            const char *value = game_tag(g, tags[t]);
+            if (!value) continue;
+            if (strstr(value, text)) {
+                w->held[i] = true;
+            } else if (!w->near_game[i] && contains_any_case(value, text)) {
+                w->near_game[i] = g->number;
+                w->near_value[i] = xstrdup(value);
+            }
+        }
+    }
+}
+
+void search_merge_watch(TagWatch *into, const TagWatch *from)
+{
+    into->games += from->games;
+    for (int i = 0; i < SEARCH_WATCHED_TAGS; i++) {
+        into->held[i] |= from->held[i];
+        /* the first game in the input, whichever thread read it */
+        if (from->near_game[i] && (!into->near_game[i] || from->near_game[i] < into->near_game[i])) {
+            free(into->near_value[i]);
+            into->near_game[i] = from->near_game[i];
+            into->near_value[i] = xstrdup(from->near_value[i]);
+        }
+    }
+}
+
+void search_report_unmatched_tags(const Search *s, const TagWatch *w, DiagSink *d)
+{
+    if (w->games == 0) return;
+    for (int i = 0; i < s->nwatched; i++) {
+        if (w->held[i]) continue;
+        const Node *n = s->watched[i];
+        const char *tags[2], *text = watched_text(n);
+        int ntags = watched_tags(n, tags);
+        const char *side = n->kind != ND_PLAYER ? "" : n->flags & NF_WHITE ? " white" : n->flags & NF_BLACK ? " black" : "";
+        StrBuf why = SB_INIT;
+        if (w->near_game[i])
+            sb_printf(&why, " (the case differs: game %ld's is \"%s\")", w->near_game[i], w->near_value[i]);
+        diag_plain(d, DIAG_NOTE, "%s%s \"%s\" held in none of the %ld game%s examined: no %s%s%s tag holds \"%s\"%s",
+                   filter_info(n->kind)->name, side, text, w->games, w->games == 1 ? "" : "s", tags[0],
+                   ntags == 2 ? " or " : "", ntags == 2 ? tags[1] : "", text, sb_str(&why));
+        sb_free(&why);
+    }
+}
+
+void tag_watch_free(TagWatch *w)
+{
+    for (int i = 0; i < SEARCH_WATCHED_TAGS; i++) free(w->near_value[i]);
+    memset(w, 0, sizeof *w);
+}
+
+/* }==== */
 
 /* Adds d to the gate's placements: false when it cannot be one (none, or
  * one the empty square satisfies) or there is no room. */
@@ -296,5 +423,6 @@ void search_init(Search *s, const SearchSettings *o, const Query *q)
     }
     s->result = o->result ? o->result : (h->present & QH_RESULT) ? h->result : NULL;
     s->sorting = q->nsort_keys > 0 || s->sort_by_matchcount;
+    ast_walk(q->body, find_watched, s);
     init_gate(s);
 }

@@ -18,6 +18,9 @@
 #include "pgn/reader.h"
 #include "query/ast.h"
 
+/* Tag filters watched by a run (Search.watched): the first of a body. */
+enum { SEARCH_WATCHED_TAGS = 8 };
+
 /* An inclusive range of numbers, when set. */
 typedef struct SearchRange {
     bool set;
@@ -66,7 +69,23 @@ typedef struct Search {
      * It may point to past_tags_test, so a Search is not to be copied. */
     const Node *body_past_tags_test;
     Node past_tags_test;        /* the body's compound, from its second member on */
+    /* the tag filters of the body with a text to find (player white "X",
+     * event "X" ...), each text once (a transform copies its filters):
+     * after a run, one that held in no game gets a note (TagWatch) */
+    const Node *watched[SEARCH_WATCHED_TAGS];
+    int nwatched;
 } Search;
+
+/* Whether the watched tag filters held in the games a searcher examined:
+ * a run that matches nothing because a name's case or spelling differs
+ * from every game's says so. */
+typedef struct TagWatch {
+    long games;                                /* games examined */
+    bool held[SEARCH_WATCHED_TAGS];            /* in one of them */
+    long near_game[SEARCH_WATCHED_TAGS];       /* the first game whose tag holds the text in
+                                                  another case (0: none) */
+    char *near_value[SEARCH_WATCHED_TAGS];     /* that tag's value (owned) */
+} TagWatch;
 
 void search_init(Search *s, const SearchSettings *o, const Query *q);
 
@@ -90,6 +109,22 @@ bool search_matches(const Search *s, Evaluator *ev, const Game *g, bool tags_tes
  * and so on; a game without a value for a key comes after those with one
  * (CQL 6.2, cql62-fidelity-2.md R9). */
 void search_sort_key(const Search *s, const GameSearch *found, StrBuf *key);
+/* Game g is in the range of games examined. */
+bool search_examines(const Search *s, const Game *g);
+
+/* Notes which watched tag filters hold in game g (an examined game). */
+void search_watch_tags(const Search *s, const Game *g, TagWatch *w);
+/* Adds what `from` saw to `into` (the searchers of several threads). */
+void search_merge_watch(TagWatch *into, const TagWatch *from);
+/* One note for each watched tag filter that held in none of the games
+ * examined (none when no game was): 'cql: note: player white "kasparov"
+ * held in none of the 6 games examined: no White tag holds "kasparov" (the
+ * case differs: game 1's is "Kasparov, Garry")'. */
+void search_report_unmatched_tags(const Search *s, const TagWatch *w, DiagSink *d);
+void tag_watch_free(TagWatch *w);
+
+/* The value a matching game is sorted by (when s->sorting). */
+int64_t search_sort_value(const Search *s, const GameSearch *found);
 
 /* Appends a matching game to out as cql writes it: "Game number N" joined
  * to the initial position's note (then the sort values), the notes the

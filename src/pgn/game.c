@@ -134,8 +134,9 @@ GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
     if (!parent->child) {
         parent->child = n;
     } else {   /* a variation, after the last child so far */
-        GameNode *last = parent->child;
-        while (last->sibling) last = last->sibling;
+        GameNode *last = g->variation_tail;
+        if (!last || last->parent != parent)
+            for (last = parent->child; last->sibling;) last = last->sibling;
         last->sibling = n;
         n->depth++;
         g->has_variations = true;

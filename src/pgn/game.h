@@ -35,6 +35,8 @@
 typedef struct Comment {
     struct Comment *next;
     const char *text;
+    struct Comment *last;   /* in the first comment of a list: the list's last
+                               one, so that the reader appends in O(1) */
 } Comment;
 
 typedef struct GameNode GameNode;
@@ -95,6 +97,10 @@ typedef struct Game {
      * after the name and over the '"' after the value; NULL otherwise */
     const char *tag_lines;
     size_t tag_lines_len;
+    /* while the tree is read: the last child so far of the position a
+     * variation is about to start from (game_add_move appends after it,
+     * so that a move with 100,000 variations is read in linear time) */
+    GameNode *variation_tail;
     Arena *arena;              /* owns every node and string */
 } Game;
 
@@ -126,8 +132,10 @@ bool game_same_moves(const Game *a, const Game *b);
 /* Creates the root from pos (piece ids: see game_fill_piece_ids). */
 GameNode *game_new_root(Game *g, Arena *a, const Position *pos);
 
-/* Adds a child of parent reached by the legal move m (appended after any
- * existing children, so the first child is the main line). */
+/* Adds a child of parent reached by the legal move m, after any existing
+ * children (so the first child is the main line): after g->variation_tail
+ * when that is a child of parent (the reader sets it), else after the last
+ * child found by a walk. */
 GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m);
 /* Keeps san[0..len), 2 to SAN_WRITTEN_KEPT bytes, as n's move's SAN. */
 static inline void game_keep_san(GameNode *n, const char *san, size_t len)

@@ -339,6 +339,11 @@ typedef struct SplitState {
     int tag_count;
     uint64_t tag_bits;   /* bit (hash % 64) of each name in tag_hash: most names are new */
     uint32_t tag_hash[64];   /* the tag names seen, the first 64 (only [0, tag_count) is set) */
+    /* comment_fate's last answer (closed, undecided), which holds for every
+     * line before this input offset: the brace found, or the end of what was
+     * looked at; 0 when none */
+    uint64_t fate_until;
+    int fate;
 } SplitState;
 
 /* A new game's state (tag_hash is not cleared: only tag_count entries are read). */
@@ -348,6 +353,7 @@ static void split_state_clear(SplitState *st)
     st->depth = 0;
     st->tag_count = 0;
     st->tag_bits = 0;
+    st->fate_until = 0;
 }
 
 /* Tag names are told apart by their FNV-1a hash. */
@@ -808,6 +814,58 @@ static UsualLines take_usual_lines(PgnReader *r, RawGame *g, SplitState *st, Jun
     return USUAL_TAKEN;
 }
 
+/* How far past a tag pair line inside a brace comment the reader looks for
+ * the brace that tells whether the comment is closed (comment_fate). */
+#define COMMENT_LOOKAHEAD ((size_t)1 << 20)
+
+typedef enum CommentFate { COMMENT_CLOSED, COMMENT_UNCLOSED, COMMENT_UNDECIDED } CommentFate;
+
+/* A line inside a brace comment starts with a tag pair at buf[pos + rel]:
+ * is the comment closed after it? The first brace from there on tells. A
+ * '}' closes it, and the tag pair is comment text, as the PGN standard and
+ * CQL 6.2 have it; a '{', or no brace in the next COMMENT_LOOKAHEAD bytes
+ * nor before the end of the input, means the comment was never closed, and
+ * the tag pair begins the next game. A chunk's reader, whose memory ends
+ * after its cut (stop_at set) and holds no brace: undecided. The answer
+ * holds for the comment's later lines up to the brace (or the end looked
+ * at): kept in st, so that a comment of many tag pairs is looked through
+ * once, not once for each. */
+static CommentFate comment_fate(PgnReader *r, size_t rel, SplitState *st)
+{
+    uint64_t at = r->buf_offset + r->pos + rel;
+    if (at < st->fate_until) return (CommentFate)st->fate;
+    size_t scanned = 0;   /* bytes looked at from buf[pos + rel] */
+    CommentFate fate = COMMENT_UNCLOSED;
+    for (;;) {
+        const char *s = r->buf + r->pos + rel;
+        size_t avail = r->len - r->pos - rel;
+        if (avail > COMMENT_LOOKAHEAD) avail = COMMENT_LOOKAHEAD;
+        while (scanned < avail && s[scanned] != '}' && s[scanned] != '{') scanned++;
+        if (scanned < avail) {
+            fate = s[scanned] == '}' ? COMMENT_CLOSED : COMMENT_UNCLOSED;
+            break;
+        }
+        if (avail == COMMENT_LOOKAHEAD) break;
+        if (!fill(r)) {
+            if (r->stop_at != SIZE_MAX) fate = COMMENT_UNDECIDED;
+            break;
+        }
+    }
+    st->fate_until = at + scanned;
+    st->fate = fate;
+    return fate;
+}
+
+/* Does the line at buf[pos + rel], of len bytes, inside a brace comment,
+ * end the comment: a tag pair, and the comment never closed? Undecided in a
+ * chunk, the comment goes on: the game then runs past the chunk's cut and
+ * is read again from the whole input (pgn_chunk_next), where the answer is
+ * the same as when it is read there first. */
+static bool ends_unclosed_comment(PgnReader *r, size_t rel, size_t len, SplitState *st)
+{
+    return is_tag_pair_line(r->buf + r->pos + rel, len) && comment_fate(r, rel, st) == COMMENT_UNCLOSED;
+}
+
 bool pgn_next_raw(PgnReader *r, RawGame *g)
 {
     SplitState st;
@@ -839,9 +897,10 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
             break;
         }
         bool line_start = !r->mid_line;
-        if (line_start && (unsigned char)r->buf[r->pos] == 0xEF &&
-            utf8_has_bom(r->buf + r->pos, lp.content) &&
-            (!st.in_comment || is_tag_pair_line(r->buf + r->pos + 3, lp.content - 3))) {
+        bool bom = line_start && (unsigned char)r->buf[r->pos] == 0xEF && utf8_has_bom(r->buf + r->pos, lp.content);
+        size_t bom_len = bom ? 3 : 0;
+        bool comment_ends = line_start && st.in_comment && ends_unclosed_comment(r, bom_len, lp.content - bom_len, &st);
+        if (bom && (!st.in_comment || comment_ends)) {
             /* a byte-order mark: at the start of the input, or of a file
              * appended to another one; it takes no column (inside a
              * comment it is text, unless a file appended after a comment
@@ -888,7 +947,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
         } else if (!line_start) {
             /* a further piece of a long line: no game starts here */
         } else if (st.in_comment) {
-            if (is_tag_pair_line(s, content)) break;   /* unclosed comment: next game */
+            if (comment_ends) break;   /* a comment never closed: the next game */
         } else if (tag_line && st.depth == 0) {
             if (!st.has_content) {
                 /* only comments so far: a remark about the file, not a game */
@@ -1468,13 +1527,20 @@ static Comment *new_comment(GameParser *p, const char *text, size_t len)
     Comment *c = arena_alloc(p->arena, sizeof *c);
     c->next = NULL;
     c->text = t;
+    c->last = c;
     return c;
 }
 
+/* Appends c to a list: its first comment knows the last, so that a move
+ * with 100,000 comments is read in linear time. */
 static void append_comment(Comment **list, Comment *c)
 {
-    while (*list) list = &(*list)->next;
-    *list = c;
+    if (*list) {
+        (*list)->last->next = c;
+        (*list)->last = c;
+    } else {
+        *list = c;
+    }
 }
 
 static void add_nag(GameParser *p, GameNode *node, unsigned nag)
@@ -1625,6 +1691,13 @@ typedef struct Movetext {
     GameNode *root;              /* the game's root, or line[0] */
     GameNode *cur;               /* the position the next move is played from */
     GameNode *stack[MAX_VARIATION_DEPTH];   /* where each open variation goes back to */
+    /* the last child so far of the position a variation at each depth
+     * starts from (its first move goes after it), and the move it was
+     * opened before: the next '(' at that depth before the same move adds
+     * a sibling of the same children */
+    GameNode *sibling_tail[MAX_VARIATION_DEPTH];
+    GameNode *opened_before[MAX_VARIATION_DEPTH];
+    int tails_set;               /* depths whose two entries above are set */
     size_t open_at[MAX_VARIATION_DEPTH];    /* and where its '(' is */
     int depth;
     Comment *pending;            /* comments before a variation's first move */
@@ -1699,8 +1772,15 @@ static void on_open_variation(Movetext *mt, size_t at)
         return;
     }
     if (mt->build_tree) {
-        mt->stack[mt->depth] = mt->cur;
+        int d = mt->depth;
+        if (d == mt->tails_set) mt->opened_before[mt->tails_set++] = NULL;
+        if (mt->opened_before[d] != mt->cur) {   /* the first variation before this move */
+            mt->opened_before[d] = mt->cur;
+            mt->sibling_tail[d] = mt->cur;
+        }
+        mt->stack[d] = mt->cur;
         mt->cur = mt->cur->parent;
+        mt->game->variation_tail = mt->sibling_tail[d];
     } else {
         mt->returns = grow_array(p->arena, mt->returns, sizeof *mt->returns, &mt->returns_cap, mt->depth + 1);
         mt->returns[mt->depth] = mt->cur->pos;
@@ -1722,6 +1802,9 @@ static void on_close_variation(Movetext *mt, size_t at)
     mt->depth--;
     if (mt->build_tree) {
         mt->cur = mt->stack[mt->depth];
+        /* the variation's first move, when it had one, is the last child now */
+        GameNode **tail = &mt->sibling_tail[mt->depth];
+        if ((*tail)->sibling) *tail = (*tail)->sibling;
     } else {
         mt->ply = mt->return_ply[mt->depth];
         mt->cur = &mt->line[mt->ply];
@@ -1864,6 +1947,7 @@ static bool replay_movetext(GameParser *p, bool build_tree, const PgnGate *gate)
     mt.build_tree = build_tree;
     mt.root = mt.cur = p->game->root;
     mt.depth = 0;
+    mt.tails_set = 0;
     mt.pending = NULL;
     mt.at_variation_start = false;
     mt.done = false;
@@ -1894,6 +1978,7 @@ static bool replay_movetext(GameParser *p, bool build_tree, const PgnGate *gate)
         case MT_WORD: on_word(&mt, &t); break;
         }
     }
+    p->game->variation_tail = NULL;
     if (mt.placement_reached) return false;
     Game *g = p->game;
     if (mt.depth > 0) problem_at(p, mt.open_at[mt.depth - 1], "variation is not closed by ')'");

@@ -15,6 +15,7 @@
 #include "pgn/writer.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "chess/san.h"
@@ -527,6 +528,38 @@ static bool put_tags_as_read(const Game *g, const PgnAnnotations *notes, StrBuf 
     return true;
 }
 
+/* Tags up to which a repeated name is found by comparing with every
+ * earlier tag; beyond, through a table of the names (100,000 tags in one
+ * game took 43 s to write with the comparisons alone). */
+enum { TAGS_COMPARED = 32 };
+
+static uint32_t tag_name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;   /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* For each of the game's tags, whether an earlier tag has its name, in
+ * linear time: an open-addressing table of the names seen. An array of
+ * tag_count flags that the caller frees. */
+static bool *repeated_tag_names(const Game *g)
+{
+    size_t size = 64;
+    while (size < 2 * (size_t)g->tag_count) size *= 2;
+    int *table = xcalloc(size, sizeof *table);   /* index + 1 of a tag, 0: free */
+    bool *repeated = xcalloc((size_t)g->tag_count, sizeof *repeated);
+    for (int i = 0; i < g->tag_count; i++) {
+        const char *name = g->tags[i].name;
+        size_t k = tag_name_hash(name) & (size - 1);
+        while (table[k] && strcmp(g->tags[table[k] - 1].name, name) != 0) k = (k + 1) & (size - 1);
+        if (table[k]) repeated[i] = true;
+        else table[k] = i + 1;
+    }
+    free(table);
+    return repeated;
+}
+
 /* The Seven Tag Roster (missing ones as "?"), the input's other tags in
  * their order (each name once), then the driver's new ones. */
 static void put_tags(const Game *g, const PgnAnnotations *notes, StrBuf *out)
@@ -554,16 +587,19 @@ static void put_tags(const Game *g, const PgnAnnotations *notes, StrBuf *out)
             put_tag(out, seven_tag_roster[i].name, seven_tag_roster[i].len, value, SIZE_MAX);
         }
     }
+    bool *repeated = g->tag_count > TAGS_COMPARED ? repeated_tag_names(g) : NULL;
     for (int i = 0; i < g->tag_count; i++) {
         TagName t = i < NAMES_KEPT ? names[i] : tag_name(g->tags[i].name);
         /* a tag given twice is written once, with the value lookups see
          * (the first): a repeated tag name on a line of its own starts
          * the next game when the text is read again */
-        if (t.roster >= 0 || game_tag_find(g->tags, i, g->tags[i].name)) continue;
+        if (t.roster >= 0 || (repeated ? repeated[i] : game_tag_find(g->tags, i, g->tags[i].name) != NULL))
+            continue;
         const char *value = tag_override(notes, g->tags[i].name);
         if (value) put_tag(out, g->tags[i].name, t.len, value, SIZE_MAX);
         else put_tag(out, g->tags[i].name, t.len, g->tags[i].value, tag_plain_len(&g->tags[i]));
     }
+    free(repeated);
     for (int i = 0; notes && i < notes->ntags; i++) {
         TagName t = tag_name(notes->tags[i].name);
         if (t.roster < 0 && !game_tag(g, notes->tags[i].name))

@@ -310,6 +310,30 @@ static void test_truncated_and_unclosed(void **state)
     parsed_free(p);
 }
 
+/* A line starting with a tag pair inside a brace comment that a '}' closes
+ * later is comment text, as the PGN standard and CQL 6.2 have it (it used
+ * to end the comment: the game lost its moves, and a game with the tags
+ * the comment chose appeared); inside a comment never closed, it begins the
+ * next game, also when that game has comments of its own. */
+static void test_tag_pairs_inside_comments(void **state)
+{
+    (void)state;
+    Parsed *p = parse_text("[Event \"a\"]\n\n1. e4 {see the game\n[Event \"phantom\"]\n[White \"X\"]\n"
+                           "played earlier} e5 1-0\n\n[Event \"b\"]\n\n1. d4 *\n");
+    assert_int_equal(p->count, 2);
+    assert_string_equal(sb_str(&p->messages), "");
+    assert_int_equal(mainline_length(&p->games[0]), 2);
+    assert_string_equal(p->games[0].root->child->comments->text,
+                        "see the game [Event \"phantom\"] [White \"X\"] played earlier");
+    assert_string_equal(game_tag(&p->games[1], "Event"), "b");
+    parsed_free(p);
+    p = parse_text("[Event \"a\"]\n\n1. e4 {never closed\n[Event \"b\"]\n\n1. d4 {c} d5 *\n");
+    assert_int_equal(p->count, 2);
+    assert_string_equal(sb_str(&p->messages), "t.pgn:3:7: game 1: comment is not closed by '}'\n");
+    assert_int_equal(mainline_length(&p->games[1]), 2);
+    parsed_free(p);
+}
+
 /* A game that opens with a comment and has no result still ends at the next
  * tag section: its moves are not mistaken for a remark about the file. */
 static void test_comment_first_game_without_result(void **state)
@@ -599,6 +623,10 @@ static void test_chunks_split_as_one_by_one(void **state)
         /* lone CR line ends, then CRLF */
         "[Event \"a\"]\r\r1. e4 e5 1-0\r\r[Event \"b\"]\r\r1. d4 *\r\r[Event \"c\"]\r\r1. c4 *\r"
         "\r\n[Event \"d\"]\r\n\r\n1. Nf3 *\r\n\r\n[Event \"e\"]\r\n\r\n1. g3 *\r\n",
+        /* tag pairs inside a comment closed after them (comment text), and
+         * inside one never closed (the next game) */
+        "[Event \"a\"]\n\n1. e4 {see\n[Event \"p\"]\n[White \"X\"]\nmore} e5 1-0\n\n[Event \"b\"]\n\n"
+        "1. d4 {x\n\n[Event \"c\"]\n\n1. c4 {y} *\n\n[Event \"d\"]\n\n1. Nf3 {z\n[Event \"e\"]\n} *\n",
         /* byte-order marks, escape lines, a tag with text after it */
         "\xEF\xBB\xBF[Event \"a\"]\n\n1. e4 *\n\n%escape [Event \"no\"]\n[Event \"b\"] {c}\n\n1. d4 *\n"
         "\n\xEF\xBB\xBF[Event \"c\"]\n\n1. c4 *\n\n[Event \"d\"]\n\n1. Nf3 *\n",
@@ -851,8 +879,8 @@ static void test_gated_problems_read_as_ungated(void **state)
 {
     (void)state;
     static const char text[] =
-        "[Event \"unclosed comment\"]\n\n1. e4 e5 2. Nf3 { never closed\n\n"
         "[Event \"stray closers\"]\n\n1. e4 ] e5 } 2. Nf3 *\n\n"
+        "[Event \"unclosed comment\"]\n\n1. e4 e5 2. Nf3 { never closed\n\n"
         "[Event \"bad NAG\"]\n\n1. e4 $999 e5 $1 2. Nf3 ! *\n\n"
         "[Event \"text\"]\n\n1. e4 e5 zz 2. Nf3 e.p. Nc6 *\n\n"
         "[Event \"result in a variation\"]\n\n1. e4 e5 (1... c5 1-0) 2. Nf3 *\n\n"
@@ -1226,6 +1254,7 @@ int main(void)
         cmocka_unit_test(test_ambiguous_and_unreadable_moves),
         cmocka_unit_test(test_bad_move_in_variation_ends_the_game),
         cmocka_unit_test(test_truncated_and_unclosed),
+        cmocka_unit_test(test_tag_pairs_inside_comments),
         cmocka_unit_test(test_comment_first_game_without_result),
         cmocka_unit_test(test_stray_closing_brace),
         cmocka_unit_test(test_bad_tags),
