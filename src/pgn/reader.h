@@ -66,7 +66,8 @@ typedef struct PgnReader {
 
 /* A tag pair of the usual form, [Name "value"] with nothing escaped, that
  * the splitter found on a line of its own: the offsets in the game's text
- * of its '[', of the blank after the name and of the value's closing '"'. */
+ * of its '[', of the blank after the name and of the value's closing '"'
+ * (tag_line_mark, tag_lines.h). */
 typedef struct RawTagMark {
     uint32_t open, name_end, quote;
 } RawTagMark;

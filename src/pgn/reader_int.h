@@ -1,9 +1,10 @@
 /*
  * src/pgn/reader_int.h — private to the PGN reader, whose two stages (see
  * pgn/reader.h) are in reader_split.c (the splitter) and reader_parse.c
- * (the parser): what both of them read PGN text with, the character
- * classes and the tests of a token or a line. This file is not part of any
- * interface: the rest of the project uses pgn/reader.h.
+ * (the parser), and to tag_lines.c, which finds tag lines for them: what
+ * they read PGN text with, the character classes, the tests of a token or
+ * a line, and the hash that tells tag names apart. This file is not part
+ * of any interface: the rest of the project uses pgn/reader.h.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -12,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #if defined(__SSE2__)
@@ -92,6 +94,14 @@ static inline size_t find_value_stop(const char *s, size_t i, size_t n)
 #endif
     while (i < n && s[i] != '"' && s[i] != '\\' && s[i] != '\n' && s[i] != '\r') i++;
     return i;
+}
+
+/* Tag names are told apart by their FNV-1a hash. */
+#define NAME_HASH_START 2166136261u
+
+static inline uint32_t name_hash_step(uint32_t h, char c)
+{
+    return (h ^ (unsigned char)c) * 16777619u;
 }
 
 /* `[Name` with optional blanks after the bracket (reader_split.c). */

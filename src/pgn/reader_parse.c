@@ -18,6 +18,7 @@
 #include "chess/position.h"
 #include "chess/san.h"
 #include "pgn/reader_int.h"
+#include "pgn/tag_lines.h"
 
 /* Can a movetext token starting with c be meant as a move? A token that
  * cannot ("<br>", "Tf8-e8") is skipped; one that can is an error. */
@@ -44,7 +45,7 @@ typedef struct GameParser {
     const RawTagMark *tag_marks;   /* the splitter's RawGame.tag_marks, */
     int tag_mark_count, next_tag_mark;   /* the first one not used yet */
     int tag_lines_count;    /* the tags read as the first run of marked lines, */
-    size_t tag_lines_end;   /* up to this offset (Game.tag_lines) */
+    size_t tag_lines_end;   /* the last of them ending at this offset (Game.tag_lines) */
     size_t nul_at;          /* offset of the first NUL read as a space, or SIZE_MAX */
     bool reported;          /* the game's one message has been given */
     PgnParseStatus status;
@@ -124,16 +125,15 @@ static inline void skip_blanks(GameParser *p)
 #define TAG_TEXT_BYTES 2048
 
 /* A copy of the start of the game's text in which the names and values of
- * tag pairs of the usual form end with a NUL written over the blank and the
- * '"' after them: they are kept there instead of each being copied into
- * the arena. The copy, made at the first call, goes up to the last marked
+ * tag pairs of the usual form are kept (tag_pair_keep) instead of each
+ * being copied into the arena. The copy, made at the first call, goes up to the last marked
  * tag pair, else holds TAG_TEXT_BYTES; NULL when it does not hold s[need]
  * (a tag section longer than that). */
 static char *tag_text_for(GameParser *p, size_t need)
 {
     if (!p->tag_text) {
-        /* the last mark's "]\n" too: Game.tag_lines */
-        size_t want = p->tag_mark_count ? p->tag_marks[p->tag_mark_count - 1].quote + 3 : TAG_TEXT_BYTES;
+        /* the last mark's line end too: Game.tag_lines */
+        size_t want = p->tag_mark_count ? tag_line_end(&p->tag_marks[p->tag_mark_count - 1]) : TAG_TEXT_BYTES;
         p->tag_text_len = p->n + 1 < want ? p->n + 1 : want;   /* n + 1: with s[n] */
         p->tag_text = arena_alloc(p->arena, p->tag_text_len);
         memcpy(p->tag_text, p->s, p->tag_text_len);
@@ -195,10 +195,9 @@ static const char *tag_value(GameParser *p, size_t from, size_t to, bool plain)
  * and value at quote, keeping both in text (tag_text), and moves past it. */
 static void add_usual_tag(GameParser *p, char *text, size_t open, size_t name_end, size_t quote)
 {
-    text[name_end] = '\0';
-    text[quote] = '\0';
-    add_tag(p, text + open + 1, text + name_end + 2, true, quote - name_end - 2);
-    p->i = quote + 2;
+    KeptTag t = tag_pair_keep(text, open, name_end, quote);
+    add_tag(p, t.name, t.value, true, t.value_len);
+    p->i = t.end;
 }
 
 /* The tag pairs the splitter marked from p->i on (RawGame.tag_marks), each
@@ -218,11 +217,11 @@ static bool parse_marked_tags(GameParser *p)
     do {
         add_usual_tag(p, text, m->open, m->name_end, m->quote);
         m++;
-    } while (m < end && m->open == p->i + 1 && p->s[p->i] == '\n');
+    } while (m < end && tag_line_follows(p->s, p->i, m));
     p->next_tag_mark = (int)(m - p->tag_marks);
     if (first_tags) {
         p->tag_lines_count = p->game->tag_count;
-        p->tag_lines_end = p->i + 1;   /* after the last line's '\n' */
+        p->tag_lines_end = p->i;
     }
     return true;
 }
@@ -232,20 +231,15 @@ static bool parse_marked_tags(GameParser *p)
 static void parse_tag(GameParser *p)
 {
     size_t open = p->i;
-    size_t i = p->i + 1;
     /* the usual form, [Name "value"] with nothing escaped: its name and
-     * value kept in place in tag_text (the NUL at s[n] ends the name at the
-     * latest) */
-    while (is_class(p->s[i], PC_NAME)) i++;
-    if (i > open + 1 && p->s[i] == ' ' && p->s[i + 1] == '"') {
-        size_t quote = find_value_stop(p->s, i + 2, p->n);
-        char *text;
-        if (quote + 1 < p->n && p->s[quote] == '"' && p->s[quote + 1] == ']' && (text = tag_text_for(p, quote))) {
-            add_usual_tag(p, text, open, i, quote);
-            return;
-        }
+     * value kept in place in tag_text */
+    TagLine usual;
+    char *text;
+    if (tag_pair_usual(p->s + open, p->n - open, &usual) && (text = tag_text_for(p, open + usual.quote))) {
+        add_usual_tag(p, text, open, open + usual.name_end, open + usual.quote);
+        return;
     }
-    i = open + 1;
+    size_t i = open + 1;
     while (i < p->n && (p->s[i] == ' ' || p->s[i] == '\t')) i++;
     size_t name = i;
     while (i < p->n && is_class(p->s[i], PC_NAME)) i++;
@@ -939,10 +933,8 @@ PgnParseStatus pgn_parse_game_gated(const RawGame *raw, const char *file, Arena 
                    p.s + p.i);
         p.i = end;
     }
-    if (p.tag_lines_count && p.tag_lines_count == out->tag_count) {   /* no other tag */
-        out->tag_lines = out->tags[0].name - 1;   /* its '[' */
-        out->tag_lines_len = p.tag_text + p.tag_lines_end - out->tag_lines;
-    }
+    if (p.tag_lines_count && p.tag_lines_count == out->tag_count)   /* no other tag */
+        tag_lines_set(out, p.tag_text + p.tag_lines_end);
 
     Position start;
     const char *variant = game_tag(out, "Variant");

@@ -31,6 +31,7 @@
 
 #include "base/utf8.h"
 #include "pgn/reader_int.h"
+#include "pgn/tag_lines.h"
 
 /* ==== lines and tokens ==================================================== */
 
@@ -287,14 +288,6 @@ static void split_state_clear(SplitState *st)
     st->fate_until = 0;
 }
 
-/* Tag names are told apart by their FNV-1a hash. */
-#define NAME_HASH_START 2166136261u
-
-static inline uint32_t name_hash_step(uint32_t h, char c)
-{
-    return (h ^ (unsigned char)c) * 16777619u;
-}
-
 static uint32_t name_hash(const char *s, size_t n)
 {
     uint32_t h = NAME_HASH_START;
@@ -531,39 +524,11 @@ static size_t scan_movetext(SplitState *st, const char *s, size_t n)
     return 0;
 }
 
-/* Where simple_tag_line found the parts of a tag line. */
-typedef struct TagLine {
-    size_t name_end;         /* the blank after the name */
-    size_t quote;            /* the value's closing '"' */
-    uint32_t hash;           /* the name's tag_line_hash */
-} TagLine;
-
-/* Length of the line at s[0..n) (with its '\n') when it is exactly a tag
- * pair of the usual form, [Name "value"] with no blank but the one before
- * the value and no backslash, CR or line end in the value, and its parts
- * in *t; 0 otherwise (and for a line not whole in s). For such a line in a
- * tag section (the game has content, no movetext yet, outside a comment),
- * pgn_next_raw would recognise a tag, record its name and keep the line as
- * it is, so it takes a run of them at once. */
-static size_t simple_tag_line(const char *s, size_t n, TagLine *t)
-{
-    if (n < 7 || s[0] != '[') return 0;
-    size_t i = 1;
-    uint32_t h = NAME_HASH_START;   /* name_hash, found on the way */
-    for (; i < n && is_class(s[i], PC_NAME); i++) h = name_hash_step(h, s[i]);
-    if (i == 1 || i + 2 >= n || s[i] != ' ' || s[i + 1] != '"') return 0;
-    size_t quote = find_value_stop(s, i + 2, n);   /* the value's end: '"' then "]\n" */
-    if (quote + 2 >= n || s[quote] != '"' || s[quote + 1] != ']' || s[quote + 2] != '\n') return 0;
-    *t = (TagLine){i, quote, h};
-    return quote + 3;
-}
-
 /* Notes, for stage 2, the tag line t found at offset `at` of the game's text. */
 static void mark_tag(RawGame *g, size_t at, const TagLine *t)
 {
-    if (g->tag_mark_count == RAW_TAG_MARKS || at + t->quote > UINT32_MAX) return;
-    g->tag_marks[g->tag_mark_count++] =
-        (RawTagMark){(uint32_t)at, (uint32_t)(at + t->name_end), (uint32_t)(at + t->quote)};
+    if (g->tag_mark_count < RAW_TAG_MARKS && tag_line_mark(&g->tag_marks[g->tag_mark_count], at, t))
+        g->tag_mark_count++;
 }
 
 /* Lines before a game that are not PGN, gathered into one message per block. */
@@ -658,7 +623,7 @@ static UsualLines take_usual_lines(PgnReader *r, RawGame *g, SplitState *st, Jun
             r->line_offset = 0;
             return USUAL_TAKEN;
         }
-        size_t len = simple_tag_line(s, avail, &tag);
+        size_t len = tag_line_usual(s, avail, &tag);
         if (!len) return USUAL_NONE;
         junk_end(r, junk);
         st->started = true;
@@ -679,7 +644,7 @@ static UsualLines take_usual_lines(PgnReader *r, RawGame *g, SplitState *st, Jun
             size_t len;
             if (whole < avail && s[whole] == '\n') {
                 len = 1;
-            } else if ((len = simple_tag_line(s + whole, avail - whole, &tag)) && !seen_tag(st, tag.hash)) {
+            } else if ((len = tag_line_usual(s + whole, avail - whole, &tag)) && !seen_tag(st, tag.hash)) {
                 remember_tag(st, tag.hash);
                 mark_tag(g, g->text.len + whole, &tag);
             } else {
