@@ -22,7 +22,9 @@
  *      at a bad main-line move (the rest is kept as `unread_text`), a bad
  *      variation is dropped from the bad move on, and parsing goes on.
  * The reader holds all its state in PgnReader: no globals, any number of
- * readers at once.
+ * readers at once. Stage 1 is in reader_split.c, stage 2 in reader_parse.c,
+ * what both read text with in reader_int.h, and the bytes of a tag line,
+ * which the parser overwrites and the writer puts back, in tag_lines.c.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

@@ -1,10 +1,18 @@
 /*
- * src/pgn/reader_parse.c — stage 2 of the PGN reader (pgn/reader.h):
- * parsing one game's text, as the splitter (reader_split.c) gives it, into
- * a Game (pgn_parse_game, pgn_parse_game_gated).
+ * src/pgn/reader_parse.c — stage 2 of the PGN reader (pgn/reader.h): one
+ * game's text, as the splitter (reader_split.c) gives it, into a Game
+ * (pgn_parse_game, pgn_parse_game_gated).
  *
- * Stage 2 (parsing) tokenises one game's text with line and column numbers,
- * reads tags, then replays the movetext into the game tree.
+ * The tag section first: the pairs the splitter marked are added without
+ * being read again, and pairs of the usual form are kept where they are in
+ * a copy of the text (tag_lines.c); the others are read here, malformed
+ * ones as far as they can be. Then the movetext: a token reader (blanks,
+ * %-lines and move numbers passed over) gives each token to its handler,
+ * which replays a move into the tree, opens or closes a variation, keeps a
+ * comment, a NAG or a glyph, or ends the game at its result. Through a gate
+ * (PgnGate), a game that is shut out is replayed without its tree, with the
+ * same messages. The first problem of a game is its one message; line and
+ * column numbers are counted only for it.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -19,16 +27,6 @@
 #include "chess/san.h"
 #include "pgn/reader_int.h"
 #include "pgn/tag_lines.h"
-
-/* Can a movetext token starting with c be meant as a move? A token that
- * cannot ("<br>", "Tf8-e8") is skipped; one that can is an error. */
-static bool is_move_attempt(char c)
-{
-    return (c >= 'a' && c <= 'h') || c == 'K' || c == 'Q' || c == 'R' || c == 'B' || c == 'N' ||
-           c == 'P' || c == 'O' || c == 'o' || c == '0' || c == '-' || c == 'Z';
-}
-
-/* ==== stage 2: parsing one game ========================================== */
 
 typedef struct GameParser {
     const char *file;
@@ -390,6 +388,14 @@ static void skip_rest_of_variation(GameParser *p)
         if (c == ')') depth--;
         p->i++;
     }
+}
+
+/* Can a movetext token starting with c be meant as a move? A token that
+ * cannot ("<br>", "Tf8-e8") is skipped; one that can is an error. */
+static bool is_move_attempt(char c)
+{
+    return (c >= 'a' && c <= 'h') || c == 'K' || c == 'Q' || c == 'R' || c == 'B' || c == 'N' ||
+           c == 'P' || c == 'O' || c == 'o' || c == '0' || c == '-' || c == 'Z';
 }
 
 static const char *san_problem(SanStatus st)

@@ -11,7 +11,8 @@
  * name), or before a complete tag-pair line met inside an unclosed comment.
  * Runs of lines that change nothing but the tag names seen are taken at
  * once: once a game has movetext, lines with no bracket, result, CR or
- * escape; in its tag section, tag pairs of the usual form.
+ * escape; in its tag section, tag pairs of the usual form, whose places
+ * are marked for stage 2 (RawGame.tag_marks, tag_lines.c).
  * A line ends at LF, CRLF or a lone CR. A line longer than PGN_MAX_SEGMENT
  * is taken in pieces (cut after a blank or delimiter where one is near), so
  * the window never holds more than about one piece: text without line ends
