@@ -5,8 +5,10 @@
  * the writer). Every offset of the layout below is computed here alone:
  *
  *     [Name "value"]\n
- *     ^    ^      ^ ^
- *     open name_end quote, then ']' and the line end
+ *     ^    ^      ^
+ *     |    |      quote: the value's closing '"', then ']' and the line end
+ *     |    name_end: the blank after the name, then the value's opening '"'
+ *     open: the '['
  *
  * A kept pair has a NUL at name_end and at quote: its name is
  * text[open + 1, name_end), its value text[name_end + 2, quote).
