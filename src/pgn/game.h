@@ -94,7 +94,8 @@ typedef struct Game {
     /* the tag pairs' lines as read, when every tag was read from a line of
      * the usual form, [Name "value"], one after another: the tags' names
      * and values point into it, each ended by a NUL written over the blank
-     * after the name and over the '"' after the value; NULL otherwise */
+     * after the name and over the '"' after the value (tag_lines.h); NULL
+     * otherwise */
     const char *tag_lines;
     size_t tag_lines_len;
     /* while the tree is read: the last child so far of the position a

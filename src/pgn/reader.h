@@ -22,7 +22,9 @@
  *      at a bad main-line move (the rest is kept as `unread_text`), a bad
  *      variation is dropped from the bad move on, and parsing goes on.
  * The reader holds all its state in PgnReader: no globals, any number of
- * readers at once.
+ * readers at once. Stage 1 is in reader_split.c, stage 2 in reader_parse.c,
+ * what both read text with in reader_int.h, and the bytes of a tag line,
+ * which the parser overwrites and the writer puts back, in tag_lines.c.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -66,7 +68,8 @@ typedef struct PgnReader {
 
 /* A tag pair of the usual form, [Name "value"] with nothing escaped, that
  * the splitter found on a line of its own: the offsets in the game's text
- * of its '[', of the blank after the name and of the value's closing '"'. */
+ * of its '[', of the blank after the name and of the value's closing '"'
+ * (tag_line_mark, tag_lines.h). */
 typedef struct RawTagMark {
     uint32_t open, name_end, quote;
 } RawTagMark;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "chess/san.h"
+#include "pgn/tag_lines.h"
 
 static const struct {
     const char *name;
@@ -507,22 +508,14 @@ static const char *tag_override(const PgnAnnotations *notes, const char *name)
 static bool put_tags_as_read(const Game *g, const PgnAnnotations *notes, StrBuf *out)
 {
     if (!g->tag_lines || g->tag_count < STR_COUNT || (notes && notes->ntags)) return false;
-    for (int i = 0; i < STR_COUNT; i++) {   /* a name ends 2 bytes before its value there */
+    for (int i = 0; i < STR_COUNT; i++) {
         const Tag *t = &g->tags[i];
-        if ((size_t)(t->value - 2 - t->name) != seven_tag_roster[i].len ||
+        if (tag_lines_name_len(t) != seven_tag_roster[i].len ||
             memcmp(t->name, seven_tag_roster[i].name, seven_tag_roster[i].len) != 0)
             return false;
     }
-    /* the lines, with the blank after each name and the '"' after each
-     * value back in place of the NULs that end them in the Game */
     sb_reserve(out, g->tag_lines_len);
-    char *lines = out->data + out->len;
-    memcpy(lines, g->tag_lines, g->tag_lines_len);
-    for (int i = 0; i < g->tag_count; i++) {
-        const Tag *t = &g->tags[i];
-        lines[t->value - 2 - g->tag_lines] = ' ';
-        lines[t->value + t->value_len - g->tag_lines] = '"';
-    }
+    tag_lines_copy(out->data + out->len, g);
     out->len += g->tag_lines_len;
     out->data[out->len] = '\0';
     return true;

@@ -19,7 +19,7 @@
  * An input whose first byte is '%' (a PGN escape line) is read after a
  * blank line of nearly a whole read chunk, so that the middle of the
  * input falls on the reader's buffer boundary (READ_CHUNK, 64 KiB, in
- * src/pgn_reader.c).
+ * src/pgn/reader_split.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

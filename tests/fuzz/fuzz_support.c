@@ -89,7 +89,7 @@ static bool pgn_space(char c)
 }
 
 /* What the reader makes of a comment's text: every run of white space one
- * space, the ends trimmed (see new_comment in src/pgn/reader.c). */
+ * space, the ends trimmed (see new_comment in src/pgn/reader_parse.c). */
 static void normalise_comment(const char *text, StrBuf *out)
 {
     sb_clear(out);

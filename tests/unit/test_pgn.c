@@ -649,7 +649,7 @@ static void test_chunks_split_as_one_by_one(void **state)
     }
 }
 
-/* Tag pairs of the usual form are taken by runs too (simple_tag_line); a
+/* Tag pairs of the usual form are taken by runs too (tag_line_usual); a
  * repeated name still starts a game, and lines of other forms (escapes, CR,
  * blanks, text after the pair) still count as lines of their own. */
 static void test_runs_of_tag_lines(void **state)
