@@ -3,14 +3,17 @@
  *
  * Invariant: the head chunk's fill state lives in the Arena (base, size,
  * used <= size); blocks are aligned to ARENA_ALIGN. Only the head
- * chunk is ever allocated from. A reset keeps the largest chunk and frees
- * the others.
+ * chunk is ever allocated from; the chunks behind it are full, or hold one
+ * big block each. The chunks kept by a reset (`spare`) are in no order;
+ * each carries the reset that last found it in use, and a new chunk is the
+ * smallest kept one that fits before it is a new malloc.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "base/arena.h"
 
 #include <assert.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,7 @@
 struct ArenaChunk {
     ArenaChunk *next;
     size_t size;      /* usable bytes in data[] */
+    size_t used_at;   /* the arena's resets when a game last used it */
     _Alignas(ARENA_ALIGN) unsigned char data[];
 };
 
@@ -70,6 +74,9 @@ void arena_init(Arena *a, size_t chunk_size)
     a->chunk_size = chunk_size ? chunk_size : 64 * 1024;
     a->chunk_max = a->chunk_size;
     a->bytes_before = 0;
+    a->spare = NULL;
+    a->resets = 0;
+    a->chunks_made = 0;
 }
 
 void arena_init_growing(Arena *a, size_t first, size_t max)
@@ -78,11 +85,36 @@ void arena_init_growing(Arena *a, size_t first, size_t max)
     a->chunk_max = max > a->chunk_size ? max : a->chunk_size;
 }
 
-static ArenaChunk *new_chunk(size_t size)
+static ArenaChunk *new_chunk(Arena *a, size_t size)
 {
     ArenaChunk *c = xmalloc(sizeof(ArenaChunk) + size);
     c->next = NULL;
     c->size = size;
+    c->used_at = a->resets;
+    a->chunks_made++;
+    return c;
+}
+
+/* Whether the kept chunk c may serve a request for `min` bytes: large
+ * enough, and, when larger than the usual chunks, less than twice the
+ * request, so that small games do not keep a big game's chunk in use (and
+ * so never let it go). */
+static bool fits(const Arena *a, const ArenaChunk *c, size_t min)
+{
+    return c->size >= min && (c->size <= a->chunk_max || c->size / 2 <= min);
+}
+
+/* The smallest kept chunk that fits a request for `min` bytes, or a new
+ * one of exactly that size. */
+static ArenaChunk *take_chunk(Arena *a, size_t min)
+{
+    ArenaChunk **best = NULL;
+    for (ArenaChunk **at = &a->spare; *at; at = &(*at)->next)
+        if (fits(a, *at, min) && (!best || (*at)->size < (*best)->size)) best = at;
+    if (!best) return new_chunk(a, min);
+    ArenaChunk *c = *best;
+    *best = c->next;
+    c->next = NULL;
     return c;
 }
 
@@ -92,17 +124,18 @@ void *arena_alloc_grow(Arena *a, size_t need)
     if (need > a->chunk_size / 4 && a->head && a->size - a->used >= a->chunk_size / 8) {
         /* a big block: give it a chunk of its own behind the head, so the
          * head's free space is not wasted */
-        ArenaChunk *big = new_chunk(need);
+        ArenaChunk *big = take_chunk(a, need);
         big->next = a->head->next;
         a->head->next = big;
         a->bytes_before += need;
         return big->data;
     }
-    ArenaChunk *c = new_chunk(need > a->chunk_size ? need : a->chunk_size);
+    size_t made = a->chunks_made;
+    ArenaChunk *c = take_chunk(a, need > a->chunk_size ? need : a->chunk_size);
     c->next = a->head;
     a->bytes_before += a->used;   /* the old head's */
     make_head(a, c);
-    if (a->chunk_size < a->chunk_max)
+    if (a->chunks_made != made && a->chunk_size < a->chunk_max)
         a->chunk_size = a->chunk_max / 2 < a->chunk_size ? a->chunk_max : 2 * a->chunk_size;
     a->used = need;
     return a->base;
@@ -148,27 +181,68 @@ char *arena_strdup(Arena *a, const char *s)
 
 void arena_reset(Arena *a)
 {
-    ArenaChunk *keep = NULL;
-    for (ArenaChunk *c = a->head, *next; c; c = next) {
+    size_t now = ++a->resets;
+    ArenaChunk *head = a->head;
+    a->bytes_before = 0;
+    if (head && !head->next && !a->spare && head->size <= a->chunk_max) {
+        /* the usual case: the game used one chunk, and nothing else is kept */
+        head->used_at = now;
+        make_head(a, head);
+        return;
+    }
+    /* the chunks this game used join the kept ones */
+    for (ArenaChunk *c = head, *next; c; c = next) {
         next = c->next;
-        if (!keep || c->size > keep->size) {
-            if (keep) free(keep);
-            keep = c;
-        } else {
+        c->used_at = now;
+        c->next = a->spare;
+        a->spare = c;
+    }
+    /* free those that no recent game used, and those beyond the bound */
+    size_t held = 0, bound = ARENA_KEEP_CHUNKS * a->chunk_max;
+    for (ArenaChunk **at = &a->spare; *at;) {
+        ArenaChunk *c = *at;
+        if (now - c->used_at >= ARENA_KEEP_GAMES || c->size > bound - held) {
+            *at = c->next;
             free(c);
+        } else {
+            held += c->size;
+            at = &c->next;
         }
     }
-    if (keep) keep->next = NULL;
-    make_head(a, keep);
-    a->bytes_before = 0;
+    /* the next game starts in the largest chunk of usual size */
+    ArenaChunk **largest = NULL;
+    for (ArenaChunk **at = &a->spare; *at; at = &(*at)->next)
+        if ((*at)->size <= a->chunk_max && (!largest || (*at)->size > (*largest)->size)) largest = at;
+    head = NULL;
+    if (largest) {
+        head = *largest;
+        *largest = head->next;
+        head->next = NULL;
+    }
+    make_head(a, head);
+}
+
+static void free_list(ArenaChunk *c)
+{
+    for (ArenaChunk *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
 }
 
 void arena_free(Arena *a)
 {
-    for (ArenaChunk *c = a->head, *next; c; c = next) {
-        next = c->next;
-        free(c);
-    }
+    free_list(a->head);
+    free_list(a->spare);
     make_head(a, NULL);
+    a->spare = NULL;
     a->bytes_before = 0;
+}
+
+size_t arena_bytes_held(const Arena *a)
+{
+    size_t held = 0;
+    for (const ArenaChunk *c = a->head; c; c = c->next) held += c->size;
+    for (const ArenaChunk *c = a->spare; c; c = c->next) held += c->size;
+    return held;
 }

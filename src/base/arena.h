@@ -3,9 +3,14 @@
  *
  * An Arena owns every allocation made from it; nothing is freed one by one.
  * The query owns one arena (AST, interned names, transform clones) freed when
- * the run ends; each worker owns one per game, reset between games, so memory
- * stays bounded by the largest game. Allocation failure aborts the process
- * with a message (there is no sensible recovery from out-of-memory here).
+ * the run ends; each worker owns two reset between games (the game's tree and
+ * the search's notes). A reset keeps the chunks that the last ARENA_KEEP_GAMES
+ * games used, up to ARENA_KEEP_CHUNKS of the largest chunk size, and reuses
+ * them: in the steady state a game allocates nothing from the C library (no
+ * mmap and munmap per game), while one huge game's memory goes back after
+ * that many smaller games, or at once beyond the bound. Allocation failure
+ * aborts the process with a message (there is no sensible recovery from
+ * out-of-memory here).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -26,17 +31,27 @@ typedef struct Arena {
     size_t chunk_size;     /* default size of a new chunk */
     size_t chunk_max;      /* chunk_size doubles with each new chunk up to this */
     size_t bytes_before;   /* bytes handed out since init or reset outside the head's used */
+    ArenaChunk *spare;     /* chunks kept by resets and not used since the last one */
+    size_t resets;         /* arena_reset calls since init: the chunks' clock */
+    size_t chunks_made;    /* chunks taken from malloc since init (for the tests) */
 } Arena;
 
 #define ARENA_ALIGN 16     /* every block is aligned to this (enough for any type here) */
+/* A reset frees a chunk that no game used among the last ARENA_KEEP_GAMES,
+ * and keeps at most ARENA_KEEP_CHUNKS * chunk_max bytes of chunks (4 MB for
+ * the 256 KB chunks of a game's arena). */
+#define ARENA_KEEP_GAMES 64
+#define ARENA_KEEP_CHUNKS 16
 
 void  arena_init(Arena *a, size_t chunk_size);
 /* An arena whose chunks start at `first` bytes and double with each new
  * chunk up to `max`: small for a small game, and (since arena_reset keeps
- * the largest chunk) no allocation per game once reused for a while. */
+ * the chunks that recent games used) no allocation per game once reused
+ * for a while. */
 void  arena_init_growing(Arena *a, size_t first, size_t max);
 /* arena_alloc's slow path: a new head chunk, or a chunk of its own for a
- * big block. `need` is already rounded up to ARENA_ALIGN. */
+ * big block, taken from the kept chunks when one fits, else from malloc.
+ * `need` is already rounded up to ARENA_ALIGN. */
 void *arena_alloc_grow(Arena *a, size_t need);
 
 static inline size_t arena_align_up(size_t n)
@@ -68,8 +83,12 @@ char *arena_strndup(Arena *a, const char *s, size_t n);
  * it is the last block of the head chunk (the most recent allocation), else
  * copies. */
 void *arena_realloc(Arena *a, void *p, size_t old_size, size_t new_size);
-void  arena_reset(Arena *a);   /* forget every allocation, keep one chunk for reuse */
+/* Forgets every allocation; keeps the chunks that recent games used (see
+ * ARENA_KEEP_GAMES), the largest of usual size as the head. */
+void  arena_reset(Arena *a);
 void  arena_free(Arena *a);    /* release all memory */
+/* Bytes in the arena's chunks, used or kept (for the tests). */
+size_t arena_bytes_held(const Arena *a);
 
 #define ARENA_NEW(a, T)        ((T *)arena_zalloc((a), sizeof(T)))
 #define ARENA_ARRAY(a, T, n)   ((T *)arena_zalloc((a), sizeof(T) * (size_t)(n)))

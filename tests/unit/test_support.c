@@ -52,6 +52,73 @@ static void test_arena_realloc_grows_last_block(void **state)
     arena_free(&a);
 }
 
+/* One "game": `blocks` blocks of `size` bytes, then one of `big` bytes (none
+ * if 0), each written to; then a reset. */
+static void play_game(Arena *a, int blocks, size_t size, size_t big)
+{
+    for (int i = 0; i < blocks; i++) memset(arena_alloc(a, size), i, size);
+    if (big) memset(arena_alloc(a, big), 1, big);
+    arena_reset(a);
+}
+
+static void test_arena_reuses_chunks_between_games(void **state)
+{
+    (void)state;
+    Arena a;
+    arena_init_growing(&a, 1024, 8192);
+    /* games that need about 2.5 chunks of the largest size and a big block
+     * (a chunk of its own), between smaller games: once the chunks of the
+     * first games have gone, no game makes a new chunk or frees one */
+    for (int game = 0; game < 2 * ARENA_KEEP_GAMES; game++) {
+        play_game(&a, 40, 500, 30000);
+        play_game(&a, 10, 100, 0);
+    }
+    size_t made = a.chunks_made, held = arena_bytes_held(&a);
+    assert_true(held >= 2 * 8192 + 30000);
+    for (int game = 0; game < 1000; game++) {
+        play_game(&a, 40, 500, 30000);
+        play_game(&a, 10, 100, 0);
+        assert_int_equal(arena_bytes_held(&a), held);
+    }
+    assert_int_equal(a.chunks_made, made);
+    assert_int_equal(arena_bytes_used(&a), 0);
+    arena_free(&a);
+    assert_int_equal(arena_bytes_held(&a), 0);
+}
+
+static void test_arena_lets_a_big_game_go(void **state)
+{
+    (void)state;
+    Arena a;
+    arena_init_growing(&a, 1024, 8192);
+    size_t bound = ARENA_KEEP_CHUNKS * (size_t)8192;
+    play_game(&a, 10, 100, 0);
+    size_t small = arena_bytes_held(&a);
+    /* a game far over the bound keeps no more than the bound */
+    play_game(&a, 1000, 1000, 0);
+    assert_true(arena_bytes_held(&a) <= bound);
+    assert_true(arena_bytes_held(&a) > small);
+    /* nor does a huge block of its own */
+    play_game(&a, 3, 1000, 10 * bound);
+    assert_true(arena_bytes_held(&a) <= bound);
+    /* the big game's chunks stay while a game among the last
+     * ARENA_KEEP_GAMES used them, and then go */
+    for (int game = 0; game < ARENA_KEEP_GAMES - 2; game++) play_game(&a, 10, 100, 0);
+    assert_true(arena_bytes_held(&a) > 2 * 8192);
+    for (int game = 0; game < 2; game++) play_game(&a, 10, 100, 0);
+    assert_true(arena_bytes_held(&a) <= 8192);
+    /* a chunk larger than the usual ones is reused for a block of similar
+     * size, never for one of less than half its size */
+    for (int game = 0; game < 3; game++) play_game(&a, 1, 100, 50000);
+    size_t made = a.chunks_made;
+    play_game(&a, 1, 100, 40000);
+    assert_int_equal(a.chunks_made, made);
+    for (int game = 0; game < ARENA_KEEP_GAMES; game++) play_game(&a, 1, 100, 20000);
+    assert_int_equal(a.chunks_made, made + 1);
+    assert_true(arena_bytes_held(&a) < 50000);
+    arena_free(&a);
+}
+
 static void test_strbuf(void **state)
 {
     (void)state;
@@ -198,6 +265,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arena_alloc_and_reset),
         cmocka_unit_test(test_arena_realloc_grows_last_block),
+        cmocka_unit_test(test_arena_reuses_chunks_between_games),
+        cmocka_unit_test(test_arena_lets_a_big_game_go),
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_utf8_roundtrip),
         cmocka_unit_test(test_diag_caret),
