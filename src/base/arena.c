@@ -96,7 +96,7 @@ static ArenaChunk *new_chunk(Arena *a, size_t size)
 }
 
 /* Whether the kept chunk c may serve a request for `min` bytes: large
- * enough, and, when larger than the usual chunks, less than twice the
+ * enough, and, when larger than the usual chunks, at most about twice the
  * request, so that small games do not keep a big game's chunk in use (and
  * so never let it go). */
 static bool fits(const Arena *a, const ArenaChunk *c, size_t min)

@@ -29,7 +29,7 @@ typedef struct Arena {
     size_t size;           /* usable bytes at base (0 before the first chunk) */
     size_t used;           /* bytes at base handed out */
     size_t chunk_size;     /* default size of a new chunk */
-    size_t chunk_max;      /* chunk_size doubles with each new chunk up to this */
+    size_t chunk_max;      /* chunk_size doubles with each head chunk made, up to this */
     size_t bytes_before;   /* bytes handed out since init or reset outside the head's used */
     ArenaChunk *spare;     /* chunks kept by resets and not used since the last one */
     size_t resets;         /* arena_reset calls since init: the chunks' clock */
