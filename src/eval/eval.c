@@ -29,21 +29,24 @@
 #include "chess/board_query.h"
 #include "chess/movegen.h"
 #include "eval/eval_int.h"
-#include "query/contexts.h"
 #include "query/sema.h"
 
 /* {==== values and helpers ==================================================== */
 
 static EvalFn eval_table[ND_COUNT_];
 
-/* A value-only filter evaluated as a position filter (query/contexts.h):
- * lowercase and uppercase do not match; anything else stops the run, as
+/* A value-only filter evaluated as a position filter (query/contexts.h),
+ * as its row's test column says: lowercase and uppercase do not match;
+ * currenttransform, readfile ... stop the run in their own evaluation
+ * functions, with their own messages; anything else stops the run, as
  * CQL 6.2 does ("An attempt to match a position against the number ...").
  * The evaluation of the position goes on to its end without a match, and
  * eval_game looks at no further position. */
-static bool eval_as_position(Evaluator *ev, const Node *n)
+static bool eval_as_position(Evaluator *ev, const Node *n, Value *out)
 {
-    if (!contexts_never_matches(n) && !ev->stopped_at) ev->stopped_at = n;
+    FilterTest test = filter_info(n->kind)->test;
+    if (test == TEST_OWN_ERROR) return eval_table[n->kind](ev, n, out);
+    if (test != TEST_NEVER && !ev->stopped_at) ev->stopped_at = n;
     return false;
 }
 
@@ -51,7 +54,7 @@ bool eval_node(Evaluator *ev, const Node *n, Value *out)
 {
     out->type = VT_NONE;
     if (ev->runtime_error) return false;
-    if (n->flags & NF_AS_POSITION) return eval_as_position(ev, n);
+    if (n->flags & NF_AS_POSITION) return eval_as_position(ev, n, out);
     return eval_table[n->kind](ev, n, out);
 }
 

@@ -126,7 +126,7 @@ struct Evaluator {
      * eval_game, the others live for the whole run */
     Dictionary *dicts;
     /* program.c: the message of the runtime error that stopped the search
-     * (heap), the filters whose value is thrown away, the files of `writefile` */
+     * (heap), the files of `readfile` and `writefile` */
     char *runtime_error;
     struct ProgramState *program;
     int8_t hhdb_cooked;           /* hhdb.c: the game contains <cook (-1: not worked out yet) */
@@ -182,10 +182,14 @@ void eval_stop_run(Evaluator *ev, const Node *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-/* program.c: true when the value of n is thrown away where it stands (it is
- * evaluated only for whether it matches), for the filters whose use that
- * way CQL 6.2 reports as an error. */
-bool eval_value_discarded(const Evaluator *ev, const Node *n);
+/* True when the value of n is thrown away where it stands (it is evaluated
+ * only for whether it matches): query/contexts.c flags such a filter when
+ * its row's test column is not MATCH. A filter of test OWN_ERROR
+ * (currenttransform ...) then stops the run with CQL 6.2's message. */
+static inline bool eval_value_discarded(const Node *n)
+{
+    return (n->flags & NF_AS_POSITION) != 0;
+}
 
 bool eval_node(Evaluator *ev, const Node *n, Value *out);
 /* The input's comments after the move into n (at the root: before the first
