@@ -104,7 +104,7 @@ char *eval_new_string(Evaluator *ev, const Node *n, const char *s, size_t len)
     return arena_strndup(ev->arena, s, len);
 }
 
-void eval_runtime_error(Evaluator *ev, const char *fmt, ...)
+void eval_runtime_error(Evaluator *ev, const Node *n, const char *fmt, ...)
 {
     if (ev->runtime_error) return;
     StrBuf sb = SB_INIT;
@@ -113,6 +113,7 @@ void eval_runtime_error(Evaluator *ev, const char *fmt, ...)
     sb_vprintf(&sb, fmt, ap);
     va_end(ap);
     ev->runtime_error = xstrdup(sb_str(&sb));
+    ev->error_at = n;
     sb_free(&sb);
 }
 
@@ -1854,6 +1855,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
             if (matched) count_match(ev, out, n, annotate);
             if (ev->runtime_error) {
                 out->runtime_error = arena_strdup(arena, ev->runtime_error);
+                out->error_at = ev->error_at;
                 free(ev->runtime_error);
                 ev->runtime_error = NULL;
                 break;

@@ -125,9 +125,11 @@ struct Evaluator {
     /* dictionaries (dict.c), by variable slot; local ones are emptied by
      * eval_game, the others live for the whole run */
     Dictionary *dicts;
-    /* program.c: the message of the runtime error that stopped the search
-     * (heap), the files of `readfile` and `writefile` */
+    /* the message of the runtime error that stopped the search (heap), and
+     * the filter that raised it */
     char *runtime_error;
+    const Node *error_at;
+    /* program.c: the files of `readfile` and `writefile` */
     struct ProgramState *program;
     int8_t hhdb_cooked;           /* hhdb.c: the game contains <cook (-1: not worked out yet) */
     /* the filter that stopped the run (query/contexts.h: a value-only
@@ -165,12 +167,13 @@ extern const EvalFamily eval_dict_family;        /* dict.c */
 extern const EvalFamily eval_program_family;     /* program.c */
 extern const EvalFamily eval_hhdb_family;        /* hhdb.c */
 
-/* Stops the search with a runtime error (CQL 6.2 prints it and exits with
- * status 1): every later evaluation fails at once, and the search of the
- * game ends after the current position. The first error is kept. */
-void eval_runtime_error(Evaluator *ev, const char *fmt, ...)
+/* Stops the search with a runtime error raised by filter n (CQL 6.2 prints
+ * it and exits with status 1): every later evaluation fails at once, and
+ * the search of the game ends after the current position. The first error
+ * is kept. */
+void eval_runtime_error(Evaluator *ev, const Node *n, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 3, 4)))
 #endif
     ;
 /* Stops the run at filter n with an error at n's place in the query, the

@@ -274,7 +274,7 @@ static bool eval_hhdb(Evaluator *ev, const Node *n, Value *out)
     const HhdbKey *key = hhdb_key_at((size_t)n->num);
     if (!key) return false;
     if ((key->what == HH_COMPOSER || key->what == HH_SEARCH) && !n->kids[0] && eval_value_discarded(n)) {
-        eval_runtime_error(ev, "'hhdb %s' was evaluated only for whether it matched; its string value was ignored",
+        eval_runtime_error(ev, n, "'hhdb %s' was evaluated only for whether it matched; its string value was ignored",
                            key->name);
         return false;
     }

@@ -107,7 +107,7 @@ static bool eval_assert(Evaluator *ev, const Node *n, Value *out)
     if (ok || ev->runtime_error) return ok;
     unsigned line, col;
     diag_line_col(&ev->q->src, n->span.start, &line, &col);
-    eval_runtime_error(ev,
+    eval_runtime_error(ev, n,
                        "assert filter in .cql file failed at gamenumber %ld and positionid: %d: {Line %u, Column %u}",
                        ev->game->number, (int)ev->cur->id, line, col);
     return false;
@@ -148,7 +148,7 @@ static bool eval_removecomment(Evaluator *ev, const Node *n, Value *out)
 static bool eval_currenttransform(Evaluator *ev, const Node *n, Value *out)
 {
     if (eval_value_discarded(n)) {
-        eval_runtime_error(ev, "attempt to use 'currenttransform' for whether it matches rather than its string "
+        eval_runtime_error(ev, n, "attempt to use 'currenttransform' for whether it matches rather than its string "
                                "value, but the filter always matches");
         return false;
     }
@@ -162,7 +162,7 @@ static bool eval_currenttransform(Evaluator *ev, const Node *n, Value *out)
 static bool eval_lastgamenumber(Evaluator *ev, const Node *n, Value *out)
 {
     if (eval_value_discarded(n)) {
-        eval_runtime_error(ev, "'lastgamenumber' invoked in a context where it is used for whether it matches, "
+        eval_runtime_error(ev, n, "'lastgamenumber' invoked in a context where it is used for whether it matches, "
                                "but this filter always matches. Do not ignore its numeric value");
         return false;
     }
@@ -205,7 +205,7 @@ static bool read_whole_file(Evaluator *ev, const Node *n, const char *name, Read
     /* O_NONBLOCK: opening a FIFO does not wait for a writer */
     int fd = open(name, O_RDONLY | O_NONBLOCK);
     if (fd < 0) {
-        eval_runtime_error(ev, "Unable to open file: %s", name);   /* CQL 6.2's message */
+        eval_runtime_error(ev, n, "Unable to open file: %s", name);   /* CQL 6.2's message */
         return false;
     }
     struct stat st;
@@ -229,7 +229,7 @@ static bool read_whole_file(Evaluator *ev, const Node *n, const char *name, Read
             eval_stop_run(ev, n, "readfile: '%s' is larger than %s (-textbudget raises the limit): the run stops "
                           "here", name, size);
         } else if (got < 0) {
-            eval_runtime_error(ev, "Unable to read file: %s", name);
+            eval_runtime_error(ev, n, "Unable to read file: %s", name);
         } else if (eval_count_text(ev, n, sb.len)) {
             f->len = sb.len;
             f->text = sb_take(&sb);
@@ -283,7 +283,7 @@ static void forget_read_text(ProgramState *ps, const OpenFile *written)
 static bool eval_readfile(Evaluator *ev, const Node *n, Value *out)
 {
     if (eval_value_discarded(n)) {
-        eval_runtime_error(ev, "readfile was evaluated only for whether it matched. The contents of the read "
+        eval_runtime_error(ev, n, "readfile was evaluated only for whether it matched. The contents of the read "
                                "file were ignored");
         return false;
     }
@@ -291,7 +291,7 @@ static bool eval_readfile(Evaluator *ev, const Node *n, Value *out)
     if (!eval_node(ev, n->kids[0], &name) || name.type != VT_STRING) return false;
     static const char *const extensions[] = {".cqo", ".pgn", ".cql", NULL};
     if (!has_extension(name.str, extensions)) {
-        eval_runtime_error(ev, "Invalid filename for 'readfile'. Filename must have extension '.cqo', '.pgn', or "
+        eval_runtime_error(ev, n, "Invalid filename for 'readfile'. Filename must have extension '.cqo', '.pgn', or "
                                "'.cql' but got filename: %s", name.str);
         return false;
     }
@@ -330,7 +330,7 @@ static OpenFile *output_file(Evaluator *ev, const Node *n, const char *name)
     if (ev->messages) sb_printf(ev->messages, "writefile: opening file: %s\n", name);
     FILE *fp = fopen(name, "wb");
     if (!fp) {
-        eval_runtime_error(ev, "writefile: unable to open file: %s", name);
+        eval_runtime_error(ev, n, "writefile: unable to open file: %s", name);
         return NULL;
     }
     struct stat st;
@@ -349,7 +349,7 @@ static bool eval_writefile(Evaluator *ev, const Node *n, Value *out)
     if (!eval_node(ev, n->kids[1], &text) || text.type != VT_STRING) return false;
     static const char *const extensions[] = {".cqo", ".cql", NULL};
     if (!has_extension(name.str, extensions)) {
-        eval_runtime_error(ev, "writefile: filename must have extension '.cqo' or '.cql' but got filename: %s",
+        eval_runtime_error(ev, n, "writefile: filename must have extension '.cqo' or '.cql' but got filename: %s",
                            name.str);
         return false;
     }
@@ -357,7 +357,7 @@ static bool eval_writefile(Evaluator *ev, const Node *n, Value *out)
     if (!file) return false;
     size_t len = strlen(text.str);
     if (fwrite(text.str, 1, len, file->fp) != len || fflush(file->fp) != 0) {
-        eval_runtime_error(ev, "writefile: unable to write to file: %s: %s", name.str, strerror(errno));
+        eval_runtime_error(ev, n, "writefile: unable to write to file: %s: %s", name.str, strerror(errno));
         return false;
     }
     forget_read_text(ev->program, file);
@@ -377,7 +377,7 @@ static bool eval_similarposition(Evaluator *ev, const Node *n, Value *out)
 {
     const SubmissionFile *f = submissions_find(ev->settings.submissions, n->text);
     if (!f) {
-        eval_runtime_error(ev, "similarposition: the file %s was not read before the search", n->text);
+        eval_runtime_error(ev, n, "similarposition: the file %s was not read before the search", n->text);
         return false;
     }
     bool identity_only = n->num != 0;
