@@ -1536,12 +1536,6 @@ bool eval_check_supported(const Query *q, DiagSink *diag)
     return c.ok;
 }
 
-static bool uses_files(const Node *n, void *ctx)
-{
-    if (n->kind == ND_READFILE || n->kind == ND_WRITEFILE) *(bool *)ctx = true;
-    return true;
-}
-
 static bool uses_game_count(const Node *n, void *ctx)
 {
     if (n->kind == ND_LASTGAMENUMBER) *(bool *)ctx = true;
@@ -1557,9 +1551,7 @@ bool eval_needs_game_count(const Query *q)
 
 bool eval_needs_order(const Query *q)
 {
-    bool files = false;
-    ast_walk(q->body, uses_files, &files);
-    if (files) return true;
+    if (filter_tree_uses_files(q->body)) return true;
     for (uint32_t i = 0; i < q->nvars; i++) {
         if (q->vars[i].persistent) return true;
         /* a dictionary keeps its entries from game to game unless local */

@@ -176,6 +176,11 @@ bool filter_tree_writes(const Node *n)
     return !tree_effects_within(n, ~(1u << FX_WRITES));
 }
 
+bool filter_tree_uses_files(const Node *n)
+{
+    return !tree_effects_within(n, ~(1u << FX_FILES));
+}
+
 /* Every node of n (NULL: true) is of a scope in `allowed` (a mask of
  * 1 << FilterScope). */
 static bool tree_scopes_within(const Node *n, unsigned allowed)

@@ -38,7 +38,8 @@ typedef enum FilterEffect {
     FX_READS,    /* reads the search's state: variables, captures, the last path, settag's tags */
     FX_SETS,     /* sets such state, but no variable (regex captures, the last path) */
     FX_WRITES,   /* assigns or unbinds variables and dictionary entries */
-    FX_OUTPUT,   /* comments, messages, the sort value, tags, files */
+    FX_OUTPUT,   /* comments, messages, the sort value, tags */
+    FX_FILES,    /* reads or writes files: output, and the games are searched in order */
     FX_COMMENTS  /* its own automatic comments (`find`): FX_OUTPUT, or FX_PURE when quiet (NF_QUIET) */
 } FilterEffect;
 
@@ -162,6 +163,9 @@ bool filter_tree_only_reads(const Node *n);
 
 /* Some node of n writes a variable or a dictionary entry. */
 bool filter_tree_writes(const Node *n);
+
+/* Some node of n reads or writes files. */
+bool filter_tree_uses_files(const Node *n);
 
 /* Every node of n (NULL: true) has the same answer at every position of a
  * game (the scope column of filters.def): the tree can be evaluated once
