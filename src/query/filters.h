@@ -81,7 +81,7 @@ typedef enum FilterTest {
 /* The forms of a filter in which its test or run column holds (VALUE_IF,
  * STOPS_IF): the only facts about filters decided outside their rows. */
 typedef enum FilterCase {
-    CASE_ALWAYS,
+    CASE_ALWAYS,        /* every form */
     CASE_NO_ARGUMENT,   /* no kids[0] (fen without a pattern: its value is the position's FEN) */
     CASE_NO_SIDE,       /* neither a colour nor kids[0] (player: both names in one string) */
     CASE_NUMBER_OR_STRING,  /* its own type is a number or a string (a variable) */

@@ -197,7 +197,6 @@ static Game *probe_game(Arena *a)
     static const char *const moves[] = {"e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6"};
     static Tag tags[] = {{"White", "Anderssen", false, 0}, {"Black", "Kieseritzky", false, 0},
                          {"Date", "1851.06.21", false, 0}, {"Result", "1-0", false, 0}};
-    att_init();
     Game *g = ARENA_NEW(a, Game);
     memset(g, 0, sizeof *g);
     g->number = 1;
@@ -222,9 +221,11 @@ static const EvalSettings tight = {.text_budget = 1, .loop_budget = 1, .max_rege
 
 typedef struct Probe {
     Query *q;
-    GameSearch found;
-    const Node *culprit;      /* the filter that stopped the run or raised the error */
-    bool matched;
+    bool matched;             /* at some position */
+    const Node *stopped_at;   /* the filter that stopped the run, or NULL */
+    bool error;               /* a runtime error stopped it ... */
+    const Node *error_at;     /* ... raised by this filter */
+    const Node *culprit;      /* stopped_at or error_at */
 } Probe;
 
 /* Compiles `text` as a run does (contexts marked, transforms expanded) and
@@ -247,11 +248,14 @@ static bool probe(const char *text, const EvalSettings *s, Probe *p)
     Game *g = probe_game(&a);
     Evaluator *ev = eval_new(p->q, s);
     StrBuf messages = SB_INIT;
-    eval_game(ev, g, NULL, &a, &p->found, &messages);
-    p->matched = p->found.matched_positions > 0;
-    p->culprit = p->found.stopped_at ? p->found.stopped_at : p->found.runtime_error ? p->found.error_at : NULL;
-    /* the strings live in the game's arena, freed below */
-    p->found.runtime_error = p->found.runtime_error ? "" : NULL;
+    GameSearch found;
+    eval_game(ev, g, NULL, &a, &found, &messages);
+    /* what it found lives in the game's arena, freed below; the nodes in the query */
+    p->matched = found.matched_positions > 0;
+    p->stopped_at = found.stopped_at;
+    p->error = found.runtime_error != NULL;
+    p->error_at = p->error ? found.error_at : NULL;
+    p->culprit = p->stopped_at ? p->stopped_at : p->error_at;
     sb_free(&messages);
     eval_free(ev);
     arena_free(&a);
@@ -270,8 +274,8 @@ static const Node *find_kind(const Node *n, NodeKind k)
     return NULL;
 }
 
-/* The node of the probe's kind where the run stopped is one its row says
- * may stop the run; a stop anywhere else fails the test. */
+/* The filter at which the probe stopped the run (or raised an error), if
+ * it did, is one whose row says it may. */
 static void assert_stop_is_marked(const char *text, const Probe *p)
 {
     if (p->culprit && !filter_may_stop(p->culprit))
@@ -336,13 +340,13 @@ static void test_value_only_rows_behave_so(void **state)
         if (!(n->flags & NF_AS_POSITION)) fail_msg("'%s' is not flagged as a position filter", text);
         switch (test) {
         case TEST_VALUE:
-            if (p.found.stopped_at != n) fail_msg("'%s' did not stop the run at itself", text);
+            if (p.stopped_at != n) fail_msg("'%s' did not stop the run at itself", text);
             break;
         case TEST_NEVER:
             if (p.matched || p.culprit) fail_msg("'%s' matched, or stopped the run", text);
             break;
         default:
-            if (!p.found.runtime_error || p.found.error_at != n) fail_msg("'%s' gave no error of its own", text);
+            if (!p.error || p.error_at != n) fail_msg("'%s' gave no error of its own", text);
             break;
         }
         if (test != TEST_NEVER) assert_true(filter_may_stop(n));
@@ -379,10 +383,10 @@ static void test_every_keyword_alone(void **state)
         if (n) {
             probes++;
             FilterTest test = filter_test(n);
-            if ((test == TEST_VALUE) != (p.found.stopped_at == n))
-                fail_msg("'%s' %s the run, but its row calls it %s", text, p.found.stopped_at == n ? "stopped" : "did not stop",
+            if ((test == TEST_VALUE) != (p.stopped_at == n))
+                fail_msg("'%s' %s the run, but its row calls it %s", text, p.stopped_at == n ? "stopped" : "did not stop",
                          test == TEST_VALUE ? "value-only" : "not value-only");
-            if (test == TEST_OWN_ERROR && p.found.error_at != n) fail_msg("'%s' gave no error of its own", text);
+            if (test == TEST_OWN_ERROR && p.error_at != n) fail_msg("'%s' gave no error of its own", text);
             assert_stop_is_marked(text, &p);
         }
         query_free(p.q);
@@ -554,6 +558,7 @@ static void test_changes_nothing(void **state)
 
 int main(void)
 {
+    att_init();   /* the attack tables, for the probes */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_row_is_evaluated_or_marked),
         cmocka_unit_test(test_every_row_has_a_name),
