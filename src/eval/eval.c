@@ -29,21 +29,24 @@
 #include "chess/board_query.h"
 #include "chess/movegen.h"
 #include "eval/eval_int.h"
-#include "query/contexts.h"
 #include "query/sema.h"
 
 /* {==== values and helpers ==================================================== */
 
 static EvalFn eval_table[ND_COUNT_];
 
-/* A value-only filter evaluated as a position filter (query/contexts.h):
- * lowercase and uppercase do not match; anything else stops the run, as
+/* A value-only filter evaluated as a position filter (query/contexts.h),
+ * as its row's test column says: lowercase and uppercase do not match;
+ * currenttransform, readfile ... stop the run in their own evaluation
+ * functions, with their own messages; anything else stops the run, as
  * CQL 6.2 does ("An attempt to match a position against the number ...").
  * The evaluation of the position goes on to its end without a match, and
  * eval_game looks at no further position. */
-static bool eval_as_position(Evaluator *ev, const Node *n)
+static bool eval_as_position(Evaluator *ev, const Node *n, Value *out)
 {
-    if (!contexts_never_matches(n) && !ev->stopped_at) ev->stopped_at = n;
+    FilterTest test = filter_info(n->kind)->test;
+    if (test == TEST_OWN_ERROR) return eval_table[n->kind](ev, n, out);
+    if (test != TEST_NEVER && !ev->stopped_at) ev->stopped_at = n;
     return false;
 }
 
@@ -51,7 +54,7 @@ bool eval_node(Evaluator *ev, const Node *n, Value *out)
 {
     out->type = VT_NONE;
     if (ev->runtime_error) return false;
-    if (n->flags & NF_AS_POSITION) return eval_as_position(ev, n);
+    if (n->flags & NF_AS_POSITION) return eval_as_position(ev, n, out);
     return eval_table[n->kind](ev, n, out);
 }
 
@@ -101,7 +104,7 @@ char *eval_new_string(Evaluator *ev, const Node *n, const char *s, size_t len)
     return arena_strndup(ev->arena, s, len);
 }
 
-void eval_runtime_error(Evaluator *ev, const char *fmt, ...)
+void eval_runtime_error(Evaluator *ev, const Node *n, const char *fmt, ...)
 {
     if (ev->runtime_error) return;
     StrBuf sb = SB_INIT;
@@ -110,6 +113,7 @@ void eval_runtime_error(Evaluator *ev, const char *fmt, ...)
     sb_vprintf(&sb, fmt, ap);
     va_end(ap);
     ev->runtime_error = xstrdup(sb_str(&sb));
+    ev->error_at = n;
     sb_free(&sb);
 }
 
@@ -1532,12 +1536,6 @@ bool eval_check_supported(const Query *q, DiagSink *diag)
     return c.ok;
 }
 
-static bool uses_files(const Node *n, void *ctx)
-{
-    if (n->kind == ND_READFILE || n->kind == ND_WRITEFILE) *(bool *)ctx = true;
-    return true;
-}
-
 static bool uses_game_count(const Node *n, void *ctx)
 {
     if (n->kind == ND_LASTGAMENUMBER) *(bool *)ctx = true;
@@ -1553,9 +1551,7 @@ bool eval_needs_game_count(const Query *q)
 
 bool eval_needs_order(const Query *q)
 {
-    bool files = false;
-    ast_walk(q->body, uses_files, &files);
-    if (files) return true;
+    if (filter_tree_uses_files(q->body)) return true;
     for (uint32_t i = 0; i < q->nvars; i++) {
         if (q->vars[i].persistent) return true;
         /* a dictionary keeps its entries from game to game unless local */
@@ -1851,6 +1847,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
             if (matched) count_match(ev, out, n, annotate);
             if (ev->runtime_error) {
                 out->runtime_error = arena_strdup(arena, ev->runtime_error);
+                out->error_at = ev->error_at;
                 free(ev->runtime_error);
                 ev->runtime_error = NULL;
                 break;

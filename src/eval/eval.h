@@ -72,6 +72,7 @@ typedef struct GameSearch {
     const char *runtime_error;/* set when a filter stopped the run (a failed `assert`, a
                                  file that cannot be read ...): the message, and the
                                  search of the game ended there */
+    const Node *error_at;     /* the filter that raised runtime_error */
     /* the filter that stopped the run at this game (CQL 6.2 exits 1 there),
      * or NULL: a value-only filter evaluated as a position filter
      * (query/contexts.h), or one that gives stop_reason */

@@ -125,9 +125,11 @@ struct Evaluator {
     /* dictionaries (dict.c), by variable slot; local ones are emptied by
      * eval_game, the others live for the whole run */
     Dictionary *dicts;
-    /* program.c: the message of the runtime error that stopped the search
-     * (heap), the filters whose value is thrown away, the files of `writefile` */
+    /* the message of the runtime error that stopped the search (heap), and
+     * the filter that raised it */
     char *runtime_error;
+    const Node *error_at;
+    /* program.c: the files of `readfile` and `writefile` */
     struct ProgramState *program;
     int8_t hhdb_cooked;           /* hhdb.c: the game contains <cook (-1: not worked out yet) */
     /* the filter that stopped the run (query/contexts.h: a value-only
@@ -165,12 +167,13 @@ extern const EvalFamily eval_dict_family;        /* dict.c */
 extern const EvalFamily eval_program_family;     /* program.c */
 extern const EvalFamily eval_hhdb_family;        /* hhdb.c */
 
-/* Stops the search with a runtime error (CQL 6.2 prints it and exits with
- * status 1): every later evaluation fails at once, and the search of the
- * game ends after the current position. The first error is kept. */
-void eval_runtime_error(Evaluator *ev, const char *fmt, ...)
+/* Stops the search with a runtime error raised by filter n (CQL 6.2 prints
+ * it and exits with status 1): every later evaluation fails at once, and
+ * the search of the game ends after the current position. The first error
+ * is kept. */
+void eval_runtime_error(Evaluator *ev, const Node *n, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 3, 4)))
 #endif
     ;
 /* Stops the run at filter n with an error at n's place in the query, the
@@ -182,10 +185,14 @@ void eval_stop_run(Evaluator *ev, const Node *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-/* program.c: true when the value of n is thrown away where it stands (it is
- * evaluated only for whether it matches), for the filters whose use that
- * way CQL 6.2 reports as an error. */
-bool eval_value_discarded(const Evaluator *ev, const Node *n);
+/* True when the value of n is thrown away where it stands (it is evaluated
+ * only for whether it matches): query/contexts.c flags such a filter when
+ * its row's test column is not MATCH. A filter of test OWN_ERROR
+ * (currenttransform ...) then stops the run with CQL 6.2's message. */
+static inline bool eval_value_discarded(const Node *n)
+{
+    return (n->flags & NF_AS_POSITION) != 0;
+}
 
 bool eval_node(Evaluator *ev, const Node *n, Value *out);
 /* The input's comments after the move into n (at the root: before the first

@@ -273,8 +273,8 @@ static bool eval_hhdb(Evaluator *ev, const Node *n, Value *out)
     if (n->num < 0) return eval_award(ev, n, out);
     const HhdbKey *key = hhdb_key_at((size_t)n->num);
     if (!key) return false;
-    if ((key->what == HH_COMPOSER || key->what == HH_SEARCH) && !n->kids[0] && eval_value_discarded(ev, n)) {
-        eval_runtime_error(ev, "'hhdb %s' was evaluated only for whether it matched; its string value was ignored",
+    if ((key->what == HH_COMPOSER || key->what == HH_SEARCH) && !n->kids[0] && eval_value_discarded(n)) {
+        eval_runtime_error(ev, n, "'hhdb %s' was evaluated only for whether it matched; its string value was ignored",
                            key->name);
         return false;
     }

@@ -46,8 +46,6 @@ typedef struct ReadFile {
 } ReadFile;
 
 typedef struct ProgramState {
-    const Node **discarded;       /* filters whose value is thrown away where they stand */
-    int ndiscarded, discarded_cap;
     OpenFile *files;              /* `writefile`'s files, open for the run */
     int nfiles;
     ReadFile *reads;              /* `readfile`'s files, for the run */
@@ -58,69 +56,9 @@ typedef struct ProgramState {
     int nstale;
 } ProgramState;
 
-/* The filters whose use for a truth value alone CQL 6.2 reports. */
-static bool reports_discarded(const Node *n)
-{
-    return n->kind == ND_CURRENTTRANSFORM || n->kind == ND_LASTGAMENUMBER || n->kind == ND_READFILE ||
-           n->kind == ND_HHDB;
-}
-
-/* Records the filters under n whose value is thrown away: the members of
- * the query body, a member of a compound that is not its last (the last
- * gives the compound's value), the operands of and, or, not and the test
- * of if. */
-static void find_discarded(ProgramState *ps, const Node *n, bool discarded)
-{
-    if (!n) return;
-    if (discarded && reports_discarded(n)) {
-        if (ps->ndiscarded == ps->discarded_cap) {
-            ps->discarded_cap = ps->discarded_cap ? 2 * ps->discarded_cap : 8;
-            ps->discarded = xrealloc(ps->discarded, sizeof *ps->discarded * (size_t)ps->discarded_cap);
-        }
-        ps->discarded[ps->ndiscarded++] = n;
-    }
-    switch (n->kind) {
-    case ND_COMPOUND:
-        for (uint32_t i = 0; i < n->nkids; i++) find_discarded(ps, n->kids[i], discarded || i + 1 < n->nkids);
-        return;
-    case ND_PAREN: case ND_ORBIT: case ND_ORBIT_GROUP: case ND_NOTRANSFORM: case ND_TRANSFORM:
-        for (uint32_t i = 0; i < n->nkids; i++) find_discarded(ps, n->kids[i], discarded);
-        return;
-    case ND_ORBIT_MEMBER:
-        find_discarded(ps, n->kids[0], discarded);
-        return;
-    case ND_AND: case ND_OR: case ND_NOT:
-        for (uint32_t i = 0; i < n->nkids; i++) find_discarded(ps, n->kids[i], true);
-        return;
-    case ND_IF:
-        find_discarded(ps, n->kids[0], true);
-        find_discarded(ps, n->kids[1], discarded);
-        find_discarded(ps, n->kids[2], discarded);
-        return;
-    case ND_CALL:   /* the body expanded for the call stands where the call does */
-        find_discarded(ps, n->kids[0], discarded);
-        return;
-    default:
-        for (uint32_t i = 0; i < n->nkids; i++) find_discarded(ps, n->kids[i], false);
-        return;
-    }
-}
-
-bool eval_value_discarded(const Evaluator *ev, const Node *n)
-{
-    const ProgramState *ps = ev->program;
-    for (int i = 0; i < ps->ndiscarded; i++)
-        if (ps->discarded[i] == n) return true;
-    return false;
-}
-
 static void program_init(Evaluator *ev)
 {
-    ProgramState *ps = xcalloc(1, sizeof *ps);
-    ev->program = ps;
-    /* the body is the query's implicit compound: each of its members is
-     * evaluated for whether it matches */
-    find_discarded(ps, ev->q->body, true);
+    ev->program = xcalloc(1, sizeof(ProgramState));
 }
 
 static void free_stale_texts(ProgramState *ps)
@@ -150,7 +88,6 @@ static void program_free(Evaluator *ev)
     free(ps->reads);
     free_stale_texts(ps);
     free(ps->stale);
-    free(ps->discarded);
     free(ps);
     ev->program = NULL;
 }
@@ -170,7 +107,7 @@ static bool eval_assert(Evaluator *ev, const Node *n, Value *out)
     if (ok || ev->runtime_error) return ok;
     unsigned line, col;
     diag_line_col(&ev->q->src, n->span.start, &line, &col);
-    eval_runtime_error(ev,
+    eval_runtime_error(ev, n,
                        "assert filter in .cql file failed at gamenumber %ld and positionid: %d: {Line %u, Column %u}",
                        ev->game->number, (int)ev->cur->id, line, col);
     return false;
@@ -210,8 +147,8 @@ static bool eval_removecomment(Evaluator *ev, const Node *n, Value *out)
 
 static bool eval_currenttransform(Evaluator *ev, const Node *n, Value *out)
 {
-    if (eval_value_discarded(ev, n)) {
-        eval_runtime_error(ev, "attempt to use 'currenttransform' for whether it matches rather than its string "
+    if (eval_value_discarded(n)) {
+        eval_runtime_error(ev, n, "attempt to use 'currenttransform' for whether it matches rather than its string "
                                "value, but the filter always matches");
         return false;
     }
@@ -224,8 +161,8 @@ static bool eval_currenttransform(Evaluator *ev, const Node *n, Value *out)
 
 static bool eval_lastgamenumber(Evaluator *ev, const Node *n, Value *out)
 {
-    if (eval_value_discarded(ev, n)) {
-        eval_runtime_error(ev, "'lastgamenumber' invoked in a context where it is used for whether it matches, "
+    if (eval_value_discarded(n)) {
+        eval_runtime_error(ev, n, "'lastgamenumber' invoked in a context where it is used for whether it matches, "
                                "but this filter always matches. Do not ignore its numeric value");
         return false;
     }
@@ -268,7 +205,7 @@ static bool read_whole_file(Evaluator *ev, const Node *n, const char *name, Read
     /* O_NONBLOCK: opening a FIFO does not wait for a writer */
     int fd = open(name, O_RDONLY | O_NONBLOCK);
     if (fd < 0) {
-        eval_runtime_error(ev, "Unable to open file: %s", name);   /* CQL 6.2's message */
+        eval_runtime_error(ev, n, "Unable to open file: %s", name);   /* CQL 6.2's message */
         return false;
     }
     struct stat st;
@@ -292,7 +229,7 @@ static bool read_whole_file(Evaluator *ev, const Node *n, const char *name, Read
             eval_stop_run(ev, n, "readfile: '%s' is larger than %s (-textbudget raises the limit): the run stops "
                           "here", name, size);
         } else if (got < 0) {
-            eval_runtime_error(ev, "Unable to read file: %s", name);
+            eval_runtime_error(ev, n, "Unable to read file: %s", name);
         } else if (eval_count_text(ev, n, sb.len)) {
             f->len = sb.len;
             f->text = sb_take(&sb);
@@ -345,8 +282,8 @@ static void forget_read_text(ProgramState *ps, const OpenFile *written)
  * once for the run, and again after writefile wrote to it. */
 static bool eval_readfile(Evaluator *ev, const Node *n, Value *out)
 {
-    if (eval_value_discarded(ev, n)) {
-        eval_runtime_error(ev, "readfile was evaluated only for whether it matched. The contents of the read "
+    if (eval_value_discarded(n)) {
+        eval_runtime_error(ev, n, "readfile was evaluated only for whether it matched. The contents of the read "
                                "file were ignored");
         return false;
     }
@@ -354,7 +291,7 @@ static bool eval_readfile(Evaluator *ev, const Node *n, Value *out)
     if (!eval_node(ev, n->kids[0], &name) || name.type != VT_STRING) return false;
     static const char *const extensions[] = {".cqo", ".pgn", ".cql", NULL};
     if (!has_extension(name.str, extensions)) {
-        eval_runtime_error(ev, "Invalid filename for 'readfile'. Filename must have extension '.cqo', '.pgn', or "
+        eval_runtime_error(ev, n, "Invalid filename for 'readfile'. Filename must have extension '.cqo', '.pgn', or "
                                "'.cql' but got filename: %s", name.str);
         return false;
     }
@@ -393,7 +330,7 @@ static OpenFile *output_file(Evaluator *ev, const Node *n, const char *name)
     if (ev->messages) sb_printf(ev->messages, "writefile: opening file: %s\n", name);
     FILE *fp = fopen(name, "wb");
     if (!fp) {
-        eval_runtime_error(ev, "writefile: unable to open file: %s", name);
+        eval_runtime_error(ev, n, "writefile: unable to open file: %s", name);
         return NULL;
     }
     struct stat st;
@@ -412,7 +349,7 @@ static bool eval_writefile(Evaluator *ev, const Node *n, Value *out)
     if (!eval_node(ev, n->kids[1], &text) || text.type != VT_STRING) return false;
     static const char *const extensions[] = {".cqo", ".cql", NULL};
     if (!has_extension(name.str, extensions)) {
-        eval_runtime_error(ev, "writefile: filename must have extension '.cqo' or '.cql' but got filename: %s",
+        eval_runtime_error(ev, n, "writefile: filename must have extension '.cqo' or '.cql' but got filename: %s",
                            name.str);
         return false;
     }
@@ -420,7 +357,7 @@ static bool eval_writefile(Evaluator *ev, const Node *n, Value *out)
     if (!file) return false;
     size_t len = strlen(text.str);
     if (fwrite(text.str, 1, len, file->fp) != len || fflush(file->fp) != 0) {
-        eval_runtime_error(ev, "writefile: unable to write to file: %s: %s", name.str, strerror(errno));
+        eval_runtime_error(ev, n, "writefile: unable to write to file: %s: %s", name.str, strerror(errno));
         return false;
     }
     forget_read_text(ev->program, file);
@@ -440,7 +377,7 @@ static bool eval_similarposition(Evaluator *ev, const Node *n, Value *out)
 {
     const SubmissionFile *f = submissions_find(ev->settings.submissions, n->text);
     if (!f) {
-        eval_runtime_error(ev, "similarposition: the file %s was not read before the search", n->text);
+        eval_runtime_error(ev, n, "similarposition: the file %s was not read before the search", n->text);
         return false;
     }
     bool identity_only = n->num != 0;

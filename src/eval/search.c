@@ -267,41 +267,6 @@ static bool add_placement(PgnGate *gate, const Designator *d)
     return true;
 }
 
-/* n is made of filters whose evaluation changes nothing, cannot stop the
- * run or raise an error (eval_runtime_error), and reads nothing a search
- * sets: whether it was evaluated cannot be noticed. With `positions`, the
- * filters of the board (check, Ka1 ...) are among them; without, only
- * those of the tags and the game number, the same at every position of a
- * game and known before its moves are read. A kind left out only loses a
- * gate. */
-static bool changes_nothing(const Node *n, bool positions)
-{
-    if (n->flags & NF_AS_POSITION) return false;   /* a value where a match is wanted: the run stops there */
-    switch (n->kind) {
-    case ND_PLAYER: case ND_EVENT: case ND_SITE: case ND_DATE: case ND_EVENTDATE: case ND_ECO:
-    case ND_YEAR: case ND_GAMENUMBER: case ND_ELO: case ND_INT: case ND_STRING: case ND_TRUE: case ND_FALSE:
-    case ND_RELATION: case ND_AND: case ND_OR: case ND_NOT: case ND_PAREN:
-        break;
-    case ND_COMPOUND:
-        if (n->nkids == 0) return false;
-        break;
-    case ND_CHECK: case ND_MATE: case ND_STALEMATE: case ND_WTM: case ND_BTM: case ND_DESIGNATOR:
-    case ND_ATTACKS: case ND_ATTACKEDBY: case ND_COUNT:
-        if (!positions) return false;
-        break;
-    default:
-        return false;
-    }
-    for (uint32_t i = 0; i < n->nkids; i++)
-        if (n->kids[i] && !changes_nothing(n->kids[i], positions)) return false;
-    return true;
-}
-
-static bool reads_only_tags(const Node *n)
-{
-    return changes_nothing(n, false);
-}
-
 /* Adds to the gate placements one of which a position needs for n to match
  * there, where evaluating n does nothing else when none is there. False
  * when n has no such placements (or too many). They come from a piece
@@ -323,7 +288,7 @@ static bool add_requirement(PgnGate *gate, const Node *n)
             int kept = gate->nplacements;
             if (add_requirement(gate, n->kids[i])) return true;
             gate->nplacements = kept;
-            if (!changes_nothing(n->kids[i], true)) return false;
+            if (!filter_tree_changes_nothing(n->kids[i])) return false;
         }
         return false;
     case ND_OR:
@@ -359,11 +324,11 @@ static void init_gate(Search *s)
     const Node *body = s->query->body, *first = body;
     while (first->kind == ND_COMPOUND && first->nkids > 0) first = first->kids[0];
     if (!add_requirement(&s->gate, body)) s->gate.nplacements = 0;
-    bool tags_first = first != body && reads_only_tags(first);
+    bool tags_first = first != body && filter_tree_reads_only_tags(first);
     if (tags_first) s->tags_test = first;
     /* or a later member of the body, after members that change nothing */
-    for (uint32_t i = 1; !tags_first && i < body->nkids && changes_nothing(body->kids[i - 1], true); i++)
-        if (reads_only_tags(body->kids[i])) {
+    for (uint32_t i = 1; !tags_first && i < body->nkids && filter_tree_changes_nothing(body->kids[i - 1]); i++)
+        if (filter_tree_reads_only_tags(body->kids[i])) {
             s->tags_test = body->kids[i];
             break;
         }

@@ -80,7 +80,7 @@ static void regex_gave_up(Evaluator *ev, const Node *n, RegexResult r, size_t le
         sb_printf(&why, "took more than %llu steps", (unsigned long long)regex_budget(ev));
     else
         sb_printf(&why, "needed more than %zu MB of backtracking stack", REGEX_STACK_MAX_BYTES >> 20);
-    eval_runtime_error(ev, "%s:%u:%u: game %ld: the regular expression of '%.*s%s' %s on a text of %zu bytes; "
+    eval_runtime_error(ev, n, "%s:%u:%u: game %ld: the regular expression of '%.*s%s' %s on a text of %zu bytes; "
                        "the run stops%s",
                        src->name, line, col, ev->game->number, quoted, src->text + n->span.start,
                        quoted < (int)(n->span.end - n->span.start) ? "..." : "", sb_str(&why), len,

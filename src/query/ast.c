@@ -12,7 +12,7 @@
 /* {==== names ================================================================ */
 
 static const char *const kind_names[ND_COUNT_] = {
-#define FILTER(kind, name, shape, result, effect, transform, evaluated, scope) name,
+#define FILTER(kind, name, ...) name,
 #include "query/filters.def"
 };
 

@@ -33,7 +33,7 @@
 /* {==== node kinds, value types, flags ====================================== */
 
 typedef enum NodeKind {
-#define FILTER(kind, name, shape, result, effect, transform, evaluated, scope) kind,
+#define FILTER(kind, ...) kind,
 #include "query/filters.def"
     ND_COUNT_
 } NodeKind;

@@ -28,10 +28,27 @@
 #define XF_OPAQUE .transform = XR_OPAQUE
 #define XF_ORBIT .transform = XR_ORBIT
 
+/* the test column */
+#define TS_MATCH .test = TEST_MATCH
+#define TS_VALUE(name) .test = TEST_VALUE, .noun = name
+#define TS_VALUE_IF(form) .test = TEST_VALUE, .test_case = CASE_##form
+#define TS_NEVER .test = TEST_NEVER
+#define TS_OWN_ERROR .test = TEST_OWN_ERROR
+
+/* the run column */
+#define RN_SAFE .stops = false
+#define RN_STOPS .stops = true
+#define RN_STOPS_IF(form) .stops = true, .stop_case = CASE_##form
+
+/* the kids column */
+#define KD_ALL(c) .kids_form = KIDS_ALL, .kid_one = KID_##c, .kid_rest = KID_##c
+#define KD_FIRST(c, rest) .kids_form = KIDS_FIRST, .kid_one = KID_##c, .kid_rest = KID_##rest
+#define KD_LAST(c, rest) .kids_form = KIDS_LAST, .kid_one = KID_##c, .kid_rest = KID_##rest
+
 static const FilterInfo filters[ND_COUNT_] = {
-#define FILTER(kind, text, shape, type, fx, xf, eval, sc)                                    \
+#define FILTER(kind, text, shape, type, fx, xf, eval, sc, test, run, kids)                   \
     [kind] = {.name = text, .result = type, .effect = fx, XF_##xf, .evaluated = eval,        \
-              .scope = SCOPE_##sc, INFO_##shape},
+              .scope = SCOPE_##sc, INFO_##shape, TS_##test, RN_##run, KD_##kids},
 #include "query/filters.def"
 };
 
@@ -80,6 +97,52 @@ size_t filter_keywords(NodeKind k, TokKind *out, size_t max)
     return n;
 }
 
+/* Whether node n has the form c names (filters.h, FilterCase). */
+static bool in_form(const Node *n, FilterCase c)
+{
+    const Node *first = n->nkids ? n->kids[0] : NULL;
+    switch (c) {
+    case CASE_ALWAYS: return true;
+    case CASE_NO_ARGUMENT: return !first;
+    case CASE_NO_SIDE: return !first && !(n->flags & (NF_WHITE | NF_BLACK));
+    case CASE_NUMBER_OR_STRING: return n->type == VT_NUMBER || n->type == VT_STRING;
+    case CASE_STRING: return n->type == VT_STRING;
+    case CASE_STRING_OPERAND: return first && first->type == VT_STRING;
+    case CASE_POSITIONS: return first && first->type == VT_POSITION;
+    }
+    return false;
+}
+
+FilterTest filter_test(const Node *n)
+{
+    const FilterInfo *f = &filters[n->kind];
+    return in_form(n, f->test_case) ? f->test : TEST_MATCH;
+}
+
+const char *filter_value_noun(const Node *n)
+{
+    const FilterInfo *f = &filters[n->kind];
+    if (f->noun) return f->noun;
+    if (f->test_case == CASE_NUMBER_OR_STRING)
+        return n->type == VT_NUMBER ? "the numeric variable" : "the string variable";
+    return "the value-only filter";
+}
+
+bool filter_may_stop(const Node *n)
+{
+    const FilterInfo *f = &filters[n->kind];
+    if ((n->flags & NF_AS_POSITION) && f->test != TEST_NEVER) return true;
+    return f->stops && in_form(n, f->stop_case);
+}
+
+bool filter_kid_is_test(const Node *n, uint32_t i, bool n_is_test)
+{
+    const FilterInfo *f = &filters[n->kind];
+    bool one = f->kids_form == KIDS_FIRST ? i == 0 : f->kids_form == KIDS_LAST && i + 1 == n->nkids;
+    KidContext c = one ? f->kid_one : f->kid_rest;
+    return c == KID_TEST || (c == KID_INHERIT && n_is_test);
+}
+
 /* The effect of node n: its row's, but FX_COMMENTS is output unless n is quiet. */
 static FilterEffect node_effect(const Node *n)
 {
@@ -113,11 +176,38 @@ bool filter_tree_writes(const Node *n)
     return !tree_effects_within(n, ~(1u << FX_WRITES));
 }
 
-bool filter_tree_is_per_game(const Node *n)
+bool filter_tree_uses_files(const Node *n)
+{
+    return !tree_effects_within(n, ~(1u << FX_FILES));
+}
+
+/* Every node of n (NULL: true) is of a scope in `allowed` (a mask of
+ * 1 << FilterScope). */
+static bool tree_scopes_within(const Node *n, unsigned allowed)
 {
     if (!n) return true;
-    if (filters[n->kind].scope == SCOPE_POSITION) return false;
+    if (!(allowed & (1u << filters[n->kind].scope))) return false;
     for (uint32_t i = 0; i < n->nkids; i++)
-        if (!filter_tree_is_per_game(n->kids[i])) return false;
+        if (!tree_scopes_within(n->kids[i], allowed)) return false;
     return true;
+}
+
+bool filter_tree_is_per_game(const Node *n)
+{
+    return tree_scopes_within(n, 1u << SCOPE_GAME | 1u << SCOPE_TAGS);
+}
+
+bool filter_tree_changes_nothing(const Node *n)
+{
+    if (!n) return true;
+    FilterEffect fx = node_effect(n);
+    if ((fx != FX_PURE && fx != FX_READS) || filter_may_stop(n)) return false;
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (!filter_tree_changes_nothing(n->kids[i])) return false;
+    return true;
+}
+
+bool filter_tree_reads_only_tags(const Node *n)
+{
+    return tree_scopes_within(n, 1u << SCOPE_TAGS) && filter_tree_changes_nothing(n);
 }

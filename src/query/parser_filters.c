@@ -40,7 +40,7 @@ typedef struct ParseRule {
 #define RULE_WITH(fn) .shape = SH_WITH, .parse = fn
 
 static const ParseRule rules[ND_COUNT_] = {
-#define FILTER(kind, name, shape, type, effect, transform, evaluated, scope) [kind] = {RULE_##shape, .result = type},
+#define FILTER(kind, name, shape, type, ...) [kind] = {RULE_##shape, .result = type},
 #include "query/filters.def"
 };
 

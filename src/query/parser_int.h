@@ -178,7 +178,7 @@ bool parse_is_repetition(Parser *p, const Node *lhs);
 #define PARSE_WITH_ARGS(min, max, args)
 #define PARSE_WITH_GAMETEXT(tag)
 #define PARSE_WITH_WITH(fn) Node *fn(Parser *p);
-#define FILTER(kind, name, shape, result, effect, transform, evaluated, scope) PARSE_WITH_##shape
+#define FILTER(kind, name, shape, ...) PARSE_WITH_##shape
 #include "query/filters.def"
 
 /* }==== */

@@ -4,7 +4,13 @@
  * an evaluation function and every other row has none; every row is named;
  * the keywords of a row begin it and no other; colour partners are mutual;
  * the direction words carry their masks; the scope column tells the query
- * bodies evaluated once per game from the others.
+ * bodies evaluated once per game from the others. The columns of the
+ * evaluator's stops, on probes run over a short game: every value-only row
+ * stops the run (or never matches, or gives its own error) where only
+ * whether it matches is used, and a filter that stops the run is one its
+ * row says may; every row that says it may has a probe that does. The
+ * kids column on the contexts it makes, and the gate's "changes nothing"
+ * and "reads only tags".
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -17,7 +23,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/arena.h"
+#include "base/strbuf.h"
+#include "chess/attacks.h"
+#include "chess/san.h"
 #include "eval/eval.h"
+#include "pgn/game.h"
 #include "query/filters.h"
 #include "query/lexer.h"
 #include "query_test.h"
@@ -124,6 +135,8 @@ static void test_effects(void **state)
     assert_int_equal(filter_info(ND_COMMENT)->effect, FX_OUTPUT);
     assert_int_equal(filter_info(ND_REGEX)->effect, FX_SETS);
     assert_int_equal(filter_info(ND_PLAYER)->effect, FX_READS);   /* settag may change a tag */
+    assert_int_equal(filter_info(ND_READFILE)->effect, FX_FILES);  /* the games in input order */
+    assert_int_equal(filter_info(ND_WRITEFILE)->effect, FX_FILES);
 }
 
 static bool body_is_pure(const char *text)
@@ -173,10 +186,379 @@ static void test_scope(void **state)
     assert_false(body_is_per_game("result 1-0 or Ka1"));
     assert_false(body_is_per_game("x = 1 x == 1"));
     assert_false(body_is_per_game("settag(\"A\" \"b\") tag \"A\""));
+    assert_true(body_is_per_game("(elo > 2500)"));
+}
+
+/* {==== probes: a query evaluated over a short game =========================== */
+
+/* 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6, with its players and date */
+static Game *probe_game(Arena *a)
+{
+    static const char *const moves[] = {"e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6"};
+    static Tag tags[] = {{"White", "Anderssen", false, 0}, {"Black", "Kieseritzky", false, 0},
+                         {"Date", "1851.06.21", false, 0}, {"Result", "1-0", false, 0}};
+    Game *g = ARENA_NEW(a, Game);
+    memset(g, 0, sizeof *g);
+    g->number = 1;
+    g->tags = tags;
+    g->tag_count = 4;
+    g->arena = a;
+    Position start;
+    pos_start(&start);
+    GameNode *n = game_new_root(g, a, &start);
+    for (size_t i = 0; i < sizeof moves / sizeof moves[0]; i++) {
+        Move m;
+        assert_int_equal(san_parse(&n->pos, moves[i], strlen(moves[i]), &m), SAN_OK);
+        n = game_add_move(g, a, n, m);
+    }
+    game_number_nodes(g);
+    return g;
+}
+
+/* The budgets of a probe: each as small as it goes, so that a filter that
+ * makes text, repeats or searches a text stops the run at once. */
+static const EvalSettings tight = {.text_budget = 1, .loop_budget = 1, .max_regex_steps = 1};
+
+typedef struct Probe {
+    Query *q;
+    bool matched;             /* at some position */
+    const Node *stopped_at;   /* the filter that stopped the run, or NULL */
+    bool error;               /* a runtime error stopped it ... */
+    const Node *error_at;     /* ... raised by this filter */
+    const Node *culprit;      /* stopped_at or error_at */
+} Probe;
+
+/* Compiles `text` as a run does (contexts marked, transforms expanded) and
+ * searches the probe game with settings s; false when the query is refused. */
+static bool probe(const char *text, const EvalSettings *s, Probe *p)
+{
+    memset(p, 0, sizeof *p);
+    DiagSink diag;
+    diag_sink_init(&diag, drop_message, NULL);
+    SourceText src = {"-cql", text, strlen(text)};
+    CompileOptions opt = {.body_only = true, .expand = true};
+    p->q = query_compile(&src, &opt, &diag);
+    if (!p->q || !eval_check_supported(p->q, &diag)) {
+        query_free(p->q);
+        p->q = NULL;
+        return false;
+    }
+    Arena a;
+    arena_init(&a, 4096);
+    Game *g = probe_game(&a);
+    Evaluator *ev = eval_new(p->q, s);
+    StrBuf messages = SB_INIT;
+    GameSearch found;
+    eval_game(ev, g, NULL, &a, &found, &messages);
+    /* what it found lives in the game's arena, freed below; the nodes in the query */
+    p->matched = found.matched_positions > 0;
+    p->stopped_at = found.stopped_at;
+    p->error = found.runtime_error != NULL;
+    p->error_at = p->error ? found.error_at : NULL;
+    p->culprit = p->stopped_at ? p->stopped_at : p->error_at;
+    sb_free(&messages);
+    eval_free(ev);
+    arena_free(&a);
+    return true;
+}
+
+/* The first node of kind k in n (preorder), or NULL. */
+static const Node *find_kind(const Node *n, NodeKind k)
+{
+    if (!n) return NULL;
+    if (n->kind == k) return n;
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        const Node *f = find_kind(n->kids[i], k);
+        if (f) return f;
+    }
+    return NULL;
+}
+
+/* The filter at which the probe stopped the run (or raised an error), if
+ * it did, is one whose row says it may. */
+static void assert_stop_is_marked(const char *text, const Probe *p)
+{
+    if (p->culprit && !filter_may_stop(p->culprit))
+        fail_msg("'%s' stopped the run at filter '%s', whose row says it cannot", text,
+                 filter_info(p->culprit->kind)->name);
+}
+
+/* }==== */
+
+/* The value-only filters: for each, where only whether it matches is used,
+ * a probe in the form its row names value-only (VALUE and VALUE_IF: the run
+ * stops there; NEVER: it does not match; OWN_ERROR: its own error), and for
+ * VALUE_IF rows a probe in a form that matches as usual. Every row whose
+ * test column is not MATCH has one: a new value-only row needs its probe. */
+static const struct {
+    NodeKind kind;
+    const char *value_only, *matching;
+} value_probes[] = {
+    {ND_INT, "2", NULL},
+    {ND_NEGATE, "-2", NULL},
+    {ND_STRING, "\"a\"", NULL},
+    {ND_ESCAPE, "\\n", NULL},
+    {ND_VAR, "x = 1 x", "x = a1 x"},
+    {ND_ARITH, "\"a\" + \"b\"", "1 + 2"},
+    {ND_COUNT, "#\"ab\"", "#a1"},
+    {ND_INTERSECT, "currentposition & currentposition", "a1 & e1"},
+    {ND_MINMAX, "max(1 2)", NULL},
+    {ND_ABS, "abs 1", NULL},
+    {ND_SQRT, "sqrt 4", NULL},
+    {ND_DISTANCE, "distance(currentposition currentposition)", NULL},
+    {ND_LCA, "lca(currentposition currentposition)", NULL},
+    {ND_PIECENAME, "piecename e1", NULL},
+    {ND_TYPENAME, "typename e1", NULL},
+    {ND_TYPE, "type e1", NULL},
+    {ND_STR, "str(1)", NULL},
+    {ND_POSITIONID, "positionid", NULL},
+    {ND_FEN, "fen", "fen \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR\""},
+    {ND_PLAYER, "player", "player white"},
+    {ND_LOWERCASE, "lowercase \"A\"", NULL},
+    {ND_UPPERCASE, "uppercase \"a\"", NULL},
+    {ND_CURRENTTRANSFORM, "currenttransform", NULL},
+    {ND_LASTGAMENUMBER, "lastgamenumber", NULL},
+    {ND_READFILE, "readfile \"zz-no-such-file.pgn\"", NULL},
+    {ND_HHDB, "hhdb composer", NULL},
+};
+
+static void test_value_only_rows_behave_so(void **state)
+{
+    (void)state;
+    bool probed[ND_COUNT_] = {false};
+    const EvalSettings plain = {.text_budget = 0};
+    for (size_t i = 0; i < sizeof value_probes / sizeof value_probes[0]; i++) {
+        NodeKind k = value_probes[i].kind;
+        const char *text = value_probes[i].value_only;
+        probed[k] = true;
+        Probe p;
+        if (!probe(text, &plain, &p)) fail_msg("'%s' is refused", text);
+        const Node *n = find_kind(p.q->body, k);
+        assert_non_null(n);
+        FilterTest test = filter_test(n);
+        if (test == TEST_MATCH) fail_msg("'%s': its row does not call it value-only", text);
+        if (!(n->flags & NF_AS_POSITION)) fail_msg("'%s' is not flagged as a position filter", text);
+        switch (test) {
+        case TEST_VALUE:
+            if (p.stopped_at != n) fail_msg("'%s' did not stop the run at itself", text);
+            break;
+        case TEST_NEVER:
+            if (p.matched || p.culprit) fail_msg("'%s' matched, or stopped the run", text);
+            break;
+        default:
+            if (!p.error || p.error_at != n) fail_msg("'%s' gave no error of its own", text);
+            break;
+        }
+        if (test != TEST_NEVER) assert_true(filter_may_stop(n));
+        query_free(p.q);
+        text = value_probes[i].matching;
+        if (!text) continue;
+        if (!probe(text, &plain, &p)) fail_msg("'%s' is refused", text);
+        n = find_kind(p.q->body, k);
+        assert_non_null(n);
+        if (filter_test(n) != TEST_MATCH || (n->flags & NF_AS_POSITION) || p.culprit)
+            fail_msg("'%s' is taken for value-only", text);
+        query_free(p.q);
+    }
+    for (int k = 0; k < ND_COUNT_; k++)
+        if (filter_info((NodeKind)k)->test != TEST_MATCH && !probed[k])
+            fail_msg("filter '%s' is value-only in filters.def but has no probe here", filter_info((NodeKind)k)->name);
+}
+
+/* Every keyword that is a filter on its own (check, ply, fen, player ...),
+ * where only whether it matches is used, with every budget as small as it
+ * goes: it stops the run exactly when its row says it is value-only, and
+ * anything else that stops the run is a filter whose row says it may. */
+static void test_every_keyword_alone(void **state)
+{
+    (void)state;
+    int probes = 0;
+    for (int t = 0; t < TK_COUNT_; t++) {
+        NodeKind k = filter_of_keyword((TokKind)t);
+        if (k == ND_COUNT_) continue;
+        const char *text = tok_ascii((TokKind)t);
+        Probe p;
+        if (!probe(text, &tight, &p)) continue;   /* it needs more than its keyword */
+        const Node *n = find_kind(p.q->body, k);
+        if (n) {
+            probes++;
+            FilterTest test = filter_test(n);
+            if ((test == TEST_VALUE) != (p.stopped_at == n))
+                fail_msg("'%s' %s the run, but its row calls it %s", text, p.stopped_at == n ? "stopped" : "did not stop",
+                         test == TEST_VALUE ? "value-only" : "not value-only");
+            if (test == TEST_OWN_ERROR && p.error_at != n) fail_msg("'%s' gave no error of its own", text);
+            assert_stop_is_marked(text, &p);
+        }
+        query_free(p.q);
+    }
+    assert_true(probes >= 60);
+}
+
+/* Probes that stop the run, each at a filter of the kind it names, in the
+ * form the probe has. With the tight budgets. */
+static const struct {
+    NodeKind kind;
+    const char *text;
+} stop_probes[] = {
+    {ND_VAR, "x = 1 unbind x x == 1"},                  /* an unbound variable read */
+    {ND_ASSIGN, "x = \"a\" x += \"b\""},                  /* text */
+    {ND_DICT_ASSIGN, "dictionary D D[\"k\"] = \"v\""},
+    {ND_LOOP, "x = 0 loop {x += 1 x < 10}"},            /* the loop budget */
+    {ND_WHILE, "x = 0 while (x < 10) x += 1"},
+    {ND_DIRECTION, "X = 9 up X a1"},                    /* an invalid range */
+    {ND_SQUARE_ITER, "square x in a1 square x in a1 true"},   /* a bound iteration variable */
+    {ND_ASSERT, "assert false"},
+    {ND_READFILE, "x = readfile \"zz-no-such-file.pgn\""},
+    {ND_WRITEFILE, "writefile(\"zz-not-written.txt\" \"a\")"},   /* the name is refused */
+    {ND_SIMILARPOSITION, "similarposition \"zz-not-read.pgn\""},   /* not read before the search */
+    {ND_REGEX, "\"aaaa\" ~~ \"a*b\""},                  /* the regex steps */
+    {ND_ESCAPE, "\\n == \"x\""},
+    {ND_INDEX, "\"abc\"[1] == \"b\""},
+    {ND_ASCII, "ascii 65 == \"A\""},
+    {ND_LOWERCASE, "lowercase \"A\" == \"a\""},
+    {ND_UPPERCASE, "uppercase \"a\" == \"A\""},
+    {ND_STR, "str(1) == \"1\""},
+    {ND_COMMENT, "comment(\"abc\")"},
+    {ND_MESSAGE, "message(\"abc\")"},
+    {ND_ARITH, "\"a\" + \"b\" == \"ab\""},
+    {ND_FEN, "fen == \"x\""},
+    {ND_PLAYER, "player == \"x\""},
+};
+
+/* A probe per row that says it may stop the run, which does, at a filter
+ * of that row; and a stop only ever at a filter whose row says it may. */
+static void test_stops_are_marked(void **state)
+{
+    (void)state;
+    bool probed[ND_COUNT_] = {false};
+    for (size_t i = 0; i < sizeof stop_probes / sizeof stop_probes[0]; i++) {
+        const char *text = stop_probes[i].text;
+        Probe p;
+        if (!probe(text, &tight, &p)) fail_msg("'%s' is refused", text);
+        if (!p.culprit || p.culprit->kind != stop_probes[i].kind)
+            fail_msg("'%s' did not stop the run at its filter '%s'", text, filter_info(stop_probes[i].kind)->name);
+        assert_stop_is_marked(text, &p);
+        probed[p.culprit->kind] = true;
+        query_free(p.q);
+    }
+    /* the dictionary's stored value, copied out by D["k"] */
+    Probe p;
+    char text[2048];
+    snprintf(text, sizeof text, "dictionary D D[\"k\"] = \"%01000d\" D[\"k\"] == \"\"", 0);
+    const EvalSettings some = {.text_budget = 1500};
+    assert_true(probe(text, &some, &p));
+    assert_non_null(p.culprit);
+    assert_int_equal(p.culprit->kind, ND_DICT_INDEX);
+    assert_stop_is_marked("D[\"k\"]", &p);
+    probed[ND_DICT_INDEX] = true;
+    query_free(p.q);
+    for (int k = 0; k < ND_COUNT_; k++)
+        if (filter_info((NodeKind)k)->stops && !probed[k])
+            fail_msg("filter '%s' may stop the run in filters.def but has no probe here", filter_info((NodeKind)k)->name);
+}
+
+/* The forms of the STOPS_IF rows in which they cannot stop the run. */
+static void test_stop_cases(void **state)
+{
+    (void)state;
+    static const char *const safe[] = {"1 + 2 == 3", "fen \"8/8/8/8/8/8/8/8\" or true", "player white \"Anderssen\"",
+                                       "player \"Anderssen\""};
+    for (size_t i = 0; i < sizeof safe / sizeof safe[0]; i++) {
+        Probe p;
+        assert_true(probe(safe[i], &tight, &p));
+        if (p.culprit) fail_msg("'%s' stopped the run", safe[i]);
+        if (!filter_tree_changes_nothing(p.q->body)) fail_msg("'%s' is taken to change something", safe[i]);
+        query_free(p.q);
+    }
+}
+
+/* Whether the nodes of kind k in `text` are flagged as position filters,
+ * all of them (1), none (0), or some (-1). */
+static int flagged(const char *text, NodeKind k)
+{
+    Query *q = NULL;
+    DiagSink diag;
+    diag_sink_init(&diag, drop_message, NULL);
+    SourceText src = {"-cql", text, strlen(text)};
+    CompileOptions opt = {.body_only = true, .expand = true};
+    q = query_compile(&src, &opt, &diag);
+    assert_non_null(q);
+    int yes = 0, no = 0;
+    const Node *stack[64];
+    int top = 0;
+    stack[top++] = q->body;
+    while (top > 0) {
+        const Node *n = stack[--top];
+        if (n->kind == k && (n->flags & NF_AS_POSITION)) yes++;
+        else if (n->kind == k) no++;
+        for (uint32_t i = 0; i < n->nkids; i++)
+            if (n->kids[i] && top < 64) stack[top++] = n->kids[i];
+    }
+    query_free(q);
+    return yes && no ? -1 : yes ? 1 : 0;
+}
+
+/* The kids column: where only whether a child matches is used. */
+static void test_kid_contexts(void **state)
+{
+    (void)state;
+    assert_int_equal(flagged("check 2 check", ND_INT), 1);      /* the body's members */
+    assert_int_equal(flagged("{2 check}", ND_INT), 1);          /* a member but the last */
+    assert_int_equal(flagged("x = {check 2}", ND_INT), 0);      /* the last member of a value */
+    assert_int_equal(flagged("not 2", ND_INT), 1);
+    assert_int_equal(flagged("if 2 check", ND_INT), 1);         /* if's test */
+    assert_int_equal(flagged("x = if check 2 else 3", ND_INT), 0);   /* its branches, in a value */
+    assert_int_equal(flagged("find \"a\"", ND_STRING), 1);     /* find's body */
+    assert_int_equal(flagged("square x in a1 2", ND_INT), 1);   /* the body of an iteration */
+    assert_int_equal(flagged("e2--e4(2)", ND_INT), 1);          /* a move's target */
+    assert_int_equal(flagged("line --> \"a\"", ND_STRING), 1);
+    assert_int_equal(flagged("parent:2", ND_INT), 1);           /* colon: where it stands */
+    assert_int_equal(flagged("x = parent:2", ND_INT), 0);
+    assert_int_equal(flagged("2 == 2", ND_INT), 0);             /* a relation's operands are values */
+    assert_int_equal(flagged("max(2 3) == 3", ND_INT), 0);
+    assert_int_equal(flagged("flipcolor {2 Ka1}", ND_INT), 1);  /* a transform: where it stands */
+    assert_int_equal(flagged("find currenttransform", ND_CURRENTTRANSFORM), 1);
+    assert_int_equal(flagged("x = currenttransform", ND_CURRENTTRANSFORM), 0);
+}
+
+static bool changes_nothing(const char *text, bool *tags_only)
+{
+    Query *q = NULL;
+    DiagSink diag;
+    diag_sink_init(&diag, drop_message, NULL);
+    SourceText src = {"-cql", text, strlen(text)};
+    CompileOptions opt = {.body_only = true, .expand = true};
+    q = query_compile(&src, &opt, &diag);
+    assert_non_null(q);
+    bool nothing = filter_tree_changes_nothing(q->body);
+    *tags_only = filter_tree_reads_only_tags(q->body);
+    query_free(q);
+    return nothing;
+}
+
+/* What the gate looks past (eval/search.c): filters that change nothing;
+ * and what it asks before a game's moves are read: those of the tags. */
+static void test_changes_nothing(void **state)
+{
+    (void)state;
+    bool tags;
+    assert_true(changes_nothing("player white \"Stockfish\"", &tags) && tags);
+    assert_true(changes_nothing("elo black > 2500 and not event \"x\"", &tags) && tags);
+    assert_true(changes_nothing("(tag \"White\" == \"A\")", &tags) && tags);
+    assert_true(changes_nothing("result 1-0", &tags) && !tags);   /* the movetext may give the result */
+    assert_true(changes_nothing("check Ka1 attacks k", &tags) && !tags);
+    assert_true(changes_nothing("ply > 10", &tags) && !tags);
+    assert_false(changes_nothing("player == \"x\"", &tags) || tags);   /* both names: a new string */
+    assert_false(changes_nothing("comment(\"x\")", &tags) || tags);
+    assert_false(changes_nothing("x = 1 x == 1", &tags) || tags);
+    assert_false(changes_nothing("find check", &tags));     /* it comments what it found */
+    assert_true(changes_nothing("find quiet check", &tags));
+    assert_false(changes_nothing("2 check", &tags));       /* 2 stops the run */
 }
 
 int main(void)
 {
+    att_init();   /* the attack tables, for the probes */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_row_is_evaluated_or_marked),
         cmocka_unit_test(test_every_row_has_a_name),
@@ -186,6 +568,12 @@ int main(void)
         cmocka_unit_test(test_effects),
         cmocka_unit_test(test_find_comments_unless_quiet),
         cmocka_unit_test(test_scope),
+        cmocka_unit_test(test_value_only_rows_behave_so),
+        cmocka_unit_test(test_every_keyword_alone),
+        cmocka_unit_test(test_stops_are_marked),
+        cmocka_unit_test(test_stop_cases),
+        cmocka_unit_test(test_kid_contexts),
+        cmocka_unit_test(test_changes_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
