@@ -140,6 +140,12 @@ typedef struct CqlSettings {
                                   file readfile reads (0: 256M) */
     uint64_t max_regex_steps;  /* the steps one evaluation of `~~` may take before the run
                                   stops (0: 100,000,000) */
+    /* the run (cql_run_new) */
+    long threads;              /* worker threads (0: one per core; 1: all on the calling thread) */
+    long limit;                /* stop after this many matching games (0: no limit) */
+    long part_index, part_count;   /* only part K of N of the one input file (part_count 0: all) */
+    size_t max_game_size;      /* a longer game is skipped (0: 64M) */
+    size_t chunk_bytes;        /* input a worker splits at once (0: 64K; tests make it small) */
 } CqlSettings;
 
 /* How far cql_compile goes. */
@@ -374,6 +380,134 @@ CQL_API void cql_searcher_print_persistent(const CqlSearcher *s, CqlText *out);
  * merge them into one first (it then tells about the games of all). */
 CQL_API void cql_searcher_merge_tags(CqlSearcher *into, const CqlSearcher *from);
 CQL_API void cql_searcher_report_unmatched_tags(const CqlSearcher *s, CqlMessages *m);
+
+/* }==== */
+
+/* {==== runs ================================================================== */
+
+/* A run: a compiled query over its inputs, read in order and searched on
+ * worker threads, each game and each match handed to the caller's
+ * callbacks in input order whatever the thread count (a sorting query's
+ * matches at the end, in the order of their keys).
+ *
+ *     CqlRun *run = cql_run_new(q, &settings);
+ *     cql_run_add_path(run, "games.pgn");
+ *     cql_run_on_match(run, on_match, ctx, true);
+ *     CqlRunStatus st = cql_run_start(run);       (returns when the run is over)
+ *     cql_run_free(run);
+ *
+ * Callbacks run on the thread that called cql_run_start, one at a time;
+ * any of them, or another thread, may call cql_run_cancel. */
+typedef struct CqlRun CqlRun;
+
+/* A position where the query matched. */
+typedef struct CqlPosition {
+    int id;                   /* preorder id: 0 the start, the main line first */
+    int ply;                  /* plies from the start */
+    int move_number;          /* of the move into it, as PGN numbers it (1. e4, 1... e5);
+                                 at the start, the start position's own */
+    bool white_to_move;
+    bool in_variation;        /* off the main line */
+    const char *san;          /* the move into it in SAN, with + or # ("" at the start) */
+    const char *fen;
+} CqlPosition;
+
+/* A game of a run. Its pointers are valid during the callback only. */
+typedef struct CqlRunGame {
+    long number;              /* in the run: numbered on across its inputs, from 1 */
+    const char *input;        /* the name of its input */
+    long index;               /* its number within that input, from 1 */
+    bool examined;            /* inside the game-number range: searched */
+    bool damaged;             /* its PGN had a problem (reported through the messages) */
+    bool matched;
+    const char *printed;      /* what the query's `message` filters printed (printed_len
+                                 bytes; NULL when nothing) */
+    size_t printed_len;
+    const char *error;        /* a runtime error that stopped the run at this game (a
+                                 failed `assert` ...): the text to print; NULL otherwise */
+    /* the match callback only: */
+    const char *pgn;          /* the game as cql writes a match (pgn_len bytes) */
+    size_t pgn_len;
+    const CqlPosition *positions;   /* where it matched, in id order (when asked for) */
+    int npositions;
+} CqlRunGame;
+
+typedef void (*CqlRunGameFn)(void *ctx, CqlRun *run, const CqlRunGame *game);
+
+/* How far a run is, after each game. */
+typedef struct CqlRunProgress {
+    long games;               /* games read */
+    long matches;             /* matching games */
+    uint64_t bytes;           /* game text read */
+} CqlRunProgress;
+
+typedef void (*CqlRunProgressFn)(void *ctx, const CqlRunProgress *progress);
+
+/* An input the run opens when it comes to it: open returns the stream
+ * (NULL after reporting through m: the run fails); close is told when the
+ * run is done with it, and whether it read it to its end, and returns
+ * false when the input was not complete (the run then fails, as on a read
+ * error). For a decompressor's output, a pipe ... */
+typedef FILE *(*CqlOpenFn)(void *ctx, CqlMessages *m);
+typedef bool (*CqlCloseFn)(void *ctx, FILE *fp, bool read_to_end);
+
+/* What a run did. */
+typedef struct CqlRunTotals {
+    long games;               /* games read (up to where the run stopped) */
+    long matches;             /* matching games */
+    long pgn_errors;          /* games whose PGN had a problem */
+    uint64_t bytes;           /* game text read */
+    long threads;             /* the threads that ran: those asked for, or fewer when no
+                                 more could start */
+    bool limit_reached;       /* stopped after the setting `limit` of matching games */
+    bool cancelled;           /* cql_run_cancel was called */
+} CqlRunTotals;
+
+typedef enum CqlRunStatus {
+    CQL_RUN_DONE,             /* every game read, or stopped at the limit or by cql_run_cancel */
+    CQL_RUN_STOPPED,          /* the query stopped the run: a runtime error (CqlRunGame.error),
+                                 a value-only filter evaluated as a position filter (reported);
+                                 CQL 6.2 exits with status 1 there */
+    CQL_RUN_FAILED            /* an input could not be opened or read to its end, or the
+                                 settings do not fit the inputs (reported) */
+} CqlRunStatus;
+
+/* A run of q (which must outlive it) with the run's settings (threads,
+ * limit, part ...; NULL: the defaults). Messages about the games and the
+ * run go to m (NULL: standard error), in input order. */
+CQL_API CqlRun *cql_run_new(const CqlQuery *q, const CqlSettings *settings, CqlMessages *m);
+CQL_API void cql_run_free(CqlRun *r);
+
+/* Inputs, read in the order added; games are numbered on across them. */
+CQL_API void cql_run_add_path(CqlRun *r, const char *path);             /* "-": standard input */
+CQL_API void cql_run_add_stream(CqlRun *r, FILE *fp, const char *name); /* fp stays the caller's */
+CQL_API void cql_run_add_source(CqlRun *r, const char *name, CqlOpenFn open, CqlCloseFn close, void *ctx);
+/* Only the games of path that begin on a line from the one byte `from` is
+ * on to before the line byte `to` is on (0: to the end): a part of a file,
+ * whose games keep their numbers in the whole file. */
+CQL_API void cql_run_add_range(CqlRun *r, const char *path, uint64_t from, uint64_t to);
+
+/* The callbacks (each may be NULL): every game read, in input order, with
+ * what its search printed; every matching game with its PGN text, and its
+ * matched positions when `positions`; progress after each game. */
+CQL_API void cql_run_on_game(CqlRun *r, CqlRunGameFn fn, void *ctx);
+CQL_API void cql_run_on_match(CqlRun *r, CqlRunGameFn fn, void *ctx, bool positions);
+CQL_API void cql_run_on_progress(CqlRun *r, CqlRunProgressFn fn, void *ctx);
+
+/* Checks the settings against the inputs (a part needs one file ...) and
+ * opens the first input; false after reporting. cql_run_start opens the run
+ * when the caller has not. */
+CQL_API bool cql_run_open(CqlRun *r);
+/* Runs to the end (or the limit, or cql_run_cancel) on the calling thread
+ * and the worker threads; the callbacks are called on the calling thread. */
+CQL_API CqlRunStatus cql_run_start(CqlRun *r);
+/* Stops the run soon, from a callback or any thread: the games after the
+ * one being handed over are not delivered. */
+CQL_API void cql_run_cancel(CqlRun *r);
+CQL_API const CqlRunTotals *cql_run_totals(const CqlRun *r);
+/* After a run on one thread: `name: value` for every persistent variable
+ * and every dictionary that is not local, appended to out. */
+CQL_API void cql_run_print_persistent(const CqlRun *r, CqlText *out);
 
 /* }==== */
 

@@ -90,4 +90,10 @@ static inline void lib_text_out(CqlText *t, const StrBuf *sb)
 /* What parsing a game for a search adds to cql_game_parse: the gate (searcher.c). */
 CqlGameStatus lib_parse_game(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m, const PgnGate *gate);
 
+/* Appends a CqlPosition to *records for each position of g where the last
+ * search of s matched, in id order; their SAN and FEN go into *strings,
+ * each NUL-terminated, and the records hold their offsets there in place
+ * of the pointers. */
+void lib_matched_positions(const CqlSearcher *s, CqlGame *g, CqlText *records, CqlText *strings);
+
 #endif

@@ -5,8 +5,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <stdint.h>
 #include <stdlib.h>
 
+#include "chess/san.h"
 #include "lib/lib_int.h"
 #include "query/contexts.h"
 
@@ -128,4 +130,38 @@ CqlGameStatus cql_game_parse_for(CqlGame *g, CqlGameText *t, const char *file, C
         gate.ctx = &question;
     }
     return lib_parse_game(g, t, file, m, &gate);
+}
+
+/* The SAN of the move into n, with + or # as the writer marks it. */
+static size_t move_into(const GameNode *n, char out[SAN_MAX])
+{
+    static const char check_marks[] = {[NODE_NO_CHECK] = '\0', [NODE_IN_CHECK] = '+', [NODE_MATED] = '#'};
+    if (!n->parent) {
+        out[0] = '\0';
+        return 0;
+    }
+    return san_write_marked(&n->parent->pos, n->move, check_marks[game_node_check(n)], out);
+}
+
+void lib_matched_positions(const CqlSearcher *s, CqlGame *g, CqlText *records, CqlText *strings)
+{
+    for (int id = 0; id < cql_game_positions(g); id++) {
+        if (!cql_position_matched(s, id)) continue;
+        int ply;
+        bool mainline;
+        cql_game_position(g, id, &ply, &mainline);   /* makes g->by_id */
+        const GameNode *n = g->by_id[id];
+        const Position *before = n->parent ? &n->parent->pos : &n->pos;
+        CqlPosition p = {.id = id, .ply = ply, .move_number = before->fullmove,
+                         .white_to_move = n->pos.side == WHITE, .in_variation = !mainline};
+        char san[SAN_MAX];
+        size_t len = move_into(n, san);
+        san[len] = '\0';
+        p.san = (const char *)(uintptr_t)strings->len;
+        cql_text_append(strings, san, len + 1);
+        p.fen = (const char *)(uintptr_t)strings->len;
+        cql_game_fen(g, id, strings);
+        cql_text_append(strings, "", 1);
+        cql_text_append(records, (const char *)&p, sizeof p);
+    }
 }
