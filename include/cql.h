@@ -1,9 +1,20 @@
 /*
  * include/cql.h — the library face of cql, an open implementation of the
- * Chess Query Language (CQL 6.2): compile a query, read games, search a
- * game, write a matching game, free.
+ * Chess Query Language (CQL 6.2): compile a query with its settings, run
+ * it over PGN inputs on worker threads with callbacks for the games and
+ * matches, or take the steps one by one: read games, search a game, write
+ * a matching game. (docs/library.md shows how.)
  *
- *     CqlQuery *q = cql_compile(text, len, &settings, CQL_COMPILE_RUN, NULL);
+ *     CqlSettings *settings = cql_settings_new();
+ *     cql_settings_set_flag(settings, "variations", true);
+ *     CqlQuery *q = cql_compile(text, len, settings, CQL_COMPILE_RUN, NULL);
+ *     CqlRun *run = cql_run_new(q, settings, NULL);
+ *     cql_run_add_path(run, "games.pgn");
+ *     cql_run_on_match(run, on_match, ctx, true);   (each match, in input order)
+ *     cql_run_start(run);
+ *
+ * or, a game at a time:
+ *
  *     CqlReader *r = cql_reader_open("games.pgn", NULL);
  *     CqlGameText *t = cql_game_text_new();
  *     CqlGame *g = cql_game_new();
@@ -93,60 +104,59 @@ typedef struct CqlRange {
     long min, max;
 } CqlRange;
 
-/* Transforms applied to the whole query (CqlSettings.transforms), from the
- * inside out in this order. */
-enum {
-    CQL_FLIP = 1 << 0,
-    CQL_FLIPCOLOR = 1 << 1,
-    CQL_SHIFT = 1 << 2,
-    CQL_REVERSECOLOR = 1 << 3,
-    CQL_FLIPHORIZONTAL = 1 << 4,
-    CQL_FLIPVERTICAL = 1 << 5,
-    CQL_ROTATE90 = 1 << 6,
-    CQL_ROTATE45 = 1 << 7,
-    CQL_SHIFTHORIZONTAL = 1 << 8,
-    CQL_SHIFTVERTICAL = 1 << 9
-};
+/* The settings of a compile and a run: how a query is compiled and searched
+ * (the comment at matched positions, variations, budgets, transforms of
+ * the whole query ...) and how its run goes (threads, limit, part ...), one
+ * per row of src/query/settings.def, each set by its name, the command
+ * line's option ("variations", "threads" ...). A setting given overrides
+ * the query's cql(...) header, as the command line does; one not given
+ * leaves it to the header or the default. A new setting is a new name, not
+ * a new type. */
+typedef struct CqlSettings CqlSettings;
 
-/* How a query is compiled and searched. Zero-initialised: CQL's defaults and
- * what the query's cql(...) header says; a field set here overrides the
- * header, as the command line does. */
-typedef struct CqlSettings {
-    const char *name;          /* the query's name in messages (NULL: "query.cql") */
-    bool body_only;            /* the text is a query body, without a cql(...) header */
-    const char *preamble;      /* filters placed before the body, after the header */
-    unsigned transforms;       /* CQL_FLIP ...: transforms around the whole body */
-    const char *matchstring;   /* comment at matched positions (NULL: the header's, or "CQL") */
-    bool variations;           /* search variations too */
-    bool mainline;             /* the main line only, whatever the header says */
-    bool silent;               /* add no comment */
-    bool quiet;                /* add only the game-number comment */
-    bool alwayscomment;        /* keep comments made at positions that do not match */
-    bool noheader;             /* no {Game number N} comment */
-    bool nosettag;             /* settag changes no tag (it still matches) */
-    bool noremovecomment;      /* removecomment removes nothing (it still matches) */
-    bool nouniquecomments;     /* keep identical comments added at one position (default: once) */
-    CqlRange matchcount;       /* matched positions a game needs (default: at least 1) */
-    CqlRange gamenumber;       /* games to examine (default: all) */
-    const char *result;        /* only games with this result ("1-0", "0-1", "1/2-1/2") */
-    const char *query_file;    /* the file the query was read from (NULL: none), which
-                                  writefile refuses to write over */
-    /* budgets, generous enough that no real query meets them: past one the
-     * run stops with an error at the filter (0: the default) */
-    int64_t loop_budget;       /* runs of the bodies of loop and while for one position,
-                                  all together (0: 10,000,000) */
-    size_t text_budget;        /* bytes of text the query makes for one game: strings,
-                                  comments, messages, dictionary entries; and the largest
-                                  file readfile reads (0: 256M) */
-    uint64_t max_regex_steps;  /* the steps one evaluation of `~~` may take before the run
-                                  stops (0: 100,000,000) */
-    /* the run (cql_run_new) */
-    long threads;              /* worker threads (0: one per core; 1: all on the calling thread) */
-    long limit;                /* stop after this many matching games (0: no limit) */
-    long part_index, part_count;   /* only part K of N of the one input file (part_count 0: all) */
-    size_t max_game_size;      /* a longer game is skipped (0: 64M) */
-    size_t chunk_bytes;        /* input a worker splits at once (0: 64K; tests make it small) */
-} CqlSettings;
+typedef enum CqlSettingKind {
+    CQL_SETTING_FLAG,      /* on or off */
+    CQL_SETTING_TEXT,      /* a string */
+    CQL_SETTING_RESULT,    /* 1-0, 0-1, 1/2-1/2 (or *) */
+    CQL_SETTING_COUNT,     /* a whole number of at least `min` */
+    CQL_SETTING_SIZE,      /* a number of bytes */
+    CQL_SETTING_RANGE,     /* two numbers: min (at least `min`) and max */
+    CQL_SETTING_PART       /* two numbers: part K, from 0, of N */
+} CqlSettingKind;
+
+/* What a setting is: for a program that offers the settings as options. */
+typedef struct CqlSettingInfo {
+    const char *name;      /* as the setters name it (and the command line) */
+    const char *alias;     /* another name, or NULL */
+    CqlSettingKind kind;
+    long long min;         /* a count's or a range's smallest value */
+    bool header;           /* a parameter of the cql(...) header too */
+    bool option;           /* an option of the command line ... */
+    bool listed;           /* ... listed in its help (else accepted, as CQL 6.2 accepts it) */
+    const char *help;      /* its line in the help */
+} CqlSettingInfo;
+
+/* The i-th setting, in the order of the rows (NULL past the last). */
+CQL_API const CqlSettingInfo *cql_setting_info(size_t i);
+
+/* New settings, none given. */
+CQL_API CqlSettings *cql_settings_new(void);
+CQL_API void cql_settings_free(CqlSettings *s);
+/* Gives the setting `name` (or its alias, in any case) a value of its
+ * kind. False, and nothing set, when there is no such setting, it is of
+ * another kind, or the value is outside its range. A flag set off, or a
+ * text set to NULL, is not given; a text is copied. */
+CQL_API bool cql_settings_set_flag(CqlSettings *s, const char *name, bool on);
+CQL_API bool cql_settings_set_number(CqlSettings *s, const char *name, long long value);   /* count, size */
+CQL_API bool cql_settings_set_pair(CqlSettings *s, const char *name, long long first, long long second);
+                                                                          /* range, part */
+CQL_API bool cql_settings_set_text(CqlSettings *s, const char *name, const char *text);    /* text, result */
+/* Whether setting `name` was given, and its value (false, 0, NULL when not). */
+CQL_API bool cql_settings_given(const CqlSettings *s, const char *name);
+CQL_API bool cql_settings_flag(const CqlSettings *s, const char *name);
+CQL_API long long cql_settings_number(const CqlSettings *s, const char *name);
+CQL_API bool cql_settings_pair(const CqlSettings *s, const char *name, long long *first, long long *second);
+CQL_API const char *cql_settings_text(const CqlSettings *s, const char *name);
 
 /* How far cql_compile goes. */
 typedef enum CqlCompileStage {
@@ -158,8 +168,13 @@ typedef enum CqlCompileStage {
 /* The longest query text cql_compile accepts (64 MB). */
 #define CQL_QUERY_MAX_BYTES (64u * 1024 * 1024)
 
-/* Compiles a query. On an error, reports it (FILE:LINE:COL, the source line
- * and a caret) and returns NULL. The text is copied. settings may be NULL. */
+/* Compiles a query with its settings (NULL: none given; the query keeps a
+ * copy). The settings "name" (the query's name in messages), "bodyonly"
+ * (the text is a body without a cql(...) header), "preamble" (filters
+ * placed before the body) and "queryfile" (the file it was read from,
+ * which writefile refuses) say what the text is. On an error, reports it
+ * (FILE:LINE:COL, the source line and a caret) and returns NULL. The text
+ * is copied. */
 CQL_API CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings, CqlCompileStage stage,
                               CqlMessages *m);
 CQL_API void cql_query_free(CqlQuery *q);
@@ -171,7 +186,7 @@ CQL_API char *cql_read_query_file(const char *path, size_t *len, CqlMessages *m)
 
 /* True when the text is a CQL 1.0 query file, `(match ...)`: its first
  * character outside blanks and `;` comments is '('. cql_compile reads such
- * a file as CQL 1.0 (unless settings->body_only). */
+ * a file as CQL 1.0 (unless the setting bodyonly is given). */
 CQL_API bool cql_is_cql1(const char *text, size_t len);
 
 /* The CQL 6 query equivalent to a CQL 1.0 file (malloc'd, NUL-terminated:
@@ -473,8 +488,9 @@ typedef enum CqlRunStatus {
 } CqlRunStatus;
 
 /* A run of q (which must outlive it) with the run's settings (threads,
- * limit, part ...; NULL: the defaults). Messages about the games and the
- * run go to m (NULL: standard error), in input order. */
+ * limit, part, maxgamesize ...; NULL: those q was compiled with). Messages
+ * about the games and the run go to m (NULL: standard error), in input
+ * order. */
 CQL_API CqlRun *cql_run_new(const CqlQuery *q, const CqlSettings *settings, CqlMessages *m);
 CQL_API void cql_run_free(CqlRun *r);
 

@@ -52,68 +52,13 @@ typedef struct Run {
 
 /* {==== the query ============================================================ */
 
-/* The command-line transforms (-flip ...), each wrapping the whole body. */
-static const struct {
-    size_t flag;   /* offset of the option's bool in CliOptions */
-    unsigned transform;
-} transform_options[] = {
-    {offsetof(CliOptions, flip), CQL_FLIP},
-    {offsetof(CliOptions, flipcolor), CQL_FLIPCOLOR},
-    {offsetof(CliOptions, shift), CQL_SHIFT},
-    {offsetof(CliOptions, reversecolor), CQL_REVERSECOLOR},
-    {offsetof(CliOptions, fliphorizontal), CQL_FLIPHORIZONTAL},
-    {offsetof(CliOptions, flipvertical), CQL_FLIPVERTICAL},
-    {offsetof(CliOptions, rotate90), CQL_ROTATE90},
-    {offsetof(CliOptions, rotate45), CQL_ROTATE45},
-    {offsetof(CliOptions, shifthorizontal), CQL_SHIFTHORIZONTAL},
-    {offsetof(CliOptions, shiftvertical), CQL_SHIFTVERTICAL},
-};
-
-static CqlRange option_range(Range r)
-{
-    return (CqlRange){r.set, r.min, r.max};
-}
-
 /* The size of the pieces worker threads split the input into, from the
  * environment variable CQL_CHUNK_BYTES when set: tests make it small, so
- * that small files are cut in many places (0: the pipeline's default). */
-static size_t chunk_bytes_for_tests(void)
+ * that small files are cut in many places (the setting chunkbytes). */
+static void chunk_bytes_for_tests(CqlSettings *s)
 {
     const char *v = getenv("CQL_CHUNK_BYTES");
-    return v ? strtoul(v, NULL, 10) : 0;
-}
-
-/* The command line's side of the search. */
-static CqlSettings settings_of(const CliOptions *o)
-{
-    CqlSettings s = {
-        .matchstring = o->matchstring,
-        .variations = o->variations,
-        .mainline = o->mainline,
-        .silent = o->silent,
-        .quiet = o->quiet,
-        .alwayscomment = o->alwayscomment,
-        .noheader = o->noheader,
-        .nosettag = o->nosettag,
-        .noremovecomment = o->noremovecomment,
-        .nouniquecomments = o->nouniquecomments,
-        .matchcount = option_range(o->matchcount),
-        .gamenumber = option_range(o->gamenumber),
-        .result = o->result,
-        .query_file = o->query_file && strcmp(o->query_file, "-") != 0 ? o->query_file : NULL,
-        .loop_budget = o->loop_budget,
-        .text_budget = o->text_budget,
-        .max_regex_steps = (uint64_t)o->max_regex_steps,
-        .threads = o->singlethreaded ? 1 : o->threads,
-        .limit = o->limit,
-        .part_index = o->part_index,
-        .part_count = o->part_count,
-        .max_game_size = o->max_game_size,
-        .chunk_bytes = chunk_bytes_for_tests(),
-    };
-    for (size_t i = 0; i < sizeof transform_options / sizeof transform_options[0]; i++)
-        if (*(const bool *)((const char *)o + transform_options[i].flag)) s.transforms |= transform_options[i].transform;
-    return s;
+    if (v) cql_settings_set_number(s, "chunkbytes", (long long)strtoull(v, NULL, 10));
 }
 
 /* text as a CQL string: quotes, backslashes and line ends escaped */
@@ -175,7 +120,9 @@ static void option_filters(const CliOptions *o, CqlText *filters)
 static ExitCode compile_query(Run *r)
 {
     const CliOptions *o = r->o;
-    CqlSettings s = settings_of(o);
+    CqlSettings *s = o->settings;   /* the command line's side of the search */
+    if (o->query_file && strcmp(o->query_file, "-") != 0) cql_settings_set_text(s, "queryfile", o->query_file);
+    chunk_bytes_for_tests(s);
     CqlCompileStage stage = o->dump_orbit || o->translate ? CQL_COMPILE_PARSE
                             : o->parse || o->to_ascii || o->to_unicode || o->to_html ? CQL_COMPILE_EXPAND
                             : CQL_COMPILE_RUN;
@@ -183,10 +130,10 @@ static ExitCode compile_query(Run *r)
     option_filters(o, &filters);
     ExitCode rc = EXIT_QUERY;
     if (!o->query_file) {
-        s.name = "-cql";
-        s.body_only = true;
+        cql_settings_set_text(s, "name", "-cql");
+        cql_settings_set_flag(s, "bodyonly", true);
         if (!filters.len) cql_text_printf(&filters, "true\n");
-        r->query = cql_compile(filters.data, filters.len, &s, stage, r->m);
+        r->query = cql_compile(filters.data, filters.len, s, stage, r->m);
     } else {
         r->query_text = cql_read_query_file(o->query_file, &r->query_len, r->m);
         bool respelled = o->translate || o->to_ascii || o->to_unicode || o->dump_orbit;
@@ -202,9 +149,9 @@ static ExitCode compile_query(Run *r)
             }
         }
         if (r->query_text) {
-            s.name = o->query_file;
-            s.preamble = filters.len > 0 ? filters.data : NULL;
-            r->query = cql_compile(r->query_text, r->query_len, &s, stage, r->m);
+            cql_settings_set_text(s, "name", o->query_file);
+            cql_settings_set_text(s, "preamble", filters.len > 0 ? filters.data : NULL);
+            r->query = cql_compile(r->query_text, r->query_len, s, stage, r->m);
         } else {
             rc = EXIT_USAGE;
         }
@@ -419,7 +366,8 @@ static void print_json_summary(FILE *fp, const Run *r, const CqlRunTotals *t, do
             "\"output\": ", t->matches, t->games, t->pgn_errors, secs, t->threads);
     json_string(fp, strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
     fprintf(fp, ", \"limit_reached\": %s", t->limit_reached ? "true" : "false");
-    if (r->o->part_count) fprintf(fp, ", \"part\": %ld, \"parts\": %ld", r->o->part_index, r->o->part_count);
+    long long k, n;
+    if (cql_settings_pair(r->o->settings, "part", &k, &n)) fprintf(fp, ", \"part\": %lld, \"parts\": %lld", k, n);
     fputs("}\n", fp);
 }
 
@@ -451,8 +399,7 @@ static void on_progress(void *ctx, const CqlRunProgress *p)
  * opened (none when an input cannot be read). */
 static ExitCode open_run(Run *r)
 {
-    CqlSettings s = settings_of(r->o);
-    r->run = cql_run_new(r->query, &s, r->m);
+    r->run = cql_run_new(r->query, r->o->settings, r->m);
     if (r->fen_stream) cql_run_add_stream(r->run, r->fen_stream, "-searchposition");
     else if (!input_add_to_run(&r->inputs, r->run, r->m)) return EXIT_USAGE;
     if (!cql_run_open(r->run)) {
@@ -520,13 +467,15 @@ static ExitCode search_games(Run *r)
     print_seconds(summary, secs);
     fprintf(summary, " seconds using %ld thread%s to %s", t->threads, t->threads == 1 ? "" : "s",
             strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
-    if (o->part_count) fprintf(summary, " (part %ld/%ld)", o->part_index, o->part_count);
+    long long k, n;
+    if (cql_settings_pair(o->settings, "part", &k, &n)) fprintf(summary, " (part %lld/%lld)", k, n);
     fputc('\n', summary);
     if (r->persistent.len) terminal_write(summary, r->persistent.data, r->persistent.len);
     if (o->summary == SUMMARY_JSON) print_json_summary(summary, r, t, secs);
     fflush(summary);
     if (t->limit_reached)
-        cql_report(r->m, CQL_NOTE, "stopped after %ld matching games (-limit %ld)", t->matches, o->limit);
+        cql_report(r->m, CQL_NOTE, "stopped after %ld matching games (-limit %lld)", t->matches,
+                   cql_settings_number(o->settings, "limit"));
     if (o->strict && t->pgn_errors) return EXIT_PGN_STRICT;
     return EXIT_RAN;
 }

@@ -22,6 +22,7 @@
 #include "pgn/game.h"
 #include "pgn/reader.h"
 #include "query/ast.h"
+#include "query/settings.h"
 
 /* A game's memory, and a searcher's: small for a small game, no allocation
  * per game once reused (arena_init_growing). */
@@ -64,6 +65,9 @@ struct CqlSearcher {
     StrBuf sort_key;             /* the last matching game's (CqlGameResult.sort_key) */
     TagWatch tags;               /* which tag filters held in the games searched */
 };
+
+/* The values of settings (settings.c). */
+const Settings *lib_settings(const CqlSettings *s);
 
 /* Fills the tables of the chess core, once; every entry point that needs
  * them calls it. */

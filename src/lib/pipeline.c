@@ -208,7 +208,7 @@ static bool part_range(CqlRun *r)
                    : "keeps values from game to game (persistent variables or dictionaries)");
         return false;
     }
-    uint64_t size = (uint64_t)st.st_size, k = (uint64_t)r->part_index, n = (uint64_t)r->part_count;
+    uint64_t size = (uint64_t)st.st_size, k = (uint64_t)r->settings.part.first, n = (uint64_t)r->settings.part.second;
     in->ranged = true;
     in->from = k == 0 ? 0 : size / n * k + size % n * k / n;
     in->to = k + 1 == n ? 0 : size / n * (k + 1) + size % n * (k + 1) / n;
@@ -230,7 +230,7 @@ static bool open_run_input(CqlRun *r, RunInput *in, CqlMessages *m)
         in->done = true;
         return false;
     }
-    if (r->max_game_size) cql_reader_set_max_game_size(in->reader, r->max_game_size);
+    if (r->settings.max_game_size) cql_reader_set_max_game_size(in->reader, (size_t)r->settings.max_game_size);
     return true;
 }
 
@@ -252,7 +252,7 @@ bool pipeline_open(CqlRun *r)
     if (r->opened) return !r->open_failed;
     r->opened = true;
     r->open_failed = true;
-    if (r->part_count && !part_range(r)) return false;
+    if (settings_given(&r->settings, SET_part) && !part_range(r)) return false;
     for (int i = 0; i < r->ninputs; i++)
         if (r->inputs[i].ranged && !range_lines(r, &r->inputs[i])) return false;
     if (r->ninputs > 0 && !open_run_input(r, &r->inputs[0], r->messages)) {
@@ -317,7 +317,7 @@ static bool emit_failed(const Emitter *e)
 /* True once `limit` matching games were handed over: the run stops reading. */
 static bool limit_reached(const Emitter *e)
 {
-    return e->run->limit > 0 && e->totals.matches >= e->run->limit;
+    return e->run->settings.limit > 0 && e->totals.matches >= e->run->settings.limit;
 }
 
 /* True once the games still to come are as if never read: after the limit,
@@ -823,7 +823,7 @@ static ReadOutcome read_slot(Emitter *e, Ring *p, Slot *s, ReadNext *next)
     if (*next != NEXT_GAMES) {
         *next = NEXT_CHUNK;
         if (!s->chunk) s->chunk = cql_chunk_new();
-        size_t bytes = e->run->chunk_bytes ? e->run->chunk_bytes : CHUNK_BYTES;
+        size_t bytes = e->run->settings.chunk_bytes ? (size_t)e->run->settings.chunk_bytes : CHUNK_BYTES;
         CqlTake took = cql_reader_take_chunk(r, bytes, s->chunk, &messages);
         if (took == CQL_TAKE_CHUNK) {
             s->split = true;
@@ -996,7 +996,7 @@ static long run_threads(Emitter *e, long threads)
  * query that must see the games in order. */
 static long threads_of(const CqlRun *r)
 {
-    long n = r->threads;
+    long n = r->settings.singlethreaded ? 1 : (long)r->settings.threads;
     if (n == 0) {
         n = sysconf(_SC_NPROCESSORS_ONLN);
         if (n < 1) n = 1;

@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "cql.h"
+#include "query/settings.h"
 
 /* One input of a run: a path it opens, a stream of the caller's, or a
  * source the caller opens when the run comes to it. */
@@ -51,12 +52,7 @@ typedef struct RunInput {
 struct CqlRun {
     const CqlQuery *query;
     CqlMessages *messages;      /* NULL: standard error */
-    /* the run's settings */
-    long threads;               /* asked for (0: one per core) */
-    long limit;                 /* matching games (0: none) */
-    long part_index, part_count;
-    size_t max_game_size;
-    size_t chunk_bytes;
+    Settings settings;          /* threads, limit, part ... (query/settings.def) */
     RunInput *inputs;
     int ninputs, inputs_cap;
     /* the callbacks */

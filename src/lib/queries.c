@@ -18,42 +18,14 @@
 
 _Static_assert(CQL_QUERY_MAX_BYTES == QUERY_MAX_BYTES, "cql.h and compile.h disagree on the longest query");
 
-static const struct {
-    unsigned cql, compile;
-} transform_flags[] = {
-    {CQL_FLIP, QX_FLIP},
-    {CQL_FLIPCOLOR, QX_FLIPCOLOR},
-    {CQL_SHIFT, QX_SHIFT},
-    {CQL_REVERSECOLOR, QX_REVERSECOLOR},
-    {CQL_FLIPHORIZONTAL, QX_FLIPHORIZONTAL},
-    {CQL_FLIPVERTICAL, QX_FLIPVERTICAL},
-    {CQL_ROTATE90, QX_ROTATE90},
-    {CQL_ROTATE45, QX_ROTATE45},
-    {CQL_SHIFTHORIZONTAL, QX_SHIFTHORIZONTAL},
-    {CQL_SHIFTVERTICAL, QX_SHIFTVERTICAL},
-};
-
-static SearchRange range_of(CqlRange r)
-{
-    return (SearchRange){r.set, r.min, r.max};
-}
-
-/* The strings of the settings, copied into the query's arena. */
-static const char *kept(Query *q, const char *s)
-{
-    return s ? arena_strdup(&q->arena, s) : NULL;
-}
-
 CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings, CqlCompileStage stage,
                       CqlMessages *m)
 {
-    static const CqlSettings defaults = {.name = NULL};
     lib_init();
-    const CqlSettings *cs = settings ? settings : &defaults;
-    CompileOptions opt = {.body_only = cs->body_only, .preamble = cs->preamble, .expand = stage != CQL_COMPILE_PARSE};
-    for (size_t i = 0; i < sizeof transform_flags / sizeof transform_flags[0]; i++)
-        if (cs->transforms & transform_flags[i].cql) opt.transforms |= transform_flags[i].compile;
-    SourceText src = {cs->name, text, len};
+    Settings given = settings ? *lib_settings(settings) : (Settings){0};
+    CompileOptions opt = {.body_only = given.body_only, .preamble = given.preamble, .transforms = &given,
+                          .expand = stage != CQL_COMPILE_PARSE};
+    SourceText src = {given.name, text, len};
     DiagSink d = lib_sink(m);
     Query *q = query_compile(&src, &opt, &d);
     if (q && stage == CQL_COMPILE_RUN && !eval_check_supported(q, &d)) {
@@ -62,28 +34,14 @@ CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings,
     }
     lib_count(m, &d);
     if (!q) return NULL;
-    SearchSettings ss = {
-        .matchstring = kept(q, cs->matchstring),
-        .variations = cs->variations,
-        .mainline = cs->mainline,
-        .silent = cs->silent,
-        .quiet = cs->quiet,
-        .alwayscomment = cs->alwayscomment,
-        .noheader = cs->noheader,
-        .nosettag = cs->nosettag,
-        .noremovecomment = cs->noremovecomment,
-        .nouniquecomments = cs->nouniquecomments,
-        .matchcount = range_of(cs->matchcount),
-        .gamenumber = range_of(cs->gamenumber),
-        .result = kept(q, cs->result),
-        .query_file = kept(q, cs->query_file),
-        .loop_budget = cs->loop_budget,
-        .text_budget = cs->text_budget,
-        .max_regex_steps = cs->max_regex_steps,
-    };
+    /* the query keeps the texts of its settings */
+    for (size_t i = 0; i < SETTING_COUNT; i++) {
+        const char *t = settings_text(&given, &setting_rows[i]);
+        if (t) settings_set_text(&given, &setting_rows[i], arena_strdup(&q->arena, t));
+    }
     CqlQuery *cq = xcalloc(1, sizeof *cq);
     cq->query = q;
-    search_init(&cq->search, &ss, q);
+    search_init(&cq->search, &given, q);
     if (stage == CQL_COMPILE_RUN && !eval_check_settings(q, &cq->search.eval, &d)) {
         lib_count(m, &d);
         cql_query_free(cq);
@@ -227,9 +185,7 @@ static bool same_string(const char *a, const char *b)
 static bool same_header(const QueryHeader *a, const QueryHeader *b)
 {
     return a->present == b->present && same_string(a->input, b->input) && same_string(a->output, b->output) &&
-           a->matchcount_min == b->matchcount_min && a->matchcount_max == b->matchcount_max &&
-           a->gamenumber_min == b->gamenumber_min && a->gamenumber_max == b->gamenumber_max &&
-           same_string(a->result, b->result) && same_string(a->matchstring, b->matchstring);
+           settings_equal(&a->values, &b->values);
 }
 
 bool cql_query_equal(const CqlQuery *a, const CqlQuery *b)

@@ -18,14 +18,7 @@ CqlRun *cql_run_new(const CqlQuery *q, const CqlSettings *settings, CqlMessages 
     r->query = q;
     r->messages = m;
     atomic_init(&r->cancelled, false);
-    if (settings) {
-        r->threads = settings->threads;
-        r->limit = settings->limit;
-        r->part_index = settings->part_index;
-        r->part_count = settings->part_count;
-        r->max_game_size = settings->max_game_size;
-        r->chunk_bytes = settings->chunk_bytes;
-    }
+    r->settings = settings ? *lib_settings(settings) : q->search.eval.run;
     return r;
 }
 
