@@ -57,6 +57,29 @@
 #define CQL_PRINTF(f, a)
 #endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* {==== the library =========================================================== */
+
+/* The version of this header; cql_version() is the library's, as a string
+ * ("0.1.0"). The major number changes when the ABI does (libcql.so.MAJOR). */
+#define CQL_VERSION_MAJOR 0
+#define CQL_VERSION_MINOR 1
+#define CQL_VERSION_PATCH 0
+CQL_API const char *cql_version(void);
+
+/* Called when memory runs out, with the size asked for. It ends the
+ * process, jumps out (longjmp), or frees memory and returns: the allocation
+ * is then tried again. Without one (fn NULL), the library writes "cql: out
+ * of memory" to standard error and raises SIGABRT. Set it before the
+ * library is used on several threads; it is the process's. */
+typedef void (*CqlNomemFn)(void *ctx, size_t size);
+CQL_API void cql_set_nomem_handler(CqlNomemFn fn, void *ctx);
+
+/* }==== */
+
 /* {==== messages and text ===================================================== */
 
 typedef enum CqlSeverity { CQL_ERROR, CQL_WARNING, CQL_NOTE } CqlSeverity;
@@ -526,5 +549,9 @@ CQL_API const CqlRunTotals *cql_run_totals(const CqlRun *r);
 CQL_API void cql_run_print_persistent(const CqlRun *r, CqlText *out);
 
 /* }==== */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

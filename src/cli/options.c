@@ -20,8 +20,6 @@
 
 #include "cli/memory.h"
 
-#define CQL_VERSION "0.1.0"
-
 typedef enum OptKind {
     OPT_FLAG,      /* sets a bool */
     OPT_STRING,    /* one value */
@@ -599,8 +597,7 @@ static ExitCode parse_arguments(int argc, char **argv, CliOptions *o, const char
 
 void cli_print_version(FILE *out)
 {
-    fprintf(out, "cql %s, an open implementation of the Chess Query Language (CQL 6.2)\n",
-            CQL_VERSION);
+    fprintf(out, "cql %s, an open implementation of the Chess Query Language (CQL 6.2)\n", cql_version());
 }
 
 void cli_print_usage(FILE *out)

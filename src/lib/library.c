@@ -1,6 +1,7 @@
 /*
  * src/lib/library.c — the library's setup (the tables of the chess core,
- * filled once on first use) and the messages and texts of include/cql.h.
+ * filled once on first use), its version, its out-of-memory handler, and
+ * the messages and texts of include/cql.h.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -24,6 +25,19 @@ static void fill_library_tables(void)
 void lib_init(void)
 {
     pthread_once(&library_once, fill_library_tables);
+}
+
+#define CQL_STRINGIFY(x) #x
+#define CQL_VERSION_TEXT(a, b, c) CQL_STRINGIFY(a) "." CQL_STRINGIFY(b) "." CQL_STRINGIFY(c)
+
+const char *cql_version(void)
+{
+    return CQL_VERSION_TEXT(CQL_VERSION_MAJOR, CQL_VERSION_MINOR, CQL_VERSION_PATCH);
+}
+
+void cql_set_nomem_handler(CqlNomemFn fn, void *ctx)
+{
+    base_set_nomem_handler(fn, ctx);
 }
 
 static void forward_message(void *ctx, DiagSeverity sev, const char *text)
