@@ -511,9 +511,9 @@ typedef enum CqlRunStatus {
 } CqlRunStatus;
 
 /* A run of q (which must outlive it) with the run's settings (threads,
- * limit, part, maxgamesize ...; NULL: those q was compiled with). Messages
- * about the games and the run go to m (NULL: standard error), in input
- * order. */
+ * limit, part, maxgamesize ...; NULL: those q was compiled with); those of
+ * the search (gamenumber, variations ...) are q's. Messages about the
+ * games and the run go to m (NULL: standard error), in input order. */
 CQL_API CqlRun *cql_run_new(const CqlQuery *q, const CqlSettings *settings, CqlMessages *m);
 CQL_API void cql_run_free(CqlRun *r);
 
@@ -538,7 +538,8 @@ CQL_API void cql_run_on_progress(CqlRun *r, CqlRunProgressFn fn, void *ctx);
  * when the caller has not. */
 CQL_API bool cql_run_open(CqlRun *r);
 /* Runs to the end (or the limit, or cql_run_cancel) on the calling thread
- * and the worker threads; the callbacks are called on the calling thread. */
+ * and the worker threads; the callbacks are called on the calling thread.
+ * A run is started once. */
 CQL_API CqlRunStatus cql_run_start(CqlRun *r);
 /* Stops the run soon, from a callback or any thread: the games after the
  * one being handed over are not delivered. */

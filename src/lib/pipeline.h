@@ -62,7 +62,7 @@ struct CqlRun {
     CqlRunProgressFn on_progress;
     void *progress_ctx;
     /* the run's state */
-    bool opened, open_failed;
+    bool opened, open_failed, started;
     atomic_bool cancelled;
     bool read_failed;           /* an input could not be opened or read to its end */
     bool stopped;               /* the query stopped the run */

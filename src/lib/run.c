@@ -100,7 +100,8 @@ bool cql_run_open(CqlRun *r)
 
 CqlRunStatus cql_run_start(CqlRun *r)
 {
-    if (!pipeline_open(r)) return CQL_RUN_FAILED;
+    if (r->started || !pipeline_open(r)) return CQL_RUN_FAILED;   /* a run is started once */
+    r->started = true;
     pipeline_run(r);
     return r->stopped ? CQL_RUN_STOPPED : r->read_failed ? CQL_RUN_FAILED : CQL_RUN_DONE;
 }
