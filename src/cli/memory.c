@@ -17,7 +17,7 @@
 
 /* The program cannot go on without the memory it asks for: it says so and
  * ends (the library calls this too, through its out-of-memory handler). */
-static void out_of_memory(void *ctx, size_t size)
+static void memory_exhausted(void *ctx, size_t size)
 {
     (void)ctx;
     fprintf(stderr, "cql: out of memory (asked for %zu bytes)\n", size);
@@ -26,7 +26,7 @@ static void out_of_memory(void *ctx, size_t size)
 
 static void *checked(void *p, size_t size)
 {
-    if (!p) out_of_memory(NULL, size);
+    if (!p) memory_exhausted(NULL, size);
     return p;
 }
 
@@ -61,5 +61,5 @@ void cli_memory_setup(void)
 #ifdef __GLIBC__
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
-    cql_set_nomem_handler(out_of_memory, NULL);
+    cql_set_nomem_handler(memory_exhausted, NULL);
 }

@@ -18,15 +18,15 @@ const SettingInfo setting_rows[SETTING_COUNT] = {
 #include "query/settings.def"
 };
 
-static char lower(char c)
+static char name_char(char c)
 {
     return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
 }
 
-static bool same_name(const char *a, const char *b)
+static bool same_setting_name(const char *a, const char *b)
 {
     for (; *a && *b; a++, b++)
-        if (lower(*a) != lower(*b)) return false;
+        if (name_char(*a) != name_char(*b)) return false;
     return *a == *b;
 }
 
@@ -34,7 +34,7 @@ const SettingInfo *settings_find(const char *name)
 {
     for (size_t i = 0; i < SETTING_COUNT; i++) {
         const SettingInfo *row = &setting_rows[i];
-        if (same_name(name, row->name) || (row->alias && same_name(name, row->alias))) return row;
+        if (same_setting_name(name, row->name) || (row->alias && same_setting_name(name, row->alias))) return row;
     }
     return NULL;
 }
