@@ -7,12 +7,13 @@
 #   make test              every test layer (installs cmocka if it is missing)
 #   make check-slow        deep perft and the other long checks
 #   make check-layers      the dependency rule between the areas of src/ (in make test)
-#   make check-symbols     libcql.a defines no global name but cql_* (in make test)
+#   make check-symbols     libcql.a and libcql.so define no global name but cql_* (in make test)
 #   make bench             ns/ply, instructions/ply, 2-thread speed-up, RSS (docs/performance.md)
 #   make fuzz              builds the libFuzzer harnesses with clang into build/fuzz/
 #                          and runs each for FUZZ_SECONDS (default 60); fails on any finding
 #   make install PREFIX=/usr/local [DESTDIR=...]   (cql, its man page, cql.h, libcql.a,
-#                                                   bash and zsh completion)
+#                                                   libcql.so.MAJOR, cql.pc for pkg-config,
+#                                                   bash and zsh completion); make uninstall
 #   make V=1               show full command lines; WERROR=1 turns warnings into errors
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -99,6 +100,16 @@ LIB       := $(BUILD)/libcql.a
 LIB_OBJ   := $(BUILD)/obj/libcql.o
 INTERNAL  := $(BUILD)/libcql-internal.a
 CQL       := $(BUILD)/cql
+# The shared library: the same unit compiled -fPIC, named for the version of
+# include/cql.h, with the major number in its soname (libcql.so.MAJOR).
+CQL_VERSION_PART = $(shell sed -n 's/^\#define CQL_VERSION_$(1) \([0-9]*\).*/\1/p' include/cql.h)
+CQL_MAJOR   := $(call CQL_VERSION_PART,MAJOR)
+CQL_VERSION := $(CQL_MAJOR).$(call CQL_VERSION_PART,MINOR).$(call CQL_VERSION_PART,PATCH)
+SONAME    := libcql.so.$(CQL_MAJOR)
+SHLIB     := $(BUILD)/libcql.so.$(CQL_VERSION)
+PIC_OBJ   := $(BUILD)/obj/libcql-pic.o
+LIBDIR     = $(PREFIX)/lib
+INCLUDEDIR = $(PREFIX)/include
 
 # Unit tests: every tests/unit/test_*.c is one cmocka program.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -120,14 +131,14 @@ REPLAY_BINS  := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_replay_%)
 REPLAY_OBJS  := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%.o) \
                 $(BUILD)/tests/fuzz/fuzz_support.o $(BUILD)/tests/fuzz/replay_main.o
 
-DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(LIB_OBJ:.o=.d) \
+DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(LIB_OBJ:.o=.d) $(PIC_OBJ:.o=.d) \
         $(UNIT_BINS:%=%.d) $(TOOL_BINS:%=%.d) $(REPLAY_OBJS:.o=.d)
 
-.PHONY: all test check check-slow bench install uninstall clean unity cmocka \
+.PHONY: all test check check-slow bench install uninstall clean unity cmocka test-library \
         test-unit test-tools test-perft test-cql test-cli test-oracle test-conformance \
         check-layers check-symbols test-fuzz-replay fuzz fuzz-build
 
-all: $(CQL)
+all: $(CQL) $(SHLIB)
 ifeq ($(BUILD),build/release)
 all: cql
 cql: $(CQL)
@@ -177,13 +188,29 @@ endif
 # everything but the cql_* functions is internal and optimised as such, as
 # link-time optimisation did), then its hidden names made local.
 LIB_ALL := $(BUILD)/obj/libcql-all.c
-$(LIB_OBJ): $(LIB_SRCS) Makefile
-	@$(if $(Q),echo "  CC      $@ (the library as one unit)")
+$(LIB_ALL): $(LIB_SRCS) Makefile
 	@mkdir -p $(@D)
-	$(Q)printf '#include "%s"\n' $(LIB_SRCS) > $(LIB_ALL)
+	$(Q)printf '#include "%s"\n' $(LIB_SRCS) > $@
+$(LIB_OBJ): $(LIB_ALL)
+	@$(if $(Q),echo "  CC      $@ (the library as one unit)")
 	$(Q)$(CC) $(CPPFLAGS) -I. -MF $(LIB_OBJ:.o=.d) -MT $@ $(CFLAGS) $(PGO_USE) -fvisibility=hidden \
 	   $(WHOLE_PROGRAM) -c $(LIB_ALL) -o $@.tmp
 	$(Q)$(OBJCOPY) --localize-hidden $@.tmp $@ && rm -f $@.tmp
+
+# The shared library: the unit again, position-independent (without the
+# profile of the program's training run), linked with a version script
+# that exports the cql_* names alone.
+$(PIC_OBJ): $(LIB_ALL)
+	@$(if $(Q),echo "  CC      $@ (the library as one unit, -fPIC)")
+	$(Q)$(CC) $(CPPFLAGS) -I. -MF $(PIC_OBJ:.o=.d) -MT $@ $(CFLAGS) -fPIC -fno-semantic-interposition \
+	   -fvisibility=hidden $(WHOLE_PROGRAM) -c $(LIB_ALL) -o $@.tmp
+	$(Q)$(OBJCOPY) --localize-hidden $@.tmp $@ && rm -f $@.tmp
+
+$(SHLIB): $(PIC_OBJ) scripts/libcql.map
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script,scripts/libcql.map $(CFLAGS) $(LDFLAGS) \
+	   $(PIC_OBJ) $(LDLIBS) -o $@
+	$(Q)ln -sf $(notdir $@) $(BUILD)/$(SONAME) && ln -sf $(SONAME) $(BUILD)/libcql.so
 
 $(LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
@@ -257,6 +284,12 @@ test-conformance: test-tools
 	$(Q)if [ -f tests/run-conformance.sh ]; then sh tests/run-conformance.sh $(BUILD); fi
 	$(Q)sh tests/run-repros.sh $(BUILD)
 
+# The library as a program uses it: installed into a scratch directory
+# (DESTDIR), the example of docs/library.md (examples/search.c) built with
+# `pkg-config --cflags --libs cql` and run against the cql program.
+test-library: $(CQL) $(LIB) $(SHLIB)
+	$(Q)sh tests/run-library.sh $(BUILD) "$(MAKE)" "$(MODE)" "$(CC)" "$(SAN)"
+
 # The fuzz harnesses on their seed corpus and on every input that once found
 # a problem (tests/fuzz/regressions/), without libFuzzer.
 test-fuzz-replay: $(REPLAY_BINS)
@@ -268,12 +301,13 @@ check-layers:
 	$(Q)sh scripts/check-layers.sh
 
 # Only cql_* names leave the library.
-check-symbols: $(LIB)
+check-symbols: $(LIB) $(SHLIB)
 	$(Q)sh scripts/check-symbols.sh $(BUILD)
 
 test: cmocka check-layers
 	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) all test-tools check-symbols $(REPLAY_BINS)
-	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) test-unit test-perft test-cql test-cli test-oracle test-conformance test-fuzz-replay
+	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) test-unit test-perft test-cql test-cli test-oracle test-conformance test-fuzz-replay \
+	   test-library
 	@echo "all tests passed ($(MODE))"
 
 check: test
@@ -341,20 +375,27 @@ fuzz:
 	$(Q)sh tests/run-fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
 # ---- install -------------------------------------------------------------------
-install: $(CQL) $(LIB)
+install: $(CQL) $(LIB) $(SHLIB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig
 	install -m 755 $(CQL) $(DESTDIR)$(PREFIX)/bin/cql
 	install -m 644 docs/cql.1 $(DESTDIR)$(PREFIX)/share/man/man1/cql.1
-	install -m 644 include/cql.h $(DESTDIR)$(PREFIX)/include/cql.h
-	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libcql.a
+	install -m 644 include/cql.h $(DESTDIR)$(INCLUDEDIR)/cql.h
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libcql.a
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/libcql.so.$(CQL_VERSION)
+	ln -sf libcql.so.$(CQL_VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libcql.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(CQL_VERSION)|' scripts/cql.pc.in > $(BUILD)/cql.pc
+	install -m 644 $(BUILD)/cql.pc $(DESTDIR)$(LIBDIR)/pkgconfig/cql.pc
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	install -m 644 scripts/completion/cql.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cql
 	install -m 644 scripts/completion/_cql $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_cql
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/cql $(DESTDIR)$(PREFIX)/share/man/man1/cql.1
-	rm -f $(DESTDIR)$(PREFIX)/include/cql.h $(DESTDIR)$(PREFIX)/lib/libcql.a
+	rm -f $(DESTDIR)$(INCLUDEDIR)/cql.h $(DESTDIR)$(LIBDIR)/libcql.a $(DESTDIR)$(LIBDIR)/pkgconfig/cql.pc
+	rm -f $(DESTDIR)$(LIBDIR)/libcql.so.$(CQL_VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libcql.so
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cql $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_cql
 
 # One translation unit of every source: catches clashes between static names.

@@ -1,9 +1,20 @@
 /*
  * include/cql.h — the library face of cql, an open implementation of the
- * Chess Query Language (CQL 6.2): compile a query, read games, search a
- * game, write a matching game, free.
+ * Chess Query Language (CQL 6.2): compile a query with its settings, run
+ * it over PGN inputs on worker threads with callbacks for the games and
+ * matches, or take the steps one by one: read games, search a game, write
+ * a matching game. (docs/library.md shows how.)
  *
- *     CqlQuery *q = cql_compile(text, len, &settings, CQL_COMPILE_RUN, NULL);
+ *     CqlSettings *settings = cql_settings_new();
+ *     cql_settings_set_flag(settings, "variations", true);
+ *     CqlQuery *q = cql_compile(text, len, settings, CQL_COMPILE_RUN, NULL);
+ *     CqlRun *run = cql_run_new(q, settings, NULL);
+ *     cql_run_add_path(run, "games.pgn");
+ *     cql_run_on_match(run, on_match, ctx, true);   (each match, in input order)
+ *     cql_run_start(run);
+ *
+ * or, a game at a time:
+ *
  *     CqlReader *r = cql_reader_open("games.pgn", NULL);
  *     CqlGameText *t = cql_game_text_new();
  *     CqlGame *g = cql_game_new();
@@ -45,6 +56,29 @@
 #else
 #define CQL_PRINTF(f, a)
 #endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* {==== the library =========================================================== */
+
+/* The version of this header; cql_version() is the library's, as a string
+ * ("0.1.0"). The major number changes when the ABI does (libcql.so.MAJOR). */
+#define CQL_VERSION_MAJOR 0
+#define CQL_VERSION_MINOR 1
+#define CQL_VERSION_PATCH 0
+CQL_API const char *cql_version(void);
+
+/* Called when memory runs out, with the size asked for. It ends the
+ * process, jumps out (longjmp), or frees memory and returns: the allocation
+ * is then tried again. Without one (fn NULL), the library writes "cql: out
+ * of memory" to standard error and raises SIGABRT. Set it before the
+ * library is used on several threads; it is the process's. */
+typedef void (*CqlNomemFn)(void *ctx, size_t size);
+CQL_API void cql_set_nomem_handler(CqlNomemFn fn, void *ctx);
+
+/* }==== */
 
 /* {==== messages and text ===================================================== */
 
@@ -93,54 +127,59 @@ typedef struct CqlRange {
     long min, max;
 } CqlRange;
 
-/* Transforms applied to the whole query (CqlSettings.transforms), from the
- * inside out in this order. */
-enum {
-    CQL_FLIP = 1 << 0,
-    CQL_FLIPCOLOR = 1 << 1,
-    CQL_SHIFT = 1 << 2,
-    CQL_REVERSECOLOR = 1 << 3,
-    CQL_FLIPHORIZONTAL = 1 << 4,
-    CQL_FLIPVERTICAL = 1 << 5,
-    CQL_ROTATE90 = 1 << 6,
-    CQL_ROTATE45 = 1 << 7,
-    CQL_SHIFTHORIZONTAL = 1 << 8,
-    CQL_SHIFTVERTICAL = 1 << 9
-};
+/* The settings of a compile and a run: how a query is compiled and searched
+ * (the comment at matched positions, variations, budgets, transforms of
+ * the whole query ...) and how its run goes (threads, limit, part ...), one
+ * per row of src/query/settings.def, each set by its name, the command
+ * line's option ("variations", "threads" ...). A setting given overrides
+ * the query's cql(...) header, as the command line does; one not given
+ * leaves it to the header or the default. A new setting is a new name, not
+ * a new type. */
+typedef struct CqlSettings CqlSettings;
 
-/* How a query is compiled and searched. Zero-initialised: CQL's defaults and
- * what the query's cql(...) header says; a field set here overrides the
- * header, as the command line does. */
-typedef struct CqlSettings {
-    const char *name;          /* the query's name in messages (NULL: "query.cql") */
-    bool body_only;            /* the text is a query body, without a cql(...) header */
-    const char *preamble;      /* filters placed before the body, after the header */
-    unsigned transforms;       /* CQL_FLIP ...: transforms around the whole body */
-    const char *matchstring;   /* comment at matched positions (NULL: the header's, or "CQL") */
-    bool variations;           /* search variations too */
-    bool mainline;             /* the main line only, whatever the header says */
-    bool silent;               /* add no comment */
-    bool quiet;                /* add only the game-number comment */
-    bool alwayscomment;        /* keep comments made at positions that do not match */
-    bool noheader;             /* no {Game number N} comment */
-    bool nosettag;             /* settag changes no tag (it still matches) */
-    bool noremovecomment;      /* removecomment removes nothing (it still matches) */
-    bool nouniquecomments;     /* keep identical comments added at one position (default: once) */
-    CqlRange matchcount;       /* matched positions a game needs (default: at least 1) */
-    CqlRange gamenumber;       /* games to examine (default: all) */
-    const char *result;        /* only games with this result ("1-0", "0-1", "1/2-1/2") */
-    const char *query_file;    /* the file the query was read from (NULL: none), which
-                                  writefile refuses to write over */
-    /* budgets, generous enough that no real query meets them: past one the
-     * run stops with an error at the filter (0: the default) */
-    int64_t loop_budget;       /* runs of the bodies of loop and while for one position,
-                                  all together (0: 10,000,000) */
-    size_t text_budget;        /* bytes of text the query makes for one game: strings,
-                                  comments, messages, dictionary entries; and the largest
-                                  file readfile reads (0: 256M) */
-    uint64_t max_regex_steps;  /* the steps one evaluation of `~~` may take before the run
-                                  stops (0: 100,000,000) */
-} CqlSettings;
+typedef enum CqlSettingKind {
+    CQL_SETTING_FLAG,      /* on or off */
+    CQL_SETTING_TEXT,      /* a string */
+    CQL_SETTING_RESULT,    /* 1-0, 0-1, 1/2-1/2 (or *) */
+    CQL_SETTING_COUNT,     /* a whole number of at least `min` */
+    CQL_SETTING_SIZE,      /* a number of bytes */
+    CQL_SETTING_RANGE,     /* two numbers: min (at least `min`) and max */
+    CQL_SETTING_PART       /* two numbers: part K, from 0, of N */
+} CqlSettingKind;
+
+/* What a setting is: for a program that offers the settings as options. */
+typedef struct CqlSettingInfo {
+    const char *name;      /* as the setters name it (and the command line) */
+    const char *alias;     /* another name, or NULL */
+    CqlSettingKind kind;
+    long long min;         /* a count's or a range's smallest value */
+    bool header;           /* a parameter of the cql(...) header too */
+    bool option;           /* an option of the command line ... */
+    bool listed;           /* ... listed in its help (else accepted, as CQL 6.2 accepts it) */
+    const char *help;      /* its line in the help */
+} CqlSettingInfo;
+
+/* The i-th setting, in the order of the rows (NULL past the last). */
+CQL_API const CqlSettingInfo *cql_setting_info(size_t i);
+
+/* New settings, none given. */
+CQL_API CqlSettings *cql_settings_new(void);
+CQL_API void cql_settings_free(CqlSettings *s);
+/* Gives the setting `name` (or its alias, in any case) a value of its
+ * kind. False, and nothing set, when there is no such setting, it is of
+ * another kind, or the value is outside its range. A flag set off, or a
+ * text set to NULL, is not given; a text is copied. */
+CQL_API bool cql_settings_set_flag(CqlSettings *s, const char *name, bool on);
+CQL_API bool cql_settings_set_number(CqlSettings *s, const char *name, long long value);   /* count, size */
+CQL_API bool cql_settings_set_pair(CqlSettings *s, const char *name, long long first, long long second);
+                                                                          /* range, part */
+CQL_API bool cql_settings_set_text(CqlSettings *s, const char *name, const char *text);    /* text, result */
+/* Whether setting `name` was given, and its value (false, 0, NULL when not). */
+CQL_API bool cql_settings_given(const CqlSettings *s, const char *name);
+CQL_API bool cql_settings_flag(const CqlSettings *s, const char *name);
+CQL_API long long cql_settings_number(const CqlSettings *s, const char *name);
+CQL_API bool cql_settings_pair(const CqlSettings *s, const char *name, long long *first, long long *second);
+CQL_API const char *cql_settings_text(const CqlSettings *s, const char *name);
 
 /* How far cql_compile goes. */
 typedef enum CqlCompileStage {
@@ -152,8 +191,13 @@ typedef enum CqlCompileStage {
 /* The longest query text cql_compile accepts (64 MB). */
 #define CQL_QUERY_MAX_BYTES (64u * 1024 * 1024)
 
-/* Compiles a query. On an error, reports it (FILE:LINE:COL, the source line
- * and a caret) and returns NULL. The text is copied. settings may be NULL. */
+/* Compiles a query with its settings (NULL: none given; the query keeps a
+ * copy). The settings "name" (the query's name in messages), "bodyonly"
+ * (the text is a body without a cql(...) header), "preamble" (filters
+ * placed before the body) and "queryfile" (the file it was read from,
+ * which writefile refuses) say what the text is. On an error, reports it
+ * (FILE:LINE:COL, the source line and a caret) and returns NULL. The text
+ * is copied. */
 CQL_API CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings, CqlCompileStage stage,
                               CqlMessages *m);
 CQL_API void cql_query_free(CqlQuery *q);
@@ -165,7 +209,7 @@ CQL_API char *cql_read_query_file(const char *path, size_t *len, CqlMessages *m)
 
 /* True when the text is a CQL 1.0 query file, `(match ...)`: its first
  * character outside blanks and `;` comments is '('. cql_compile reads such
- * a file as CQL 1.0 (unless settings->body_only). */
+ * a file as CQL 1.0 (unless the setting bodyonly is given). */
 CQL_API bool cql_is_cql1(const char *text, size_t len);
 
 /* The CQL 6 query equivalent to a CQL 1.0 file (malloc'd, NUL-terminated:
@@ -376,5 +420,139 @@ CQL_API void cql_searcher_merge_tags(CqlSearcher *into, const CqlSearcher *from)
 CQL_API void cql_searcher_report_unmatched_tags(const CqlSearcher *s, CqlMessages *m);
 
 /* }==== */
+
+/* {==== runs ================================================================== */
+
+/* A run: a compiled query over its inputs, read in order and searched on
+ * worker threads, each game and each match handed to the caller's
+ * callbacks in input order whatever the thread count (a sorting query's
+ * matches at the end, in the order of their keys).
+ *
+ *     CqlRun *run = cql_run_new(q, &settings);
+ *     cql_run_add_path(run, "games.pgn");
+ *     cql_run_on_match(run, on_match, ctx, true);
+ *     CqlRunStatus st = cql_run_start(run);       (returns when the run is over)
+ *     cql_run_free(run);
+ *
+ * Callbacks run on the thread that called cql_run_start, one at a time;
+ * any of them, or another thread, may call cql_run_cancel. */
+typedef struct CqlRun CqlRun;
+
+/* A position where the query matched. */
+typedef struct CqlPosition {
+    int id;                   /* preorder id: 0 the start, the main line first */
+    int ply;                  /* plies from the start */
+    int move_number;          /* of the move into it, as PGN numbers it (1. e4, 1... e5);
+                                 at the start, the start position's own */
+    bool white_to_move;
+    bool in_variation;        /* off the main line */
+    const char *san;          /* the move into it in SAN, with + or # ("" at the start) */
+    const char *fen;
+} CqlPosition;
+
+/* A game of a run. Its pointers are valid during the callback only. */
+typedef struct CqlRunGame {
+    long number;              /* in the run: numbered on across its inputs, from 1 */
+    const char *input;        /* the name of its input */
+    long index;               /* its number within that input, from 1 */
+    bool examined;            /* inside the game-number range: searched */
+    bool damaged;             /* its PGN had a problem (reported through the messages) */
+    bool matched;
+    const char *printed;      /* what the query's `message` filters printed (printed_len
+                                 bytes; NULL when nothing) */
+    size_t printed_len;
+    const char *error;        /* a runtime error that stopped the run at this game (a
+                                 failed `assert` ...): the text to print; NULL otherwise */
+    /* the match callback only: */
+    const char *pgn;          /* the game as cql writes a match (pgn_len bytes) */
+    size_t pgn_len;
+    const CqlPosition *positions;   /* where it matched, in id order (when asked for) */
+    int npositions;
+} CqlRunGame;
+
+typedef void (*CqlRunGameFn)(void *ctx, CqlRun *run, const CqlRunGame *game);
+
+/* How far a run is, after each game. */
+typedef struct CqlRunProgress {
+    long games;               /* games read */
+    long matches;             /* matching games */
+    uint64_t bytes;           /* game text read */
+} CqlRunProgress;
+
+typedef void (*CqlRunProgressFn)(void *ctx, const CqlRunProgress *progress);
+
+/* An input the run opens when it comes to it: open returns the stream
+ * (NULL after reporting through m: the run fails); close is told when the
+ * run is done with it, and whether it read it to its end, and returns
+ * false when the input was not complete (the run then fails, as on a read
+ * error). For a decompressor's output, a pipe ... */
+typedef FILE *(*CqlOpenFn)(void *ctx, CqlMessages *m);
+typedef bool (*CqlCloseFn)(void *ctx, FILE *fp, bool read_to_end);
+
+/* What a run did. */
+typedef struct CqlRunTotals {
+    long games;               /* games read (up to where the run stopped) */
+    long matches;             /* matching games */
+    long pgn_errors;          /* games whose PGN had a problem */
+    uint64_t bytes;           /* game text read */
+    long threads;             /* the threads that ran: those asked for, or fewer when no
+                                 more could start */
+    bool limit_reached;       /* stopped after the setting `limit` of matching games */
+    bool cancelled;           /* cql_run_cancel was called */
+} CqlRunTotals;
+
+typedef enum CqlRunStatus {
+    CQL_RUN_DONE,             /* every game read, or stopped at the limit or by cql_run_cancel */
+    CQL_RUN_STOPPED,          /* the query stopped the run: a runtime error (CqlRunGame.error),
+                                 a value-only filter evaluated as a position filter (reported);
+                                 CQL 6.2 exits with status 1 there */
+    CQL_RUN_FAILED            /* an input could not be opened or read to its end, or the
+                                 settings do not fit the inputs (reported) */
+} CqlRunStatus;
+
+/* A run of q (which must outlive it) with the run's settings (threads,
+ * limit, part, maxgamesize ...; NULL: those q was compiled with); those of
+ * the search (gamenumber, variations ...) are q's. Messages about the
+ * games and the run go to m (NULL: standard error), in input order. */
+CQL_API CqlRun *cql_run_new(const CqlQuery *q, const CqlSettings *settings, CqlMessages *m);
+CQL_API void cql_run_free(CqlRun *r);
+
+/* Inputs, read in the order added; games are numbered on across them. */
+CQL_API void cql_run_add_path(CqlRun *r, const char *path);             /* "-": standard input */
+CQL_API void cql_run_add_stream(CqlRun *r, FILE *fp, const char *name); /* fp stays the caller's */
+CQL_API void cql_run_add_source(CqlRun *r, const char *name, CqlOpenFn open, CqlCloseFn close, void *ctx);
+/* Only the games of path that begin on a line from the one byte `from` is
+ * on to before the line byte `to` is on (0: to the end): a part of a file,
+ * whose games keep their numbers in the whole file. */
+CQL_API void cql_run_add_range(CqlRun *r, const char *path, uint64_t from, uint64_t to);
+
+/* The callbacks (each may be NULL): every game read, in input order, with
+ * what its search printed; every matching game with its PGN text, and its
+ * matched positions when `positions`; progress after each game. */
+CQL_API void cql_run_on_game(CqlRun *r, CqlRunGameFn fn, void *ctx);
+CQL_API void cql_run_on_match(CqlRun *r, CqlRunGameFn fn, void *ctx, bool positions);
+CQL_API void cql_run_on_progress(CqlRun *r, CqlRunProgressFn fn, void *ctx);
+
+/* Checks the settings against the inputs (a part needs one file ...) and
+ * opens the first input; false after reporting. cql_run_start opens the run
+ * when the caller has not. */
+CQL_API bool cql_run_open(CqlRun *r);
+/* Runs to the end (or the limit, or cql_run_cancel) on the calling thread
+ * and the worker threads; the callbacks are called on the calling thread.
+ * A run is started once. */
+CQL_API CqlRunStatus cql_run_start(CqlRun *r);
+/* Stops the run soon, from a callback or any thread: the games after the
+ * one being handed over are not delivered. */
+CQL_API void cql_run_cancel(CqlRun *r);
+CQL_API const CqlRunTotals *cql_run_totals(const CqlRun *r);
+/* After a run on one thread: `name: value` for every persistent variable
+ * and every dictionary that is not local, appended to out. */
+CQL_API void cql_run_print_persistent(const CqlRun *r, CqlText *out);
+
+/* }==== */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,7 @@
 
 #include <assert.h>
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,30 +27,51 @@ struct ArenaChunk {
     _Alignas(ARENA_ALIGN) unsigned char data[];
 };
 
-static void out_of_memory(size_t size)
+/* What a failed allocation calls (base_set_nomem_handler). */
+static NomemHandler nomem_handler;
+static void *nomem_ctx;
+
+void base_set_nomem_handler(NomemHandler fn, void *ctx)
+{
+    nomem_handler = fn;
+    nomem_ctx = ctx;
+}
+
+/* Without a handler: the message, then SIGABRT, which ends the process
+ * unless the program catches it (the library does not go on without the
+ * memory, and calls neither abort nor exit). */
+static void default_nomem(size_t size)
 {
     fprintf(stderr, "cql: out of memory (asked for %zu bytes)\n", size);
-    abort();
+    raise(SIGABRT);
+}
+
+/* A failed allocation of `size` bytes: the handler is told; when it returns
+ * (having freed memory), the allocation is tried again. */
+static void out_of_memory(size_t size)
+{
+    if (nomem_handler) nomem_handler(nomem_ctx, size);
+    else default_nomem(size);
 }
 
 void *xmalloc(size_t size)
 {
-    void *p = malloc(size ? size : 1);
-    if (!p) out_of_memory(size);
+    void *p;
+    while (!(p = malloc(size ? size : 1))) out_of_memory(size);
     return p;
 }
 
 void *xcalloc(size_t n, size_t size)
 {
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) out_of_memory(n * size);
+    void *p;
+    while (!(p = calloc(n ? n : 1, size ? size : 1))) out_of_memory(n * size);
     return p;
 }
 
 void *xrealloc(void *p, size_t size)
 {
-    void *q = realloc(p, size ? size : 1);
-    if (!q) out_of_memory(size);
+    void *q;
+    while (!(q = realloc(p, size ? size : 1))) out_of_memory(size);
     return q;
 }
 

@@ -93,10 +93,18 @@ size_t arena_bytes_held(const Arena *a);
 #define ARENA_NEW(a, T)        ((T *)arena_zalloc((a), sizeof(T)))
 #define ARENA_ARRAY(a, T, n)   ((T *)arena_zalloc((a), sizeof(T) * (size_t)(n)))
 
-/* Process-wide allocation helpers that abort on failure (used outside arenas). */
+/* Process-wide allocation helpers (used outside arenas, and by arenas for
+ * their chunks) that never return NULL: a failed allocation calls the
+ * out-of-memory handler and, when it returns, tries again. */
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
+
+/* The out-of-memory handler, told the size asked for: it ends the process,
+ * jumps out, or frees memory and returns. Without one, a message and
+ * SIGABRT. Set it before any thread allocates. */
+typedef void (*NomemHandler)(void *ctx, size_t size);
+void base_set_nomem_handler(NomemHandler fn, void *ctx);
 
 #endif

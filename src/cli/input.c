@@ -1,6 +1,6 @@
 /*
- * src/cli/input.c — several inputs, directories and compressed files fed
- * into one stream of games (see input.h).
+ * src/cli/input.c — the inputs as people have them: several files,
+ * directories and compressed files, given to the run (see input.h).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -12,7 +12,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,7 +73,7 @@ static bool installed(const char *program)
 static void add_file(InputSet *in, const char *path)
 {
     in->files = cli_realloc(in->files, (size_t)(in->count + 1) * sizeof *in->files);
-    in->files[in->count++] = (InputFile){cli_strdup(path), NULL, 0, 0, 0};
+    in->files[in->count++] = (InputFile){.path = cli_strdup(path)};
 }
 
 /* The name messages give a file: standard input is "<stdin>". */
@@ -242,8 +241,6 @@ static int check_file(InputFile *f, CqlMessages *m)
 int input_expand(InputSet *in, const char *const *given, int count, CqlMessages *m)
 {
     memset(in, 0, sizeof *in);
-    in->feed_fd = -1;
-    pthread_mutex_init(&in->mu, NULL);
     for (int i = 0; i < count; i++) {
         struct stat st;
         if (strcmp(given[i], "-") != 0 && stat(given[i], &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -266,78 +263,36 @@ int input_expand(InputSet *in, const char *const *given, int count, CqlMessages 
 
 /* }==== */
 
-/* {==== feeding ============================================================== */
+/* {==== the decompressors ==================================================== */
 
-/* Keeps "WHAT 'PATH': WHY" as the feeder's first problem. */
-static void feed_fail(InputSet *in, const char *what, const char *path, const char *why)
+/* Keeps "WHAT 'PATH': WHY" as the first problem of the inputs, reported
+ * after the run (input_finish). */
+static void input_fail(InputSet *in, const char *what, const InputFile *f, const char *why)
 {
-    pthread_mutex_lock(&in->mu);
-    if (!in->failure && !in->stopping) {
-        CqlText t = {NULL, 0, 0};
-        cql_text_printf(&t, "%s '%s': %s", what, path, why);
-        in->failure = t.data;
-    }
-    pthread_mutex_unlock(&in->mu);
+    if (in->failure) return;
+    CqlText t = {NULL, 0, 0};
+    cql_text_printf(&t, "%s '%s': %s", what, shown_name(f), why);
+    in->failure = t.data;
 }
 
-static bool send_all(InputSet *in, const char *p, size_t n)
+/* A compressed input, when the run comes to it: the decompressor as a
+ * child writing into a pipe, whose read end is the run's stream. */
+static FILE *open_decompressed(void *ctx, CqlMessages *m)
 {
-    while (n > 0) {
-        ssize_t w = send(in->feed_fd, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;   /* the reader stopped */
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
-/* Copies what fd gives into the stream, counting its lines. */
-static bool copy_into_stream(InputSet *in, int fd, const char *path, long *lines, char *last)
-{
-    static char buf[1 << 16];   /* the one feeding thread's */
-    for (;;) {
-        ssize_t got = read(fd, buf, sizeof buf);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            feed_fail(in, "cannot read input file", path, strerror(errno));
-            return false;
-        }
-        if (got == 0) return true;
-        for (const char *p = buf, *end = buf + got; (p = memchr(p, '\n', (size_t)(end - p))); p++) ++*lines;
-        *last = buf[got - 1];
-        if (!send_all(in, buf, (size_t)got)) return false;
-    }
-}
-
-static bool feed_plain(InputSet *in, const InputFile *f, long *lines, char *last)
-{
-    int fd = strcmp(f->path, "-") == 0 ? STDIN_FILENO : open(f->path, O_RDONLY);
-    if (fd < 0) {
-        feed_fail(in, "cannot open input file", shown_name(f), strerror(errno));
-        return false;
-    }
-    bool ok = copy_into_stream(in, fd, shown_name(f), lines, last);
-    if (fd != STDIN_FILENO) close(fd);
-    return ok;
-}
-
-/* Runs the decompressor as a child writing into a pipe, and copies what it
- * writes into the stream (counting lines, so that messages name the file's
- * own lines). */
-static bool feed_compressed(InputSet *in, const InputFile *f, long *lines, char *last)
-{
+    (void)m;   /* a problem is reported after the run, with the others */
+    InputFile *f = ctx;
     int fds[2];
     if (pipe(fds) != 0) {
-        feed_fail(in, "cannot start a decompressor for", shown_name(f), strerror(errno));
-        return false;
+        input_fail(f->set, "cannot start a decompressor for", f, strerror(errno));
+        return NULL;
     }
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);   /* the next decompressor must not hold it */
     pid_t pid = fork();
     if (pid < 0) {
+        input_fail(f->set, "cannot start a decompressor for", f, strerror(errno));
         close(fds[0]);
         close(fds[1]);
-        feed_fail(in, "cannot start a decompressor for", shown_name(f), strerror(errno));
-        return false;
+        return NULL;
     }
     if (pid == 0) {
         dup2(fds[1], STDOUT_FILENO);
@@ -349,160 +304,83 @@ static bool feed_compressed(InputSet *in, const InputFile *f, long *lines, char 
         _exit(127);
     }
     close(fds[1]);
-    pthread_mutex_lock(&in->mu);
-    in->child = pid;
-    pthread_mutex_unlock(&in->mu);
-    bool copied = copy_into_stream(in, fds[0], shown_name(f), lines, last);
-    close(fds[0]);   /* a decompressor still writing gets SIGPIPE */
+    f->child = pid;
+    FILE *fp = fdopen(fds[0], "rb");
+    if (!fp) {
+        input_fail(f->set, "cannot read the output of the decompressor for", f, strerror(errno));
+        close(fds[0]);
+    }
+    return fp;
+}
+
+/* Done with a compressed input: a decompressor still writing (the run
+ * stopped early) is ended; one that failed fails the run. */
+static bool close_decompressed(void *ctx, FILE *fp, bool read_to_end)
+{
+    InputFile *f = ctx;
+    if (!read_to_end && f->child) kill((pid_t)f->child, SIGTERM);
+    fclose(fp);   /* a decompressor still writing gets SIGPIPE */
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    pthread_mutex_lock(&in->mu);
-    in->child = 0;
-    bool stopping = in->stopping;
-    pthread_mutex_unlock(&in->mu);
-    if (stopping || !copied) return false;
+    while (f->child && waitpid((pid_t)f->child, &status, 0) < 0 && errno == EINTR) {}
+    f->child = 0;
+    if (!read_to_end) return true;
     if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == f->warned_status)) return true;
     char why[64];
     if (WIFEXITED(status)) snprintf(why, sizeof why, "exit status %d", WEXITSTATUS(status));
     else snprintf(why, sizeof why, "signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     CqlText how = {NULL, 0, 0};
     cql_text_printf(&how, "'%s -dc' could not read", f->decompressor);
-    feed_fail(in, how.data, shown_name(f), why);
+    input_fail(f->set, how.data, f, why);
     cql_text_free(&how);
     return false;
 }
 
-static void add_bound(InputSet *in, long first_line, const char *path)
-{
-    pthread_mutex_lock(&in->mu);
-    if (in->nbounds == in->bounds_cap) {
-        in->bounds_cap = in->bounds_cap ? 2 * in->bounds_cap : 16;
-        in->bounds = cli_realloc(in->bounds, (size_t)in->bounds_cap * sizeof *in->bounds);
-    }
-    in->bounds[in->nbounds++] = (InputBoundary){first_line, path};
-    pthread_mutex_unlock(&in->mu);
-}
+/* }==== */
 
-static void *feeder_main(void *arg)
+bool input_add_to_run(InputSet *in, CqlRun *run, CqlMessages *m)
 {
-    InputSet *in = arg;
-    long lines = 0;          /* lines fed so far */
     for (int i = 0; i < in->count; i++) {
-        const InputFile *f = &in->files[i];
-        add_bound(in, lines + 1, shown_name(f));
-        char last = '\n';
-        bool ok = f->decompressor ? feed_compressed(in, f, &lines, &last) : feed_plain(in, f, &lines, &last);
-        if (!ok) break;
-        if (last != '\n') {   /* the next file starts on a line of its own */
-            if (!send_all(in, "\n", 1)) break;
-            lines++;
+        InputFile *f = &in->files[i];
+        f->set = in;
+        if (f->decompressor) {
+            cql_run_add_source(run, shown_name(f), open_decompressed, close_decompressed, f);
+        } else if (f->pump) {
+            /* standard input whose first bytes were looked at: file
+             * descriptor 0 is the pump's pipe, read afresh */
+            int fd = dup(STDIN_FILENO);
+            f->stream = fd >= 0 ? fdopen(fd, "rb") : NULL;
+            if (!f->stream) {
+                if (fd >= 0) close(fd);
+                cql_report(m, CQL_ERROR, "cannot read standard input: %s", strerror(errno));
+                return false;
+            }
+            cql_run_add_stream(run, f->stream, shown_name(f));
+        } else {
+            cql_run_add_path(run, f->path);
         }
     }
-    shutdown(in->feed_fd, SHUT_WR);
-    return NULL;
+    return true;
 }
 
-/* }==== */
-
-/* {==== messages ============================================================= */
-
-/* "STREAM:LINE:..." becomes "FILE:LINE-IN-FILE:..." */
-static void rewrite_message(void *ctx, CqlSeverity severity, const char *text)
+bool input_finish(InputSet *in, CqlMessages *m)
 {
-    InputSet *in = ctx;
-    const char *name = cql_reader_name(in->reader);
-    size_t nl = strlen(name);
-    if (strncmp(text, name, nl) == 0 && text[nl] == ':' && text[nl + 1] >= '0' && text[nl + 1] <= '9') {
-        char *end;
-        long line = strtol(text + nl + 1, &end, 10);
-        pthread_mutex_lock(&in->mu);
-        const InputBoundary *b = NULL;
-        for (int i = 0; i < in->nbounds && in->bounds[i].first_line <= line; i++) b = &in->bounds[i];
-        CqlText t = {NULL, 0, 0};
-        if (b) cql_text_printf(&t, "%s:%ld%s", b->path, line - b->first_line + 1, end);
-        pthread_mutex_unlock(&in->mu);
-        if (b) {
-            cql_deliver(in->target, severity, t.data);
-            cql_text_free(&t);
-            return;
-        }
-    }
-    cql_deliver(in->target, severity, text);
-}
-
-/* }==== */
-
-CqlReader *input_open(InputSet *in, CqlMessages *m, CqlMessages **messages_out)
-{
-    *messages_out = m;
-    if (in->count == 1 && !in->files[0].decompressor && !in->files[0].pump) {
-        in->reader = cql_reader_open(in->files[0].path, m);
-        return in->reader;
-    }
-    int fds[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) {
-        cql_report(m, CQL_ERROR, "cannot make a stream for the input: %s", strerror(errno));
-        return NULL;
-    }
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC);   /* a decompressor must not hold the read end */
-    fcntl(fds[1], F_SETFD, FD_CLOEXEC);   /* nor the next one the write end (dup2 clears it) */
-    in->stream = fdopen(fds[0], "rb");
-    in->feed_fd = fds[1];
-    if (!in->stream) {
-        close(fds[0]);
-        cql_report(m, CQL_ERROR, "cannot read the input stream: %s", strerror(errno));
-        return NULL;
-    }
-    in->target = m;
-    in->rewrite = (CqlMessages){rewrite_message, in, 0, 0};
-    const char *name = in->count == 1 ? shown_name(&in->files[0]) : "<inputs>";
-    in->reader = cql_reader_open_stream(in->stream, name, m);
-    if (!in->reader) return NULL;
-    if (pthread_create(&in->feeder, NULL, feeder_main, in) != 0) {
-        cql_report(m, CQL_ERROR, "cannot start the input thread");
-        return NULL;
-    }
-    in->feeding = true;
-    *messages_out = &in->rewrite;
-    return in->reader;
-}
-
-bool input_close(InputSet *in, bool stopped_early, CqlMessages *m)
-{
-    bool ok = true;
-    if (in->feeding) {
-        pthread_mutex_lock(&in->mu);
-        in->stopping = stopped_early;
-        if (stopped_early && in->child) kill((pid_t)in->child, SIGTERM);
-        pthread_mutex_unlock(&in->mu);
-        if (stopped_early) shutdown(fileno(in->stream), SHUT_RDWR);   /* the feeder's send fails */
-        pthread_join(in->feeder, NULL);
-        in->feeding = false;
-        if (in->failure) {
-            cql_report(m, CQL_ERROR, "%s", in->failure);
-            ok = false;
-        }
-    }
-    return ok;
+    if (!in->failure) return true;
+    cql_report(m, CQL_ERROR, "%s", in->failure);
+    return false;
 }
 
 void input_free(InputSet *in)
 {
-    if (in->feeding) input_close(in, true, NULL);
-    cql_reader_close(in->reader);
-    if (in->stream) fclose(in->stream);
-    if (in->feed_fd >= 0) close(in->feed_fd);
     for (int i = 0; i < in->count; i++) {
-        if (in->files[i].pump) {   /* still copying when the run stopped early */
-            kill((pid_t)in->files[i].pump, SIGTERM);
-            while (waitpid((pid_t)in->files[i].pump, NULL, 0) < 0 && errno == EINTR) {}
+        InputFile *f = &in->files[i];
+        if (f->stream) fclose(f->stream);
+        if (f->pump) {   /* still copying when the run stopped early */
+            kill((pid_t)f->pump, SIGTERM);
+            while (waitpid((pid_t)f->pump, NULL, 0) < 0 && errno == EINTR) {}
         }
-        free(in->files[i].path);
+        free(f->path);
     }
     free(in->files);
-    free(in->bounds);
     free(in->failure);
-    pthread_mutex_destroy(&in->mu);
     memset(in, 0, sizeof *in);
-    in->feed_fd = -1;
 }

@@ -13,6 +13,7 @@ int main(int argc, char **argv)
     CliOptions opts;
     cli_memory_setup();
     ExitCode rc = cli_parse(argc, argv, &opts, &messages);
-    if (rc != EXIT_RAN) return (int)rc;
-    return (int)run(&opts, &messages);
+    if (rc == EXIT_RAN) rc = run(&opts, &messages);
+    cli_options_free(&opts);
+    return (int)rc;
 }

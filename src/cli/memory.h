@@ -1,7 +1,7 @@
 /*
  * src/cli/memory.h — allocation for the program's own buffers: on failure it
- * says so on standard error and aborts (as the library does), since a run
- * cannot go on without memory.
+ * says so on standard error and aborts, since a run cannot go on without
+ * memory; the library's out-of-memory handler does the same.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -16,7 +16,8 @@ void *cli_realloc(void *p, size_t size);
 char *cli_strdup(const char *s);
 
 /* Tunes the C library's allocator for a long run, where it allows it (see
- * memory.c); call once, before any thread starts. */
+ * memory.c), and gives the library its out-of-memory handler; call once,
+ * before any thread starts. */
 void cli_memory_setup(void);
 
 #endif

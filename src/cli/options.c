@@ -1,8 +1,12 @@
 /*
  * src/cli/options.c — parses cql's command line from a table of options.
  *
- * Each option is a row: its names, what kind of value it takes and where the
- * value goes in CliOptions. Adding an option is adding a row.
+ * Each option of the program is a row: its names, what kind of value it
+ * takes and where the value goes in CliOptions. The settings of the run
+ * (threads, -variations, -limit ...) are the library's rows
+ * (cql_setting_info, from src/query/settings.def), listed after the
+ * program's inputs and filters and set by name in a CqlSettings. Adding an
+ * option is adding a row, here or there.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -14,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CQL_VERSION "0.1.0"
+#include "cli/memory.h"
 
 typedef enum OptKind {
     OPT_FLAG,      /* sets a bool */
@@ -31,30 +35,32 @@ typedef enum OptKind {
     OPT_SUMMARY,   /* text or json */
     OPT_HHDB,      /* -hhdb KEY [PARAM]: the parameter when the key takes a string */
     OPT_ASSIGN,    /* -assign NAME VALUE (may repeat) */
-    OPT_SIMILAR    /* -similarposition [nosort] [notransform] FILE */
+    OPT_SIMILAR,   /* -similarposition [nosort] [notransform] FILE */
+    OPT_SETTINGS   /* where the settings of the run go in the table */
 } OptKind;
 
 typedef struct OptionSpec {
     const char *name;
     const char *alias;      /* NULL when none */
     OptKind kind;
-    size_t offset;          /* of the field in CliOptions */
+    size_t offset;          /* of the field in CliOptions, or SETTING: a setting of the run,
+                               whose value goes to CliOptions.settings, by name */
     long min;               /* OPT_COUNT, OPT_RANGE: the smallest value allowed */
     const char *help;       /* NULL: accepted but not listed */
 } OptionSpec;
 
+#define SETTING SIZE_MAX
+
 #define F(field) offsetof(CliOptions, field)
 #define NOMIN 0
 
-static const OptionSpec options[] = {
+/* The program's own options; the settings of the run go where the row
+ * OPT_SETTINGS is. */
+static const OptionSpec program_options[] = {
     {"input", "i", OPT_INPUT, F(inputs), NOMIN,
      "PGN file, directory or .gz/.bz2/.xz/.zst file; may repeat ('-' = stdin)"},
     {"output", "o", OPT_STRING, F(output), NOMIN, "PGN file to write ('-' = standard output)"},
     {"cql", NULL, OPT_CQL, F(cql), NOMIN, "filters before the query file's body (or the body); may repeat"},
-    {"gamenumber", "g", OPT_RANGE, F(gamenumber), 1, "N [M]: only games N (to M)"},
-    {"matchcount", NULL, OPT_RANGE, F(matchcount), 0, "N [M]: a game matches when N (to M) positions match"},
-    {"matchstring", NULL, OPT_STRING, F(matchstring), NOMIN, "comment at each matched position (default CQL)"},
-    {"result", NULL, OPT_RESULT, F(result), NOMIN, "1-0, 0-1 or 1/2-1/2: only games with this result"},
     {"player", NULL, OPT_TEXT, F(player), NOMIN, "S: only games where White or Black contains S"},
     {"white", NULL, OPT_TEXT, F(white), NOMIN, "S: only games where White contains S"},
     {"black", NULL, OPT_TEXT, F(black), NOMIN, "S: only games where Black contains S"},
@@ -67,39 +73,17 @@ static const OptionSpec options[] = {
      "rotations, shifts), sorted by FILE's game number"},
     {"wtm", NULL, OPT_FLAG, F(wtm), NOMIN, "only positions with White to move"},
     {"btm", NULL, OPT_FLAG, F(btm), NOMIN, "only positions with Black to move"},
-    {"variations", NULL, OPT_FLAG, F(variations), NOMIN, "search variations too"},
-    {"mainline", NULL, OPT_FLAG, F(mainline), NOMIN, "search the main line only (the default)"},
-    {"silent", NULL, OPT_FLAG, F(silent), NOMIN, "add no comments to the output"},
-    {"quiet", NULL, OPT_FLAG, F(quiet), NOMIN, "add only the game-number comment"},
-    {"noheader", "noheaders", OPT_FLAG, F(noheader), NOMIN, "no {Game number N} comment"},
-    {"alwayscomment", NULL, OPT_FLAG, F(alwayscomment), NOMIN, "keep comments at unmatched positions"},
-    {"nosettag", NULL, OPT_FLAG, F(nosettag), NOMIN, "settag changes no tag"},
-    {"noremovecomment", NULL, OPT_FLAG, F(noremovecomment), NOMIN, "removecomment removes nothing"},
-    {"nouniquecomments", NULL, OPT_FLAG, F(nouniquecomments), NOMIN, "keep identical comments at a position"},
     {"assign", NULL, OPT_ASSIGN, F(assign_name), NOMIN,
      "NAME VALUE: the variable NAME starts as VALUE (a number when VALUE is one, else a string); may repeat"},
     {"hhdb", NULL, OPT_HHDB, F(hhdb_key), NOMIN, "KEY [TEXT]: add the filter hhdb KEY \"TEXT\" ('-hhdb info': the keys)"},
     {"vi", NULL, OPT_FLAG, F(vi), NOMIN, "read hhdbvi.pgn (when no -i is given)"},
     {"vii", NULL, OPT_FLAG, F(vii), NOMIN, "read hhdbvii.pgn (when no -i is given)"},
+    {NULL, NULL, OPT_SETTINGS, 0, NOMIN, NULL},   /* the settings of the run */
     {"showmatches", NULL, OPT_FLAG, F(showmatches), NOMIN, "print <N> for each matching game"},
-    {"limit", NULL, OPT_COUNT, F(limit), 1, "N: stop after N matching games"},
     {"noclobber", NULL, OPT_FLAG, F(noclobber), NOMIN, "refuse to replace an existing output file"},
     {"dryrun", NULL, OPT_FLAG, F(dryrun), NOMIN, "compile the query, check the files, read no game"},
-    {"threads", NULL, OPT_COUNT, F(threads), 1, "N: worker threads (default: one per core)"},
-    {"singlethreaded", "s", OPT_FLAG, F(singlethreaded), NOMIN, "one thread"},
     {"multithreaded", "m", OPT_FLAG, F(ignored), NOMIN, NULL},   /* the default */
-    {"part", NULL, OPT_PART, F(part_index), NOMIN,
-     "K/N: only part K (from 0) of the input cut in N at game starts"},
     {"strict", NULL, OPT_FLAG, F(strict), NOMIN, "exit with status 3 when the input had PGN errors"},
-    {"maxgamesize", NULL, OPT_SIZE, F(max_game_size), NOMIN,
-     "BYTES: a longer game is skipped (K, M, G suffixes; default 64M)"},
-    {"loopbudget", NULL, OPT_COUNT, F(loop_budget), 1,
-     "N: a query whose loops repeat more than N times for one position stops (default 10000000)"},
-    {"textbudget", NULL, OPT_SIZE, F(text_budget), NOMIN,
-     "BYTES: a query that makes more text for one game stops (strings, comments, messages; "
-     "default 256M)"},
-    {"maxregexsteps", NULL, OPT_COUNT, F(max_regex_steps), 1,
-     "N: steps one evaluation of ~~ may take before the run stops (default 100000000)"},
     {"lineincrement", NULL, OPT_COUNT, F(lineincrement), 1, "N: print a line every N games"},
     {"progress", NULL, OPT_FLAG, F(progress), NOMIN, "show the live progress line even when stderr is no terminal"},
     {"nooutputstatus", NULL, OPT_FLAG, F(nooutputstatus), NOMIN, "no progress line and no -lineincrement lines"},
@@ -112,16 +96,6 @@ static const OptionSpec options[] = {
     {"dump-orbit", "dumporbit", OPT_FLAG, F(dump_orbit), NOMIN, "print each transform's orbit and stop"},
     {"searchposition", NULL, OPT_FEN, F(searchposition), NOMIN,
      "FEN: search this one position instead of a PGN file"},
-    {"flip", NULL, OPT_FLAG, F(flip), NOMIN, "apply flip to the whole query"},
-    {"flipcolor", NULL, OPT_FLAG, F(flipcolor), NOMIN, "apply flipcolor to the whole query"},
-    {"shift", NULL, OPT_FLAG, F(shift), NOMIN, "apply shift to the whole query"},
-    {"reversecolor", NULL, OPT_FLAG, F(reversecolor), NOMIN, "apply reversecolor to the whole query"},
-    {"fliphorizontal", NULL, OPT_FLAG, F(fliphorizontal), NOMIN, NULL},
-    {"flipvertical", NULL, OPT_FLAG, F(flipvertical), NOMIN, NULL},
-    {"rotate90", NULL, OPT_FLAG, F(rotate90), NOMIN, NULL},
-    {"rotate45", NULL, OPT_FLAG, F(rotate45), NOMIN, NULL},
-    {"shifthorizontal", NULL, OPT_FLAG, F(shifthorizontal), NOMIN, NULL},
-    {"shiftvertical", NULL, OPT_FLAG, F(shiftvertical), NOMIN, NULL},
     {"guipgnstdin", NULL, OPT_FLAG, F(gui_stdin), NOMIN, NULL},
     {"guipgnstdout", NULL, OPT_FLAG, F(gui_stdout), NOMIN, NULL},
     /* accepted for CQL 6.2's scripts; they change nothing here (cql -help
@@ -141,7 +115,49 @@ static const OptionSpec options[] = {
     {"version", NULL, OPT_FLAG, F(version), NOMIN, "print the version"},
 };
 
-enum { OPTION_COUNT = sizeof options / sizeof options[0] };
+/* How the command line reads the value of a setting of each kind. */
+static OptKind option_kind(CqlSettingKind kind)
+{
+    switch (kind) {
+    case CQL_SETTING_FLAG: return OPT_FLAG;
+    case CQL_SETTING_RESULT: return OPT_RESULT;
+    case CQL_SETTING_COUNT: return OPT_COUNT;
+    case CQL_SETTING_SIZE: return OPT_SIZE;
+    case CQL_SETTING_RANGE: return OPT_RANGE;
+    case CQL_SETTING_PART: return OPT_PART;
+    case CQL_SETTING_TEXT: break;
+    }
+    return OPT_STRING;
+}
+
+/* Every option: the program's, with the settings the library offers as
+ * options in place of the row OPT_SETTINGS. Made once. */
+static const OptionSpec *options;
+static size_t option_count;
+
+static void make_options(void)
+{
+    if (options) return;
+    size_t nsettings = 0;
+    while (cql_setting_info(nsettings)) nsettings++;
+    size_t n = sizeof program_options / sizeof program_options[0];
+    OptionSpec *all = cli_calloc(n + nsettings, sizeof *all);
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (program_options[i].kind != OPT_SETTINGS) {
+            all[count++] = program_options[i];
+            continue;
+        }
+        for (size_t k = 0; k < nsettings; k++) {
+            const CqlSettingInfo *s = cql_setting_info(k);
+            if (!s->option) continue;
+            all[count++] = (OptionSpec){s->name, s->alias, option_kind(s->kind), SETTING, (long)s->min,
+                                        s->listed ? s->help : NULL};
+        }
+    }
+    options = all;
+    option_count = count;
+}
 
 static char lower(char c)
 {
@@ -157,7 +173,7 @@ static bool same_name(const char *a, const char *b)
 
 static const OptionSpec *find_option(const char *name)
 {
-    for (size_t i = 0; i < OPTION_COUNT; i++)
+    for (size_t i = 0; i < option_count; i++)
         if (same_name(name, options[i].name) ||
             (options[i].alias && same_name(name, options[i].alias)))
             return &options[i];
@@ -166,7 +182,7 @@ static const OptionSpec *find_option(const char *name)
 
 /* Edit distance (insert, delete, replace, swap two neighbours) between the
  * lower-case a and the option name b, at most 40 bytes each; larger for longer. */
-static size_t edit_distance(const char *a, const char *b)
+static size_t option_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 40 || lb > 40) return 99;
@@ -192,9 +208,9 @@ static const char *nearest_option(const char *name)
 {
     const char *best = NULL;
     size_t best_d = 99;
-    for (size_t i = 0; i < OPTION_COUNT; i++) {
+    for (size_t i = 0; i < option_count; i++) {
         if (strlen(options[i].name) < 3) continue;   /* -a, -u: everything is near them */
-        size_t dist = edit_distance(name, options[i].name);
+        size_t dist = option_distance(name, options[i].name);
         if (dist < best_d) {
             best_d = dist;
             best = options[i].name;
@@ -272,10 +288,33 @@ static bool parse_part(const char *s, long *k, long *n)
 /* Reads the value of option spec (written arg) into o: `attached` (given as
  * -option=value), else the next argument; an option's further values (the
  * second number of a range ...) are the arguments after it. */
+/* A setting's value, read as the program's options are, before it is set by name. */
+typedef union SettingValue {
+    const char *text;
+    long number;
+    size_t size;
+    Range range;
+    long part[2];
+} SettingValue;
+
+/* Gives the setting of option spec the value read into v. */
+static bool set_setting(CqlSettings *s, const OptionSpec *spec, const SettingValue *v)
+{
+    switch (spec->kind) {
+    case OPT_FLAG: return cql_settings_set_flag(s, spec->name, true);
+    case OPT_COUNT: return cql_settings_set_number(s, spec->name, v->number);
+    case OPT_SIZE: return v->size <= INT64_MAX && cql_settings_set_number(s, spec->name, (long long)v->size);
+    case OPT_RANGE: return cql_settings_set_pair(s, spec->name, v->range.min, v->range.max);
+    case OPT_PART: return cql_settings_set_pair(s, spec->name, v->part[0], v->part[1]);
+    default: return cql_settings_set_text(s, spec->name, v->text);
+    }
+}
+
 static ExitCode take_value(const OptionSpec *spec, const char *arg, const char *attached, int argc, char **argv,
                            int *i, CliOptions *o, CqlMessages *m)
 {
-    char *field = (char *)o + spec->offset;
+    SettingValue setting;
+    char *field = spec->offset == SETTING ? (char *)&setting : (char *)o + spec->offset;
     const char *value = attached ? attached : argv[++*i];
     switch (spec->kind) {
     case OPT_TEXT:
@@ -356,7 +395,7 @@ static ExitCode take_value(const OptionSpec *spec, const char *arg, const char *
         break;
     }
     case OPT_PART:
-        if (!parse_part(value, &o->part_index, &o->part_count)) {
+        if (!parse_part(value, &((long *)field)[0], &((long *)field)[1])) {
             cql_report(m, CQL_ERROR, "option '%s' needs K/N with 0 <= K < N, such as 0/4, not '%s'", arg,
                        value);
             return EXIT_USAGE;
@@ -429,7 +468,12 @@ static ExitCode take_value(const OptionSpec *spec, const char *arg, const char *
         *(const char **)field = value;
         break;
     case OPT_FLAG:
+    case OPT_SETTINGS:
         break;
+    }
+    if (spec->offset == SETTING && !set_setting(o->settings, spec, &setting)) {
+        cql_report(m, CQL_ERROR, "option '%s': the value '%s' is out of its range", arg, value);
+        return EXIT_USAGE;
     }
     return EXIT_RAN;
 }
@@ -437,23 +481,22 @@ static ExitCode take_value(const OptionSpec *spec, const char *arg, const char *
 /* Options whose values conflict, or that need another. */
 static ExitCode check_together(const CliOptions *o, CqlMessages *m)
 {
-    if (o->variations && o->mainline) {
-        cql_report(m, CQL_ERROR, "-variations and -mainline exclude each other");
-        return EXIT_USAGE;
-    }
+    static const char *const exclusive[][2] = {{"variations", "mainline"}, {"silent", "quiet"}};
+    for (size_t k = 0; k < sizeof exclusive / sizeof exclusive[0]; k++)
+        if (cql_settings_flag(o->settings, exclusive[k][0]) && cql_settings_flag(o->settings, exclusive[k][1])) {
+            cql_report(m, CQL_ERROR, "-%s and -%s exclude each other", exclusive[k][0], exclusive[k][1]);
+            return EXIT_USAGE;
+        }
     if (o->wtm && o->btm) {
         cql_report(m, CQL_ERROR, "-wtm and -btm exclude each other");
         return EXIT_USAGE;
     }
-    if (o->silent && o->quiet) {
-        cql_report(m, CQL_ERROR, "-silent and -quiet exclude each other");
+    long long threads = cql_settings_number(o->settings, "threads");
+    if (cql_settings_flag(o->settings, "singlethreaded") && threads > 1) {
+        cql_report(m, CQL_ERROR, "-singlethreaded and -threads %lld exclude each other", threads);
         return EXIT_USAGE;
     }
-    if (o->singlethreaded && o->threads > 1) {
-        cql_report(m, CQL_ERROR, "-singlethreaded and -threads %ld exclude each other", o->threads);
-        return EXIT_USAGE;
-    }
-    if (o->searchposition && (o->input_count || o->part_count)) {
+    if (o->searchposition && (o->input_count || cql_settings_given(o->settings, "part"))) {
         cql_report(m, CQL_ERROR, "-searchposition searches one position: it takes no -i and no -part");
         return EXIT_USAGE;
     }
@@ -468,15 +511,33 @@ static ExitCode check_together(const CliOptions *o, CqlMessages *m)
     return EXIT_RAN;
 }
 
+void cli_options_free(CliOptions *o)
+{
+    cql_settings_free(o->settings);
+    o->settings = NULL;
+}
+
+static ExitCode parse_arguments(int argc, char **argv, CliOptions *o, const char **seen, CqlMessages *m);
+
 ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m)
 {
     memset(o, 0, sizeof *o);
+    o->settings = cql_settings_new();
+    make_options();
+    const char **seen = cli_calloc(option_count, sizeof *seen);   /* as first written, per option */
+    ExitCode rc = parse_arguments(argc, argv, o, seen, m);
+    free(seen);
+    return rc;
+}
+
+/* cli_parse, once the table is made. */
+static ExitCode parse_arguments(int argc, char **argv, CliOptions *o, const char **seen, CqlMessages *m)
+{
     if (argc <= 1) {   /* a bare `cql`: how to use it */
         cli_print_usage(stderr);
         fputs("try 'cql -help' for the options\n", stderr);
         return EXIT_USAGE;
     }
-    const char *seen[OPTION_COUNT] = {NULL};   /* as first written, per option */
     int i = 1;
     for (; i < argc; i++) {
         const char *arg = argv[i];
@@ -513,7 +574,8 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m)
                 cql_report(m, CQL_ERROR, "option '%s' takes no value (given '%s')", arg, argv[i]);
                 return EXIT_USAGE;
             }
-            *(bool *)((char *)o + spec->offset) = true;
+            if (spec->offset == SETTING) set_setting(o->settings, spec, NULL);
+            else *(bool *)((char *)o + spec->offset) = true;
             continue;
         }
         if (!equals && i + 1 >= argc) {
@@ -535,8 +597,7 @@ ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m)
 
 void cli_print_version(FILE *out)
 {
-    fprintf(out, "cql %s, an open implementation of the Chess Query Language (CQL 6.2)\n",
-            CQL_VERSION);
+    fprintf(out, "cql %s, an open implementation of the Chess Query Language (CQL 6.2)\n", cql_version());
 }
 
 void cli_print_usage(FILE *out)
@@ -554,11 +615,12 @@ void cli_print_help(FILE *out)
     fputc('\n', out);
     cli_print_usage(out);
     fputs("\noptions (one or two hyphens, any case; -o=FILE is -o FILE; -- ends the options):\n", out);
-    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+    make_options();
+    for (size_t i = 0; i < option_count; i++) {
         const OptionSpec *s = &options[i];
         if (!s->help) continue;
         char names[48];
-        /* the shorter spelling first: "-i, -input", "-noheader, -noheaders" */
+        /* the shorter spelling first: "-i, -input", "-s, -singlethreaded" */
         bool alias_first = s->alias && strlen(s->alias) < strlen(s->name);
         if (s->alias)
             snprintf(names, sizeof names, "-%s, -%s", alias_first ? s->alias : s->name,

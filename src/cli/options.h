@@ -2,8 +2,10 @@
  * src/cli/options.h — command-line options of the cql program and its exit codes.
  *
  * Options take one or two leading hyphens and are matched without regard to
- * case, as CQL 6.2 does; the query file comes last. Option values are kept
- * as pointers into argv.
+ * case, as CQL 6.2 does; the query file comes last. The program's own
+ * options are kept as pointers into argv; the settings of the run (the
+ * rows of src/query/settings.def, listed by the library) go into a
+ * CqlSettings.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -40,6 +42,8 @@ typedef enum SummaryForm { SUMMARY_TEXT, SUMMARY_JSON } SummaryForm;
 
 typedef struct CliOptions {
     const char *query_file;     /* last argument; NULL with -cql only */
+    CqlSettings *settings;      /* the options that are settings of the run (src/query/settings.def:
+                                   -variations, -threads, -limit ...), set by name */
     const char *cql[CLI_MAX_CQL];  /* -cql texts, in order */
     int cql_count;
     const char *assign_name[CLI_MAX_CQL];    /* -assign NAME VALUE, in order */
@@ -48,21 +52,9 @@ typedef struct CliOptions {
     const char *inputs[CLI_MAX_INPUTS];   /* -i / -input, in order (files, directories, "-") */
     int input_count;
     const char *output;         /* -o / -output */
-    const char *matchstring;    /* -matchstring (NULL: not given) */
-    const char *result;         /* -result */
-    Range gamenumber;
-    Range matchcount;
-    long threads;               /* -threads N; 0 = one per core */
-    size_t max_game_size;       /* -maxgamesize BYTES; 0 = the reader's default */
-    long loop_budget;           /* -loopbudget N; 0 = the library's default */
-    size_t text_budget;         /* -textbudget BYTES; 0 = the library's default */
-    long max_regex_steps;       /* -maxregexsteps N; 0 = the default */
-    bool variations, mainline, silent, quiet, showmatches, noheader, strict;
-    bool alwayscomment;
+    bool showmatches, strict;
     bool parse, to_ascii, to_unicode, to_html, dump_orbit, translate;
-    bool flip, flipcolor, shift, reversecolor, fliphorizontal, flipvertical;
-    bool rotate90, rotate45, shifthorizontal, shiftvertical;
-    bool help, version, singlethreaded;
+    bool help, version;
     /* filters the command line adds before the query's body (CQL 6.2) */
     const char *player, *white, *black, *event, *site;
     Range year;
@@ -71,14 +63,12 @@ typedef struct CliOptions {
     bool similar_nosort, similar_notransform;
     bool wtm, btm;
     /* what is written */
-    bool nosettag, noremovecomment, nouniquecomments, noclobber;
+    bool noclobber;
     /* how the run reports */
     long lineincrement;         /* -lineincrement N: a line every N games (0: none) */
     bool progress;              /* -progress: the live line even when stderr is no terminal */
     bool nooutputstatus;        /* no progress line, no -lineincrement lines */
     SummaryForm summary;        /* -summary json: one JSON line after the summary */
-    long limit;                 /* -limit N: stop after N matching games (0: no limit) */
-    long part_index, part_count;  /* -part K/N (part_count 0: the whole input) */
     bool dryrun;                /* compile and report, read nothing */
     const char *searchposition; /* -searchposition FEN: search this one position, no PGN */
     bool ignored;               /* options of CQL 6.2 that change nothing here */
@@ -89,8 +79,12 @@ typedef struct CliOptions {
     bool vi, vii;               /* -vi / -vii: read hhdbvi.pgn / hhdbvii.pgn */
 } CliOptions;
 
-/* Fills *o from argv. Returns EXIT_RAN, or EXIT_USAGE after reporting. */
+/* Fills *o from argv: the program's own options from its table, the
+ * settings of the run from the library's (cql_setting_info). Returns
+ * EXIT_RAN, or EXIT_USAGE after reporting; either way o->settings is to be
+ * freed with cli_options_free. */
 ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m);
+void cli_options_free(CliOptions *o);
 void cli_print_help(FILE *out);
 void cli_print_usage(FILE *out);   /* the usage lines that begin the help */
 void cli_print_version(FILE *out);

@@ -1,7 +1,8 @@
 /*
  * src/cli/run.c — one run of cql: the query compiled with the command line's
- * settings, the input and the output opened, the game loop (pipeline.c),
- * then the summary line.
+ * settings, the input and the output opened, the library's run over the
+ * input (include/cql.h, CqlRun), whose games and matches this file prints
+ * and writes, then the summary line.
  *
  * A run is a sequence of steps over one Run record, each returning an exit
  * status; whatever a step opened or allocated is in the record, and run()
@@ -25,7 +26,6 @@
 #include "cli/html.h"
 #include "cli/input.h"
 #include "cli/output_file.h"
-#include "cli/pipeline.h"
 #include "cli/progress.h"
 #include "cli/terminal.h"
 
@@ -42,62 +42,23 @@ typedef struct Run {
     bool inputs_ready;
     const char *output;         /* the output file ("-": standard output) */
     char *default_output;       /* <query-stem>-out.pgn, when output is that */
-    CqlReader *reader;          /* the -searchposition game's reader (else inputs') */
-    CqlMessages *game_messages; /* where messages about games go */
+    CqlRun *run;                /* the library's run over the input */
     OutputFile out;
     bool out_open;
+    FILE *notes;                /* where -showmatches and `message` print */
+    Progress progress;
     CqlText persistent;         /* persistent variables, printed after the summary */
 } Run;
 
 /* {==== the query ============================================================ */
 
-/* The command-line transforms (-flip ...), each wrapping the whole body. */
-static const struct {
-    size_t flag;   /* offset of the option's bool in CliOptions */
-    unsigned transform;
-} transform_options[] = {
-    {offsetof(CliOptions, flip), CQL_FLIP},
-    {offsetof(CliOptions, flipcolor), CQL_FLIPCOLOR},
-    {offsetof(CliOptions, shift), CQL_SHIFT},
-    {offsetof(CliOptions, reversecolor), CQL_REVERSECOLOR},
-    {offsetof(CliOptions, fliphorizontal), CQL_FLIPHORIZONTAL},
-    {offsetof(CliOptions, flipvertical), CQL_FLIPVERTICAL},
-    {offsetof(CliOptions, rotate90), CQL_ROTATE90},
-    {offsetof(CliOptions, rotate45), CQL_ROTATE45},
-    {offsetof(CliOptions, shifthorizontal), CQL_SHIFTHORIZONTAL},
-    {offsetof(CliOptions, shiftvertical), CQL_SHIFTVERTICAL},
-};
-
-static CqlRange option_range(Range r)
+/* The size of the pieces worker threads split the input into, from the
+ * environment variable CQL_CHUNK_BYTES when set: tests make it small, so
+ * that small files are cut in many places (the setting chunkbytes). */
+static void chunk_bytes_for_tests(CqlSettings *s)
 {
-    return (CqlRange){r.set, r.min, r.max};
-}
-
-/* The command line's side of the search. */
-static CqlSettings settings_of(const CliOptions *o)
-{
-    CqlSettings s = {
-        .matchstring = o->matchstring,
-        .variations = o->variations,
-        .mainline = o->mainline,
-        .silent = o->silent,
-        .quiet = o->quiet,
-        .alwayscomment = o->alwayscomment,
-        .noheader = o->noheader,
-        .nosettag = o->nosettag,
-        .noremovecomment = o->noremovecomment,
-        .nouniquecomments = o->nouniquecomments,
-        .matchcount = option_range(o->matchcount),
-        .gamenumber = option_range(o->gamenumber),
-        .result = o->result,
-        .query_file = o->query_file && strcmp(o->query_file, "-") != 0 ? o->query_file : NULL,
-        .loop_budget = o->loop_budget,
-        .text_budget = o->text_budget,
-        .max_regex_steps = (uint64_t)o->max_regex_steps,
-    };
-    for (size_t i = 0; i < sizeof transform_options / sizeof transform_options[0]; i++)
-        if (*(const bool *)((const char *)o + transform_options[i].flag)) s.transforms |= transform_options[i].transform;
-    return s;
+    const char *v = getenv("CQL_CHUNK_BYTES");
+    if (v) cql_settings_set_number(s, "chunkbytes", (long long)strtoull(v, NULL, 10));
 }
 
 /* text as a CQL string: quotes, backslashes and line ends escaped */
@@ -159,7 +120,9 @@ static void option_filters(const CliOptions *o, CqlText *filters)
 static ExitCode compile_query(Run *r)
 {
     const CliOptions *o = r->o;
-    CqlSettings s = settings_of(o);
+    CqlSettings *s = o->settings;   /* the command line's side of the search */
+    if (o->query_file && strcmp(o->query_file, "-") != 0) cql_settings_set_text(s, "queryfile", o->query_file);
+    chunk_bytes_for_tests(s);
     CqlCompileStage stage = o->dump_orbit || o->translate ? CQL_COMPILE_PARSE
                             : o->parse || o->to_ascii || o->to_unicode || o->to_html ? CQL_COMPILE_EXPAND
                             : CQL_COMPILE_RUN;
@@ -167,10 +130,10 @@ static ExitCode compile_query(Run *r)
     option_filters(o, &filters);
     ExitCode rc = EXIT_QUERY;
     if (!o->query_file) {
-        s.name = "-cql";
-        s.body_only = true;
+        cql_settings_set_text(s, "name", "-cql");
+        cql_settings_set_flag(s, "bodyonly", true);
         if (!filters.len) cql_text_printf(&filters, "true\n");
-        r->query = cql_compile(filters.data, filters.len, &s, stage, r->m);
+        r->query = cql_compile(filters.data, filters.len, s, stage, r->m);
     } else {
         r->query_text = cql_read_query_file(o->query_file, &r->query_len, r->m);
         bool respelled = o->translate || o->to_ascii || o->to_unicode || o->dump_orbit;
@@ -186,9 +149,9 @@ static ExitCode compile_query(Run *r)
             }
         }
         if (r->query_text) {
-            s.name = o->query_file;
-            s.preamble = filters.len > 0 ? filters.data : NULL;
-            r->query = cql_compile(r->query_text, r->query_len, &s, stage, r->m);
+            cql_settings_set_text(s, "name", o->query_file);
+            cql_settings_set_text(s, "preamble", filters.len > 0 ? filters.data : NULL);
+            r->query = cql_compile(r->query_text, r->query_len, s, stage, r->m);
         } else {
             rc = EXIT_USAGE;
         }
@@ -348,94 +311,6 @@ static ExitCode read_query_files(Run *r)
     return ok ? EXIT_RAN : EXIT_USAGE;
 }
 
-static ExitCode open_reader_and_output(Run *r)
-{
-    r->game_messages = r->m;
-    CqlReader *reader;
-    if (r->fen_stream) reader = r->reader = cql_reader_open_stream(r->fen_stream, "-searchposition", r->m);
-    else reader = input_open(&r->inputs, r->m, &r->game_messages);
-    if (!reader) return EXIT_USAGE;
-    if (r->o->max_game_size) cql_reader_set_max_game_size(reader, r->o->max_game_size);
-    const char **names = NULL;
-    OutputInputs inputs = {NULL, 0, r->o->query_file};
-    if (!r->fen_stream) {
-        names = malloc((size_t)r->inputs.count * sizeof *names);
-        for (int i = 0; names && i < r->inputs.count; i++) names[i] = r->inputs.files[i].path;
-        inputs = (OutputInputs){names, names ? r->inputs.count : 0, r->o->query_file};
-    }
-    int failed = output_open(&r->out, r->output, &inputs, r->o->noclobber, r->m);
-    free(names);
-    if (failed) return EXIT_USAGE;
-    r->out_open = true;
-    return EXIT_RAN;
-}
-
-/* 1 + the number of line ends in the first `bytes` bytes of fd's file,
- * counted as the reader counts them (LF, CRLF, and a lone CR of an old Mac
- * file, each one: counting LFs alone put every game of a CR file in the
- * last part): the line that byte `bytes` is on. */
-static long line_at(int fd, uint64_t bytes)
-{
-    static char buf[1 << 20];
-    long line = 1;
-    uint64_t done = 0;
-    bool after_cr = false;   /* the byte before buf[0] is a CR */
-    if (lseek(fd, 0, SEEK_SET) != 0) return -1;
-    while (done < bytes) {
-        size_t want = bytes - done < sizeof buf ? (size_t)(bytes - done) : sizeof buf;
-        ssize_t got = read(fd, buf, want);
-        if (got <= 0) return got < 0 ? -1 : line + after_cr;
-        if (after_cr && buf[0] != '\n') line++;   /* a lone CR ended the block before */
-        for (const char *p = buf, *end = buf + got; (p = memchr(p, '\n', (size_t)(end - p))); p++) line++;
-        if (memchr(buf, '\r', (size_t)got))
-            for (ssize_t i = 0; i + 1 < got; i++) line += buf[i] == '\r' && buf[i + 1] != '\n';
-        after_cr = buf[got - 1] == '\r';
-        done += (uint64_t)got;
-    }
-    if (after_cr) {   /* a lone CR, unless the byte after it is a LF */
-        char next;
-        if (read(fd, &next, 1) != 1 || next != '\n') line++;
-    }
-    return line;
-}
-
-/* -part K/N: the input's bytes cut in N equal ranges, each moved to the
- * start of the line it is in; part K is the games that start on a line from
- * its range's start to the next one's. Every game is in one part, and the
- * reader still numbers the games as in the whole file. */
-static ExitCode part_lines(Run *r, long *first_line, long *end_line)
-{
-    const CliOptions *o = r->o;
-    *first_line = 0;
-    *end_line = 0;
-    if (!o->part_count) return EXIT_RAN;
-    const InputFile *f = r->inputs.count == 1 ? &r->inputs.files[0] : NULL;
-    if (r->fen_stream || !f || f->decompressor || strcmp(f->path, "-") == 0 || f->size == 0) {
-        cql_report(r->m, CQL_ERROR, "-part needs one uncompressed PGN file (not standard input, not a pipe)");
-        return EXIT_USAGE;
-    }
-    if (cql_query_sorts(r->query) || cql_query_in_order(r->query)) {
-        cql_report(r->m, CQL_ERROR, "-part cannot split this query: it %s, so its parts would not add up to "
-                   "one run", cql_query_sorts(r->query) ? "sorts the games"
-                   : "keeps values from game to game (persistent variables or dictionaries)");
-        return EXIT_USAGE;
-    }
-    int fd = open(f->path, O_RDONLY);
-    if (fd < 0) {
-        cql_report(r->m, CQL_ERROR, "cannot open input file '%s': %s", f->path, strerror(errno));
-        return EXIT_USAGE;
-    }
-    uint64_t k = (uint64_t)o->part_index, n = (uint64_t)o->part_count;
-    *first_line = k == 0 ? 0 : line_at(fd, f->size / n * k + f->size % n * k / n);
-    *end_line = k + 1 == n ? 0 : line_at(fd, f->size / n * (k + 1) + f->size % n * (k + 1) / n);
-    close(fd);
-    if (*first_line < 0 || *end_line < 0) {
-        cql_report(r->m, CQL_ERROR, "cannot read input file '%s'", f->path);
-        return EXIT_USAGE;
-    }
-    return EXIT_RAN;
-}
-
 /* -dryrun: what the run would do, on standard error; nothing is read or written. */
 static ExitCode dry_run(Run *r)
 {
@@ -454,12 +329,6 @@ static ExitCode dry_run(Run *r)
 /* }==== */
 
 /* {==== the games and the summary ============================================ */
-
-static long default_threads(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? n : 1;
-}
 
 /* About three significant digits, as CQL 6.2 prints them. */
 static void print_seconds(FILE *fp, double s)
@@ -491,95 +360,123 @@ static void json_string(FILE *fp, const char *s)
 }
 
 /* -summary json: the summary for a program that adds up the parts of a run. */
-static void print_json_summary(FILE *fp, const Run *r, const PipelineTotals *t, double secs)
+static void print_json_summary(FILE *fp, const Run *r, const CqlRunTotals *t, double secs)
 {
     fprintf(fp, "{\"matches\": %ld, \"games\": %ld, \"pgn_errors\": %ld, \"seconds\": %.3f, \"threads\": %ld, "
             "\"output\": ", t->matches, t->games, t->pgn_errors, secs, t->threads);
     json_string(fp, strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
     fprintf(fp, ", \"limit_reached\": %s", t->limit_reached ? "true" : "false");
-    if (r->o->part_count) fprintf(fp, ", \"part\": %ld, \"parts\": %ld", r->o->part_index, r->o->part_count);
+    long long k, n;
+    if (cql_settings_pair(r->o->settings, "part", &k, &n)) fprintf(fp, ", \"part\": %lld, \"parts\": %lld", k, n);
     fputs("}\n", fp);
 }
 
-/* The size of the pieces worker threads split the input into, from the
- * environment variable CQL_CHUNK_BYTES when set: tests make it small, so
- * that small files are cut in many places (0: the pipeline's default). */
-static size_t chunk_bytes_for_tests(void)
+/* What the run hands over for each game: what the query printed, a runtime
+ * error, -showmatches's <N>. */
+static void on_game(void *ctx, CqlRun *run, const CqlRunGame *g)
 {
-    const char *v = getenv("CQL_CHUNK_BYTES");
-    return v ? strtoul(v, NULL, 10) : 0;
+    (void)run;
+    Run *r = ctx;
+    if (g->printed) terminal_write(r->notes, g->printed, g->printed_len);
+    if (g->error) terminal_write(r->notes, g->error, strlen(g->error));   /* where CQL 6.2 prints it */
+    if (g->matched && r->o->showmatches) fprintf(r->notes, "<%ld>\n", g->number);
 }
 
-/* The game loop, then `N matches of M games in S seconds using T threads to
+/* A matching game goes to the output; the first failed write stops the run. */
+static void on_match(void *ctx, CqlRun *run, const CqlRunGame *g)
+{
+    Run *r = ctx;
+    if (!output_write(&r->out, g->pgn, g->pgn_len)) cql_run_cancel(run);
+}
+
+static void on_progress(void *ctx, const CqlRunProgress *p)
+{
+    Run *r = ctx;
+    progress_update(&r->progress, p->games, p->matches, p->bytes);
+}
+
+/* The run made, its inputs checked and the first opened, then the output
+ * opened (none when an input cannot be read). */
+static ExitCode open_run(Run *r)
+{
+    r->run = cql_run_new(r->query, r->o->settings, r->m);
+    if (r->fen_stream) cql_run_add_stream(r->run, r->fen_stream, "-searchposition");
+    else if (!input_add_to_run(&r->inputs, r->run, r->m)) return EXIT_USAGE;
+    if (!cql_run_open(r->run)) {
+        input_finish(&r->inputs, r->m);
+        return EXIT_USAGE;
+    }
+    const char **names = NULL;
+    OutputInputs inputs = {NULL, 0, r->o->query_file};
+    if (!r->fen_stream) {
+        names = malloc((size_t)r->inputs.count * sizeof *names);
+        for (int i = 0; names && i < r->inputs.count; i++) names[i] = r->inputs.files[i].path;
+        inputs = (OutputInputs){names, names ? r->inputs.count : 0, r->o->query_file};
+    }
+    int failed = output_open(&r->out, r->output, &inputs, r->o->noclobber, r->m);
+    free(names);
+    if (failed) return EXIT_USAGE;
+    r->out_open = true;
+    return EXIT_RAN;
+}
+
+/* The run, then `N matches of M games in S seconds using T threads to
  * FILE` (on standard error when the games go to standard output). */
 static ExitCode search_games(Run *r)
 {
     const CliOptions *o = r->o;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    long first_line, end_line;
-    ExitCode rc = part_lines(r, &first_line, &end_line);
+    ExitCode rc = open_run(r);
     if (rc != EXIT_RAN) return rc;
-    rc = open_reader_and_output(r);
-    if (rc != EXIT_RAN) return rc;
-    long threads = o->singlethreaded ? 1 : o->threads ? o->threads : default_threads();
-    if (cql_query_in_order(r->query)) threads = 1;
     bool games_on_stdout = output_is_standard_output(&r->out);
+    r->notes = games_on_stdout ? stderr : stdout;
     bool live = !o->nooutputstatus && isatty(STDERR_FILENO);
-    Progress progress;
-    progress_start(&progress, stderr, live, o->progress && !o->nooutputstatus, o->nooutputstatus ? 0 : o->lineincrement,
-                   r->inputs.total_known ? r->inputs.total_size : 0);
-    PipelineSetup setup = {
-        .query = r->query,
-        .reader = r->fen_stream ? r->reader : r->inputs.reader,
-        .out = &r->out,
-        .messages = r->game_messages,
-        .notes = games_on_stdout ? stderr : stdout,
-        .showmatches = o->showmatches,
-        .threads = threads,
-        .limit = o->limit,
-        .progress = &progress,
-        .first_line = first_line,
-        .end_line = end_line,
-        .chunk_bytes = chunk_bytes_for_tests(),
-    };
-    PipelineTotals t;
-    pipeline_run(&setup, &t, &r->persistent);
-    progress_end(&progress);
-    bool read_failed = cql_reader_failed(setup.reader);
-    if (!r->fen_stream && !input_close(&r->inputs, true, r->m)) read_failed = true;
+    progress_start(&r->progress, stderr, live, o->progress && !o->nooutputstatus,
+                   o->nooutputstatus ? 0 : o->lineincrement, r->inputs.total_known ? r->inputs.total_size : 0);
+    cql_run_on_game(r->run, on_game, r);
+    cql_run_on_match(r->run, on_match, r, false);
+    cql_run_on_progress(r->run, on_progress, r);
+    CqlRunStatus status = cql_run_start(r->run);
+    const CqlRunTotals *t = cql_run_totals(r->run);
+    cql_run_print_persistent(r->run, &r->persistent);
+    progress_end(&r->progress);
+    bool read_failed = status == CQL_RUN_FAILED;
+    if (!input_finish(&r->inputs, r->m)) read_failed = true;
     r->out_open = false;
-    bool ok = output_close(&r->out, !read_failed && !t.runtime_error, r->m) == 0;
-    if (t.runtime_error) {
+    bool ok = output_close(&r->out, !read_failed && status != CQL_RUN_STOPPED, r->m) == 0;
+    if (status == CQL_RUN_STOPPED) {
         fflush(stdout);
         return EXIT_QUERY;   /* as CQL 6.2: the message printed, no summary, no output */
     }
 
     double secs = seconds_since(&t0);
     FILE *summary = games_on_stdout ? stderr : stdout;
-    if (t.pgn_errors)
-        cql_report(r->m, CQL_WARNING, "%ld of %ld games had PGN errors (see the messages above)", t.pgn_errors,
-                   t.games);
+    if (t->pgn_errors)
+        cql_report(r->m, CQL_WARNING, "%ld of %ld games had PGN errors (see the messages above)", t->pgn_errors,
+                   t->games);
     if (!ok) {
         /* no summary line: tools that read it must not take the run for a success */
-        cql_report(r->m, CQL_ERROR, "the run stopped after %ld games; %s", t.games,
+        cql_report(r->m, CQL_ERROR, "the run stopped after %ld games; %s", t->games,
                    strcmp(r->output, "-") == 0 ? "the output is incomplete" : "the output file was not written");
         return EXIT_USAGE;
     }
     /* "1 matches of 1 games": always plural, as CQL 6.2 writes it, for the
      * tools that parse this line */
-    fprintf(summary, "%ld matches of %ld games in ", t.matches, t.games);
+    fprintf(summary, "%ld matches of %ld games in ", t->matches, t->games);
     print_seconds(summary, secs);
-    fprintf(summary, " seconds using %ld thread%s to %s", t.threads, t.threads == 1 ? "" : "s",
+    fprintf(summary, " seconds using %ld thread%s to %s", t->threads, t->threads == 1 ? "" : "s",
             strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
-    if (o->part_count) fprintf(summary, " (part %ld/%ld)", o->part_index, o->part_count);
+    long long k, n;
+    if (cql_settings_pair(o->settings, "part", &k, &n)) fprintf(summary, " (part %lld/%lld)", k, n);
     fputc('\n', summary);
     if (r->persistent.len) terminal_write(summary, r->persistent.data, r->persistent.len);
-    if (o->summary == SUMMARY_JSON) print_json_summary(summary, r, &t, secs);
+    if (o->summary == SUMMARY_JSON) print_json_summary(summary, r, t, secs);
     fflush(summary);
-    if (t.limit_reached)
-        cql_report(r->m, CQL_NOTE, "stopped after %ld matching games (-limit %ld)", t.matches, o->limit);
-    if (o->strict && t.pgn_errors) return EXIT_PGN_STRICT;
+    if (t->limit_reached)
+        cql_report(r->m, CQL_NOTE, "stopped after %ld matching games (-limit %lld)", t->matches,
+                   cql_settings_number(o->settings, "limit"));
+    if (o->strict && t->pgn_errors) return EXIT_PGN_STRICT;
     return EXIT_RAN;
 }
 
@@ -605,8 +502,8 @@ static ExitCode run_steps(Run *r)
 static void run_free(Run *r)
 {
     if (r->out_open) output_close(&r->out, false, r->m);
+    cql_run_free(r->run);
     if (r->inputs_ready) input_free(&r->inputs);
-    cql_reader_close(r->reader);
     if (r->fen_stream) fclose(r->fen_stream);
     free(r->fen_game);
     free(r->default_output);

@@ -73,7 +73,7 @@ void eval_stop_run(Evaluator *ev, const Node *n, const char *fmt, ...)
 
 bool eval_loop_step(Evaluator *ev, const Node *n)
 {
-    int64_t budget = ev->settings.loop_budget ? ev->settings.loop_budget : EVAL_DEFAULT_LOOP_BUDGET;
+    int64_t budget = ev->settings.run.loop_budget ? ev->settings.run.loop_budget : EVAL_DEFAULT_LOOP_BUDGET;
     if (++ev->loop_steps <= budget) return true;
     eval_stop_run(ev, n, "loops repeated more than %lld times for one position (-loopbudget raises the limit): "
                   "the run stops here", (long long)budget);
@@ -82,7 +82,7 @@ bool eval_loop_step(Evaluator *ev, const Node *n)
 
 size_t eval_text_budget(const Evaluator *ev)
 {
-    return ev->settings.text_budget ? ev->settings.text_budget : EVAL_DEFAULT_TEXT_BUDGET;
+    return ev->settings.run.text_budget ? ev->settings.run.text_budget : EVAL_DEFAULT_TEXT_BUDGET;
 }
 
 bool eval_count_text(Evaluator *ev, const Node *n, size_t len)
@@ -1146,7 +1146,7 @@ static bool eval_settag(Evaluator *ev, const Node *n, Value *out)
     if (!eval_node(ev, n->kids[0], &name) || name.type != VT_STRING) return false;
     if (!eval_node(ev, n->kids[1], &value) || value.type != VT_STRING) return false;
     if (!pgn_can_hold_tag(name.str, value.str)) return false;
-    if (ev->settings.nosettag) return true;   /* -nosettag: matches, sets nothing */
+    if (ev->settings.run.nosettag) return true;   /* -nosettag: matches, sets nothing */
     GameSearch *s = ev->search;
     Tag *tag = game_tag_find(s->set_tags, s->nset_tags, name.str);
     if (!tag) {     /* a new name: the array grows by one, in the game's arena */
@@ -1571,7 +1571,9 @@ Evaluator *eval_new(const Query *q, const EvalSettings *s)
     ev->bound = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->bound);
     ev->call_args = xcalloc(q->ncall_args ? q->ncall_args : 1, sizeof *ev->call_args);
     ev->persistent_text = xcalloc(q->nvars ? q->nvars : 1, sizeof *ev->persistent_text);
-    ev->match_note = xstrdup(s->matchstring ? s->matchstring : "");
+    /* the comment at a matched position: none when quiet, else CQL's
+     * unless the settings or the header give one */
+    ev->match_note = xstrdup(s->run.quiet ? "" : s->run.matchstring ? s->run.matchstring : "CQL");
     eval_unbrace(ev->match_note);
     for (size_t f = 0; f < FAMILIES; f++)
         if (eval_families[f]->init) eval_families[f]->init(ev);
@@ -1664,7 +1666,7 @@ static void add_note(Evaluator *ev, int32_t id, const char *text)
         notes[id] = text;
         return;
     }
-    bool unique = !ev->settings.nouniquecomments;
+    bool unique = !ev->settings.run.nouniquecomments;
     if (unique && notes[id] == text) return;   /* the same fixed text again ("Found") */
     if (!ev->note_lists) ev->note_lists = ARENA_ARRAY(ev->arena, struct NoteList *, ev->game->node_count);
     struct NoteList *list = ev->note_lists[id];
@@ -1738,7 +1740,7 @@ static inline void count_match(Evaluator *ev, GameSearch *out, const GameNode *n
 
 static void search_direct_body(Evaluator *ev, const Node *body, GameSearch *out, bool annotate)
 {
-    bool variations = ev->settings.variations;
+    bool variations = ev->settings.run.variations;
     const GameNode *n = ev->game->root;
     if (body->kind == ND_DESIGNATOR) {
         for (; n; n = game_walk_next(NULL, n, variations)) {
@@ -1818,7 +1820,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
     out->notes = ARENA_ARRAY(arena, const char *, g->node_count);
     if (ev->q->nsort_keys) out->sort_values = ARENA_ARRAY(arena, SortValue, ev->q->nsort_keys);
     out->matched = ARENA_ARRAY(arena, bool, g->node_count);
-    bool annotate = !ev->settings.silent;
+    bool annotate = !ev->settings.run.silent;
     /* a body of one filter is that filter (a compound's value is its last member's) */
     if (!body) body = ev->q->body;
     if (body->kind == ND_COMPOUND && body->nkids == 1) body = body->kids[0];
@@ -1828,7 +1830,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
     if (is_direct_body(body)) {
         search_direct_body(ev, body, out, annotate);
     } else {
-        for (const GameNode *n = g->root; n && !ev->stopped_at; n = game_walk_next(NULL, n, ev->settings.variations)) {
+        for (const GameNode *n = g->root; n && !ev->stopped_at; n = game_walk_next(NULL, n, ev->settings.run.variations)) {
             ev->cur = ev->origin = n;
             ev->npending = 0;
             ev->loop_steps = 0;
@@ -1841,7 +1843,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
                 evaluated = true;
                 matched = matched_once;
             }
-            if (annotate && (matched || ev->settings.alwayscomment))
+            if (annotate && (matched || ev->settings.run.alwayscomment))
                 for (int i = 0; i < ev->npending; i++)
                     add_note(ev, ev->pending[i].node_id, ev->pending[i].text);
             if (matched) count_match(ev, out, n, annotate);

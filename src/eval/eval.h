@@ -7,7 +7,7 @@
  * evaluates the query body at each, and reports which positions matched
  * and which comments to write. Comments made while evaluating the body at a
  * position that does not match in the end are dropped (CQL's "smart
- * comments"), unless `alwayscomment` is set.
+ * comments"), unless the settings keep them.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -22,33 +22,21 @@
 #include "base/strbuf.h"
 #include "pgn/game.h"
 #include "query/ast.h"
+#include "query/settings.h"
 
 /* The budgets of a query where the settings give none (options
  * -loopbudget and -textbudget): far beyond what a real query needs. */
 #define EVAL_DEFAULT_LOOP_BUDGET 10000000
 #define EVAL_DEFAULT_TEXT_BUDGET ((size_t)256 << 20)
 
+/* What an evaluator is told: the run's settings (query/settings.def), as
+ * merged with the query's header (search_init), and what the caller learns
+ * before the run. The budgets of the settings are 0 for their defaults. */
 typedef struct EvalSettings {
-    bool variations;          /* search variation positions too */
-    bool alwayscomment;       /* keep comments made at unmatched positions */
-    bool silent;              /* add no comment at all */
-    bool nosettag;            /* settag matches and sets no tag (-nosettag) */
-    bool noremovecomment;     /* removecomment matches and removes nothing (-noremovecomment) */
-    bool nouniquecomments;    /* keep identical comments added at a position (-nouniquecomments) */
-    bool quiet;               /* the header or option quiet: no match string, no
-                                 path Start/End comments */
-    const char *matchstring;  /* comment at matched positions ("" for none) */
+    Settings run;
     int64_t last_game_number; /* the value of `lastgamenumber` (set by the caller before a run) */
-    /* budgets: past one, the run stops at the filter that passed it (0: the default) */
-    int64_t loop_budget;      /* runs of the bodies of loop and while for one position,
-                                 all together (EVAL_DEFAULT_LOOP_BUDGET) */
-    size_t text_budget;       /* bytes of text made for one game (strings, comments,
-                                 messages, dictionary entries), and the size of a file
-                                 readfile reads (EVAL_DEFAULT_TEXT_BUDGET) */
-    const char *query_file;   /* the query's file, which writefile never writes over, or NULL */
     /* the files of `similarposition`, read before the run (eval/submission.h), or NULL */
     const struct Submissions *submissions;
-    uint64_t max_regex_steps; /* the steps one evaluation of `~~` may take (0: REGEX_DEFAULT_STEPS) */
 } EvalSettings;
 
 /* A game's value for one sort key (Query.sort_keys): the best its filters

@@ -242,14 +242,14 @@ void eval_add_fixed_comment(Evaluator *ev, const GameNode *at, const char *text)
 char *eval_new_string(Evaluator *ev, const Node *n, const char *s, size_t len);
 /* Counts len bytes of text that filter n made for this game (a string, a
  * comment, a message, a dictionary entry). Past the budget
- * (EvalSettings.text_budget, option -textbudget) the run stops at n;
+ * (the setting textbudget) the run stops at n;
  * false then. */
 bool eval_count_text(Evaluator *ev, const Node *n, size_t len);
 /* The text budget of one game, in bytes. */
 size_t eval_text_budget(const Evaluator *ev);
 /* One more iteration of loop or while n (a run of its body) for the
  * position being searched, whatever loop it is in. Past the budget
- * (EvalSettings.loop_budget, option -loopbudget) the run stops at n;
+ * (the setting loopbudget) the run stops at n;
  * false then, and the loop ends. */
 bool eval_loop_step(Evaluator *ev, const Node *n);
 

@@ -316,7 +316,7 @@ static bool check_variations(const Node *n, void *ctx)
     SettingsCheck *c = ctx;
     if (!c->ok || n->kind != ND_HHDB || n->num < 0) return c->ok;
     const HhdbKey *key = hhdb_key_at((size_t)n->num);
-    if (key && key->needs_variations && !c->settings->variations) {
+    if (key && key->needs_variations && !c->settings->run.variations) {
         diag_at(c->diag, &c->q->src, n->span, DIAG_ERROR,
                 "'hhdb %s' can only be used when 'variations' is set in the CQL header (or run with 'cql -variations')",
                 key->name);

@@ -27,7 +27,7 @@ const GameNode *eval_first_move(const Evaluator *ev, const GameNode *n)
 
 const GameNode *eval_next_move(const Evaluator *ev, const GameNode *child)
 {
-    return ev->settings.variations ? child->sibling : NULL;
+    return ev->settings.run.variations ? child->sibling : NULL;
 }
 
 /* A game set up from a FEN that grants no castling right at all: CQL 6.2

@@ -112,7 +112,7 @@ static bool eval_child(Evaluator *ev, const Node *n, Value *out)
 {
     int64_t k = 0;
     if (n->kids[0] && !eval_number(ev, n->kids[0], &k)) return false;
-    if (k > 0 && !ev->settings.variations) return false;
+    if (k > 0 && !ev->settings.run.variations) return false;
     const GameNode *c = ev->cur->child;
     for (; c && k > 0; k--) c = c->sibling;
     return k == 0 && eval_position_value(out, c);

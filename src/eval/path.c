@@ -138,7 +138,7 @@ static bool eval_find(Evaluator *ev, const Node *n, Value *out)
     const Node *body = n->kids[0];
     bool backward = (n->flags & NF_BACKWARD) != 0;
     bool numeric = (n->flags & NF_ALL) || n->kids[1];
-    bool comments = !(n->flags & NF_QUIET) && !ev->settings.quiet && !ev->settings.silent;
+    bool comments = !(n->flags & NF_QUIET) && !ev->settings.run.quiet && !ev->settings.run.silent;
     SearchMemo *memo = search_memo(ev, n, body);
     int32_t *found = NULL;
     if (numeric && comments) {
@@ -148,10 +148,10 @@ static bool eval_find(Evaluator *ev, const Node *n, Value *out)
     const GameNode *here = ev->cur, *first = NULL;
     int saved_pending = ev->npending;
     int64_t count = 0;
-    if (!numeric && !backward && memo->next_match && !ev->settings.variations) {
+    if (!numeric && !backward && memo->next_match && !ev->settings.run.variations) {
         first = find_forward_memo(ev, memo, body, here);
     } else {
-        for (const GameNode *p = here; p; p = backward ? p->parent : game_walk_next(here, p, ev->settings.variations)) {
+        for (const GameNode *p = here; p; p = backward ? p->parent : game_walk_next(here, p, ev->settings.run.variations)) {
             if (!body_holds_at(ev, memo, body, p)) continue;
             if (!first) first = p;
             if (found) found[count] = p->id;
@@ -886,7 +886,7 @@ static void path_end_comments(PathSearch *ps, const PathEnd *e, bool alternative
             eval_add_comment(ev, nodes[j], sb_str(&sb));
         }
     }
-    if (!(n->flags & NF_QUIET) && !ev->settings.quiet) {
+    if (!(n->flags & NF_QUIET) && !ev->settings.run.quiet) {
         sb_clear(&sb);
         sb_printf(&sb, "End path of length %lld that starts at ", (long long)e->count);
         position_id_text(ev, ps->start, &sb);
@@ -1123,7 +1123,7 @@ static bool eval_echo(Evaluator *ev, const Node *n, Value *out)
     bool bound_s = ev->bound[s], bound_t = ev->bound[t];
     EchoPrecheck pc;
     echo_precheck(n, &pc);
-    bool every_node = ev->settings.variations || (n->flags & NF_IN_ALL);
+    bool every_node = ev->settings.run.variations || (n->flags & NF_IN_ALL);
     const GameNode *source = ev->cur;
     int saved_pending = ev->npending;
     bool matched = false;

@@ -134,7 +134,7 @@ static bool eval_removecomment(Evaluator *ev, const Node *n, Value *out)
 {
     (void)n;
     (void)out;
-    if (ev->settings.noremovecomment) return true;
+    if (ev->settings.run.noremovecomment) return true;
     GameSearch *s = ev->search;
     if (!s->remove_comment) s->remove_comment = ARENA_ARRAY(ev->arena, bool, ev->game->node_count);
     s->remove_comment[ev->cur->id] = true;
@@ -310,7 +310,7 @@ static bool eval_readfile(Evaluator *ev, const Node *n, Value *out)
  * name of it), which writefile would destroy. */
 static bool is_the_query_file(const Evaluator *ev, const char *name)
 {
-    const char *query = ev->settings.query_file;
+    const char *query = ev->settings.run.query_file;
     struct stat a, b;
     return query && stat(query, &a) == 0 && stat(name, &b) == 0 && S_ISREG(a.st_mode) &&
            a.st_dev == b.st_dev && a.st_ino == b.st_ino;

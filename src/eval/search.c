@@ -108,11 +108,11 @@ static bool writes_sort_values(const Search *s)
 static const char *search_header_note(const Search *s, const Game *g, const GameSearch *found,
                                       const char *root_note, Arena *a)
 {
-    if (s->eval.silent) return NULL;
+    if (s->eval.run.silent) return NULL;
     static const char prefix[] = "Game number ";
     char game_number[sizeof prefix + 20];   /* + the digits of any long */
     size_t len = 0;
-    if (!s->noheader) {   /* without printf, once per matched game */
+    if (!s->eval.run.noheader) {   /* without printf, once per matched game */
         memcpy(game_number, prefix, sizeof prefix - 1);
         len = sizeof prefix - 1 + decimal_digits(game_number + sizeof prefix - 1, (unsigned long long)g->number);
     }
@@ -349,44 +349,27 @@ static void init_gate(Search *s)
     }
 }
 
-void search_init(Search *s, const SearchSettings *o, const Query *q)
+void search_init(Search *s, const Settings *given, const Query *q)
 {
     const QueryHeader *h = &q->header;
     memset(s, 0, sizeof *s);
     s->query = q;
-    s->eval.matchstring = o->matchstring ? o->matchstring
-                          : (h->present & QH_MATCHSTRING) ? h->matchstring : "CQL";
-    s->eval.variations = !o->mainline && (o->variations || (h->present & QH_VARIATIONS));
-    s->eval.silent = o->silent || (h->present & QH_SILENT);
-    s->eval.alwayscomment = o->alwayscomment;
-    s->eval.nosettag = o->nosettag;
-    s->eval.noremovecomment = o->noremovecomment;
-    s->eval.nouniquecomments = o->nouniquecomments;
-    s->eval.max_regex_steps = o->max_regex_steps;
-    s->eval.quiet = o->quiet || (h->present & QH_QUIET);
-    if (s->eval.quiet) s->eval.matchstring = "";
-    s->eval.query_file = o->query_file;
-    s->eval.loop_budget = o->loop_budget;
-    s->eval.text_budget = o->text_budget;
-    s->noheader = o->noheader;
+    Settings *run = &s->eval.run;
+    settings_merge(run, given, &h->values);
+    run->variations = run->variations && !run->mainline;
     s->matchcount_min = 1;
     s->matchcount_max = INT64_MAX;
-    if (o->matchcount.set) {
-        s->matchcount_min = o->matchcount.min;
-        s->matchcount_max = o->matchcount.max;
-    } else if (h->present & (QH_MATCHCOUNT | QH_SORT_MATCHCOUNT)) {
-        s->matchcount_min = h->matchcount_min;
-        s->matchcount_max = h->matchcount_max;
+    if (settings_given(run, SET_matchcount)) {
+        s->matchcount_min = run->matchcount.first;
+        s->matchcount_max = run->matchcount.second;
     }
     s->sort_by_matchcount = (h->present & QH_SORT_MATCHCOUNT) != 0;
-    if (o->gamenumber.set) {
-        s->gamenumber = o->gamenumber;
-    } else if (h->present & QH_GAMENUMBER) {
+    if (settings_given(run, SET_gamenumber)) {
         s->gamenumber.set = true;
-        s->gamenumber.min = (long)h->gamenumber_min;
-        s->gamenumber.max = h->gamenumber_max > LONG_MAX ? LONG_MAX : (long)h->gamenumber_max;
+        s->gamenumber.min = (long)run->gamenumber.first;
+        s->gamenumber.max = run->gamenumber.second > LONG_MAX ? LONG_MAX : (long)run->gamenumber.second;
     }
-    s->result = o->result ? o->result : (h->present & QH_RESULT) ? h->result : NULL;
+    s->result = run->result;
     s->sorting = q->nsort_keys > 0 || s->sort_by_matchcount;
     ast_walk(q->body, find_watched, s);
     init_gate(s);

@@ -27,28 +27,12 @@ typedef struct SearchRange {
     long min, max;
 } SearchRange;
 
-/* What the caller (the command line) says; each field set overrides the
- * query's cql(...) header, and a zero field leaves it to the header. */
-typedef struct SearchSettings {
-    const char *matchstring;    /* comment at matched positions; NULL: the header's or "CQL" */
-    bool variations, mainline, silent, quiet, alwayscomment, noheader;
-    bool nosettag, noremovecomment;  /* settag, removecomment match and change nothing */
-    bool nouniquecomments;      /* keep identical comments added at a position */
-    SearchRange matchcount;     /* matched positions a game needs */
-    SearchRange gamenumber;     /* games to examine */
-    const char *result;         /* only games with this result */
-    const char *query_file;     /* the query's file, never written over, or NULL */
-    int64_t loop_budget;        /* EvalSettings's budgets (0: the defaults) */
-    size_t text_budget;
-    uint64_t max_regex_steps;   /* the step budget of `~~` (0: REGEX_DEFAULT_STEPS) */
-} SearchSettings;
-
 /* What a run looks for: the query and the settings that decide which games
- * match, from the query header overridden by the caller. */
+ * match, from the query header overridden by the caller; the ranges and the
+ * result of the settings as the search reads them. */
 typedef struct Search {
     const Query *query;
-    EvalSettings eval;          /* variations, matchstring, silent ... */
-    bool noheader;              /* no {Game number N} */
+    EvalSettings eval;          /* the settings, merged with the header */
     int64_t matchcount_min;     /* matched positions a game needs */
     int64_t matchcount_max;
     SearchRange gamenumber;     /* games to examine (default all) */
@@ -87,7 +71,9 @@ typedef struct TagWatch {
     char *near_value[SEARCH_WATCHED_TAGS];     /* that tag's value (owned) */
 } TagWatch;
 
-void search_init(Search *s, const SearchSettings *o, const Query *q);
+/* What q looks for with the settings `given` (by the caller: the command
+ * line), each overriding the query's header (query/settings.def). */
+void search_init(Search *s, const Settings *given, const Query *q);
 
 /* Searches game g with ev (a GameSearch tells the matched positions and the
  * notes to write); true when the game matches: its number is in range, its

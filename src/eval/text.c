@@ -65,7 +65,7 @@ static void eval_free_regexes(Evaluator *ev)
 /* The step budget of one evaluation of `~~`. */
 static uint64_t regex_budget(const Evaluator *ev)
 {
-    return ev->settings.max_regex_steps ? ev->settings.max_regex_steps : REGEX_DEFAULT_STEPS;
+    return ev->settings.run.max_regex_steps ? (uint64_t)ev->settings.run.max_regex_steps : REGEX_DEFAULT_STEPS;
 }
 
 /* The search of `~~` (node n) ran out of steps or of stack: the run stops. */

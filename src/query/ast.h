@@ -29,6 +29,7 @@
 #include "base/strbuf.h"
 #include "chess/bitboard.h"
 #include "query/lexer.h"
+#include "query/settings.h"
 
 /* {==== node kinds, value types, flags ====================================== */
 
@@ -133,30 +134,24 @@ static inline bool ast_has_range(const Node *n)
 
 /* {==== the query ============================================================ */
 
-/* Which header parameters were written (QueryHeader.present). */
+/* Which header parameters that are not settings were written
+ * (QueryHeader.present). */
 enum {
     QH_INPUT = 1 << 0,
     QH_OUTPUT = 1 << 1,
-    QH_MATCHCOUNT = 1 << 2,
-    QH_SORT_MATCHCOUNT = 1 << 3,
-    QH_GAMENUMBER = 1 << 4,
-    QH_RESULT = 1 << 5,
-    QH_SILENT = 1 << 6,
-    QH_QUIET = 1 << 7,
-    QH_VARIATIONS = 1 << 8,
-    QH_MATCHSTRING = 1 << 9
+    QH_SORT_MATCHCOUNT = 1 << 2   /* `sort matchcount`: the matchcount setting, and sorting */
 };
 
-/* The parameters of `cql( ... )`. Ranges with one number have max == min;
- * an absent upper bound of matchcount/gamenumber is INT64_MAX. */
+/* The parameters of `cql( ... )`: input and output, and the settings that
+ * are header parameters (query/settings.def: matchcount, gamenumber,
+ * result ...), given in `values` as the header gives them. A range with
+ * one number has max == min, or no upper bound (INT64_MAX) for a row
+ * HP_AT_LEAST. */
 typedef struct QueryHeader {
     unsigned present;          /* QH_* */
     const char *input;
     const char *output;
-    int64_t matchcount_min, matchcount_max;   /* also for sort matchcount */
-    int64_t gamenumber_min, gamenumber_max;
-    const char *result;        /* "1-0", "0-1", "1/2-1/2" */
-    const char *matchstring;
+    Settings values;
     Span span;                 /* the whole header, empty with -cql */
 } QueryHeader;
 

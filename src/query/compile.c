@@ -17,23 +17,6 @@
 #include "query/sema.h"
 #include "query/transform.h"
 
-/* The command-line transforms, each wrapping the whole body, from the inside out. */
-static const struct {
-    unsigned flag;
-    TokKind op;
-} body_transforms[] = {
-    {QX_FLIP, TK_FLIP},
-    {QX_FLIPCOLOR, TK_FLIPCOLOR},
-    {QX_SHIFT, TK_SHIFT},
-    {QX_REVERSECOLOR, TK_REVERSECOLOR},
-    {QX_FLIPHORIZONTAL, TK_FLIPHORIZONTAL},
-    {QX_FLIPVERTICAL, TK_FLIPVERTICAL},
-    {QX_ROTATE90, TK_ROTATE90},
-    {QX_ROTATE45, TK_ROTATE45},
-    {QX_SHIFTHORIZONTAL, TK_SHIFTHORIZONTAL},
-    {QX_SHIFTVERTICAL, TK_SHIFTVERTICAL},
-};
-
 static Query *parse_text(const SourceText *src, bool body_only, DiagSink *diag);
 
 static void collect_message(void *ctx, DiagSeverity sev, const char *text)
@@ -154,8 +137,11 @@ Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink 
     /* value-only filters where only a match counts: flagged for the
      * evaluator, with a warning (contexts.h); for a run, not for -parse */
     if (opt->expand) contexts_mark(q, diag);
-    for (size_t i = 0; i < sizeof body_transforms / sizeof body_transforms[0]; i++)
-        if (opt->transforms & body_transforms[i].flag) xf_wrap_body(q, body_transforms[i].op);
+    /* the settings' transforms (-flip ...), each wrapping the whole body,
+     * from the inside out in the order of their rows */
+    for (size_t i = 0; opt->transforms && i < SETTING_COUNT; i++)
+        if (setting_rows[i].transform >= 0 && settings_flag(opt->transforms, &setting_rows[i]))
+            xf_wrap_body(q, (TokKind)setting_rows[i].transform);
     if (opt->expand && !xf_expand_query(q, diag)) {
         query_free(q);
         return NULL;

@@ -17,30 +17,17 @@
 
 #include "base/diag.h"
 #include "query/ast.h"
+#include "query/settings.h"
 
 /* A query text longer than this is refused (a query is text a person
  * writes; the limit keeps a binary file or /dev/zero from filling memory). */
 #define QUERY_MAX_BYTES (64u * 1024 * 1024)
 
-/* The transforms that may wrap the whole body (the command line's -flip ...),
- * applied from the inside out in this order. */
-enum {
-    QX_FLIP = 1 << 0,
-    QX_FLIPCOLOR = 1 << 1,
-    QX_SHIFT = 1 << 2,
-    QX_REVERSECOLOR = 1 << 3,
-    QX_FLIPHORIZONTAL = 1 << 4,
-    QX_FLIPVERTICAL = 1 << 5,
-    QX_ROTATE90 = 1 << 6,
-    QX_ROTATE45 = 1 << 7,
-    QX_SHIFTHORIZONTAL = 1 << 8,
-    QX_SHIFTVERTICAL = 1 << 9
-};
-
 typedef struct CompileOptions {
     bool body_only;          /* the text is a query body (-cql): no cql(...) header */
     const char *preamble;    /* filters placed before the body, after the header, or NULL */
-    unsigned transforms;     /* QX_* wrapped around the whole body */
+    const Settings *transforms;   /* its transform settings (-flip ...) wrap the whole
+                                     body, or NULL */
     bool expand;             /* run the transform pass (false: transform filters stay) */
 } CompileOptions;
 

@@ -1107,24 +1107,61 @@ static const char *parse_file_name(Parser *p, const char *param)
     return name;
 }
 
-static void parse_header_range(Parser *p, int64_t *lo, int64_t *hi, const char *param)
-{
-    *lo = parse_count_literal(p, param);
-    *hi = p->tok.kind == TK_INT ? parse_count_literal(p, param) : (strcmp(param, "gamenumber") == 0 ? *lo : INT64_MAX);
-    if (*hi < *lo) parse_fail(p, tok_span(p->prev), "the range of '%s' is empty", param);
-}
-
 static bool header_word(Parser *p, const char *word)
 {
     return p->tok.kind == TK_IDENT && p->tok.len == strlen(word) &&
            memcmp(p->src->text + p->tok.start, word, p->tok.len) == 0;
 }
 
+/* The setting the header parameter at the current token names (its
+ * keyword, or an identifier), or NULL. */
+static const SettingInfo *header_setting(Parser *p)
+{
+    if (p->tok.kind == TK_STRING) return NULL;
+    for (size_t i = 0; i < SETTING_COUNT; i++) {
+        const SettingInfo *row = &setting_rows[i];
+        if (row->header != HP_NONE && p->tok.len == strlen(row->name) &&
+            memcmp(p->src->text + p->tok.start, row->name, p->tok.len) == 0)
+            return row;
+    }
+    return NULL;
+}
+
+/* The value of setting `row` after its name, as the header writes it:
+ * nothing for a flag, `N [M]` for a range, a string, a result. t is the
+ * parameter's first token (`sort` for `sort matchcount`). */
+static void parse_header_setting(Parser *p, const SettingInfo *row, Token t)
+{
+    Settings *values = &p->q->header.values;
+    SettingId id = (SettingId)(row - setting_rows);
+    switch (row->kind) {
+    case SK_RANGE: {
+        if (settings_given(values, id)) parse_fail(p, tok_span(t), "'%s' given twice in the header", row->name);
+        int64_t lo = parse_count_literal(p, row->name);
+        int64_t hi = p->tok.kind == TK_INT ? parse_count_literal(p, row->name)
+                     : row->header == HP_AT_LEAST ? INT64_MAX : lo;
+        if (hi < lo) parse_fail(p, tok_span(p->prev), "the range of '%s' is empty", row->name);
+        settings_set_pair(values, row, lo, hi);
+        break;
+    }
+    case SK_RESULT:
+        settings_set_text(values, row, parse_result_text(p, t));
+        break;
+    case SK_TEXT:
+        if (p->tok.kind != TK_STRING) parse_fail_expected(p, "a string after '%s'", row->name);
+        settings_set_text(values, row, parse_decode_string(p, p->tok));
+        parse_advance(p);
+        break;
+    default:
+        settings_set_flag(values, row, true);
+        break;
+    }
+}
+
 /* header := 'cql' '(' {param} ')'
- * param  := 'input' file | 'output' file | 'matchcount' int [int] |
- *           'sort' 'matchcount' int [int] | 'gamenumber' int [int] |
- *           'result' result-text | 'silent' | 'quiet' | 'variations' |
- *           'matchstring' string */
+ * param  := 'input' file | 'output' file | 'sort' 'matchcount' int [int] |
+ *           a setting that is a header parameter (settings.def): its name,
+ *           then `int [int]` for a range, a string, a result text */
 static void parse_header(Parser *p)
 {
     QueryHeader *h = &p->q->header;
@@ -1134,54 +1171,32 @@ static void parse_header(Parser *p)
     Token open = parse_expect(p, TK_LPAREN, "'(' after 'cql'");
     while (p->tok.kind != TK_RPAREN) {
         Token t = p->tok;
-        unsigned flag;
+        const SettingInfo *row;
         if (header_word(p, "input") || header_word(p, "output")) {
             bool input = header_word(p, "input");
-            flag = input ? QH_INPUT : QH_OUTPUT;
+            unsigned flag = input ? QH_INPUT : QH_OUTPUT;
             if (h->present & flag) parse_fail(p, tok_span(t), "'%s' given twice in the header", input ? "input" : "output");
             parse_advance(p);
             *(input ? &h->input : &h->output) = parse_file_name(p, input ? "input" : "output");
-        } else if (header_word(p, "matchcount") || (t.kind == TK_SORT && parse_peek(p, 1)->kind == TK_IDENT)) {
-            flag = t.kind == TK_SORT ? QH_SORT_MATCHCOUNT : QH_MATCHCOUNT;
-            if (h->present & (QH_MATCHCOUNT | QH_SORT_MATCHCOUNT))
+            h->present |= flag;
+        } else if (t.kind == TK_SORT && parse_peek(p, 1)->kind == TK_IDENT) {
+            if (settings_given(&h->values, SET_matchcount))
                 parse_fail(p, tok_span(t), "'matchcount' given twice in the header");
-            if (t.kind == TK_SORT) {
-                parse_advance(p);
-                if (!header_word(p, "matchcount")) parse_fail_expected(p, "'matchcount' after 'sort'");
-            }
             parse_advance(p);
-            parse_header_range(p, &h->matchcount_min, &h->matchcount_max, "matchcount");
-        } else if (t.kind == TK_GAMENUMBER) {
-            flag = QH_GAMENUMBER;
-            if (h->present & flag) parse_fail(p, tok_span(t), "'gamenumber' given twice in the header");
+            row = header_setting(p);
+            if (!row || row != &setting_rows[SET_matchcount]) parse_fail_expected(p, "'matchcount' after 'sort'");
             parse_advance(p);
-            parse_header_range(p, &h->gamenumber_min, &h->gamenumber_max, "gamenumber");
-        } else if (t.kind == TK_RESULT) {
-            flag = QH_RESULT;
+            parse_header_setting(p, row, t);
+            h->present |= QH_SORT_MATCHCOUNT;
+        } else if ((row = header_setting(p))) {
             parse_advance(p);
-            h->result = parse_result_text(p, t);
-        } else if (header_word(p, "matchstring")) {
-            flag = QH_MATCHSTRING;
-            parse_advance(p);
-            if (p->tok.kind != TK_STRING) parse_fail_expected(p, "a string after 'matchstring'");
-            h->matchstring = parse_decode_string(p, p->tok);
-            parse_advance(p);
-        } else if (header_word(p, "silent")) {
-            flag = QH_SILENT;
-            parse_advance(p);
-        } else if (t.kind == TK_QUIET) {
-            flag = QH_QUIET;
-            parse_advance(p);
-        } else if (header_word(p, "variations")) {
-            flag = QH_VARIATIONS;
-            parse_advance(p);
+            parse_header_setting(p, row, t);
         } else if (t.kind == TK_EOF) {
             parse_expect_closing(p, TK_RPAREN, open);
             return;
         } else {
             parse_fail(p, tok_span(t), "unknown parameter '%.*s' in the cql header", (int)t.len, p->src->text + t.start);
         }
-        h->present |= flag;
     }
     h->span = span_join(tok_span(start), tok_span(p->tok));
     parse_advance(p);

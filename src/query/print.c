@@ -154,21 +154,25 @@ static void dump_header(const QueryHeader *h, StrBuf *out)
     sb_append(out, "header");
     if (h->present & QH_INPUT) sb_printf(out, " input=%s", h->input);
     if (h->present & QH_OUTPUT) sb_printf(out, " output=%s", h->output);
-    if (h->present & (QH_MATCHCOUNT | QH_SORT_MATCHCOUNT)) {
-        sb_printf(out, " %smatchcount=%lld..", h->present & QH_SORT_MATCHCOUNT ? "sort-" : "",
-                  (long long)h->matchcount_min);
-        if (h->matchcount_max == INT64_MAX) sb_append(out, "inf");
-        else sb_printf(out, "%lld", (long long)h->matchcount_max);
-    }
-    if (h->present & QH_GAMENUMBER)
-        sb_printf(out, " gamenumber=%lld..%lld", (long long)h->gamenumber_min, (long long)h->gamenumber_max);
-    if (h->present & QH_RESULT) sb_printf(out, " result=%s", h->result);
-    if (h->present & QH_SILENT) sb_append(out, " silent");
-    if (h->present & QH_QUIET) sb_append(out, " quiet");
-    if (h->present & QH_VARIATIONS) sb_append(out, " variations");
-    if (h->present & QH_MATCHSTRING) {
-        sb_append(out, " matchstring=");
-        dump_string(out, h->matchstring);
+    for (size_t i = 0; i < SETTING_COUNT; i++) {   /* the settings, in the order of their rows */
+        const SettingInfo *row = &setting_rows[i];
+        if (!settings_given(&h->values, (SettingId)i)) continue;
+        const char *sorting = i == SET_matchcount && (h->present & QH_SORT_MATCHCOUNT) ? "sort-" : "";
+        switch (row->kind) {
+        case SK_RANGE: {
+            SettingPair r = settings_pair(&h->values, row);
+            sb_printf(out, " %s%s=%lld..", sorting, row->name, (long long)r.first);
+            if (r.second == INT64_MAX && row->header == HP_AT_LEAST) sb_append(out, "inf");
+            else sb_printf(out, "%lld", (long long)r.second);
+            break;
+        }
+        case SK_TEXT:
+            sb_printf(out, " %s=", row->name);
+            dump_string(out, settings_text(&h->values, row));
+            break;
+        case SK_RESULT: sb_printf(out, " %s=%s", row->name, settings_text(&h->values, row)); break;
+        default: sb_printf(out, " %s", row->name); break;
+        }
     }
     sb_putc(out, '\n');
 }

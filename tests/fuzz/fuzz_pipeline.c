@@ -177,10 +177,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* budgets small enough that an input never takes seconds: a loop that
      * never ends stops after 10,000 runs for a position, a string that
      * doubles at 1 MB (cql's defaults: 10,000,000 and 256M) */
-    SearchSettings options;
+    Settings options;
     memset(&options, 0, sizeof options);
-    options.loop_budget = FUZZ_LOOP_BUDGET;
-    options.text_budget = FUZZ_TEXT_BUDGET;
+    settings_set_number(&options, &setting_rows[SET_loop_budget], FUZZ_LOOP_BUDGET);
+    settings_set_number(&options, &setting_rows[SET_text_budget], FUZZ_TEXT_BUDGET);
     Search s;
     search_init(&s, &options, q);
     search_games(&s, pgn, pgn_len);

@@ -37,6 +37,14 @@ void *tool_must(void *p)
     return p;
 }
 
+CqlSettings *tool_settings(const char *name, bool body_only)
+{
+    CqlSettings *s = tool_must(cql_settings_new());
+    cql_settings_set_text(s, "name", name);
+    cql_settings_set_flag(s, "bodyonly", body_only);
+    return s;
+}
+
 char *tool_read_all(const char *path)
 {
     FILE *fp = fopen(path, "rb");

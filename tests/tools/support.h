@@ -25,6 +25,9 @@ void tool_capture(void *ctx, CqlSeverity sev, const char *text);
 const char *tool_str(const CqlText *t);
 /* p, or exits with status 2 after "out of memory" when it is NULL. */
 void *tool_must(void *p);
+/* New settings naming the query `name` (in messages), a body without a
+ * header when body_only; cql_settings_free them. */
+CqlSettings *tool_settings(const char *name, bool body_only);
 /* The whole file, NUL-terminated (free() it); NULL when it cannot be read. */
 char *tool_read_all(const char *path);
 /* Splits a line at tabs into at most n fields (in place); returns how many. */

@@ -91,8 +91,10 @@ static void run_vector(const Vector *v, const ToolDataset *d, const char *path, 
     CqlText text = {NULL, 0, 0};
     cql_text_printf(&text, "cql(%s)\n%s\n", v->header, v->body);
     CqlMessages messages = {tool_capture, why, 0, 0};
-    CqlSettings settings = {.name = "vector.cql", .matchstring = TOOL_MATCHSTRING};
-    CqlQuery *q = cql_compile(text.data, text.len, &settings, CQL_COMPILE_RUN, &messages);
+    CqlSettings *settings = tool_settings("vector.cql", false);
+    cql_settings_set_text(settings, "matchstring", TOOL_MATCHSTRING);
+    CqlQuery *q = cql_compile(text.data, text.len, settings, CQL_COMPILE_RUN, &messages);
+    cql_settings_free(settings);
     cql_text_free(&text);
     if (!q) {
         cql_text_printf(got, "rc=1");

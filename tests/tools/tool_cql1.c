@@ -59,8 +59,11 @@ typedef struct Pair {
 static CqlQuery *compile_text(const char *name, const char *text, CqlText *why)
 {
     CqlMessages messages = {tool_capture, why, 0, 0};
-    CqlSettings settings = {.name = name, .matchstring = TOOL_MATCHSTRING};
-    return cql_compile(text, strlen(text), &settings, CQL_COMPILE_RUN, &messages);
+    CqlSettings *settings = tool_settings(name, false);
+    cql_settings_set_text(settings, "matchstring", TOOL_MATCHSTRING);
+    CqlQuery *q = cql_compile(text, strlen(text), settings, CQL_COMPILE_RUN, &messages);
+    cql_settings_free(settings);
+    return q;
 }
 
 static CqlQuery *compile_file(const char *path, CqlText *why)

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "cql.h"
+#include "support.h"
 
 /* The text so far ("" before anything is appended). */
 static const char *str(const CqlText *t)
@@ -193,8 +194,10 @@ static void discard(void *ctx, CqlSeverity sev, const char *text)
 static CqlQuery *compile_named(const char *name, const char *text, size_t len, bool body_only, bool quiet)
 {
     CqlMessages dropped = {discard, NULL, 0, 0};
-    CqlSettings settings = {.name = name, .body_only = body_only};
-    return cql_compile(text, len, &settings, CQL_COMPILE_PARSE, quiet ? &dropped : NULL);
+    CqlSettings *settings = tool_settings(name, body_only);
+    CqlQuery *q = cql_compile(text, len, settings, CQL_COMPILE_PARSE, quiet ? &dropped : NULL);
+    cql_settings_free(settings);
+    return q;
 }
 
 static CqlQuery *compile_text(const char *text, size_t len, bool body_only, bool quiet)
@@ -437,8 +440,10 @@ static int run_supported(const char *path, const char *expect_path)
         accepted++;
         CqlText messages = {NULL, 0, 0};
         CqlMessages sink = {collect, &messages, 0, 0};
-        CqlSettings settings = {.name = "-cql", .body_only = true, .variations = true};
-        CqlQuery *q = cql_compile(str(&row.query), row.query.len, &settings, CQL_COMPILE_RUN, &sink);
+        CqlSettings *settings = tool_settings("-cql", true);
+        cql_settings_set_flag(settings, "variations", true);
+        CqlQuery *q = cql_compile(str(&row.query), row.query.len, settings, CQL_COMPILE_RUN, &sink);
+        cql_settings_free(settings);
         bool unsupported = !q && strstr(str(&messages), "not supported yet") != NULL;
         cql_query_free(q);
         int at = -1;

@@ -40,9 +40,10 @@
  *   %%orbit                the text of `cql --dump-orbit` for the query, exactly
  *                          but for blank lines at the end (a test may have only
  *                          this expectation, without games)
- *   %%options              cql options for the run: variations, silent,
- *                          matchstring TEXT, alwayscomment, noremovecomment,
- *                          loopbudget N, textbudget BYTES (a number)
+ *   %%options              settings of the run, as words: the name of a flag
+ *                          (variations, silent ...), or the name of a setting
+ *                          with a value then its value (matchstring TEXT,
+ *                          loopbudget N, textbudget BYTES as a number)
  *
  * Prints "FILE:LINE: test NAME: expected ..., got ..." for each failure and
  * "P of T tests passed (M malformed)"; exits 1 on any failure.
@@ -154,23 +155,22 @@ typedef struct Outcome {
     int nfen;
 } Outcome;
 
-/* The test's %%options, as the command line would give them. */
+/* The test's %%options, as the command line would give them: each word a
+ * flag setting, or a setting's name followed by its value. */
 static void set_options(const TestCase *t, CqlSettings *o)
 {
     const char *s = str(&t->options);
-    o->variations = strstr(s, "variations") != NULL;
-    o->silent = strstr(s, "silent") != NULL;
-    o->alwayscomment = strstr(s, "alwayscomment") != NULL;
-    o->noremovecomment = strstr(s, "noremovecomment") != NULL;
-    const char *ms = strstr(s, "matchstring ");
-    if (ms) {
-        static char buf[64];
-        sscanf(ms + 12, "%63s", buf);
-        o->matchstring = buf;
+    char word[64], value[64];
+    int used;
+    while (sscanf(s, "%63s%n", word, &used) == 1) {
+        s += used;
+        if (cql_settings_set_flag(o, word, true)) continue;
+        if (sscanf(s, "%63s%n", value, &used) != 1) break;
+        s += used;
+        char *end;
+        long long number = strtoll(value, &end, 10);
+        if (!(*end == '\0' && cql_settings_set_number(o, word, number))) cql_settings_set_text(o, word, value);
     }
-    const char *loops = strstr(s, "loopbudget "), *text = strstr(s, "textbudget ");
-    if (loops) o->loop_budget = strtoll(loops + 11, NULL, 10);
-    if (text) o->text_budget = (size_t)strtoull(text + 11, NULL, 10);
 }
 
 /* Runs the compiled query over the games of `pgn`. */
@@ -262,14 +262,16 @@ static void run_test(TestCase *t, Totals *tot)
 {
     const char *qt = str(&t->query);
     while (*qt == ' ' || *qt == '\n') qt++;
-    CqlSettings settings = {.name = "test.cql", .body_only = strncmp(qt, "cql", 3) != 0};
-    set_options(t, &settings);
+    CqlSettings *settings = cql_settings_new();
+    cql_settings_set_text(settings, "name", "test.cql");
+    cql_settings_set_flag(settings, "bodyonly", strncmp(qt, "cql", 3) != 0);
+    set_options(t, settings);
     CqlText diags = {NULL, 0, 0};
     CqlMessages messages = {capture, &diags, 0, 0};
     if (t->has_orbit) {
         CqlText quiet = {NULL, 0, 0};
         CqlMessages dropped = {capture, &quiet, 0, 0};
-        CqlQuery *parsed = cql_compile(str(&t->query), t->query.len, &settings, CQL_COMPILE_PARSE, &dropped);
+        CqlQuery *parsed = cql_compile(str(&t->query), t->query.len, settings, CQL_COMPILE_PARSE, &dropped);
         cql_text_free(&quiet);
         if (parsed) {
             CqlText orbits = {NULL, 0, 0};
@@ -282,11 +284,13 @@ static void run_test(TestCase *t, Totals *tot)
             cql_text_free(&orbits);
             if (!same || (!t->has_fen && !t->has_pgn && !t->has_fail)) {
                 if (same) tot->passed++;
+                cql_settings_free(settings);
                 return;
             }
         }
     }
-    CqlQuery *q = cql_compile(str(&t->query), t->query.len, &settings, CQL_COMPILE_RUN, &messages);
+    CqlQuery *q = cql_compile(str(&t->query), t->query.len, settings, CQL_COMPILE_RUN, &messages);
+    cql_settings_free(settings);
     bool compiled = q != NULL;
 
     if (t->has_fail) {

@@ -217,7 +217,7 @@ static Game *probe_game(Arena *a)
 
 /* The budgets of a probe: each as small as it goes, so that a filter that
  * makes text, repeats or searches a text stops the run at once. */
-static const EvalSettings tight = {.text_budget = 1, .loop_budget = 1, .max_regex_steps = 1};
+static const EvalSettings tight = {.run = {.text_budget = 1, .loop_budget = 1, .max_regex_steps = 1}};
 
 typedef struct Probe {
     Query *q;
@@ -326,7 +326,7 @@ static void test_value_only_rows_behave_so(void **state)
 {
     (void)state;
     bool probed[ND_COUNT_] = {false};
-    const EvalSettings plain = {.text_budget = 0};
+    const EvalSettings plain = {.run = {.text_budget = 0}};
     for (size_t i = 0; i < sizeof value_probes / sizeof value_probes[0]; i++) {
         NodeKind k = value_probes[i].kind;
         const char *text = value_probes[i].value_only;
@@ -445,7 +445,7 @@ static void test_stops_are_marked(void **state)
     Probe p;
     char text[2048];
     snprintf(text, sizeof text, "dictionary D D[\"k\"] = \"%01000d\" D[\"k\"] == \"\"", 0);
-    const EvalSettings some = {.text_budget = 1500};
+    const EvalSettings some = {.run = {.text_budget = 1500}};
     assert_true(probe(text, &some, &p));
     assert_non_null(p.culprit);
     assert_int_equal(p.culprit->kind, ND_DICT_INDEX);

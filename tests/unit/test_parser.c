@@ -376,13 +376,13 @@ static void test_header(void **state)
     assert_string_equal(h->input, "in.pgn");
     assert_string_equal(h->output, "o u.pgn");
     assert_true(h->present & QH_SORT_MATCHCOUNT);
-    assert_int_equal(h->matchcount_min, 2);
-    assert_int_equal(h->matchcount_max, 9);
-    assert_int_equal(h->gamenumber_min, 3);
-    assert_int_equal(h->gamenumber_max, 3);
-    assert_string_equal(h->result, "0-1");
-    assert_true(h->present & QH_VARIATIONS);
-    assert_false(h->present & QH_SILENT);
+    assert_int_equal(h->values.matchcount.first, 2);
+    assert_int_equal(h->values.matchcount.second, 9);
+    assert_int_equal(h->values.gamenumber.first, 3);
+    assert_int_equal(h->values.gamenumber.second, 3);
+    assert_string_equal(h->values.result, "0-1");
+    assert_true(h->values.variations && settings_given(&h->values, SET_variations));
+    assert_false(settings_given(&h->values, SET_silent));
     query_free(q);
     /* a query without a filter is refused, after a header too (CQL 6.2) */
     assert_null(compile_as("cql()", false));

@@ -15,6 +15,50 @@
 #include "base/strbuf.h"
 #include "base/utf8.h"
 
+/* Under AddressSanitizer too, a failed allocation returns NULL to xmalloc. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "allocator_may_return_null=1";
+}
+
+/* The out-of-memory handler is told the size that could not be had; when
+ * it returns, the allocation is tried again; this one jumps out the second
+ * time. */
+static jmp_buf nomem_jump;
+static size_t nomem_size;
+static int nomem_calls;
+
+static void nomem_handler(void *ctx, size_t size)
+{
+    assert_ptr_equal(ctx, &nomem_calls);
+    nomem_size = size;
+    if (++nomem_calls == 2) longjmp(nomem_jump, 1);
+}
+
+static void test_nomem_handler(void **state)
+{
+    (void)state;
+    volatile size_t huge = SIZE_MAX / 4;   /* more than any address space */
+    base_set_nomem_handler(nomem_handler, &nomem_calls);
+    nomem_calls = 0;
+    if (setjmp(nomem_jump) == 0) {
+        free(xmalloc(huge));
+        fail_msg("xmalloc of %zu bytes returned", (size_t)huge);
+    }
+    assert_int_equal(nomem_calls, 2);
+    assert_true(nomem_size == huge);
+    nomem_calls = 0;
+    void *volatile small = xmalloc(16);
+    if (setjmp(nomem_jump) == 0) {
+        small = xrealloc(small, huge);
+        fail_msg("xrealloc to %zu bytes returned", (size_t)huge);
+    }
+    assert_int_equal(nomem_calls, 2);
+    free(small);   /* a failed realloc leaves the block as it was */
+    base_set_nomem_handler(NULL, NULL);
+}
+
 static void test_arena_alloc_and_reset(void **state)
 {
     (void)state;
@@ -262,6 +306,7 @@ static void test_diag_line_index(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nomem_handler),
         cmocka_unit_test(test_arena_alloc_and_reset),
         cmocka_unit_test(test_arena_realloc_grows_last_block),
         cmocka_unit_test(test_arena_reuses_chunks_between_games),

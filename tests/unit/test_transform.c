@@ -417,7 +417,7 @@ static void test_search_gate_from_body(void **state)
         SourceText src = {"-cql", cases[i].body, strlen(cases[i].body)};
         Query *q = query_compile(&src, &run, &quiet);
         assert_non_null(q);
-        SearchSettings settings;
+        Settings settings;
         memset(&settings, 0, sizeof settings);
         Search s;
         search_init(&s, &settings, q);
@@ -429,16 +429,16 @@ static void test_search_gate_from_body(void **state)
         query_free(q);
     }
     Query *q = compile("Ka1");
-    SearchSettings settings;
+    Settings settings;
     memset(&settings, 0, sizeof settings);
-    settings.result = "1-0";
+    settings_set_text(&settings, &setting_rows[SET_result], "1-0");
     Search s;
     search_init(&s, &settings, q);
     assert_int_equal(s.gate.nplacements, 1);
     assert_int_equal(s.gate.placements[0].pieces, 1u << W_KING);
     assert_true(s.gate.placements[0].squares == sq_bb(SQ_A1));
     assert_string_equal(s.gate.result, "1-0");
-    settings.matchcount = (SearchRange){true, 0, 1};   /* a game without a king on a1 matches */
+    settings_set_pair(&settings, &setting_rows[SET_matchcount], 0, 1);   /* a game without a king on a1 matches */
     search_init(&s, &settings, q);
     assert_int_equal(s.gate.nplacements, 0);
     query_free(q);

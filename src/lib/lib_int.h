@@ -1,0 +1,103 @@
+/*
+ * src/lib/lib_int.h — what the files of the library face share: the public
+ * types of include/cql.h as wrappers of the internal ones, and the bridges
+ * between them (a CqlMessages sink passed on as a DiagSink, a CqlText as a
+ * StrBuf: the same three fields, copied in and out).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_LIB_INT_H
+#define CQL_LIB_INT_H
+
+#include "cql.h"
+
+#include <stdbool.h>
+
+#include "base/arena.h"
+#include "base/diag.h"
+#include "base/strbuf.h"
+#include "eval/eval.h"
+#include "eval/search.h"
+#include "eval/submission.h"
+#include "pgn/game.h"
+#include "pgn/reader.h"
+#include "query/ast.h"
+#include "query/settings.h"
+
+/* A game's memory, and a searcher's: small for a small game, no allocation
+ * per game once reused (arena_init_growing). */
+#define GAME_ARENA_FIRST ((size_t)16 << 10)
+#define GAME_ARENA_MAX ((size_t)256 << 10)
+
+struct CqlQuery {
+    Query *query;
+    Search search;
+    Submissions submissions;     /* similarposition's files (cql_query_read_files) */
+};
+
+struct CqlReader {
+    PgnReader reader;
+    DiagSink quiet;     /* the reader's sink between calls (nothing is reported then) */
+};
+
+struct CqlGameText {
+    RawGame raw;
+};
+
+struct CqlChunk {
+    PgnChunk chunk;
+};
+
+struct CqlGame {
+    Arena arena;                 /* the tree, reset by the next parse */
+    Game game;
+    bool usable;
+    const GameNode **by_id;      /* made on first cql_game_position */
+    const CqlQuery *tags_test_held;   /* the query whose tags_test the gate found
+                                         true for this game (cql_game_parse_for) */
+};
+
+struct CqlSearcher {
+    const CqlQuery *query;
+    Evaluator *eval;
+    Arena arena;                 /* the last search's caches and notes */
+    GameSearch found;
+    StrBuf sort_key;             /* the last matching game's (CqlGameResult.sort_key) */
+    TagWatch tags;               /* which tag filters held in the games searched */
+};
+
+/* The values of settings (settings.c). */
+const Settings *lib_settings(const CqlSettings *s);
+
+/* Fills the tables of the chess core, once; every entry point that needs
+ * them calls it. */
+void lib_init(void);
+
+/* The DiagSink that delivers to m (standard error when m or m->fn is NULL);
+ * after using it, lib_count adds its counts to m. */
+DiagSink lib_sink(CqlMessages *m);
+void lib_count(CqlMessages *m, const DiagSink *d);
+
+/* A CqlText seen as a StrBuf, and the StrBuf's fields given back. */
+static inline StrBuf lib_text_in(const CqlText *t)
+{
+    return (StrBuf){t->data, t->len, t->cap};
+}
+
+static inline void lib_text_out(CqlText *t, const StrBuf *sb)
+{
+    t->data = sb->data;
+    t->len = sb->len;
+    t->cap = sb->cap;
+}
+
+/* What parsing a game for a search adds to cql_game_parse: the gate (searcher.c). */
+CqlGameStatus lib_parse_game(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m, const PgnGate *gate);
+
+/* Appends a CqlPosition to *records for each position of g where the last
+ * search of s matched, in id order; their SAN and FEN go into *strings,
+ * each NUL-terminated, and the records hold their offsets there in place
+ * of the pointers. */
+void lib_matched_positions(const CqlSearcher *s, CqlGame *g, CqlText *records, CqlText *strings);
+
+#endif

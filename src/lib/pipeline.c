@@ -1,0 +1,1033 @@
+/*
+ * src/lib/pipeline.c — the engine of a run: its inputs, a reading and
+ * handing-over thread, a ring of slots of input and worker threads that
+ * split and search them (see pipeline.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "lib/pipeline.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/lib_int.h"
+
+/* {==== one game ============================================================= */
+
+typedef struct GameJob {
+    CqlGameText *text;
+    int input;           /* which input of the run it is from */
+    long index;          /* its number within that input */
+    CqlText out;         /* PGN of the game when it matched */
+    CqlText messages;    /* diagnostics about the game, in order (keep_message) */
+    CqlText printed;     /* what `message` filters printed */
+    CqlText error;       /* a runtime error that stops the run (cql_search) */
+    CqlText positions;   /* its matched positions when asked for (lib_matched_positions) */
+    CqlText strings;     /* and their SAN and FEN */
+    bool matched;
+    bool stopped;        /* the query stopped the run at this game (CqlGameResult.stopped) */
+    bool pgn_error;
+    bool examined;       /* inside the gamenumber range */
+    CqlText sort_key;    /* a matching game's, when the query sorts (CqlGameResult.sort_key) */
+    size_t text_bytes;   /* length of the game's text when it was read */
+} GameJob;
+
+typedef struct Worker {
+    CqlSearcher *searcher;
+    CqlGame *game;       /* the current game's tree, replaced by the next */
+    const CqlRun *run;
+} Worker;
+
+/* Keeps a message about a job's game for later: its severity as one digit,
+ * then its text with the terminating NUL, record after record. */
+static void keep_message(void *ctx, CqlSeverity sev, const char *text)
+{
+    char severity = (char)('0' + sev);
+    cql_text_append(ctx, &severity, 1);
+    cql_text_append(ctx, text, strlen(text) + 1);
+}
+
+/* Moves the messages kept in *from to the end of *to. */
+static void move_messages(CqlText *to, CqlText *from)
+{
+    if (from->len) cql_text_append(to, from->data, from->len);
+    cql_text_clear(from);
+}
+
+/* Is game `number` inside the query's game-number range (or is there none)? */
+static bool in_gamenumber_range(CqlRange wanted, long number)
+{
+    return !wanted.set || (number >= wanted.min && number <= wanted.max);
+}
+
+/* Passes the messages kept by keep_message on to m, in order. */
+static void deliver_messages(CqlText *kept, CqlMessages *m)
+{
+    for (size_t at = 0; at < kept->len;) {
+        const char *text = kept->data + at + 1;
+        cql_deliver(m, (CqlSeverity)(kept->data[at] - '0'), text);
+        at += strlen(text) + 2;
+    }
+    cql_text_clear(kept);
+}
+
+static void worker_init(Worker *w, const CqlRun *r)
+{
+    w->searcher = cql_searcher_new(r->query);
+    w->game = cql_game_new();
+    w->run = r;
+}
+
+static void worker_free(Worker *w)
+{
+    cql_searcher_free(w->searcher);
+    cql_game_free(w->game);
+}
+
+static void job_init(GameJob *job)
+{
+    memset(job, 0, sizeof *job);
+    job->text = cql_game_text_new();
+}
+
+static void job_free(GameJob *job)
+{
+    cql_game_text_free(job->text);
+    cql_text_free(&job->out);
+    cql_text_free(&job->messages);
+    cql_text_free(&job->printed);
+    cql_text_free(&job->error);
+    cql_text_free(&job->positions);
+    cql_text_free(&job->strings);
+    cql_text_free(&job->sort_key);
+}
+
+static void search_game(Worker *w, GameJob *job)
+{
+    CqlMessages messages = {keep_message, &job->messages, 0, 0};
+    const char *input_name = w->run->inputs[job->input].name;
+    CqlGameStatus st = cql_game_parse_for(w->game, job->text, input_name, &messages, w->searcher);
+    job->pgn_error = st != CQL_GAME_OK;
+    if (st == CQL_GAME_UNUSABLE) return;
+    CqlGameResult found;
+    job->matched = cql_search(w->searcher, w->game, &found, &job->printed);
+    if (found.error) cql_text_printf(&job->error, "%s\n", found.error);
+    if (found.stopped) {
+        job->stopped = true;
+        cql_search_report_stop(w->searcher, w->game, &messages);
+    }
+    if (job->matched) {
+        cql_text_clear(&job->sort_key);
+        if (found.sort_key_len) cql_text_append(&job->sort_key, found.sort_key, found.sort_key_len);
+        cql_write_match(w->searcher, w->game, &job->out);
+        if (w->run->match_positions) lib_matched_positions(w->searcher, w->game, &job->positions, &job->strings);
+    }
+}
+
+/* }==== */
+
+/* {==== the inputs =========================================================== */
+
+/* 1 + the number of line ends in the first `bytes` bytes of fd's file,
+ * counted as the reader counts them (LF, CRLF, and a lone CR of an old Mac
+ * file, each one: counting LFs alone put every game of a CR file in the
+ * last part): the line that byte `bytes` is on; -1 when it cannot be read. */
+static long line_at(int fd, uint64_t bytes)
+{
+    enum { BUF_BYTES = 1 << 20 };
+    char *buf = xmalloc(BUF_BYTES);
+    long line = 1;
+    uint64_t done = 0;
+    bool after_cr = false;   /* the byte before buf[0] is a CR */
+    if (lseek(fd, 0, SEEK_SET) != 0) line = -1;
+    while (line > 0 && done < bytes) {
+        size_t want = bytes - done < BUF_BYTES ? (size_t)(bytes - done) : BUF_BYTES;
+        ssize_t got = read(fd, buf, want);
+        if (got <= 0) {
+            line = got < 0 ? -1 : line + after_cr;
+            after_cr = false;
+            break;
+        }
+        if (after_cr && buf[0] != '\n') line++;   /* a lone CR ended the block before */
+        for (const char *p = buf, *end = buf + got; (p = memchr(p, '\n', (size_t)(end - p))); p++) line++;
+        if (memchr(buf, '\r', (size_t)got))
+            for (ssize_t i = 0; i + 1 < got; i++) line += buf[i] == '\r' && buf[i + 1] != '\n';
+        after_cr = buf[got - 1] == '\r';
+        done += (uint64_t)got;
+    }
+    if (line > 0 && after_cr) {   /* a lone CR, unless the byte after it is a LF */
+        char next;
+        if (read(fd, &next, 1) != 1 || next != '\n') line++;
+    }
+    free(buf);
+    return line;
+}
+
+/* A range input's lines: games that start on a line from the one byte
+ * `from` is on to before the one byte `to` is on (0: to the end). */
+static bool range_lines(CqlRun *r, RunInput *in)
+{
+    int fd = open(in->path, O_RDONLY);
+    if (fd < 0) {
+        cql_report(r->messages, CQL_ERROR, "cannot open input file '%s': %s", in->path, strerror(errno));
+        return false;
+    }
+    in->first_line = in->from == 0 ? 0 : line_at(fd, in->from);
+    in->end_line = in->to == 0 ? 0 : line_at(fd, in->to);
+    close(fd);
+    if (in->first_line < 0 || in->end_line < 0) {
+        cql_report(r->messages, CQL_ERROR, "cannot read input file '%s'", in->path);
+        return false;
+    }
+    return true;
+}
+
+/* The setting `part` K/N: the one input file's bytes cut in N equal
+ * ranges, each moved to the start of the line it is in; part K is the
+ * games that start on a line from its range's start to the next one's.
+ * Every game is in one part, and the games keep their numbers in the file. */
+static bool part_range(CqlRun *r)
+{
+    RunInput *in = r->ninputs == 1 ? &r->inputs[0] : NULL;
+    struct stat st;
+    if (!in || !in->path || strcmp(in->path, "-") == 0 || in->ranged || stat(in->path, &st) != 0 ||
+        !S_ISREG(st.st_mode) || st.st_size == 0) {
+        cql_report(r->messages, CQL_ERROR, "-part needs one uncompressed PGN file (not standard input, not a pipe)");
+        return false;
+    }
+    if (cql_query_sorts(r->query) || cql_query_in_order(r->query)) {
+        cql_report(r->messages, CQL_ERROR, "-part cannot split this query: it %s, so its parts would not add up to "
+                   "one run", cql_query_sorts(r->query) ? "sorts the games"
+                   : "keeps values from game to game (persistent variables or dictionaries)");
+        return false;
+    }
+    uint64_t size = (uint64_t)st.st_size, k = (uint64_t)r->settings.part.first, n = (uint64_t)r->settings.part.second;
+    in->ranged = true;
+    in->from = k == 0 ? 0 : size / n * k + size % n * k / n;
+    in->to = k + 1 == n ? 0 : size / n * (k + 1) + size % n * (k + 1) / n;
+    return true;
+}
+
+/* Opens input `in`; messages about it go to m. False after reporting. */
+static bool open_run_input(CqlRun *r, RunInput *in, CqlMessages *m)
+{
+    if (in->path) {
+        in->reader = cql_reader_open(in->path, m);
+    } else if (in->stream) {
+        in->reader = cql_reader_open_stream(in->stream, in->name, m);
+    } else {
+        in->source_fp = in->open(in->ctx, m);
+        if (in->source_fp) in->reader = cql_reader_open_stream(in->source_fp, in->name, m);
+    }
+    if (!in->reader) {
+        in->done = true;
+        return false;
+    }
+    if (r->settings.max_game_size) cql_reader_set_max_game_size(in->reader, (size_t)r->settings.max_game_size);
+    return true;
+}
+
+/* Closes input `in`: read to its end, or not (the run stopped). A source
+ * that was not complete, or a read error, fails the run. */
+static void close_run_input(CqlRun *r, RunInput *in, bool read_to_end)
+{
+    if (in->done) return;
+    in->done = true;
+    if (in->reader && cql_reader_failed(in->reader)) r->read_failed = true;
+    cql_reader_close(in->reader);
+    in->reader = NULL;
+    if (in->source_fp && !in->close(in->ctx, in->source_fp, read_to_end)) r->read_failed = true;
+    in->source_fp = NULL;
+}
+
+bool pipeline_open(CqlRun *r)
+{
+    if (r->opened) return !r->open_failed;
+    r->opened = true;
+    r->open_failed = true;
+    if (settings_given(&r->settings, SET_part) && !part_range(r)) return false;
+    for (int i = 0; i < r->ninputs; i++)
+        if (r->inputs[i].ranged && !range_lines(r, &r->inputs[i])) return false;
+    if (r->ninputs > 0 && !open_run_input(r, &r->inputs[0], r->messages)) {
+        r->read_failed = true;
+        return false;
+    }
+    r->open_failed = false;
+    return true;
+}
+
+void pipeline_close_inputs(CqlRun *r)
+{
+    for (int i = 0; i < r->ninputs; i++) close_run_input(r, &r->inputs[i], r->inputs[i].ended);
+}
+
+/* }==== */
+
+/* {==== handing the games over in input order ================================ */
+
+/* A matched game kept for sorting. */
+typedef struct SortedGame {
+    CqlText key;
+    long number;
+    int input;
+    long index;
+    CqlText text;
+    CqlText positions, strings;
+} SortedGame;
+
+/* Where finished games go, the inputs being read, and the totals of a run. */
+typedef struct Emitter {
+    CqlRun *run;
+    bool sorting;
+    SortedGame *sorted;
+    size_t nsorted, sorted_cap;
+    /* messages about the text after the last game (skipped junk), handed
+     * over once every game is: on worker threads the reader gets there
+     * before the games before it are handed over */
+    CqlText trailing;
+    bool past_range;     /* a game after the query's game-number range came: the run stops */
+    CqlRunTotals totals;
+    bool runtime_error;  /* the query stopped the run */
+    CqlSearcher *tags;   /* what every worker's searcher saw of the query's tag filters */
+    /* the reading thread's: the input being read, the games of those before it */
+    int input;
+    long input_base;
+    CqlText carried;     /* messages about the end of an input, handed over with the next game */
+} Emitter;
+
+static bool cancelled(const Emitter *e)
+{
+    return atomic_load_explicit(&e->run->cancelled, memory_order_relaxed);
+}
+
+/* True once cql_run_cancel was called, or a runtime error stopped the run:
+ * the run stops reading. */
+static bool emit_failed(const Emitter *e)
+{
+    return cancelled(e) || e->runtime_error;
+}
+
+/* True once `limit` matching games were handed over: the run stops reading. */
+static bool limit_reached(const Emitter *e)
+{
+    return e->run->settings.limit > 0 && e->totals.matches >= e->run->settings.limit;
+}
+
+/* True once the games still to come are as if never read: after the limit,
+ * a runtime error, a cancel, or the query's game-number range. */
+static bool run_stopped(const Emitter *e)
+{
+    return limit_reached(e) || e->runtime_error || e->past_range || cancelled(e);
+}
+
+/* The reader of the input being read, opened when first needed (messages
+ * about opening it go to m); NULL when every input is read, or one could
+ * not be opened or read (the run then fails, and reads no further). */
+static CqlReader *current_reader(Emitter *e, CqlMessages *m)
+{
+    CqlRun *r = e->run;
+    if (e->input >= r->ninputs) return NULL;
+    RunInput *in = &r->inputs[e->input];
+    if (!in->reader && (in->done || !open_run_input(r, in, m))) {
+        r->read_failed = true;
+        e->input = r->ninputs;
+        return NULL;
+    }
+    return in->reader;
+}
+
+/* Games read from the inputs so far. */
+static long games_read(const Emitter *e)
+{
+    const CqlRun *r = e->run;
+    const CqlReader *reader = e->input < r->ninputs ? r->inputs[e->input].reader : NULL;
+    return e->input_base + (reader ? cql_reader_games(reader) : 0);
+}
+
+/* Done with the input being read: the next one is read from now on. A
+ * read error ends the reading of every input. */
+static void next_input(Emitter *e, bool read_to_end)
+{
+    CqlRun *r = e->run;
+    RunInput *in = &r->inputs[e->input];
+    e->input_base += in->reader ? cql_reader_games(in->reader) : 0;
+    close_run_input(r, in, read_to_end);
+    e->input = r->read_failed ? r->ninputs : e->input + 1;
+}
+
+/* The positions kept with a game, made CqlPositions: their SAN and FEN are
+ * kept as offsets into *strings (lib_matched_positions). */
+static const CqlPosition *positions_of(CqlText *positions, const CqlText *strings, int *count)
+{
+    CqlPosition *p = (CqlPosition *)positions->data;
+    *count = (int)(positions->len / sizeof *p);
+    for (int i = 0; i < *count; i++) {
+        p[i].san = strings->data + (uintptr_t)p[i].san;
+        p[i].fen = strings->data + (uintptr_t)p[i].fen;
+    }
+    return p;
+}
+
+static void hand_over_match(Emitter *e, long number, int input, long index, const CqlText *text,
+                            CqlText *positions, const CqlText *strings)
+{
+    CqlRun *r = e->run;
+    CqlRunGame g = {.number = number, .input = r->inputs[input].name, .index = index, .examined = true,
+                    .matched = true, .pgn = text->data, .pgn_len = text->len};
+    if (r->match_positions) g.positions = positions_of(positions, strings, &g.npositions);
+    r->on_match(r->match_ctx, r, &g);
+}
+
+/* A slot keeps its buffers for the next game, but not after a large game:
+ * else every one of the ring's slots would in time hold buffers the size of
+ * the largest game read, and memory would grow with the length of the input
+ * (`check` on 2 threads over the shared PGN files repeated: 9, 19 and 43 MB
+ * peak at 10k, 100k and 1M games; 9, 17 and 20 MB with a 16 KB limit). At
+ * 4 KB (most games are 1-3 KB) the few hundred games of the ring hold at
+ * most a few MB. */
+enum { SLOT_KEEP_BYTES = 4 * 1024 };
+
+static void release_large_buffers(GameJob *job)
+{
+    if (cql_game_text_size(job->text) > SLOT_KEEP_BYTES) {
+        cql_game_text_free(job->text);
+        job->text = cql_game_text_new();
+    }
+    if (job->out.cap > SLOT_KEEP_BYTES) cql_text_free(&job->out);
+    if (job->strings.cap > SLOT_KEEP_BYTES) cql_text_free(&job->strings);
+    if (job->positions.cap > SLOT_KEEP_BYTES) cql_text_free(&job->positions);
+}
+
+/* Readies a job for the next game: what the last one left is dropped. */
+static void job_clear(GameJob *job)
+{
+    cql_text_clear(&job->messages);
+    cql_text_clear(&job->printed);
+    cql_text_clear(&job->error);
+    cql_text_clear(&job->out);
+    cql_text_clear(&job->positions);
+    cql_text_clear(&job->strings);
+    job->matched = job->pgn_error = job->stopped = false;
+    release_large_buffers(job);
+}
+
+static void emit(Emitter *e, GameJob *job)
+{
+    /* a game read ahead of the limit, after a runtime error or past the range: as if never read */
+    if (run_stopped(e)) {
+        job_clear(job);
+        return;
+    }
+    CqlRun *r = e->run;
+    e->totals.games++;
+    e->totals.bytes += job->text_bytes;
+    if (job->stopped) e->runtime_error = true;
+    deliver_messages(&job->messages, r->messages);
+    if (job->error.len) {
+        /* CQL 6.2 prints a runtime error where `message` prints, and stops */
+        e->runtime_error = true;
+        job->matched = false;
+    }
+    if (job->pgn_error) e->totals.pgn_errors++;
+    if (job->matched) e->totals.matches++;
+    long number = cql_game_text_number(job->text);
+    if (r->on_game) {
+        CqlRunGame g = {.number = number, .input = r->inputs[job->input].name, .index = job->index,
+                        .examined = job->examined, .damaged = job->pgn_error, .matched = job->matched,
+                        .printed = job->printed.len ? job->printed.data : NULL, .printed_len = job->printed.len,
+                        .error = job->error.len ? job->error.data : NULL};
+        r->on_game(r->game_ctx, r, &g);
+    }
+    if (job->matched && !cancelled(e)) {
+        if (e->sorting) {
+            if (e->nsorted == e->sorted_cap) {
+                e->sorted_cap = e->sorted_cap ? 2 * e->sorted_cap : 64;
+                e->sorted = xrealloc(e->sorted, e->sorted_cap * sizeof *e->sorted);
+            }
+            e->sorted[e->nsorted++] = (SortedGame){job->sort_key, number, job->input, job->index, job->out,
+                                                   job->positions, job->strings};
+            /* the sorted game owns them now */
+            job->out = job->sort_key = job->positions = job->strings = (CqlText){NULL, 0, 0};
+        } else if (r->on_match) {
+            hand_over_match(e, number, job->input, job->index, &job->out, &job->positions, &job->strings);
+        }
+    }
+    job_clear(job);
+    if (limit_reached(e)) e->totals.limit_reached = true;
+    if (r->on_progress) {
+        CqlRunProgress progress = {e->totals.games, e->totals.matches, e->totals.bytes};
+        r->on_progress(r->progress_ctx, &progress);
+    }
+}
+
+/* The order of CqlGameResult.sort_key, then input order. */
+static int by_key(const void *a, const void *b)
+{
+    const SortedGame *x = a, *y = b;
+    size_t common = x->key.len < y->key.len ? x->key.len : y->key.len;
+    int order = common ? memcmp(x->key.data, y->key.data, common) : 0;
+    if (order) return order;
+    if (x->key.len != y->key.len) return x->key.len < y->key.len ? -1 : 1;
+    return x->number < y->number ? -1 : x->number > y->number;   /* stable: input order */
+}
+
+/* Hands over the games kept for sorting, best first. */
+static void emit_sorted(Emitter *e)
+{
+    if (e->nsorted)   /* qsort wants an array, even of nothing */
+        qsort(e->sorted, e->nsorted, sizeof *e->sorted, by_key);
+    for (size_t i = 0; i < e->nsorted; i++) {
+        SortedGame *g = &e->sorted[i];
+        if (!e->runtime_error && !cancelled(e) && e->run->on_match)
+            hand_over_match(e, g->number, g->input, g->index, &g->text, &g->positions, &g->strings);
+        cql_text_free(&g->text);
+        cql_text_free(&g->key);
+        cql_text_free(&g->positions);
+        cql_text_free(&g->strings);
+    }
+    free(e->sorted);
+    e->sorted = NULL;
+    e->nsorted = 0;
+}
+
+/* Reads the next game into job; false at the end of the inputs or range.
+ * Messages about the text before the game (skipped junk) go with the job, so
+ * that they come out in input order; those at the end of an input go with
+ * the next input's first game, and those at the end of the last are kept
+ * in e->trailing, handed over after the last game. */
+static bool read_job(Emitter *e, GameJob *job)
+{
+    CqlRange wanted = cql_query_gamenumber(e->run->query);
+    if (limit_reached(e)) return false;
+    CqlMessages messages = {keep_message, &job->messages, 0, 0};
+    for (;;) {
+        if (wanted.set && games_read(e) >= wanted.max) return false;
+        CqlReader *reader = current_reader(e, &messages);
+        if (!reader) {
+            move_messages(&e->carried, &job->messages);
+            move_messages(&e->trailing, &e->carried);
+            return false;
+        }
+        const RunInput *in = &e->run->inputs[e->input];
+        if (!cql_reader_next(reader, job->text, &messages)) {
+            e->run->inputs[e->input].ended = true;
+            /* what is left after the last game belongs to the last part */
+            if (!in->end_line) move_messages(&e->carried, &job->messages);
+            cql_text_clear(&job->messages);
+            next_input(e, true);
+            continue;
+        }
+        long line = cql_game_text_line(job->text);
+        if (in->end_line && line >= in->end_line) {   /* the next part's */
+            cql_text_clear(&job->messages);
+            next_input(e, false);
+            continue;
+        }
+        if (line >= in->first_line) break;
+        cql_text_clear(&job->messages);   /* an earlier part's game and its messages */
+    }
+    if (e->carried.len) {   /* the end of the input before, then this game's */
+        move_messages(&e->carried, &job->messages);
+        CqlText t = e->carried;
+        e->carried = job->messages;
+        job->messages = t;
+    }
+    job->input = e->input;
+    job->index = cql_game_text_number(job->text);
+    cql_game_text_set_number(job->text, e->input_base + job->index);
+    job->text_bytes = cql_game_text_size(job->text);
+    job->examined = in_gamenumber_range(wanted, cql_game_text_number(job->text));   /* none past max is read */
+    return true;
+}
+
+/* }==== */
+
+/* {==== one thread =========================================================== */
+
+static void run_single(Emitter *e)
+{
+    Worker w;
+    worker_init(&w, e->run);
+    GameJob job;
+    job_init(&job);
+    while (!emit_failed(e) && read_job(e, &job)) {
+        if (job.examined) search_game(&w, &job);
+        emit(e, &job);
+    }
+    cql_searcher_print_persistent(w.searcher, &e->run->persistent);
+    cql_searcher_merge_tags(e->tags, w.searcher);
+    job_free(&job);
+    worker_free(&w);
+}
+
+/* }==== */
+
+/* {==== worker threads ======================================================= */
+
+/* A slot goes EMPTY -> READY (filled) -> SPLITTING -> SPLIT -> NUMBERED
+ * (its games have their numbers: all slots before it are split) ->
+ * SEARCHING -> DONE -> handed over and EMPTY again; a cancelled slot goes
+ * from SPLIT to DONE. */
+typedef enum SlotState {
+    SLOT_EMPTY, SLOT_READY, SLOT_SPLITTING, SLOT_SPLIT, SLOT_NUMBERED, SLOT_SEARCHING, SLOT_DONE
+} SlotState;
+
+/* A piece of an input and its games, in input order: a chunk a worker
+ * splits, or games the reading thread read one by one (in a range of
+ * lines, after a chunk that overran, and where no chunk can be cut). */
+typedef struct Slot {
+    CqlChunk *chunk;        /* the piece to split (`split`), else games[0..ngames) were read */
+    bool split;
+    GameJob *games;
+    size_t ngames, cap;
+    int input;              /* the input it is a piece of */
+    CqlText leading;        /* messages before its games (a read error) */
+    CqlText trailing;       /* messages about the text after its last game */
+    long base;              /* games of the inputs before its first */
+    long input_base;        /* games of the inputs before its input */
+    bool overran;           /* its last game ran past the chunk: the input is read again from there */
+    bool cancelled;         /* after a slot that overran: read again, never handed over */
+    size_t bytes;           /* input it holds, for the ring's budget */
+    SlotState state;
+} Slot;
+
+typedef struct Ring {
+    pthread_mutex_t mu;
+    pthread_cond_t work_ready;   /* a slot became READY or NUMBERED, or the run ends (workers wait) */
+    pthread_cond_t work_done;    /* a slot became DONE (the reading thread waits) */
+    Slot *slots;
+    long nslots;
+    long next_read;              /* sequence number of the next slot to fill */
+    long next_take;              /* next READY slot a worker splits */
+    long next_numbered;          /* next slot whose games get their numbers */
+    long next_search;            /* next NUMBERED slot a worker searches */
+    long games_numbered;         /* games in the slots before it */
+    int numbered_input;          /* the input of the last slot numbered */
+    long numbered_input_base;    /* the games of the inputs before it */
+    long last_chunk;             /* the last slot read that holds a chunk (-1: none) */
+    bool overrun;                /* a numbered slot overran: the ones after it are cancelled */
+    bool chunks;                 /* workers split the inputs (no range): games are numbered here */
+    bool done;
+    const CqlRun *run;
+    CqlSearcher *tags;           /* Emitter.tags: each worker adds what it saw, at its end */
+} Ring;
+
+/* Input a worker splits at once: about 70 games of 900 bytes. Smaller
+ * chunks cost more waits, each a wake-up and a switch of thread in the
+ * kernel: with 32 KB, two threads with nothing to write ran 1.77-1.79 times
+ * as fast as one, with 64 KB 1.84, for 0.8-1.3 MB more peak memory. */
+enum { CHUNK_BYTES = 64 * 1024 };
+
+/* Games a slot holds when the reading thread reads them one by one. */
+enum { SLOT_GAMES = 32 };
+
+/* Game text the ring may hold before the reader waits for games to be
+ * handed over (one slot is always let in, however long): with a few huge
+ * games memory stays near this, not the slot count times the size of a game. */
+#define RING_TEXT_BUDGET ((size_t)32 << 20)
+
+static Slot *ring_slot(const Ring *p, long seq)
+{
+    return &p->slots[seq % p->nslots];
+}
+
+/* The slot's i-th game job, made when first needed. */
+static GameJob *slot_game(Slot *s, size_t i)
+{
+    if (i == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        s->games = xrealloc(s->games, s->cap * sizeof *s->games);
+        for (size_t k = i; k < s->cap; k++) job_init(&s->games[k]);
+    }
+    return &s->games[i];
+}
+
+static void slot_free(Slot *s)
+{
+    for (size_t i = 0; i < s->cap; i++) job_free(&s->games[i]);
+    free(s->games);
+    cql_chunk_free(s->chunk);
+    cql_text_free(&s->leading);
+    cql_text_free(&s->trailing);
+}
+
+/* Game jobs a slot keeps for its next piece: a piece of many small games
+ * makes more, which then go (else every slot would in time keep buffers for
+ * the most games a piece ever held). */
+enum { SLOT_KEEP_GAMES = 64 };
+
+/* Empties a handed-over or cancelled slot for the next piece. */
+static void slot_reset(Slot *s)
+{
+    for (size_t i = 0; i < s->ngames; i++) job_clear(&s->games[i]);   /* a cancelled slot's */
+    if (s->cap > SLOT_KEEP_GAMES) {
+        for (size_t i = SLOT_KEEP_GAMES; i < s->cap; i++) job_free(&s->games[i]);
+        s->cap = SLOT_KEEP_GAMES;
+    }
+    cql_text_clear(&s->leading);
+    cql_text_clear(&s->trailing);
+    s->ngames = 0;
+    s->split = s->overran = s->cancelled = false;
+    s->bytes = 0;
+    s->state = SLOT_EMPTY;
+}
+
+/* Splits the slot's chunk into its games (on a worker). */
+static void split_chunk(Slot *s)
+{
+    for (;;) {
+        GameJob *job = slot_game(s, s->ngames);
+        CqlMessages messages = {keep_message, &job->messages, 0, 0};
+        if (!cql_chunk_next(s->chunk, job->text, &messages)) {
+            s->overran = cql_chunk_overran(s->chunk);
+            if (!s->overran) move_messages(&s->trailing, &job->messages);
+            cql_text_clear(&job->messages);
+            return;
+        }
+        job->text_bytes = cql_game_text_size(job->text);
+        s->ngames++;
+    }
+}
+
+/* Gives the slots split so far their place in the numbering of the inputs'
+ * games, in slot order: up to the first one not split yet. After a slot
+ * that overran, the rest are cancelled (done at once). The caller holds the
+ * lock. */
+static void number_split_slots(Ring *p)
+{
+    bool numbered = false;
+    for (; p->next_numbered < p->next_take; p->next_numbered++) {
+        Slot *s = ring_slot(p, p->next_numbered);
+        if (s->state != SLOT_SPLIT) break;
+        if (p->overrun) {
+            s->cancelled = true;
+            s->state = SLOT_DONE;
+            pthread_cond_signal(&p->work_done);
+            continue;
+        }
+        if (s->input != p->numbered_input) {   /* the first slot of an input */
+            p->numbered_input = s->input;
+            p->numbered_input_base = p->games_numbered;
+        }
+        s->base = p->games_numbered;
+        s->input_base = p->numbered_input_base;
+        p->games_numbered += (long)s->ngames;
+        p->overrun = s->overran;
+        s->state = SLOT_NUMBERED;
+        numbered = true;
+    }
+    if (numbered) pthread_cond_broadcast(&p->work_ready);
+}
+
+static void search_slot(Worker *w, const Ring *p, Slot *s)
+{
+    CqlRange wanted = cql_query_gamenumber(p->run->query);
+    for (size_t i = 0; i < s->ngames; i++) {
+        if (atomic_load_explicit(&p->run->cancelled, memory_order_relaxed)) return;   /* never handed over */
+        GameJob *job = &s->games[i];
+        if (p->chunks) {
+            long number = s->base + (long)i + 1;
+            cql_game_text_set_number(job->text, number);
+            job->input = s->input;
+            job->index = number - s->input_base;
+        }
+        job->examined = in_gamenumber_range(wanted, cql_game_text_number(job->text));
+        if (job->examined) search_game(w, job);
+    }
+}
+
+/* A worker searches numbered slots first, else splits the next ready one;
+ * it never waits for another worker's split. */
+static void *worker_main(void *arg)
+{
+    Ring *p = arg;
+    Worker w;
+    worker_init(&w, p->run);
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        if (p->next_search < p->next_numbered) {
+            Slot *s = ring_slot(p, p->next_search++);
+            if (s->state != SLOT_NUMBERED) continue;   /* cancelled */
+            s->state = SLOT_SEARCHING;
+            pthread_mutex_unlock(&p->mu);
+            search_slot(&w, p, s);
+            pthread_mutex_lock(&p->mu);
+            s->state = SLOT_DONE;
+            pthread_cond_signal(&p->work_done);
+        } else if (p->next_take < p->next_read) {
+            Slot *s = ring_slot(p, p->next_take++);
+            s->state = SLOT_SPLITTING;
+            pthread_mutex_unlock(&p->mu);
+            if (s->split) split_chunk(s);
+            pthread_mutex_lock(&p->mu);
+            s->state = SLOT_SPLIT;
+            number_split_slots(p);
+        } else if (p->done) {
+            break;
+        } else {
+            pthread_cond_wait(&p->work_ready, &p->mu);
+        }
+    }
+    cql_searcher_merge_tags(p->tags, w.searcher);
+    pthread_mutex_unlock(&p->mu);
+    worker_free(&w);
+    return NULL;
+}
+
+/* Hands over a slot's games and messages, in input order. */
+static void emit_slot(Emitter *e, Slot *s)
+{
+    deliver_messages(&s->leading, e->run->messages);
+    if (s->cancelled) return;
+    CqlRange wanted = cql_query_gamenumber(e->run->query);
+    for (size_t i = 0; i < s->ngames; i++) {
+        if (wanted.set && cql_game_text_number(s->games[i].text) > wanted.max) e->past_range = true;
+        emit(e, &s->games[i]);
+    }
+    /* the text after the last game: reported when the run read on */
+    bool read_on = !run_stopped(e) && !(wanted.set && s->base + (long)s->ngames >= wanted.max);
+    if (read_on) deliver_messages(&s->trailing, e->run->messages);
+}
+
+typedef enum ReadOutcome { READ_FILLED, READ_LATER, READ_END } ReadOutcome;
+
+/* How the reading thread goes on once every chunk read so far is numbered
+ * and none overran (READ_LATER): the next games one by one (where no chunk
+ * can be cut; also after an overrun), or the next input. */
+typedef enum ReadNext { NEXT_CHUNK, NEXT_GAMES, NEXT_INPUT } ReadNext;
+
+/* Fills slot s with the next piece of the inputs. READ_LATER: what comes
+ * next (*next) waits until every chunk before it is numbered and none
+ * overran. */
+static ReadOutcome read_slot(Emitter *e, Ring *p, Slot *s, ReadNext *next)
+{
+    if (!p->chunks) {   /* a range: games read one by one, SLOT_GAMES at a time */
+        while (s->ngames < SLOT_GAMES && !emit_failed(e) && read_job(e, slot_game(s, s->ngames))) {
+            s->bytes += s->games[s->ngames].text_bytes;
+            s->ngames++;
+        }
+        return s->ngames > 0 ? READ_FILLED : READ_END;
+    }
+    if (*next == NEXT_INPUT) next_input(e, true);   /* every chunk of it is numbered: it is read */
+    CqlMessages messages = {keep_message, &s->leading, 0, 0};
+    CqlReader *r = current_reader(e, &messages);
+    s->input = e->input;
+    if (!r) return s->leading.len ? READ_FILLED : READ_END;   /* one that could not be opened */
+    if (*next != NEXT_GAMES) {
+        *next = NEXT_CHUNK;
+        if (!s->chunk) s->chunk = cql_chunk_new();
+        size_t bytes = e->run->settings.chunk_bytes ? (size_t)e->run->settings.chunk_bytes : CHUNK_BYTES;
+        CqlTake took = cql_reader_take_chunk(r, bytes, s->chunk, &messages);
+        if (took == CQL_TAKE_CHUNK) {
+            s->split = true;
+            s->bytes = cql_chunk_size(s->chunk);
+            return READ_FILLED;
+        }
+        if (took == CQL_TAKE_NO_CUT) *next = NEXT_GAMES;
+        else if (!cql_reader_failed(r) && e->input + 1 < e->run->ninputs) *next = NEXT_INPUT;
+        /* else the end (after a read error, of every input): the input
+         * stays open, since a chunk of it may yet be read again */
+        if (took == CQL_TAKE_END) e->run->inputs[e->input].ended = true;
+        if (s->leading.len > 0) return READ_FILLED;   /* a read error's message */
+        return *next != NEXT_CHUNK ? READ_LATER : READ_END;
+    }
+    /* games read one by one, SLOT_GAMES at most */
+    *next = NEXT_CHUNK;
+    while (s->ngames < SLOT_GAMES) {
+        GameJob *job = slot_game(s, s->ngames);
+        CqlMessages job_messages = {keep_message, &job->messages, 0, 0};
+        if (!cql_reader_next(r, job->text, &job_messages)) {
+            move_messages(&s->trailing, &job->messages);   /* the text after the last game */
+            e->run->inputs[e->input].ended = true;
+            break;
+        }
+        s->bytes += job->text_bytes = cql_game_text_size(job->text);
+        s->ngames++;
+    }
+    if (s->ngames) return READ_FILLED;
+    return s->trailing.len > 0 ? READ_FILLED : READ_END;
+}
+
+/* After slot `seq` overran, once it is handed over: the slots after it were
+ * cancelled; their text and the overran part of slot `seq` go back to the
+ * reader of its input, newest first, and reading starts again where the
+ * game that ran past the chunk begins. A read error met while taking them
+ * ended the input there: its message is moved to *at_end. Called with the
+ * lock held; returns the bytes the cancelled slots held. */
+static size_t read_again_after(Ring *p, long seq, CqlReader *r, CqlText *at_end)
+{
+    for (;;) {   /* the workers' last use of the cancelled slots */
+        bool busy = p->next_take != p->next_read;
+        for (long q = seq + 1; q < p->next_take; q++)
+            if (ring_slot(p, q)->state != SLOT_DONE) busy = true;
+        if (!busy) break;
+        pthread_cond_wait(&p->work_done, &p->mu);
+    }
+    size_t bytes = 0;
+    for (long q = p->next_read - 1; q > seq; q--) {
+        Slot *s = ring_slot(p, q);
+        assert(s->split);   /* a game read alone waits until no slot overran */
+        cql_reader_give_back(r, s->chunk, true);
+        move_messages(at_end, &s->leading);
+        bytes += s->bytes;
+        slot_reset(s);
+    }
+    cql_reader_give_back(r, ring_slot(p, seq)->chunk, false);
+    p->next_read = p->next_take = p->next_numbered = p->next_search = seq + 1;
+    p->last_chunk = seq;
+    p->overrun = false;
+    return bytes;
+}
+
+/* Games read one by one, and a new input, must follow chunks known to end
+ * between two games. */
+static bool may_read_alone(const Ring *p)
+{
+    return p->next_numbered > p->last_chunk && !p->overrun;
+}
+
+/* Runs the game loop on worker threads: as many as the run asks for, or as
+ * many as could start (a process limit, -threads 40000), said once through
+ * the messages. Returns the number that ran; 0 when none could start
+ * (nothing was read: the caller runs the loop on its own thread). */
+static long run_threads(Emitter *e, long threads)
+{
+    Ring p;
+    memset(&p, 0, sizeof p);
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.work_ready, NULL);
+    pthread_cond_init(&p.work_done, NULL);
+    p.run = e->run;
+    p.tags = e->tags;
+    p.chunks = true;
+    for (int i = 0; i < e->run->ninputs; i++)
+        if (e->run->inputs[i].ranged) p.chunks = false;
+    p.last_chunk = -1;
+    p.numbered_input = -1;
+    pthread_t *tids = xcalloc((size_t)threads, sizeof *tids);
+    long started = 0;
+    int err = 0;
+    pthread_mutex_lock(&p.mu);   /* the workers see the slots once they are made */
+    while (started < threads && (err = pthread_create(&tids[started], NULL, worker_main, &p)) == 0) started++;
+    if (started == 0)
+        cql_report(e->run->messages, CQL_WARNING, "none of the %ld worker threads asked for could start (%s); "
+                   "the run goes on on one thread", threads, strerror(err));
+    else if (started < threads)
+        cql_report(e->run->messages, CQL_WARNING, "only %ld of the %ld worker threads asked for could start "
+                   "(%s); the run goes on with %ld", started, threads, strerror(err), started);
+    p.nslots = started * 2;   /* one being searched and one ready, per worker */
+    p.slots = xcalloc((size_t)(p.nslots ? p.nslots : 1), sizeof *p.slots);
+    pthread_mutex_unlock(&p.mu);
+    if (started == 0) {
+        free(p.slots);
+        free(tids);
+        pthread_cond_destroy(&p.work_ready);
+        pthread_cond_destroy(&p.work_done);
+        pthread_mutex_destroy(&p.mu);
+        return 0;
+    }
+
+    long next_emit = 0;
+    bool input_left = true;
+    ReadNext next = NEXT_CHUNK;
+    size_t text_in_ring = 0;     /* input read and not yet handed over */
+    pthread_mutex_lock(&p.mu);
+    for (;;) {
+        Slot *head = ring_slot(&p, next_emit);
+        if (next_emit < p.next_read && head->state == SLOT_DONE) {
+            pthread_mutex_unlock(&p.mu);
+            text_in_ring -= head->bytes;
+            emit_slot(e, head);
+            pthread_mutex_lock(&p.mu);
+            if (head->overran && !run_stopped(e) && !emit_failed(e)) {
+                CqlReader *r = e->run->inputs[head->input].reader;
+                text_in_ring -= read_again_after(&p, next_emit, r, &e->trailing);
+                input_left = true;
+                next = NEXT_GAMES;
+            }
+            slot_reset(head);
+            next_emit++;
+            continue;
+        }
+        Slot *tail = ring_slot(&p, p.next_read);
+        bool may_read = next == NEXT_CHUNK || may_read_alone(&p);
+        if (input_left && may_read && tail->state == SLOT_EMPTY && p.next_read - next_emit < p.nslots &&
+            (text_in_ring < RING_TEXT_BUDGET || p.next_read == next_emit)) {
+            pthread_mutex_unlock(&p.mu);
+            ReadOutcome got = emit_failed(e) || run_stopped(e) ? READ_END : read_slot(e, &p, tail, &next);
+            pthread_mutex_lock(&p.mu);
+            if (got == READ_FILLED) {
+                if (tail->split) p.last_chunk = p.next_read;
+                text_in_ring += tail->bytes;
+                tail->state = SLOT_READY;
+                p.next_read++;
+                pthread_cond_signal(&p.work_ready);
+                continue;
+            }
+            if (got == READ_END) input_left = false;
+            if (got == READ_END || may_read_alone(&p)) continue;
+        }
+        if (!input_left && next_emit == p.next_read) break;
+        pthread_cond_wait(&p.work_done, &p.mu);
+    }
+    p.done = true;
+    pthread_cond_broadcast(&p.work_ready);
+    pthread_mutex_unlock(&p.mu);
+    for (long i = 0; i < started; i++) pthread_join(tids[i], NULL);
+    for (long i = 0; i < p.nslots; i++) slot_free(&p.slots[i]);
+    free(p.slots);
+    free(tids);
+    pthread_cond_destroy(&p.work_ready);
+    pthread_cond_destroy(&p.work_done);
+    pthread_mutex_destroy(&p.mu);
+    return started;
+}
+
+/* }==== */
+
+/* The threads a run asks for: the setting, else one per core; one for a
+ * query that must see the games in order. */
+static long threads_of(const CqlRun *r)
+{
+    long n = r->settings.singlethreaded ? 1 : (long)r->settings.threads;
+    if (n == 0) {
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+        if (n < 1) n = 1;
+    }
+    return cql_query_in_order(r->query) ? 1 : n;
+}
+
+void pipeline_run(CqlRun *r)
+{
+    Emitter e;
+    memset(&e, 0, sizeof e);
+    e.run = r;
+    e.sorting = cql_query_sorts(r->query);
+    e.tags = cql_searcher_new(r->query);
+    long threads = threads_of(r);
+    e.totals.threads = threads <= 1 ? 0 : run_threads(&e, threads);
+    if (e.totals.threads == 0) {
+        run_single(&e);
+        e.totals.threads = 1;
+    }
+    move_messages(&e.trailing, &e.carried);
+    deliver_messages(&e.trailing, r->messages);
+    cql_text_free(&e.trailing);
+    cql_text_free(&e.carried);
+    /* a tag filter that held in no game (its case differs ...): said when
+     * every game was read */
+    if (!limit_reached(&e) && !emit_failed(&e)) cql_searcher_report_unmatched_tags(e.tags, r->messages);
+    cql_searcher_free(e.tags);
+    if (e.sorting) emit_sorted(&e);
+    pipeline_close_inputs(r);
+    e.totals.cancelled = cancelled(&e);
+    r->stopped = e.runtime_error;
+    r->totals = e.totals;
+}

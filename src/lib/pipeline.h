@@ -1,0 +1,85 @@
+/*
+ * src/lib/pipeline.h — the engine of a run (include/cql.h, CqlRun): its
+ * inputs read in order, its games searched on one thread or many, each
+ * game handed to the caller in input order.
+ *
+ * The calling thread reads the inputs in chunks, pieces that begin between
+ * two games, into a ring of slots, and hands finished slots over in input
+ * order. Worker threads take ready slots, split their chunk into games,
+ * number the games in input order, parse and search them, and leave the
+ * PGN text of each matching game (and any messages about it) in the slot.
+ * A chunk whose end turns out not to be between two games (an unclosed
+ * variation before a tag line ...) is read again from its last game on, by
+ * the calling thread; so is a game too long for a chunk. An input is begun
+ * once every chunk of the one before it is split (none of them can then be
+ * read again). With a range of lines (a part of a file) the calling thread
+ * reads the games one by one (the range's games are found by their lines).
+ * With one thread everything runs on the calling thread, game by game. What
+ * the caller is handed is the same for any number of threads.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_LIB_PIPELINE_H
+#define CQL_LIB_PIPELINE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cql.h"
+#include "query/settings.h"
+
+/* One input of a run: a path it opens, a stream of the caller's, or a
+ * source the caller opens when the run comes to it. */
+typedef struct RunInput {
+    char *name;                 /* in messages */
+    char *path;                 /* a path the run opens, or NULL */
+    FILE *stream;               /* a stream of the caller's, or NULL */
+    CqlOpenFn open;             /* a source, or NULL */
+    CqlCloseFn close;
+    void *ctx;
+    bool ranged;                /* only the games from byte `from` to `to` (cql_run_add_range) */
+    uint64_t from, to;
+    long first_line, end_line;  /* that range as lines: games from first_line and before
+                                   end_line (0: to the end), worked out by pipeline_open */
+    FILE *source_fp;            /* a source's stream while it is read */
+    CqlReader *reader;          /* while it is read */
+    bool ended;                 /* its reader met the end of its text */
+    bool done;                  /* read, and closed */
+} RunInput;
+
+struct CqlRun {
+    const CqlQuery *query;
+    CqlMessages *messages;      /* NULL: standard error */
+    Settings settings;          /* threads, limit, part ... (query/settings.def) */
+    RunInput *inputs;
+    int ninputs, inputs_cap;
+    /* the callbacks */
+    CqlRunGameFn on_game, on_match;
+    void *game_ctx, *match_ctx;
+    bool match_positions;
+    CqlRunProgressFn on_progress;
+    void *progress_ctx;
+    /* the run's state */
+    bool opened, open_failed, started;
+    atomic_bool cancelled;
+    bool read_failed;           /* an input could not be opened or read to its end */
+    bool stopped;               /* the query stopped the run */
+    CqlRunTotals totals;
+    CqlText persistent;         /* after a run on one thread */
+};
+
+/* Works out the line ranges of the inputs (the setting `part` makes the one
+ * input's) and opens the first input. False after reporting. */
+bool pipeline_open(CqlRun *r);
+
+/* Reads every game (up to the query's game-number range, the limit or a
+ * cancel), searches it and hands it over; the matches sorted at the end when
+ * the query sorts. */
+void pipeline_run(CqlRun *r);
+
+/* Closes the inputs still open (a run stopped early, or never started). */
+void pipeline_close_inputs(CqlRun *r);
+
+#endif

@@ -1,0 +1,122 @@
+/*
+ * src/lib/run.c — runs in the library face: a run made from a compiled
+ * query and the run's settings, its inputs and callbacks, started and
+ * cancelled; the engine is pipeline.c.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/lib_int.h"
+#include "lib/pipeline.h"
+
+CqlRun *cql_run_new(const CqlQuery *q, const CqlSettings *settings, CqlMessages *m)
+{
+    lib_init();
+    CqlRun *r = xcalloc(1, sizeof *r);
+    r->query = q;
+    r->messages = m;
+    atomic_init(&r->cancelled, false);
+    r->settings = settings ? *lib_settings(settings) : q->search.eval.run;
+    return r;
+}
+
+void cql_run_free(CqlRun *r)
+{
+    if (!r) return;
+    pipeline_close_inputs(r);
+    for (int i = 0; i < r->ninputs; i++) {
+        free(r->inputs[i].name);
+        free(r->inputs[i].path);
+    }
+    free(r->inputs);
+    cql_text_free(&r->persistent);
+    free(r);
+}
+
+static RunInput *add_input(CqlRun *r, const char *name)
+{
+    if (r->ninputs == r->inputs_cap) {
+        r->inputs_cap = r->inputs_cap ? 2 * r->inputs_cap : 4;
+        r->inputs = xrealloc(r->inputs, (size_t)r->inputs_cap * sizeof *r->inputs);
+    }
+    RunInput *in = &r->inputs[r->ninputs++];
+    memset(in, 0, sizeof *in);
+    in->name = xstrdup(name);
+    return in;
+}
+
+void cql_run_add_path(CqlRun *r, const char *path)
+{
+    add_input(r, strcmp(path, "-") == 0 ? "<stdin>" : path)->path = xstrdup(path);
+}
+
+void cql_run_add_stream(CqlRun *r, FILE *fp, const char *name)
+{
+    add_input(r, name)->stream = fp;
+}
+
+void cql_run_add_source(CqlRun *r, const char *name, CqlOpenFn open, CqlCloseFn close, void *ctx)
+{
+    RunInput *in = add_input(r, name);
+    in->open = open;
+    in->close = close;
+    in->ctx = ctx;
+}
+
+void cql_run_add_range(CqlRun *r, const char *path, uint64_t from, uint64_t to)
+{
+    RunInput *in = add_input(r, path);
+    in->path = xstrdup(path);
+    in->ranged = true;
+    in->from = from;
+    in->to = to;
+}
+
+void cql_run_on_game(CqlRun *r, CqlRunGameFn fn, void *ctx)
+{
+    r->on_game = fn;
+    r->game_ctx = ctx;
+}
+
+void cql_run_on_match(CqlRun *r, CqlRunGameFn fn, void *ctx, bool positions)
+{
+    r->on_match = fn;
+    r->match_ctx = ctx;
+    r->match_positions = fn && positions;
+}
+
+void cql_run_on_progress(CqlRun *r, CqlRunProgressFn fn, void *ctx)
+{
+    r->on_progress = fn;
+    r->progress_ctx = ctx;
+}
+
+bool cql_run_open(CqlRun *r)
+{
+    return pipeline_open(r);
+}
+
+CqlRunStatus cql_run_start(CqlRun *r)
+{
+    if (r->started || !pipeline_open(r)) return CQL_RUN_FAILED;   /* a run is started once */
+    r->started = true;
+    pipeline_run(r);
+    return r->stopped ? CQL_RUN_STOPPED : r->read_failed ? CQL_RUN_FAILED : CQL_RUN_DONE;
+}
+
+void cql_run_cancel(CqlRun *r)
+{
+    atomic_store(&r->cancelled, true);
+}
+
+const CqlRunTotals *cql_run_totals(const CqlRun *r)
+{
+    return &r->totals;
+}
+
+void cql_run_print_persistent(const CqlRun *r, CqlText *out)
+{
+    if (r->persistent.len) cql_text_append(out, r->persistent.data, r->persistent.len);
+}
