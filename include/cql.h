@@ -28,8 +28,9 @@
  * each with its own CqlSearcher and CqlGame. Every message (a query error
  * with its caret line, a damaged game, an unreadable file) goes to a
  * CqlMessages sink, or to standard error when the sink is NULL; the library
- * never exits and never writes to standard output. Only cql_* names leave
- * the library.
+ * never writes to standard output and never exits, but for one case: when
+ * memory runs out and no handler was set (cql_set_nomem_handler), it
+ * raises SIGABRT. Only cql_* names leave the library.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
