@@ -141,7 +141,6 @@ _GAME_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINT
 _PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(_RunProgress))
 
 # CqlSettingKind, CqlCompileStage, CqlRunStatus, CqlSeverity
-_FLAG, _TEXT, _RESULT, _COUNT, _SIZE, _RANGE, _PART = range(7)
 _KIND_NAMES = ("flag", "text", "result", "count", "size", "range", "part")
 _COMPILE_RUN = 0
 _RUN_DONE, _RUN_STOPPED, _RUN_FAILED = range(3)
@@ -752,7 +751,7 @@ class _Run:
             if guard.stopped:
                 return
             g = g.contents
-            guard.call(on_game, Game(g.number, _string(g.input), g.index, g.examined, g.damaged, g.matched,
+            guard.call(on_game, Game(g.number, os.fsdecode(g.input), g.index, g.examined, g.damaged, g.matched,
                                      _text(g.printed, g.printed_len), _string(g.error)))
 
         def match_received(ctx, run, g):
@@ -760,7 +759,7 @@ class _Run:
                 return
             g = g.contents
             found = tuple(_position(g.positions[i]) for i in range(g.npositions)) if positions else ()
-            guard.call(on_match, Match(g.number, _string(g.input), g.index, _text(g.pgn, g.pgn_len), found))
+            guard.call(on_match, Match(g.number, os.fsdecode(g.input), g.index, _text(g.pgn, g.pgn_len), found))
 
         def progress_received(ctx, p):
             p = p.contents
