@@ -500,6 +500,11 @@ typedef struct CqlRunTotals {
                                  more could start */
     bool limit_reached;       /* stopped after the setting `limit` of matching games */
     bool cancelled;           /* cql_run_cancel was called */
+    long stopped_at;          /* the game the query stopped the run at (CQL_RUN_STOPPED), as
+                                 CqlRunGame.number; 0 otherwise */
+    const char *error;        /* its runtime error, as CqlRunGame.error had it (valid until
+                                 cql_run_free); NULL when the stop was reported through the
+                                 messages instead (a value-only filter ...) or not stopped */
 } CqlRunTotals;
 
 typedef enum CqlRunStatus {
