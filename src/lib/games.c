@@ -190,7 +190,7 @@ CqlGameStatus lib_parse_game(CqlGame *g, CqlGameText *t, const char *file, CqlMe
 {
     arena_reset(&g->arena);
     g->by_id = NULL;
-    g->tags_test_held = NULL;
+    g->parses++;
     DiagSink d = lib_sink(m);
     PgnParseStatus st = pgn_parse_game_gated(&t->raw, file, &g->arena, &g->game, &d, gate);
     raw_game_trim(&t->raw);   /* the tree holds copies: a big game's text can go now */

@@ -53,8 +53,8 @@ struct CqlGame {
     Game game;
     bool usable;
     const GameNode **by_id;      /* made on first cql_game_position */
-    const CqlQuery *tags_test_held;   /* the query whose tags_test the gate found
-                                         true for this game (cql_game_parse_for) */
+    unsigned long parses;        /* games read into it so far: which game a searcher's
+                                    verdict is about (CqlSearcher.verdict_parse) */
 };
 
 struct CqlSearcher {
@@ -64,7 +64,28 @@ struct CqlSearcher {
     GameSearch found;
     StrBuf sort_key;             /* the last matching game's (CqlGameResult.sort_key) */
     TagWatch tags;               /* which tag filters held in the games searched */
+    /* what reading the game through the gate found out for this searcher's
+     * query (lib_parse_for): valid for verdict_game while its `parses` is
+     * verdict_parse */
+    const CqlGame *verdict_game;
+    unsigned long verdict_parse;
+    bool tags_held;              /* Search.tags_test held: not evaluated again */
+    bool shut_out;               /* the query's own gate shuts the game out: it cannot match */
 };
+
+/* The gate through which a game is read for the searchers of one query or
+ * several (a run of several queries reads each game once): it lets through
+ * every game one of them may match, and tells each searcher what it found
+ * out about its own query (CqlSearcher.tags_held, shut_out). Made once for
+ * a set of searchers; holds pointers to them. */
+typedef struct LibGate {
+    PgnGate gate;                /* what the queries need, together */
+    CqlSearcher *const *searchers;
+    int count;
+    bool own_placements;         /* gate.placements are the one query's own (or none) */
+    const bool *active;          /* during lib_parse_for: the searchers that search the game
+                                    (NULL: all) */
+} LibGate;
 
 /* The values of settings (settings.c). */
 const Settings *lib_settings(const CqlSettings *s);
@@ -91,8 +112,16 @@ static inline void lib_text_out(CqlText *t, const StrBuf *sb)
     t->cap = sb->cap;
 }
 
-/* What parsing a game for a search adds to cql_game_parse: the gate (searcher.c). */
+/* cql_game_parse through a gate (games.c). */
 CqlGameStatus lib_parse_game(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m, const PgnGate *gate);
+
+/* The gate of `count` searchers (searcher.c). */
+void lib_gate_init(LibGate *gate, CqlSearcher *const *searchers, int count);
+/* Reads t into g through the gate, for the searchers marked in active
+ * (NULL: all): each of them is told what the gate found out about its query
+ * (used by its next cql_search of g). */
+CqlGameStatus lib_parse_for(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m, LibGate *gate,
+                            const bool *active);
 
 /* Appends a CqlPosition to *records for each position of g where the last
  * search of s matched, in id order; their SAN and FEN go into *strings,

@@ -7,6 +7,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "chess/san.h"
 #include "lib/lib_int.h"
@@ -36,10 +37,18 @@ bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText 
 {
     arena_reset(&s->arena);
     if (search_examines(&s->query->search, &g->game)) search_watch_tags(&s->query->search, &g->game, &s->tags);
-    StrBuf sb = printed ? lib_text_in(printed) : (StrBuf)SB_INIT;
-    bool matched = search_matches(&s->query->search, s->eval, &g->game, g->tags_test_held == s->query,
-                                  &s->arena, &s->found, printed ? &sb : NULL);
-    if (printed) lib_text_out(printed, &sb);
+    bool verdict = s->verdict_game == g && s->verdict_parse == g->parses;   /* lib_parse_for's, for g */
+    bool matched = false;
+    if (verdict && s->shut_out) {
+        /* as for a game the query's own gate shut out (search_matches):
+         * nothing of the query is evaluated */
+        memset(&s->found, 0, sizeof s->found);
+    } else {
+        StrBuf sb = printed ? lib_text_in(printed) : (StrBuf)SB_INIT;
+        matched = search_matches(&s->query->search, s->eval, &g->game, verdict && s->tags_held, &s->arena,
+                                 &s->found, printed ? &sb : NULL);
+        if (printed) lib_text_out(printed, &sb);
+    }
     found->matched = matched;
     found->stopped = s->found.stopped_at != NULL;
     found->matched_positions = s->found.matched_positions;
@@ -104,32 +113,108 @@ void cql_searcher_print_persistent(const CqlSearcher *s, CqlText *out)
     lib_text_out(out, &sb);
 }
 
-/* The gate's question about a game's tags (Search.tags_test), asked of a
- * searcher's evaluator for a CqlGame. */
-typedef struct TagsQuestion {
-    CqlSearcher *searcher;
-    CqlGame *game;
-} TagsQuestion;
-
-static bool tags_test_passes(void *ctx, const Game *g)
+/* The searchers a gate serves for the game being read. */
+static bool serves(const LibGate *gate, int i)
 {
-    TagsQuestion *q = ctx;
-    const CqlQuery *query = q->searcher->query;
-    bool sure;
-    bool passes = eval_at_start(q->searcher->eval, g, query->search.tags_test, &sure);
-    if (passes && sure) q->game->tags_test_held = query;
-    return passes;
+    return !gate->active || gate->active[i];
+}
+
+/* A Result tag of another result than the query wants shuts a game out
+ * (pgn_parse_game_gated reads the tag, not the result after the moves). */
+static bool result_tag_differs(const Search *search, const Game *g)
+{
+    const char *r = search->gate.result ? game_result_tag(g) : NULL;
+    return r && strcmp(r, search->gate.result) != 0;
+}
+
+/* The gate's question about a game's tags, once they are read: each
+ * query's own (its result, its tags_test, asked of its searcher's
+ * evaluator), the game let through when one of them lets it through. */
+static bool tags_admit(void *ctx, const Game *g)
+{
+    LibGate *gate = ctx;
+    bool any = false;
+    for (int i = 0; i < gate->count; i++) {
+        if (!serves(gate, i)) continue;
+        CqlSearcher *s = gate->searchers[i];
+        const Search *search = &s->query->search;
+        bool sure = false;
+        bool passes = !result_tag_differs(search, g) &&
+                      (!search->tags_test || eval_at_start(s->eval, g, search->tags_test, &sure));
+        s->tags_held = passes && search->tags_test && sure;
+        s->shut_out = !passes;
+        any |= passes;
+    }
+    return any;
+}
+
+/* Adds placement p to the gate unless it is there; false when there is no room. */
+static bool add_shared_placement(PgnGate *gate, PgnPlacement p)
+{
+    for (int i = 0; i < gate->nplacements; i++)
+        if (gate->placements[i].pieces == p.pieces && gate->placements[i].squares == p.squares) return true;
+    if (gate->nplacements == PGN_GATE_PLACEMENTS) return false;
+    gate->placements[gate->nplacements++] = p;
+    return true;
+}
+
+void lib_gate_init(LibGate *gate, CqlSearcher *const *searchers, int count)
+{
+    memset(gate, 0, sizeof *gate);
+    gate->searchers = searchers;
+    gate->count = count;
+    gate->own_placements = count == 1;
+    /* a result when every query wants the same one; placements when every
+     * query needs some, and they fit */
+    bool placements = count > 0, asks_tags = false;
+    for (int i = 0; i < count; i++) {
+        const Search *search = &searchers[i]->query->search;
+        const char *result = search->gate.result;
+        if (i == 0) gate->gate.result = result;
+        else if (!result || !gate->gate.result || strcmp(result, gate->gate.result) != 0) gate->gate.result = NULL;
+        placements = placements && search->gate.nplacements > 0;
+        for (int k = 0; placements && k < search->gate.nplacements; k++)
+            placements = add_shared_placement(&gate->gate, search->gate.placements[k]);
+        asks_tags |= search->tags_test != NULL;
+    }
+    if (!placements) gate->gate.nplacements = 0;
+    for (int i = 0; i < count; i++)
+        if (searchers[i]->query->search.gate.result && !gate->gate.result) asks_tags = true;
+    if (asks_tags) {
+        gate->gate.admits = tags_admit;
+        gate->gate.ctx = gate;
+    }
+}
+
+CqlGameStatus lib_parse_for(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m, LibGate *gate,
+                            const bool *active)
+{
+    gate->active = active;
+    for (int i = 0; i < gate->count; i++) {
+        gate->searchers[i]->tags_held = gate->searchers[i]->shut_out = false;
+        gate->searchers[i]->verdict_game = NULL;
+    }
+    CqlGameStatus st = lib_parse_game(g, t, file, m, &gate->gate);
+    /* a tree read for the placements of the others: this query's own */
+    bool tree = st != CQL_GAME_UNUSABLE && !g->game.moves_skipped;
+    for (int i = 0; i < gate->count; i++) {
+        if (!serves(gate, i)) continue;
+        CqlSearcher *s = gate->searchers[i];
+        const PgnGate *own = &s->query->search.gate;
+        if (tree && !gate->own_placements && own->nplacements && !s->shut_out)
+            s->shut_out = !pgn_game_has_placement(&g->game, own);
+        s->verdict_game = g;
+        s->verdict_parse = g->parses;
+    }
+    gate->active = NULL;
+    return st;
 }
 
 CqlGameStatus cql_game_parse_for(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m, CqlSearcher *s)
 {
-    PgnGate gate = s->query->search.gate;
-    TagsQuestion question = {s, g};
-    if (s->query->search.tags_test) {
-        gate.admits = tags_test_passes;
-        gate.ctx = &question;
-    }
-    return lib_parse_game(g, t, file, m, &gate);
+    LibGate gate;
+    lib_gate_init(&gate, &s, 1);
+    return lib_parse_for(g, t, file, m, &gate, NULL);
 }
 
 /* The SAN of the move into n, with + or # as the writer marks it. */

@@ -202,4 +202,9 @@ typedef struct PgnGate {
 PgnParseStatus pgn_parse_game_gated(const RawGame *raw, const char *file, Arena *a, Game *out,
                                     DiagSink *diag, const PgnGate *gate);
 
+/* Whether some position of g's tree, the start and every variation's
+ * included, has one of the gate's placements: what a game read through the
+ * gate with its tree would need (for a tree read through another gate). */
+bool pgn_game_has_placement(const Game *g, const PgnGate *gate);
+
 #endif

@@ -864,6 +864,13 @@ static void gated_movetext(GameParser *p, const PgnGate *gate, bool by_tags)
     sb_free(&held);
 }
 
+bool pgn_game_has_placement(const Game *g, const PgnGate *gate)
+{
+    for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, true))
+        if (has_placement(&n->pos, gate)) return true;
+    return false;
+}
+
 PgnParseStatus pgn_parse_game(const RawGame *raw, const char *file, Arena *a, Game *out,
                               DiagSink *diag)
 {
