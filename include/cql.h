@@ -429,6 +429,16 @@ CQL_API void cql_searcher_report_unmatched_tags(const CqlSearcher *s, CqlMessage
  * callbacks in input order whatever the thread count (a sorting query's
  * matches at the end, in the order of their keys).
  *
+ * A run may search with several queries in one pass (cql_run_add_query):
+ * each game is read, split, parsed and replayed once and searched with
+ * every query that still wants games. Each query's games and matches (the
+ * callbacks say which query, CqlRunGame.query), totals, limit, sorting and
+ * stop are its own, the same as in a run of it alone; a query that stops
+ * (a failed `assert` ...) or is cancelled (cql_run_cancel_query) stops
+ * alone, and the run reads on while one query wants games. A query that
+ * must see the games in order (cql_query_in_order) makes the whole run go
+ * on one thread.
+ *
  *     CqlRun *run = cql_run_new(q, &settings);
  *     cql_run_add_path(run, "games.pgn");
  *     cql_run_on_match(run, on_match, ctx, true);
@@ -469,6 +479,8 @@ typedef struct CqlRunGame {
     size_t pgn_len;
     const CqlPosition *positions;   /* where it matched, in id order (when asked for) */
     int npositions;
+    int query;                /* the run's query it is about: 0, the one of cql_run_new,
+                                 then 1, 2 ... in the order of cql_run_add_query */
 } CqlRunGame;
 
 typedef void (*CqlRunGameFn)(void *ctx, CqlRun *run, const CqlRunGame *game);
@@ -490,7 +502,7 @@ typedef void (*CqlRunProgressFn)(void *ctx, const CqlRunProgress *progress);
 typedef FILE *(*CqlOpenFn)(void *ctx, CqlMessages *m);
 typedef bool (*CqlCloseFn)(void *ctx, FILE *fp, bool read_to_end);
 
-/* What a run did. */
+/* What a run did (for one of its queries). */
 typedef struct CqlRunTotals {
     long games;               /* games read (up to where the run stopped) */
     long matches;             /* matching games */
@@ -511,7 +523,8 @@ typedef enum CqlRunStatus {
     CQL_RUN_DONE,             /* every game read, or stopped at the limit or by cql_run_cancel */
     CQL_RUN_STOPPED,          /* the query stopped the run: a runtime error (CqlRunGame.error),
                                  a value-only filter evaluated as a position filter (reported);
-                                 CQL 6.2 exits with status 1 there */
+                                 CQL 6.2 exits with status 1 there. With several queries: one
+                                 of them stopped, the others went on (its totals' stopped_at) */
     CQL_RUN_FAILED            /* an input could not be opened or read to its end, or the
                                  settings do not fit the inputs (reported) */
 } CqlRunStatus;
@@ -522,6 +535,11 @@ typedef enum CqlRunStatus {
  * games and the run go to m (NULL: standard error), in input order. */
 CQL_API CqlRun *cql_run_new(const CqlQuery *q, const CqlSettings *settings, CqlMessages *m);
 CQL_API void cql_run_free(CqlRun *r);
+/* Adds query q (which must outlive the run) before the run starts: the run
+ * searches with it too, in the same pass. Returns its index (1, 2 ...; the
+ * query of cql_run_new is 0), or -1 once the run has started. */
+CQL_API int cql_run_add_query(CqlRun *r, const CqlQuery *q);
+CQL_API int cql_run_query_count(const CqlRun *r);
 
 /* Inputs, read in the order added; games are numbered on across them. */
 CQL_API void cql_run_add_path(CqlRun *r, const char *path);             /* "-": standard input */
@@ -547,13 +565,25 @@ CQL_API bool cql_run_open(CqlRun *r);
  * and the worker threads; the callbacks are called on the calling thread.
  * A run is started once. */
 CQL_API CqlRunStatus cql_run_start(CqlRun *r);
+/* After the run, how it went for query `query`: CQL_RUN_STOPPED when that
+ * query stopped (the others may have gone on), else CQL_RUN_FAILED when an
+ * input could not be read (or the run did not start), else CQL_RUN_DONE. */
+CQL_API CqlRunStatus cql_run_query_status(const CqlRun *r, int query);
 /* Stops the run soon, from a callback or any thread: the games after the
  * one being handed over are not delivered. */
 CQL_API void cql_run_cancel(CqlRun *r);
+/* Stops query `query` alone: no game after the one being handed over is
+ * delivered for it (the run stops once no query wants games). */
+CQL_API void cql_run_cancel_query(CqlRun *r, int query);
+/* The totals of the run's first query (with one query, the run's), and of
+ * query `query` (NULL when there is no such query). */
 CQL_API const CqlRunTotals *cql_run_totals(const CqlRun *r);
+CQL_API const CqlRunTotals *cql_run_query_totals(const CqlRun *r, int query);
 /* After a run on one thread: `name: value` for every persistent variable
- * and every dictionary that is not local, appended to out. */
+ * and every dictionary that is not local of the first query, or of query
+ * `query`, appended to out. */
 CQL_API void cql_run_print_persistent(const CqlRun *r, CqlText *out);
+CQL_API void cql_run_query_print_persistent(const CqlRun *r, int query, CqlText *out);
 
 /* }==== */
 

@@ -10,6 +10,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,28 +22,37 @@
 
 /* {==== one game ============================================================= */
 
+/* What searching one game with one query of the run left. */
+typedef struct QueryJob {
+    CqlText out;         /* PGN of the game when it matched */
+    CqlText printed;     /* what `message` filters printed */
+    CqlText error;       /* a runtime error that stops the query (cql_search) */
+    CqlText stop;        /* the report of a stop, as keep_message keeps messages */
+    CqlText positions;   /* its matched positions when asked for (lib_matched_positions) */
+    CqlText strings;     /* and their SAN and FEN */
+    CqlText sort_key;    /* a matching game's, when the query sorts (CqlGameResult.sort_key) */
+    bool examined;       /* inside the query's gamenumber range */
+    bool matched;
+    bool stopped;        /* the query stopped at this game (CqlGameResult.stopped) */
+} QueryJob;
+
 typedef struct GameJob {
     CqlGameText *text;
     int input;           /* which input of the run it is from */
     long index;          /* its number within that input */
-    CqlText out;         /* PGN of the game when it matched */
     CqlText messages;    /* diagnostics about the game, in order (keep_message) */
-    CqlText printed;     /* what `message` filters printed */
-    CqlText error;       /* a runtime error that stops the run (cql_search) */
-    CqlText positions;   /* its matched positions when asked for (lib_matched_positions) */
-    CqlText strings;     /* and their SAN and FEN */
-    bool matched;
-    bool stopped;        /* the query stopped the run at this game (CqlGameResult.stopped) */
     bool pgn_error;
-    bool examined;       /* inside the gamenumber range */
-    CqlText sort_key;    /* a matching game's, when the query sorts (CqlGameResult.sort_key) */
     size_t text_bytes;   /* length of the game's text when it was read */
+    QueryJob *queries;   /* one per query of the run */
+    int nqueries;
 } GameJob;
 
 typedef struct Worker {
-    CqlSearcher *searcher;
-    CqlGame *game;       /* the current game's tree, replaced by the next */
     const CqlRun *run;
+    CqlSearcher **searchers;   /* one per query */
+    LibGate gate;              /* the game read once for all of them */
+    bool *active;              /* for the current game: the queries that search it */
+    CqlGame *game;             /* the current game's tree, replaced by the next */
 } Worker;
 
 /* Keeps a message about a job's game for later: its severity as one digit,
@@ -80,55 +90,88 @@ static void deliver_messages(CqlText *kept, CqlMessages *m)
 
 static void worker_init(Worker *w, const CqlRun *r)
 {
-    w->searcher = cql_searcher_new(r->query);
-    w->game = cql_game_new();
     w->run = r;
+    w->searchers = xcalloc((size_t)r->nqueries, sizeof *w->searchers);
+    for (int i = 0; i < r->nqueries; i++) w->searchers[i] = cql_searcher_new(r->queries[i]->query);
+    lib_gate_init(&w->gate, w->searchers, r->nqueries);
+    w->active = xcalloc((size_t)r->nqueries, sizeof *w->active);
+    w->game = cql_game_new();
 }
 
 static void worker_free(Worker *w)
 {
-    cql_searcher_free(w->searcher);
+    for (int i = 0; i < w->run->nqueries; i++) cql_searcher_free(w->searchers[i]);
+    free(w->searchers);
+    free(w->active);
     cql_game_free(w->game);
 }
 
-static void job_init(GameJob *job)
+static void job_init(GameJob *job, int nqueries)
 {
     memset(job, 0, sizeof *job);
     job->text = cql_game_text_new();
+    job->queries = xcalloc((size_t)nqueries, sizeof *job->queries);
+    job->nqueries = nqueries;
 }
 
 static void job_free(GameJob *job)
 {
     cql_game_text_free(job->text);
-    cql_text_free(&job->out);
     cql_text_free(&job->messages);
-    cql_text_free(&job->printed);
-    cql_text_free(&job->error);
-    cql_text_free(&job->positions);
-    cql_text_free(&job->strings);
-    cql_text_free(&job->sort_key);
+    for (int i = 0; i < job->nqueries; i++) {
+        QueryJob *q = &job->queries[i];
+        cql_text_free(&q->out);
+        cql_text_free(&q->printed);
+        cql_text_free(&q->error);
+        cql_text_free(&q->stop);
+        cql_text_free(&q->positions);
+        cql_text_free(&q->strings);
+        cql_text_free(&q->sort_key);
+    }
+    free(job->queries);
 }
 
+/* Searches the game with query i, whose searcher is set for it. */
+static void search_with(Worker *w, int i, QueryJob *q)
+{
+    CqlSearcher *s = w->searchers[i];
+    CqlGameResult found;
+    q->matched = cql_search(s, w->game, &found, &q->printed);
+    if (found.error) cql_text_printf(&q->error, "%s\n", found.error);
+    if (found.stopped) {
+        q->stopped = true;
+        CqlMessages messages = {keep_message, &q->stop, 0, 0};
+        cql_search_report_stop(s, w->game, &messages);
+    }
+    if (q->matched) {
+        cql_text_clear(&q->sort_key);
+        if (found.sort_key_len) cql_text_append(&q->sort_key, found.sort_key, found.sort_key_len);
+        cql_write_match(s, w->game, &q->out);
+        if (w->run->match_positions) lib_matched_positions(s, w->game, &q->positions, &q->strings);
+    }
+}
+
+/* Reads the game, once, and searches it with every query that examines it
+ * and still wants games (none: the game is not even read). */
 static void search_game(Worker *w, GameJob *job)
 {
+    const CqlRun *r = w->run;
+    long number = cql_game_text_number(job->text);
+    bool any = false;
+    for (int i = 0; i < r->nqueries; i++) {
+        const RunQuery *rq = r->queries[i];
+        job->queries[i].examined = in_gamenumber_range(cql_query_gamenumber(rq->query), number);
+        w->active[i] = job->queries[i].examined && !atomic_load_explicit(&rq->finished, memory_order_relaxed) &&
+                       !atomic_load_explicit(&rq->cancelled, memory_order_relaxed);
+        any |= w->active[i];
+    }
+    if (!any) return;
     CqlMessages messages = {keep_message, &job->messages, 0, 0};
-    const char *input_name = w->run->inputs[job->input].name;
-    CqlGameStatus st = cql_game_parse_for(w->game, job->text, input_name, &messages, w->searcher);
+    CqlGameStatus st = lib_parse_for(w->game, job->text, r->inputs[job->input].name, &messages, &w->gate, w->active);
     job->pgn_error = st != CQL_GAME_OK;
     if (st == CQL_GAME_UNUSABLE) return;
-    CqlGameResult found;
-    job->matched = cql_search(w->searcher, w->game, &found, &job->printed);
-    if (found.error) cql_text_printf(&job->error, "%s\n", found.error);
-    if (found.stopped) {
-        job->stopped = true;
-        cql_search_report_stop(w->searcher, w->game, &messages);
-    }
-    if (job->matched) {
-        cql_text_clear(&job->sort_key);
-        if (found.sort_key_len) cql_text_append(&job->sort_key, found.sort_key, found.sort_key_len);
-        cql_write_match(w->searcher, w->game, &job->out);
-        if (w->run->match_positions) lib_matched_positions(w->searcher, w->game, &job->positions, &job->strings);
-    }
+    for (int i = 0; i < r->nqueries; i++)
+        if (w->active[i]) search_with(w, i, &job->queries[i]);
 }
 
 /* }==== */
@@ -202,10 +245,12 @@ static bool part_range(CqlRun *r)
         cql_report(r->messages, CQL_ERROR, "-part needs one uncompressed PGN file (not standard input, not a pipe)");
         return false;
     }
-    if (cql_query_sorts(r->query) || cql_query_in_order(r->query)) {
-        cql_report(r->messages, CQL_ERROR, "-part cannot split this query: it %s, so its parts would not add up to "
-                   "one run", cql_query_sorts(r->query) ? "sorts the games"
-                   : "keeps values from game to game (persistent variables or dictionaries)");
+    for (int i = 0; i < r->nqueries; i++) {
+        const CqlQuery *q = r->queries[i]->query;
+        if (!cql_query_sorts(q) && !cql_query_in_order(q)) continue;
+        cql_report(r->messages, CQL_ERROR, "-part cannot split %s: it %s, so its parts would not add up to "
+                   "one run", r->nqueries == 1 ? "this query" : q->query->src.name, cql_query_sorts(q)
+                   ? "sorts the games" : "keeps values from game to game (persistent variables or dictionaries)");
         return false;
     }
     uint64_t size = (uint64_t)st.st_size, k = (uint64_t)r->settings.part.first, n = (uint64_t)r->settings.part.second;
@@ -282,20 +327,25 @@ typedef struct SortedGame {
     CqlText positions, strings;
 } SortedGame;
 
-/* Where finished games go, the inputs being read, and the totals of a run. */
-typedef struct Emitter {
-    CqlRun *run;
+/* What the handing over keeps for one query of the run. */
+typedef struct QueryState {
     bool sorting;
     SortedGame *sorted;
     size_t nsorted, sorted_cap;
+    bool past_range;     /* a game after its game-number range came: it is done */
+    bool runtime_error;  /* it stopped */
+} QueryState;
+
+/* Where finished games go, the inputs being read, and the totals of a run. */
+typedef struct Emitter {
+    CqlRun *run;
+    QueryState *queries;
+    CqlSearcher **tags;  /* per query: what every worker's searcher saw of its tag filters */
     /* messages about the text after the last game (skipped junk), handed
      * over once every game is: on worker threads the reader gets there
      * before the games before it are handed over */
     CqlText trailing;
-    bool past_range;     /* a game after the query's game-number range came: the run stops */
-    CqlRunTotals totals;
-    bool runtime_error;  /* the query stopped the run */
-    CqlSearcher *tags;   /* what every worker's searcher saw of the query's tag filters */
+    CqlRunProgress progress;   /* games handed over, their matches (of every query), bytes */
     /* the reading thread's: the input being read, the games of those before it */
     int input;
     long input_base;
@@ -307,24 +357,51 @@ static bool cancelled(const Emitter *e)
     return atomic_load_explicit(&e->run->cancelled, memory_order_relaxed);
 }
 
-/* True once cql_run_cancel was called, or a runtime error stopped the run:
- * the run stops reading. */
-static bool emit_failed(const Emitter *e)
+static bool query_cancelled(const Emitter *e, int i)
 {
-    return cancelled(e) || e->runtime_error;
+    return atomic_load_explicit(&e->run->queries[i]->cancelled, memory_order_relaxed);
 }
 
-/* True once `limit` matching games were handed over: the run stops reading. */
-static bool limit_reached(const Emitter *e)
+/* True once `limit` matching games of query i were handed over. */
+static bool limit_reached(const Emitter *e, int i)
 {
-    return e->run->settings.limit > 0 && e->totals.matches >= e->run->settings.limit;
+    return e->run->settings.limit > 0 && e->run->queries[i]->totals.matches >= e->run->settings.limit;
 }
 
-/* True once the games still to come are as if never read: after the limit,
- * a runtime error, a cancel, or the query's game-number range. */
+/* True once the games still to come are as if never read for query i:
+ * after its limit, its runtime error, its game-number range or a cancel. */
+static bool query_done(const Emitter *e, int i)
+{
+    return atomic_load_explicit(&e->run->queries[i]->finished, memory_order_relaxed) || query_cancelled(e, i) ||
+           cancelled(e);
+}
+
+/* Query i wants no more games: the workers stop searching for it. */
+static void finish_query(Emitter *e, int i)
+{
+    atomic_store_explicit(&e->run->queries[i]->finished, true, memory_order_relaxed);
+}
+
+/* True once no query wants more games: the run stops reading. */
 static bool run_stopped(const Emitter *e)
 {
-    return limit_reached(e) || e->runtime_error || e->past_range || cancelled(e);
+    for (int i = 0; i < e->run->nqueries; i++)
+        if (!query_done(e, i)) return false;
+    return true;
+}
+
+/* The last game a query that still wants games examines (its game-number
+ * range): the run reads no further. LONG_MAX: a query wants every game. */
+static long last_game_wanted(const Emitter *e)
+{
+    long last = 0;
+    for (int i = 0; i < e->run->nqueries; i++) {
+        if (query_done(e, i)) continue;
+        CqlRange wanted = cql_query_gamenumber(e->run->queries[i]->query);
+        if (!wanted.set) return LONG_MAX;
+        if (wanted.max > last) last = wanted.max;
+    }
+    return last;
 }
 
 /* The reader of the input being read, opened when first needed (messages
@@ -375,12 +452,12 @@ static const CqlPosition *positions_of(CqlText *positions, const CqlText *string
     return p;
 }
 
-static void hand_over_match(Emitter *e, long number, int input, long index, const CqlText *text,
+static void hand_over_match(Emitter *e, int query, long number, int input, long index, const CqlText *text,
                             CqlText *positions, const CqlText *strings)
 {
     CqlRun *r = e->run;
     CqlRunGame g = {.number = number, .input = r->inputs[input].name, .index = index, .examined = true,
-                    .matched = true, .pgn = text->data, .pgn_len = text->len};
+                    .matched = true, .pgn = text->data, .pgn_len = text->len, .query = query};
     if (r->match_positions) g.positions = positions_of(positions, strings, &g.npositions);
     r->on_match(r->match_ctx, r, &g);
 }
@@ -400,73 +477,109 @@ static void release_large_buffers(GameJob *job)
         cql_game_text_free(job->text);
         job->text = cql_game_text_new();
     }
-    if (job->out.cap > SLOT_KEEP_BYTES) cql_text_free(&job->out);
-    if (job->strings.cap > SLOT_KEEP_BYTES) cql_text_free(&job->strings);
-    if (job->positions.cap > SLOT_KEEP_BYTES) cql_text_free(&job->positions);
+    for (int i = 0; i < job->nqueries; i++) {
+        QueryJob *q = &job->queries[i];
+        if (q->out.cap > SLOT_KEEP_BYTES) cql_text_free(&q->out);
+        if (q->strings.cap > SLOT_KEEP_BYTES) cql_text_free(&q->strings);
+        if (q->positions.cap > SLOT_KEEP_BYTES) cql_text_free(&q->positions);
+    }
 }
 
 /* Readies a job for the next game: what the last one left is dropped. */
 static void job_clear(GameJob *job)
 {
     cql_text_clear(&job->messages);
-    cql_text_clear(&job->printed);
-    cql_text_clear(&job->error);
-    cql_text_clear(&job->out);
-    cql_text_clear(&job->positions);
-    cql_text_clear(&job->strings);
-    job->matched = job->pgn_error = job->stopped = false;
+    job->pgn_error = false;
+    for (int i = 0; i < job->nqueries; i++) {
+        QueryJob *q = &job->queries[i];
+        cql_text_clear(&q->printed);
+        cql_text_clear(&q->error);
+        cql_text_clear(&q->stop);
+        cql_text_clear(&q->out);
+        cql_text_clear(&q->positions);
+        cql_text_clear(&q->strings);
+        q->examined = q->matched = q->stopped = false;
+    }
     release_large_buffers(job);
+}
+
+/* Hands game `number` over for query i, which still wants games. */
+static void emit_query(Emitter *e, int i, GameJob *job, long number)
+{
+    CqlRun *r = e->run;
+    RunQuery *rq = r->queries[i];
+    QueryState *qs = &e->queries[i];
+    QueryJob *q = &job->queries[i];
+    rq->totals.games++;
+    rq->totals.bytes += job->text_bytes;
+    if (q->stopped) qs->runtime_error = true;
+    deliver_messages(&q->stop, r->messages);
+    if (q->error.len) {
+        /* CQL 6.2 prints a runtime error where `message` prints, and stops */
+        qs->runtime_error = true;
+        q->matched = false;
+        cql_text_append(&rq->stop_error, q->error.data, q->error.len);
+    }
+    if (qs->runtime_error) {
+        rq->totals.stopped_at = number;
+        finish_query(e, i);
+    }
+    bool damaged = q->examined && job->pgn_error;   /* read for this query */
+    if (damaged) rq->totals.pgn_errors++;
+    if (q->matched) {
+        rq->totals.matches++;
+        e->progress.matches++;
+    }
+    if (r->on_game) {
+        CqlRunGame g = {.number = number, .input = r->inputs[job->input].name, .index = job->index,
+                        .examined = q->examined, .damaged = damaged, .matched = q->matched,
+                        .printed = q->printed.len ? q->printed.data : NULL, .printed_len = q->printed.len,
+                        .error = q->error.len ? q->error.data : NULL, .query = i};
+        r->on_game(r->game_ctx, r, &g);
+    }
+    if (q->matched && !cancelled(e) && !query_cancelled(e, i)) {
+        if (qs->sorting) {
+            if (qs->nsorted == qs->sorted_cap) {
+                qs->sorted_cap = qs->sorted_cap ? 2 * qs->sorted_cap : 64;
+                qs->sorted = xrealloc(qs->sorted, qs->sorted_cap * sizeof *qs->sorted);
+            }
+            qs->sorted[qs->nsorted++] = (SortedGame){q->sort_key, number, job->input, job->index, q->out,
+                                                     q->positions, q->strings};
+            /* the sorted game owns them now */
+            q->out = q->sort_key = q->positions = q->strings = (CqlText){NULL, 0, 0};
+        } else if (r->on_match) {
+            hand_over_match(e, i, number, job->input, job->index, &q->out, &q->positions, &q->strings);
+        }
+    }
+    if (limit_reached(e, i)) {
+        rq->totals.limit_reached = true;
+        finish_query(e, i);
+    }
 }
 
 static void emit(Emitter *e, GameJob *job)
 {
+    CqlRun *r = e->run;
+    long number = cql_game_text_number(job->text);
+    for (int i = 0; i < r->nqueries; i++) {
+        CqlRange wanted = cql_query_gamenumber(r->queries[i]->query);
+        if (wanted.set && number > wanted.max && !e->queries[i].past_range) {
+            e->queries[i].past_range = true;
+            finish_query(e, i);
+        }
+    }
     /* a game read ahead of the limit, after a runtime error or past the range: as if never read */
     if (run_stopped(e)) {
         job_clear(job);
         return;
     }
-    CqlRun *r = e->run;
-    e->totals.games++;
-    e->totals.bytes += job->text_bytes;
-    long number = cql_game_text_number(job->text);
-    if (job->stopped) e->runtime_error = true;
+    e->progress.games++;
+    e->progress.bytes += job->text_bytes;
     deliver_messages(&job->messages, r->messages);
-    if (job->error.len) {
-        /* CQL 6.2 prints a runtime error where `message` prints, and stops */
-        e->runtime_error = true;
-        job->matched = false;
-        cql_text_append(&r->stop_error, job->error.data, job->error.len);
-    }
-    if (e->runtime_error) e->totals.stopped_at = number;
-    if (job->pgn_error) e->totals.pgn_errors++;
-    if (job->matched) e->totals.matches++;
-    if (r->on_game) {
-        CqlRunGame g = {.number = number, .input = r->inputs[job->input].name, .index = job->index,
-                        .examined = job->examined, .damaged = job->pgn_error, .matched = job->matched,
-                        .printed = job->printed.len ? job->printed.data : NULL, .printed_len = job->printed.len,
-                        .error = job->error.len ? job->error.data : NULL};
-        r->on_game(r->game_ctx, r, &g);
-    }
-    if (job->matched && !cancelled(e)) {
-        if (e->sorting) {
-            if (e->nsorted == e->sorted_cap) {
-                e->sorted_cap = e->sorted_cap ? 2 * e->sorted_cap : 64;
-                e->sorted = xrealloc(e->sorted, e->sorted_cap * sizeof *e->sorted);
-            }
-            e->sorted[e->nsorted++] = (SortedGame){job->sort_key, number, job->input, job->index, job->out,
-                                                   job->positions, job->strings};
-            /* the sorted game owns them now */
-            job->out = job->sort_key = job->positions = job->strings = (CqlText){NULL, 0, 0};
-        } else if (r->on_match) {
-            hand_over_match(e, number, job->input, job->index, &job->out, &job->positions, &job->strings);
-        }
-    }
+    for (int i = 0; i < r->nqueries; i++)
+        if (!query_done(e, i)) emit_query(e, i, job, number);
     job_clear(job);
-    if (limit_reached(e)) e->totals.limit_reached = true;
-    if (r->on_progress) {
-        CqlRunProgress progress = {e->totals.games, e->totals.matches, e->totals.bytes};
-        r->on_progress(r->progress_ctx, &progress);
-    }
+    if (r->on_progress) r->on_progress(r->progress_ctx, &e->progress);
 }
 
 /* The order of CqlGameResult.sort_key, then input order. */
@@ -480,23 +593,24 @@ static int by_key(const void *a, const void *b)
     return x->number < y->number ? -1 : x->number > y->number;   /* stable: input order */
 }
 
-/* Hands over the games kept for sorting, best first. */
-static void emit_sorted(Emitter *e)
+/* Hands over the games kept for sorting by query i, best first. */
+static void emit_sorted(Emitter *e, int i)
 {
-    if (e->nsorted)   /* qsort wants an array, even of nothing */
-        qsort(e->sorted, e->nsorted, sizeof *e->sorted, by_key);
-    for (size_t i = 0; i < e->nsorted; i++) {
-        SortedGame *g = &e->sorted[i];
-        if (!e->runtime_error && !cancelled(e) && e->run->on_match)
-            hand_over_match(e, g->number, g->input, g->index, &g->text, &g->positions, &g->strings);
+    QueryState *qs = &e->queries[i];
+    if (qs->nsorted)   /* qsort wants an array, even of nothing */
+        qsort(qs->sorted, qs->nsorted, sizeof *qs->sorted, by_key);
+    for (size_t k = 0; k < qs->nsorted; k++) {
+        SortedGame *g = &qs->sorted[k];
+        if (!qs->runtime_error && !cancelled(e) && !query_cancelled(e, i) && e->run->on_match)
+            hand_over_match(e, i, g->number, g->input, g->index, &g->text, &g->positions, &g->strings);
         cql_text_free(&g->text);
         cql_text_free(&g->key);
         cql_text_free(&g->positions);
         cql_text_free(&g->strings);
     }
-    free(e->sorted);
-    e->sorted = NULL;
-    e->nsorted = 0;
+    free(qs->sorted);
+    qs->sorted = NULL;
+    qs->nsorted = 0;
 }
 
 /* Reads the next game into job; false at the end of the inputs or range.
@@ -506,11 +620,9 @@ static void emit_sorted(Emitter *e)
  * in e->trailing, handed over after the last game. */
 static bool read_job(Emitter *e, GameJob *job)
 {
-    CqlRange wanted = cql_query_gamenumber(e->run->query);
-    if (limit_reached(e)) return false;
     CqlMessages messages = {keep_message, &job->messages, 0, 0};
     for (;;) {
-        if (wanted.set && games_read(e) >= wanted.max) return false;
+        if (games_read(e) >= last_game_wanted(e)) return false;
         CqlReader *reader = current_reader(e, &messages);
         if (!reader) {
             move_messages(&e->carried, &job->messages);
@@ -545,7 +657,6 @@ static bool read_job(Emitter *e, GameJob *job)
     job->index = cql_game_text_number(job->text);
     cql_game_text_set_number(job->text, e->input_base + job->index);
     job->text_bytes = cql_game_text_size(job->text);
-    job->examined = in_gamenumber_range(wanted, cql_game_text_number(job->text));   /* none past max is read */
     return true;
 }
 
@@ -555,16 +666,19 @@ static bool read_job(Emitter *e, GameJob *job)
 
 static void run_single(Emitter *e)
 {
+    CqlRun *r = e->run;
     Worker w;
-    worker_init(&w, e->run);
+    worker_init(&w, r);
     GameJob job;
-    job_init(&job);
-    while (!emit_failed(e) && read_job(e, &job)) {
-        if (job.examined) search_game(&w, &job);
+    job_init(&job, r->nqueries);
+    while (!run_stopped(e) && read_job(e, &job)) {
+        search_game(&w, &job);
         emit(e, &job);
     }
-    cql_searcher_print_persistent(w.searcher, &e->run->persistent);
-    cql_searcher_merge_tags(e->tags, w.searcher);
+    for (int i = 0; i < r->nqueries; i++) {
+        cql_searcher_print_persistent(w.searchers[i], &r->queries[i]->persistent);
+        cql_searcher_merge_tags(e->tags[i], w.searchers[i]);
+    }
     job_free(&job);
     worker_free(&w);
 }
@@ -598,6 +712,7 @@ typedef struct Slot {
     bool cancelled;         /* after a slot that overran: read again, never handed over */
     size_t bytes;           /* input it holds, for the ring's budget */
     SlotState state;
+    int nqueries;           /* of the run: each game job's */
 } Slot;
 
 typedef struct Ring {
@@ -618,7 +733,7 @@ typedef struct Ring {
     bool chunks;                 /* workers split the inputs (no range): games are numbered here */
     bool done;
     const CqlRun *run;
-    CqlSearcher *tags;           /* Emitter.tags: each worker adds what it saw, at its end */
+    CqlSearcher **tags;          /* Emitter.tags: each worker adds what it saw, at its end */
 } Ring;
 
 /* Input a worker splits at once: about 70 games of 900 bytes. Smaller
@@ -646,7 +761,7 @@ static GameJob *slot_game(Slot *s, size_t i)
     if (i == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 64;
         s->games = xrealloc(s->games, s->cap * sizeof *s->games);
-        for (size_t k = i; k < s->cap; k++) job_init(&s->games[k]);
+        for (size_t k = i; k < s->cap; k++) job_init(&s->games[k], s->nqueries);
     }
     return &s->games[i];
 }
@@ -730,7 +845,6 @@ static void number_split_slots(Ring *p)
 
 static void search_slot(Worker *w, const Ring *p, Slot *s)
 {
-    CqlRange wanted = cql_query_gamenumber(p->run->query);
     for (size_t i = 0; i < s->ngames; i++) {
         if (atomic_load_explicit(&p->run->cancelled, memory_order_relaxed)) return;   /* never handed over */
         GameJob *job = &s->games[i];
@@ -740,8 +854,7 @@ static void search_slot(Worker *w, const Ring *p, Slot *s)
             job->input = s->input;
             job->index = number - s->input_base;
         }
-        job->examined = in_gamenumber_range(wanted, cql_game_text_number(job->text));
-        if (job->examined) search_game(w, job);
+        search_game(w, job);
     }
 }
 
@@ -777,7 +890,7 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&p->work_ready, &p->mu);
         }
     }
-    cql_searcher_merge_tags(p->tags, w.searcher);
+    for (int i = 0; i < p->run->nqueries; i++) cql_searcher_merge_tags(p->tags[i], w.searchers[i]);
     pthread_mutex_unlock(&p->mu);
     worker_free(&w);
     return NULL;
@@ -788,13 +901,9 @@ static void emit_slot(Emitter *e, Slot *s)
 {
     deliver_messages(&s->leading, e->run->messages);
     if (s->cancelled) return;
-    CqlRange wanted = cql_query_gamenumber(e->run->query);
-    for (size_t i = 0; i < s->ngames; i++) {
-        if (wanted.set && cql_game_text_number(s->games[i].text) > wanted.max) e->past_range = true;
-        emit(e, &s->games[i]);
-    }
+    for (size_t i = 0; i < s->ngames; i++) emit(e, &s->games[i]);
     /* the text after the last game: reported when the run read on */
-    bool read_on = !run_stopped(e) && !(wanted.set && s->base + (long)s->ngames >= wanted.max);
+    bool read_on = !run_stopped(e) && s->base + (long)s->ngames < last_game_wanted(e);
     if (read_on) deliver_messages(&s->trailing, e->run->messages);
 }
 
@@ -811,7 +920,7 @@ typedef enum ReadNext { NEXT_CHUNK, NEXT_GAMES, NEXT_INPUT } ReadNext;
 static ReadOutcome read_slot(Emitter *e, Ring *p, Slot *s, ReadNext *next)
 {
     if (!p->chunks) {   /* a range: games read one by one, SLOT_GAMES at a time */
-        while (s->ngames < SLOT_GAMES && !emit_failed(e) && read_job(e, slot_game(s, s->ngames))) {
+        while (s->ngames < SLOT_GAMES && !run_stopped(e) && read_job(e, slot_game(s, s->ngames))) {
             s->bytes += s->games[s->ngames].text_bytes;
             s->ngames++;
         }
@@ -926,6 +1035,7 @@ static long run_threads(Emitter *e, long threads)
                    "(%s); the run goes on with %ld", started, threads, strerror(err), started);
     p.nslots = started * 2;   /* one being searched and one ready, per worker */
     p.slots = xcalloc((size_t)(p.nslots ? p.nslots : 1), sizeof *p.slots);
+    for (long i = 0; i < p.nslots; i++) p.slots[i].nqueries = e->run->nqueries;
     pthread_mutex_unlock(&p.mu);
     if (started == 0) {
         free(p.slots);
@@ -948,7 +1058,7 @@ static long run_threads(Emitter *e, long threads)
             text_in_ring -= head->bytes;
             emit_slot(e, head);
             pthread_mutex_lock(&p.mu);
-            if (head->overran && !run_stopped(e) && !emit_failed(e)) {
+            if (head->overran && !run_stopped(e)) {
                 CqlReader *r = e->run->inputs[head->input].reader;
                 text_in_ring -= read_again_after(&p, next_emit, r, &e->trailing);
                 input_left = true;
@@ -963,7 +1073,7 @@ static long run_threads(Emitter *e, long threads)
         if (input_left && may_read && tail->state == SLOT_EMPTY && p.next_read - next_emit < p.nslots &&
             (text_in_ring < RING_TEXT_BUDGET || p.next_read == next_emit)) {
             pthread_mutex_unlock(&p.mu);
-            ReadOutcome got = emit_failed(e) || run_stopped(e) ? READ_END : read_slot(e, &p, tail, &next);
+            ReadOutcome got = run_stopped(e) ? READ_END : read_slot(e, &p, tail, &next);
             pthread_mutex_lock(&p.mu);
             if (got == READ_FILLED) {
                 if (tail->split) p.last_chunk = p.next_read;
@@ -995,7 +1105,7 @@ static long run_threads(Emitter *e, long threads)
 /* }==== */
 
 /* The threads a run asks for: the setting, else one per core; one for a
- * query that must see the games in order. */
+ * query that must see the games in order (then for all of the run's). */
 static long threads_of(const CqlRun *r)
 {
     long n = r->settings.singlethreaded ? 1 : (long)r->settings.threads;
@@ -1003,7 +1113,31 @@ static long threads_of(const CqlRun *r)
         n = sysconf(_SC_NPROCESSORS_ONLN);
         if (n < 1) n = 1;
     }
-    return cql_query_in_order(r->query) ? 1 : n;
+    for (int i = 0; i < r->nqueries; i++)
+        if (cql_query_in_order(r->queries[i]->query)) n = 1;
+    return n;
+}
+
+/* Each distinct message kept by keep_message once, in order: the notes
+ * that several queries would give alike (a tag filter of the command
+ * line's, placed before each of them). */
+static void deliver_distinct(CqlText *kept, CqlMessages *m)
+{
+    CqlText seen = {NULL, 0, 0};
+    for (size_t at = 0; at < kept->len;) {
+        const char *record = kept->data + at;
+        size_t len = strlen(record + 1) + 2;
+        bool again = false;
+        for (size_t k = 0; k < seen.len && !again; k += strlen(seen.data + k + 1) + 2)
+            again = strcmp(seen.data + k, record) == 0;
+        if (!again) {
+            cql_text_append(&seen, record, len);
+            cql_deliver(m, (CqlSeverity)(record[0] - '0'), record + 1);
+        }
+        at += len;
+    }
+    cql_text_free(&seen);
+    cql_text_clear(kept);
 }
 
 void pipeline_run(CqlRun *r)
@@ -1011,26 +1145,43 @@ void pipeline_run(CqlRun *r)
     Emitter e;
     memset(&e, 0, sizeof e);
     e.run = r;
-    e.sorting = cql_query_sorts(r->query);
-    e.tags = cql_searcher_new(r->query);
+    e.queries = xcalloc((size_t)r->nqueries, sizeof *e.queries);
+    e.tags = xcalloc((size_t)r->nqueries, sizeof *e.tags);
+    for (int i = 0; i < r->nqueries; i++) {
+        e.queries[i].sorting = cql_query_sorts(r->queries[i]->query);
+        e.tags[i] = cql_searcher_new(r->queries[i]->query);
+    }
     long threads = threads_of(r);
-    e.totals.threads = threads <= 1 ? 0 : run_threads(&e, threads);
-    if (e.totals.threads == 0) {
+    long ran = threads <= 1 ? 0 : run_threads(&e, threads);
+    if (ran == 0) {
         run_single(&e);
-        e.totals.threads = 1;
+        ran = 1;
     }
     move_messages(&e.trailing, &e.carried);
     deliver_messages(&e.trailing, r->messages);
-    cql_text_free(&e.trailing);
-    cql_text_free(&e.carried);
     /* a tag filter that held in no game (its case differs ...): said when
      * every game was read */
-    if (!limit_reached(&e) && !emit_failed(&e)) cql_searcher_report_unmatched_tags(e.tags, r->messages);
-    cql_searcher_free(e.tags);
-    if (e.sorting) emit_sorted(&e);
+    for (int i = 0; i < r->nqueries; i++) {
+        if (limit_reached(&e, i) || e.queries[i].runtime_error || cancelled(&e) || query_cancelled(&e, i)) continue;
+        CqlMessages notes = {keep_message, &e.trailing, 0, 0};
+        cql_searcher_report_unmatched_tags(e.tags[i], &notes);
+    }
+    deliver_distinct(&e.trailing, r->messages);
+    for (int i = 0; i < r->nqueries; i++) {
+        cql_searcher_free(e.tags[i]);
+        if (e.queries[i].sorting) emit_sorted(&e, i);
+    }
     pipeline_close_inputs(r);
-    e.totals.cancelled = cancelled(&e);
-    r->stopped = e.runtime_error;
-    e.totals.error = r->stop_error.len ? r->stop_error.data : NULL;
-    r->totals = e.totals;
+    for (int i = 0; i < r->nqueries; i++) {
+        RunQuery *rq = r->queries[i];
+        rq->totals.threads = ran;
+        rq->totals.cancelled = cancelled(&e) || query_cancelled(&e, i);
+        rq->stopped = e.queries[i].runtime_error;
+        rq->totals.error = rq->stop_error.len ? rq->stop_error.data : NULL;
+        r->stopped |= rq->stopped;
+    }
+    cql_text_free(&e.trailing);
+    cql_text_free(&e.carried);
+    free(e.tags);
+    free(e.queries);
 }

@@ -17,6 +17,12 @@
  * With one thread everything runs on the calling thread, game by game. What
  * the caller is handed is the same for any number of threads.
  *
+ * A run of several queries reads, splits, parses and replays each game once
+ * (through a gate that lets through a game any of them may match) and
+ * searches it with each query that still wants games; each query's games,
+ * totals, limit, sort and stop are its own, as in a run of it alone. The
+ * run reads on until every query is done.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #ifndef CQL_LIB_PIPELINE_H
@@ -49,8 +55,21 @@ typedef struct RunInput {
     bool done;                  /* read, and closed */
 } RunInput;
 
-struct CqlRun {
+/* One query of a run, and what the run did for it. */
+typedef struct RunQuery {
     const CqlQuery *query;
+    atomic_bool finished;       /* its games no longer matter (its limit, its runtime error, its
+                                   game-number range, a cancel): searched no more */
+    atomic_bool cancelled;      /* cql_run_cancel_query */
+    bool stopped;               /* it stopped (a runtime error ...) */
+    CqlRunTotals totals;
+    CqlText stop_error;         /* totals.error's text */
+    CqlText persistent;         /* after a run on one thread */
+} RunQuery;
+
+struct CqlRun {
+    RunQuery **queries;         /* [0]: cql_run_new's, then cql_run_add_query's */
+    int nqueries, queries_cap;
     CqlMessages *messages;      /* NULL: standard error */
     Settings settings;          /* threads, limit, part ... (query/settings.def) */
     RunInput *inputs;
@@ -65,10 +84,7 @@ struct CqlRun {
     bool opened, open_failed, started;
     atomic_bool cancelled;
     bool read_failed;           /* an input could not be opened or read to its end */
-    bool stopped;               /* the query stopped the run */
-    CqlRunTotals totals;
-    CqlText stop_error;         /* totals.error's text */
-    CqlText persistent;         /* after a run on one thread */
+    bool stopped;               /* a query stopped */
 };
 
 /* Works out the line ranges of the inputs (the setting `part` makes the one

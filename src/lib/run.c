@@ -1,7 +1,7 @@
 /*
- * src/lib/run.c — runs in the library face: a run made from a compiled
- * query and the run's settings, its inputs and callbacks, started and
- * cancelled; the engine is pipeline.c.
+ * src/lib/run.c — runs in the library face: a run made from compiled
+ * queries (one, or several searched in one pass) and the run's settings,
+ * its inputs and callbacks, started and cancelled; the engine is pipeline.c.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -15,10 +15,10 @@ CqlRun *cql_run_new(const CqlQuery *q, const CqlSettings *settings, CqlMessages 
 {
     lib_init();
     CqlRun *r = xcalloc(1, sizeof *r);
-    r->query = q;
     r->messages = m;
     atomic_init(&r->cancelled, false);
     r->settings = settings ? *lib_settings(settings) : q->search.eval.run;
+    cql_run_add_query(r, q);
     return r;
 }
 
@@ -31,9 +31,33 @@ void cql_run_free(CqlRun *r)
         free(r->inputs[i].path);
     }
     free(r->inputs);
-    cql_text_free(&r->stop_error);
-    cql_text_free(&r->persistent);
+    for (int i = 0; i < r->nqueries; i++) {
+        cql_text_free(&r->queries[i]->stop_error);
+        cql_text_free(&r->queries[i]->persistent);
+        free(r->queries[i]);
+    }
+    free(r->queries);
     free(r);
+}
+
+int cql_run_add_query(CqlRun *r, const CqlQuery *q)
+{
+    if (r->started) return -1;
+    if (r->nqueries == r->queries_cap) {
+        r->queries_cap = r->queries_cap ? 2 * r->queries_cap : 4;
+        r->queries = xrealloc(r->queries, (size_t)r->queries_cap * sizeof *r->queries);
+    }
+    RunQuery *rq = xcalloc(1, sizeof *rq);
+    rq->query = q;
+    atomic_init(&rq->finished, false);
+    atomic_init(&rq->cancelled, false);
+    r->queries[r->nqueries] = rq;
+    return r->nqueries++;
+}
+
+int cql_run_query_count(const CqlRun *r)
+{
+    return r->nqueries;
 }
 
 static RunInput *add_input(CqlRun *r, const char *name)
@@ -107,17 +131,39 @@ CqlRunStatus cql_run_start(CqlRun *r)
     return r->stopped ? CQL_RUN_STOPPED : r->read_failed ? CQL_RUN_FAILED : CQL_RUN_DONE;
 }
 
+CqlRunStatus cql_run_query_status(const CqlRun *r, int query)
+{
+    if (query >= 0 && query < r->nqueries && r->queries[query]->stopped) return CQL_RUN_STOPPED;
+    return r->read_failed || r->open_failed || !r->started ? CQL_RUN_FAILED : CQL_RUN_DONE;
+}
+
 void cql_run_cancel(CqlRun *r)
 {
     atomic_store(&r->cancelled, true);
 }
 
+void cql_run_cancel_query(CqlRun *r, int query)
+{
+    if (query >= 0 && query < r->nqueries) atomic_store(&r->queries[query]->cancelled, true);
+}
+
 const CqlRunTotals *cql_run_totals(const CqlRun *r)
 {
-    return &r->totals;
+    return &r->queries[0]->totals;
+}
+
+const CqlRunTotals *cql_run_query_totals(const CqlRun *r, int query)
+{
+    return query >= 0 && query < r->nqueries ? &r->queries[query]->totals : NULL;
 }
 
 void cql_run_print_persistent(const CqlRun *r, CqlText *out)
 {
-    if (r->persistent.len) cql_text_append(out, r->persistent.data, r->persistent.len);
+    cql_run_query_print_persistent(r, 0, out);
+}
+
+void cql_run_query_print_persistent(const CqlRun *r, int query, CqlText *out)
+{
+    const CqlText *p = query >= 0 && query < r->nqueries ? &r->queries[query]->persistent : NULL;
+    if (p && p->len) cql_text_append(out, p->data, p->len);
 }
