@@ -22,6 +22,10 @@ _cql()
         o|output|similarposition)
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
+        queries|outdir)
+            # a directory (of query files; for the output files)
+            COMPREPLY=($(compgen -d -- "$cur"))
+            return ;;
         result)
             COMPREPLY=($(compgen -W '1-0 0-1 1/2-1/2' -- "$cur"))
             return ;;
@@ -38,7 +42,7 @@ _cql()
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$("$cmd" -help 2>/dev/null | sed -n 's/^  \(-[^ ,]*\)\(, \(-[^ ]*\)\)\{0,1\}.*/\1 \3/p')" -- "$cur"))
     else
-        # the query file
+        # the query files (several are searched in one pass)
         COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.cql' -- "$cur"))
     fi
 }

@@ -87,20 +87,20 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A directory's PGN files (*.pgn, also compressed), in name order. */
-static int add_directory(InputSet *in, const char *dir, CqlMessages *m)
+char **input_list_directory(const char *dir, const char *const *suffixes, size_t nsuffixes, const char *what,
+                            int *count, CqlMessages *m)
 {
     DIR *d = opendir(dir);
     if (!d) {
-        cql_report(m, CQL_ERROR, "cannot open input directory '%s': %s", dir, strerror(errno));
-        return -1;
+        cql_report(m, CQL_ERROR, "cannot open %s directory '%s': %s", what, dir, strerror(errno));
+        return NULL;
     }
-    char **names = NULL;
+    char **names = cli_calloc(1, sizeof *names);
     size_t n = 0;
     for (struct dirent *e; (e = readdir(d));) {
         if (e->d_name[0] == '.') continue;
-        for (size_t i = 0; i < sizeof pgn_suffixes / sizeof pgn_suffixes[0]; i++)
-            if (ends_with_nocase(e->d_name, pgn_suffixes[i])) {
+        for (size_t i = 0; i < nsuffixes; i++)
+            if (ends_with_nocase(e->d_name, suffixes[i])) {
                 names = cli_realloc(names, (n + 1) * sizeof *names);
                 names[n++] = cli_strdup(e->d_name);
                 break;
@@ -112,11 +112,25 @@ static int add_directory(InputSet *in, const char *dir, CqlMessages *m)
     for (size_t i = 0; i < n; i++) {
         CqlText path = {NULL, 0, 0};
         cql_text_printf(&path, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", names[i]);
-        add_file(in, path.data);
-        cql_text_free(&path);
         free(names[i]);
+        names[i] = path.data;
     }
-    free(names);
+    *count = (int)n;
+    return names;
+}
+
+/* A directory's PGN files (*.pgn, also compressed), in name order. */
+static int add_directory(InputSet *in, const char *dir, CqlMessages *m)
+{
+    int n;
+    char **paths = input_list_directory(dir, pgn_suffixes, sizeof pgn_suffixes / sizeof pgn_suffixes[0], "input",
+                                        &n, m);
+    if (!paths) return -1;
+    for (int i = 0; i < n; i++) {
+        add_file(in, paths[i]);
+        free(paths[i]);
+    }
+    free(paths);
     if (n == 0) {
         cql_report(m, CQL_ERROR, "the input directory '%s' has no PGN file (*.pgn, *.pgn.gz ...)", dir);
         return -1;

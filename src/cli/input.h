@@ -49,6 +49,13 @@ struct InputSet {
  * installed. Returns 0, or -1 after reporting. */
 int input_expand(InputSet *in, const char *const *given, int count, CqlMessages *m);
 
+/* The files of directory `dir` whose names end in one of the suffixes (in
+ * any case), hidden ones left out, as paths DIR/NAME in name order: an
+ * array of *count malloc'd paths (free each, and it). NULL after reporting
+ * that the directory cannot be read (`what`: "input", "query" ...). */
+char **input_list_directory(const char *dir, const char *const *suffixes, size_t nsuffixes, const char *what,
+                            int *count, CqlMessages *m);
+
 /* Adds the files to the run as its inputs. False after reporting. */
 bool input_add_to_run(InputSet *in, CqlRun *run, CqlMessages *m);
 

@@ -60,6 +60,10 @@ static const OptionSpec program_options[] = {
     {"input", "i", OPT_INPUT, F(inputs), NOMIN,
      "PGN file, directory or .gz/.bz2/.xz/.zst file; may repeat ('-' = stdin)"},
     {"output", "o", OPT_STRING, F(output), NOMIN, "PGN file to write ('-' = standard output)"},
+    {"queries", NULL, OPT_STRING, F(queries_dir), NOMIN,
+     "DIR: search with every *.cql file of DIR (in name order) too, in the same pass"},
+    {"outdir", NULL, OPT_STRING, F(outdir), NOMIN,
+     "DIR: write each query's output file in DIR (under the name it has without -outdir)"},
     {"cql", NULL, OPT_CQL, F(cql), NOMIN, "filters before the query file's body (or the body); may repeat"},
     {"player", NULL, OPT_TEXT, F(player), NOMIN, "S: only games where White or Black contains S"},
     {"white", NULL, OPT_TEXT, F(white), NOMIN, "S: only games where White contains S"},
@@ -508,6 +512,17 @@ static ExitCode check_together(const CliOptions *o, CqlMessages *m)
         cql_report(m, CQL_ERROR, "-guipgnstdout writes standard output: it takes no -o");
         return EXIT_USAGE;
     }
+    if (o->outdir && (o->output || o->gui_stdout)) {
+        cql_report(m, CQL_ERROR, "-outdir puts each query's output file in a directory: it takes no %s",
+                   o->output ? "-o" : "-guipgnstdout");
+        return EXIT_USAGE;
+    }
+    bool prints = o->parse || o->to_ascii || o->to_unicode || o->to_html || o->dump_orbit || o->translate;
+    if (prints && (o->query_count > 1 || o->queries_dir)) {
+        cql_report(m, CQL_ERROR, "-parse, -a, -u, -html, -translate and -dump-orbit print one query: give one "
+                   "query file");
+        return EXIT_USAGE;
+    }
     return EXIT_RAN;
 }
 
@@ -586,12 +601,15 @@ static ExitCode parse_arguments(int argc, char **argv, CliOptions *o, const char
         if (rc != EXIT_RAN) return rc;
     }
     if (o->help || o->version || o->hhdb_info) return EXIT_RAN;
-    if (i < argc) o->query_file = argv[i++];
-    if (i < argc) {
-        cql_report(m, CQL_ERROR, "unexpected argument '%s' after the query file '%s' "
-                   "(options come first, the query file last)", argv[i], o->query_file);
-        return EXIT_USAGE;
-    }
+    /* the query files: one, or several searched in one pass */
+    o->query_files = (const char *const *)argv + i;
+    o->query_count = argc - i;
+    for (int k = 1; k < o->query_count; k++)
+        if (o->query_files[k][0] == '-' && o->query_files[k][1] != '\0') {
+            cql_report(m, CQL_ERROR, "option '%s' after the query file '%s' (options come first, the query "
+                       "file last, or the query files)", o->query_files[k], o->query_files[0]);
+            return EXIT_USAGE;
+        }
     return check_together(o, m);
 }
 
@@ -602,8 +620,9 @@ void cli_print_version(FILE *out)
 
 void cli_print_usage(FILE *out)
 {
-    fputs("usage: cql [options] [query.cql]\n"
+    fputs("usage: cql [options] [query.cql] [more query files ...]\n"
           "       cql -i games.pgn -o hits.pgn query.cql\n"
+          "       cql -i games.pgn q1.cql q2.cql        (one pass: q1-out.pgn, q2-out.pgn)\n"
           "       cql -i games.pgn -cql 'mate'\n"
           "       cql -i games.pgn -player Kasparov      (the options alone are the query)\n",
           out);
@@ -633,6 +652,9 @@ void cli_print_help(FILE *out)
           "Without -o the output is <query-stem>-out.pgn in the current directory\n"
           "(cqldefault-out.pgn without a query file). The summary line is\n"
           "  N matches of M games in S seconds using T thread(s) to FILE\n"
+          "With several query files (or -queries DIR) each game is read once and\n"
+          "searched with every query; each query writes its own output file (as\n"
+          "alone, or under -outdir) and has its own summary line.\n"
           "Also accepted, as by CQL 6.2: the transforms -fliphorizontal -flipvertical\n"
           "-rotate90 -rotate45 -shifthorizontal -shiftvertical; -guipgnstdin and\n"
           "-guipgnstdout (standard input and output); and, without effect here, -gui\n"

@@ -41,7 +41,11 @@ typedef struct Range {
 typedef enum SummaryForm { SUMMARY_TEXT, SUMMARY_JSON } SummaryForm;
 
 typedef struct CliOptions {
-    const char *query_file;     /* last argument; NULL with -cql only */
+    const char *const *query_files;   /* the last arguments (in argv): one query file, or
+                                         several searched in one pass; none with -cql only */
+    int query_count;
+    const char *queries_dir;    /* -queries DIR: its *.cql files too */
+    const char *outdir;         /* -outdir DIR: where each query's output file goes */
     CqlSettings *settings;      /* the options that are settings of the run (src/query/settings.def:
                                    -variations, -threads, -limit ...), set by name */
     const char *cql[CLI_MAX_CQL];  /* -cql texts, in order */

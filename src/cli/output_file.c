@@ -28,7 +28,11 @@ enum { OUTPUT_BUFFER = 1 << 20 };
 
 /* ==== removing the temporary file when a signal ends the run ================ */
 
-static char *volatile pending_tmp_name;   /* read by the signal handler */
+/* The temporary files of the outputs open (a run of several queries has
+ * one each), read by the signal handler; changed only with the cleanup
+ * signals blocked. */
+static char **pending_tmp_names;
+static size_t pending_count, pending_cap;
 /* Every signal whose default action ends the process and that a handler
  * may catch, but those of a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL: the
  * sanitizers report them) and SIGKILL and SIGSTOP, which no handler sees:
@@ -43,10 +47,36 @@ enum { NCLEANUP = sizeof cleanup_signals / sizeof cleanup_signals[0] };
  * action, so that the shell sees 128+signal and a script loop stops. */
 static void remove_pending_and_die(int sig)
 {
-    char *name = pending_tmp_name;
-    if (name) unlink(name);
+    for (size_t i = 0; i < pending_count; i++)
+        if (pending_tmp_names[i]) unlink(pending_tmp_names[i]);
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+/* Adds or removes a temporary file of the pending ones (signals blocked). */
+static void add_pending(char *name)
+{
+    if (pending_count == pending_cap) {
+        size_t cap = pending_cap ? 2 * pending_cap : 4;
+        char **grown = cli_calloc(cap, sizeof *grown);
+        for (size_t i = 0; i < pending_count; i++) grown[i] = pending_tmp_names[i];
+        char **old = pending_tmp_names;
+        pending_tmp_names = grown;
+        pending_cap = cap;
+        free(old);
+    }
+    pending_tmp_names[pending_count] = name;
+    pending_count++;
+}
+
+static void remove_pending(const char *name)
+{
+    for (size_t i = 0; i < pending_count; i++)
+        if (pending_tmp_names[i] == name) {
+            pending_tmp_names[i] = pending_tmp_names[pending_count - 1];
+            pending_count--;
+            return;
+        }
 }
 
 static void install_cleanup_handlers(void)
@@ -101,10 +131,12 @@ static bool is_the_input(const struct stat *st, const OutputInputs *inputs)
     return false;
 }
 
-/* True when the query file is the same regular file as st. */
+/* True when a query file of the run is the same regular file as st. */
 static bool is_the_query(const struct stat *st, const OutputInputs *inputs)
 {
-    return inputs && inputs->query && is_the_file(st, inputs->query);
+    for (int i = 0; inputs && i < inputs->nqueries; i++)
+        if (inputs->queries[i] && is_the_file(st, inputs->queries[i])) return true;
+    return false;
 }
 
 static int report_open_error(OutputFile *o, CqlMessages *m, int err)
@@ -150,7 +182,7 @@ static int create_temporary(OutputFile *o, char *name, const struct stat *old)
     sigset_t saved;
     block_cleanup_signals(&saved);
     int fd = mkstemp(name);
-    if (fd >= 0) pending_tmp_name = name;
+    if (fd >= 0) add_pending(name);
     restore_signals(&saved);
     if (fd < 0) {
         int err = errno;
@@ -270,8 +302,51 @@ int output_open(OutputFile *o, const char *name, const OutputInputs *input, bool
         else o->final_name = target;
         if (err) return -1;
     }
-    o->buffer = cli_malloc(OUTPUT_BUFFER);
     return 0;
+}
+
+/* The file `name` is, by device and inode, when it exists; else the real
+ * path of its directory and its last component, in *path (malloc'd). */
+typedef struct FileIdentity {
+    bool exists;
+    dev_t dev;
+    ino_t ino;
+    char *path;
+} FileIdentity;
+
+static FileIdentity identify(const char *name)
+{
+    FileIdentity id = {false, 0, 0, NULL};
+    struct stat st;
+    int got = strcmp(name, "-") == 0 ? fstat(STDOUT_FILENO, &st) : stat(name, &st);
+    if (got == 0) {
+        id.exists = true;
+        id.dev = st.st_dev;
+        id.ino = st.st_ino;
+        return id;
+    }
+    const char *slash = strrchr(name, '/');
+    char *dir = slash ? cli_strdup(name) : NULL;
+    if (dir) dir[slash - name + (slash == name)] = '\0';   /* "/x" -> "/" */
+    char *real = realpath(dir ? dir : ".", NULL);
+    free(dir);
+    const char *base = slash ? slash + 1 : name;
+    size_t size = (real ? strlen(real) : 0) + strlen(base) + 2;
+    id.path = cli_malloc(size);
+    snprintf(id.path, size, "%s/%s", real ? real : "", base);
+    free(real);
+    return id;
+}
+
+bool output_same_file(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0) return true;
+    FileIdentity x = identify(a), y = identify(b);
+    bool same = x.exists ? y.exists && x.dev == y.dev && x.ino == y.ino
+                         : !y.exists && x.path && y.path && strcmp(x.path, y.path) == 0;
+    free(x.path);
+    free(y.path);
+    return same;
 }
 
 /* ==== writing =============================================================== */
@@ -293,6 +368,7 @@ static bool write_all(OutputFile *o, const char *p, size_t n)
 
 static bool flush(OutputFile *o)
 {
+    if (!o->buffer) return !o->error;
     bool ok = write_all(o, o->buffer, o->used);
     o->used = 0;
     return ok;
@@ -301,6 +377,7 @@ static bool flush(OutputFile *o)
 bool output_write(OutputFile *o, const void *data, size_t len)
 {
     if (o->error) return false;
+    if (!o->buffer) o->buffer = cli_malloc(OUTPUT_BUFFER);   /* at the first match: many queries match little */
     if (o->used + len > OUTPUT_BUFFER) {
         if (!flush(o)) return false;
         if (len >= OUTPUT_BUFFER) return write_all(o, data, len);
@@ -335,6 +412,7 @@ const char *output_display_name(const OutputFile *o)
  * and the message names it). */
 static int copy_into_place(OutputFile *o, CqlMessages *m, bool *damaged)
 {
+    if (!o->buffer) o->buffer = cli_malloc(OUTPUT_BUFFER);
     int out = open(o->name, O_WRONLY | O_CREAT, 0666);   /* through a dangling link: created */
     int in = open(o->tmp_name, O_RDONLY);
     struct stat old, new;
@@ -393,7 +471,7 @@ int output_close(OutputFile *o, bool ok, CqlMessages *m)
             ok = false;
         }
         if ((!ok || o->copy_back) && !keep_tmp) unlink(o->tmp_name);
-        pending_tmp_name = NULL;
+        remove_pending(o->tmp_name);
         restore_signals(&saved);
     }
     free(o->tmp_name);

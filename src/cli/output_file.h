@@ -16,7 +16,7 @@
  *     directory where cql may not create a file, or a dangling symlink's
  *     target is written to a temporary file (beside it, or in $TMPDIR) and
  *     copied into it when the run succeeds: until then it keeps its content.
- * An output that is the input or the query file (by any name: a link,
+ * An output that is the input or a query file (by any name: a link,
  * standard input) is refused. Every catchable signal that ends the process
  * (but a crash's) removes the temporary file before the process dies of the
  * signal. Writes are unbuffered by stdio: the first
@@ -47,7 +47,8 @@ typedef struct OutputFile {
 typedef struct OutputInputs {
     const char *const *names;
     int count;
-    const char *query;      /* the query file, or NULL */
+    const char *const *queries;   /* the query files (an entry may be NULL) */
+    int nqueries;
 } OutputInputs;
 
 /* Opens the output `name` for a run reading `inputs` (NULL when the input
@@ -67,6 +68,11 @@ int output_close(OutputFile *o, bool ok, CqlMessages *m);
 /* True when the games go to standard output ("-", /dev/stdout, or a name
  * for the same file or pipe): the summary and notes then go to stderr. */
 bool output_is_standard_output(const OutputFile *o);
+
+/* True when the output names a and b are the same file ("-" is standard
+ * output): the same name, the same existing file by any name, or the same
+ * new file in the same directory. */
+bool output_same_file(const char *a, const char *b);
 
 /* "standard output" or the file name, for messages. */
 const char *output_display_name(const OutputFile *o);

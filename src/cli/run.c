@@ -1,8 +1,9 @@
 /*
- * src/cli/run.c — one run of cql: the query compiled with the command line's
- * settings, the input and the output opened, the library's run over the
- * input (include/cql.h, CqlRun), whose games and matches this file prints
- * and writes, then the summary line.
+ * src/cli/run.c — one run of cql: the query (or each of several queries)
+ * compiled with the command line's settings, the input and the outputs
+ * opened, the library's run over the input (include/cql.h, CqlRun: one pass
+ * for all the queries), whose games and matches this file prints and
+ * writes, each query's to its own output, then a summary line per query.
  *
  * A run is a sequence of steps over one Run record, each returning an exit
  * status; whatever a step opened or allocated is in the record, and run()
@@ -20,34 +21,48 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli/html.h"
 #include "cli/input.h"
+#include "cli/memory.h"
 #include "cli/output_file.h"
 #include "cli/progress.h"
 #include "cli/terminal.h"
 
+/* One query of the run and its output. */
+typedef struct QueryRun {
+    const char *file;           /* the query file; NULL: the options alone are the query */
+    CqlQuery *query;
+    char *text;                 /* the query file's text (for -html) */
+    size_t len;
+    int index;                  /* in the library's run */
+    const char *output;         /* the output file ("-": standard output) */
+    char *output_made;          /* the output's name when made here (<query-stem>-out.pgn,
+                                   a name under -outdir) */
+    OutputFile out;
+    bool out_open;
+    bool ok;                    /* its output complete, after the run */
+    CqlText persistent;         /* persistent variables, printed after the summary */
+} QueryRun;
+
 typedef struct Run {
     const CliOptions *o;
     CqlMessages *m;
-    CqlQuery *query;
-    char *query_text;           /* the query file's text (for -html) */
-    size_t query_len;
+    QueryRun *queries;          /* the query files in order (those of -queries DIR last) */
+    int nqueries;
+    char **dir_files;           /* -queries DIR's files */
+    int ndir_files;
     char *fen_game;             /* -searchposition: the one-position game's text */
     FILE *fen_stream;           /* and the stream it is read from */
     const char *header_input;   /* cql(input F), when no -i is given */
     InputSet inputs;            /* the PGN files, directories, compressed files */
     bool inputs_ready;
-    const char *output;         /* the output file ("-": standard output) */
-    char *default_output;       /* <query-stem>-out.pgn, when output is that */
     CqlRun *run;                /* the library's run over the input */
-    OutputFile out;
-    bool out_open;
     FILE *notes;                /* where -showmatches and `message` print */
     Progress progress;
-    CqlText persistent;         /* persistent variables, printed after the summary */
 } Run;
 
 /* {==== the query ============================================================ */
@@ -112,16 +127,38 @@ static void option_filters(const CliOptions *o, CqlText *filters)
     }
 }
 
-/* Compiles the query: the file, or the command line's filters alone (a
+/* The query files: those given, then those of -queries DIR, in name
+ * order; none: the command line's filters alone are the query. */
+static ExitCode list_queries(Run *r)
+{
+    const CliOptions *o = r->o;
+    static const char *const query_suffix[] = {".cql"};
+    if (o->queries_dir) {
+        r->dir_files = input_list_directory(o->queries_dir, query_suffix, 1, "query", &r->ndir_files, r->m);
+        if (!r->dir_files) return EXIT_USAGE;
+        if (r->ndir_files == 0) {
+            cql_report(r->m, CQL_ERROR, "the query directory '%s' has no query file (*.cql)", o->queries_dir);
+            return EXIT_USAGE;
+        }
+    }
+    r->nqueries = o->query_count + r->ndir_files;
+    if (r->nqueries == 0) r->nqueries = 1;   /* the options alone */
+    r->queries = cli_calloc((size_t)r->nqueries, sizeof *r->queries);
+    for (int i = 0; i < o->query_count; i++) r->queries[i].file = o->query_files[i];
+    for (int i = 0; i < r->ndir_files; i++) r->queries[o->query_count + i].file = r->dir_files[i];
+    return EXIT_RAN;
+}
+
+/* Compiles a query: its file, or the command line's filters alone (a
  * body: `cql -i games.pgn -player Carlsen`; with none, every position, as
  * CQL 6.2's default query), or those placed before the file's body.
  * Printing the query stops short of the run: the orbits before the
  * transform pass, the tree and the text after it. */
-static ExitCode compile_query(Run *r)
+static ExitCode compile_query(Run *r, QueryRun *qr)
 {
     const CliOptions *o = r->o;
     CqlSettings *s = o->settings;   /* the command line's side of the search */
-    if (o->query_file && strcmp(o->query_file, "-") != 0) cql_settings_set_text(s, "queryfile", o->query_file);
+    cql_settings_set_text(s, "queryfile", qr->file && strcmp(qr->file, "-") != 0 ? qr->file : NULL);
     chunk_bytes_for_tests(s);
     CqlCompileStage stage = o->dump_orbit || o->translate ? CQL_COMPILE_PARSE
                             : o->parse || o->to_ascii || o->to_unicode || o->to_html ? CQL_COMPILE_EXPAND
@@ -129,35 +166,47 @@ static ExitCode compile_query(Run *r)
     CqlText filters = {NULL, 0, 0};   /* -cql texts and option filters, one per line */
     option_filters(o, &filters);
     ExitCode rc = EXIT_QUERY;
-    if (!o->query_file) {
+    if (!qr->file) {
         cql_settings_set_text(s, "name", "-cql");
         cql_settings_set_flag(s, "bodyonly", true);
         if (!filters.len) cql_text_printf(&filters, "true\n");
-        r->query = cql_compile(filters.data, filters.len, s, stage, r->m);
+        qr->query = cql_compile(filters.data, filters.len, s, stage, r->m);
     } else {
-        r->query_text = cql_read_query_file(o->query_file, &r->query_len, r->m);
+        qr->text = cql_read_query_file(qr->file, &qr->len, r->m);
         bool respelled = o->translate || o->to_ascii || o->to_unicode || o->dump_orbit;
-        if (r->query_text && respelled && cql_is_cql1(r->query_text, r->query_len)) {
+        if (qr->text && respelled && cql_is_cql1(qr->text, qr->len)) {
             /* a CQL 1.0 file is printed as its CQL 6 translation */
-            char *cql6 = cql_translate_cql1(r->query_text, r->query_len, o->query_file, r->m);
-            free(r->query_text);
-            r->query_text = cql6;
-            r->query_len = cql6 ? strlen(cql6) : 0;
+            char *cql6 = cql_translate_cql1(qr->text, qr->len, qr->file, r->m);
+            free(qr->text);
+            qr->text = cql6;
+            qr->len = cql6 ? strlen(cql6) : 0;
             if (!cql6) {
                 cql_text_free(&filters);
                 return EXIT_QUERY;
             }
         }
-        if (r->query_text) {
-            cql_settings_set_text(s, "name", o->query_file);
+        if (qr->text) {
+            cql_settings_set_text(s, "name", qr->file);
             cql_settings_set_text(s, "preamble", filters.len > 0 ? filters.data : NULL);
-            r->query = cql_compile(r->query_text, r->query_len, s, stage, r->m);
+            qr->query = cql_compile(qr->text, qr->len, s, stage, r->m);
         } else {
             rc = EXIT_USAGE;
         }
     }
     cql_text_free(&filters);
-    return r->query ? EXIT_RAN : rc;
+    return qr->query ? EXIT_RAN : rc;
+}
+
+/* Compiles every query, each error reported; the run goes on only when
+ * all of them compiled. */
+static ExitCode compile_queries(Run *r)
+{
+    ExitCode rc = EXIT_RAN;
+    for (int i = 0; i < r->nqueries; i++) {
+        ExitCode got = compile_query(r, &r->queries[i]);
+        if (got == EXIT_USAGE || (got != EXIT_RAN && rc == EXIT_RAN)) rc = got;
+    }
+    return rc;
 }
 
 /* --dump-orbit, -parse, -a, -u, -html, -translate: print the query and
@@ -166,8 +215,9 @@ static ExitCode compile_query(Run *r)
 static ExitCode print_query(Run *r)
 {
     const CliOptions *o = r->o;
+    const QueryRun *qr = &r->queries[0];   /* the one query (cli_parse) */
     if (o->to_html) {
-        if (r->query_text) html_write_query(o->query_file, r->query_text, r->query_len, stdout);
+        if (qr->text) html_write_query(qr->file, qr->text, qr->len, stdout);
         else {
             CqlText body = {NULL, 0, 0};
             for (int i = 0; i < o->cql_count; i++) cql_text_printf(&body, "%s\n", o->cql[i]);
@@ -177,7 +227,7 @@ static ExitCode print_query(Run *r)
         return EXIT_RAN;
     }
     CqlText text = {NULL, 0, 0};
-    cql_query_print(r->query, o->dump_orbit ? CQL_PRINT_ORBITS : o->parse ? CQL_PRINT_TREE
+    cql_query_print(qr->query, o->dump_orbit ? CQL_PRINT_ORBITS : o->parse ? CQL_PRINT_TREE
                               : o->to_unicode ? CQL_PRINT_UNICODE : CQL_PRINT_ASCII, &text);
     if (text.len) fwrite(text.data, 1, text.len, stdout);   /* all of it: a comment may hold a NUL byte */
     cql_text_free(&text);
@@ -187,6 +237,21 @@ static ExitCode print_query(Run *r)
 /* }==== */
 
 /* {==== input and output ===================================================== */
+
+/* A query's output as the summary line names it. */
+static const char *shown_output(const QueryRun *qr)
+{
+    return strcmp(qr->output, "-") == 0 ? "<stdout>" : qr->output;
+}
+
+/* True when a query's games go to standard output ("-"): the notes and
+ * the summary lines then go to standard error. */
+static bool games_on_standard_output(const Run *r)
+{
+    for (int i = 0; i < r->nqueries; i++)
+        if (strcmp(r->queries[i].output, "-") == 0) return true;
+    return false;
+}
 
 /* "dir/query.cql" -> "query-out.pgn", in the current directory as CQL 6.2
  * writes it */
@@ -203,9 +268,75 @@ static char *default_output_name(const char *query_file)
     return name.data;
 }
 
-/* The games: the input files (-i, else the header's input, else standard
+/* The input the queries' headers name (cql(input F)), when no -i is
+ * given: all that name one must name the same. */
+static ExitCode header_input(Run *r)
+{
+    const QueryRun *named = NULL;
+    for (int i = 0; i < r->nqueries; i++) {
+        const char *input = cql_query_input(r->queries[i].query);
+        if (!input) continue;
+        if (named && strcmp(input, r->header_input) != 0) {
+            cql_report(r->m, CQL_ERROR, "the queries name different inputs in their headers ('%s' in %s, '%s' "
+                       "in %s): give the input with -i", r->header_input, named->file, input, r->queries[i].file);
+            return EXIT_USAGE;
+        }
+        named = &r->queries[i];
+        r->header_input = input;
+    }
+    return EXIT_RAN;
+}
+
+/* Each query's output: -o, standard output with -guipgnstdout, its
+ * header's output, else <query-stem>-out.pgn; under -outdir DIR, DIR/ and
+ * the last part of that name. Two queries that would write the same file
+ * are refused. */
+static ExitCode output_names(Run *r)
+{
+    const CliOptions *o = r->o;
+    if (o->outdir) {
+        struct stat st;
+        if (stat(o->outdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            cql_report(r->m, CQL_ERROR, "-outdir '%s' is not a directory", o->outdir);
+            return EXIT_USAGE;
+        }
+    }
+    for (int i = 0; i < r->nqueries; i++) {
+        QueryRun *qr = &r->queries[i];
+        const char *header_output = cql_query_output(qr->query);
+        if (o->output || o->gui_stdout) qr->output = o->output ? o->output : "-";
+        else if (header_output) qr->output = header_output;
+        else qr->output = qr->output_made = default_output_name(qr->file);
+        if (o->outdir) {
+            const char *slash = strrchr(qr->output, '/');
+            size_t dl = strlen(o->outdir);
+            CqlText name = {NULL, 0, 0};
+            cql_text_printf(&name, "%s%s%s", o->outdir, dl && o->outdir[dl - 1] == '/' ? "" : "/",
+                            slash ? slash + 1 : qr->output);
+            free(qr->output_made);
+            qr->output = qr->output_made = name.data;
+        }
+    }
+    for (int i = 0; i < r->nqueries; i++)
+        for (int k = 0; k < i; k++) {
+            if (!output_same_file(r->queries[k].output, r->queries[i].output)) continue;
+            const char *shown = strcmp(r->queries[i].output, "-") == 0 ? "<stdout>" : r->queries[i].output;
+            if (o->output || o->gui_stdout)
+                cql_report(r->m, CQL_ERROR, "%s names one output for all the queries: give each query its own "
+                           "with -outdir DIR (or an output in its header)", o->output ? "-o" : "-guipgnstdout");
+            else
+                cql_report(r->m, CQL_ERROR, "the queries %s and %s would both write %s%s%s: give them outputs "
+                           "of their own (-outdir DIR, or an output in the header)", r->queries[k].file,
+                           r->queries[i].file, strcmp(shown, r->queries[k].output) == 0 ? "'" : "the same file, '",
+                           shown, "'");
+            return EXIT_USAGE;
+        }
+    return EXIT_RAN;
+}
+
+/* The games: the input files (-i, else the headers' input, else standard
  * input with -guipgnstdin), or with -searchposition one game holding that
- * position; and the output's name. */
+ * position; and the outputs' names. */
 static ExitCode open_input(Run *r)
 {
     const CliOptions *o = r->o;
@@ -223,7 +354,7 @@ static ExitCode open_input(Run *r)
         r->fen_stream = fmemopen(r->fen_game, game.len, "rb");
     } else {
         static const char *const standard_input[] = {"-"};
-        r->header_input = cql_query_input(r->query);
+        if (!o->input_count && header_input(r) != EXIT_RAN) return EXIT_USAGE;
         const char *const *names = o->inputs;
         int count = o->input_count;
         static const char *const hhdb_vi[] = {"hhdbvi.pgn"}, *const hhdb_vii[] = {"hhdbvii.pgn"};
@@ -238,10 +369,7 @@ static ExitCode open_input(Run *r)
         r->inputs_ready = true;
         if (input_expand(&r->inputs, names, count, r->m) != 0) return EXIT_USAGE;
     }
-    const char *header_output = cql_query_output(r->query);
-    r->output = o->output ? o->output : o->gui_stdout ? "-" : header_output ? header_output
-                : (r->default_output = default_output_name(o->query_file));
-    return EXIT_RAN;
+    return output_names(r);
 }
 
 /* `lastgamenumber`: the games of the input counted before the first one is
@@ -249,7 +377,9 @@ static ExitCode open_input(Run *r)
  * text, with its three lines on standard output (cql62-remaining.md §12). */
 static ExitCode count_games(Run *r)
 {
-    if (!cql_query_needs_game_count(r->query)) return EXIT_RAN;
+    bool needed = false;
+    for (int i = 0; i < r->nqueries; i++) needed |= cql_query_needs_game_count(r->queries[i].query);
+    if (!needed) return EXIT_RAN;
     static const char pattern[] = "[White ";
     const size_t plen = sizeof pattern - 1;
     long count = 0;
@@ -287,11 +417,15 @@ static ExitCode count_games(Run *r)
         return EXIT_QUERY;
     }
     printf("Detected estimated %ld games in the file: %s (Number may not be accurate)\n", count, name);
-    CqlRange wanted = cql_query_gamenumber(r->query);
-    if (wanted.set && count > wanted.max)
-        printf("Due to CQL header gamenumber, using lastgamenumber value of: %ld\n", wanted.max);
+    for (int i = 0; i < r->nqueries; i++) {
+        CqlQuery *q = r->queries[i].query;
+        if (!cql_query_needs_game_count(q)) continue;
+        CqlRange wanted = cql_query_gamenumber(q);
+        if (wanted.set && count > wanted.max)
+            printf("Due to CQL header gamenumber, using lastgamenumber value of: %ld\n", wanted.max);
+        cql_query_set_game_count(q, count);
+    }
     fflush(stdout);
-    cql_query_set_game_count(r->query, count);
     return EXIT_RAN;
 }
 
@@ -299,16 +433,20 @@ static ExitCode count_games(Run *r)
  * what CQL 6.2 prints about them, beside the summary line. */
 static ExitCode read_query_files(Run *r)
 {
-    if (!cql_query_reads_files(r->query)) return EXIT_RAN;
-    CqlText printed = {NULL, 0, 0};
-    bool ok = cql_query_read_files(r->query, &printed, r->m);
-    if (printed.len) {
-        FILE *notes = strcmp(r->output, "-") == 0 ? stderr : stdout;
-        terminal_write(notes, printed.data, printed.len);
-        fflush(notes);
+    for (int i = 0; i < r->nqueries; i++) {
+        QueryRun *qr = &r->queries[i];
+        if (!cql_query_reads_files(qr->query)) continue;
+        CqlText printed = {NULL, 0, 0};
+        bool ok = cql_query_read_files(qr->query, &printed, r->m);
+        if (printed.len) {
+            FILE *notes = games_on_standard_output(r) ? stderr : stdout;
+            terminal_write(notes, printed.data, printed.len);
+            fflush(notes);
+        }
+        cql_text_free(&printed);
+        if (!ok) return EXIT_USAGE;
     }
-    cql_text_free(&printed);
-    return ok ? EXIT_RAN : EXIT_USAGE;
+    return EXIT_RAN;
 }
 
 /* -dryrun: what the run would do, on standard error; nothing is read or written. */
@@ -316,10 +454,18 @@ static ExitCode dry_run(Run *r)
 {
     uint64_t bytes = 0;
     for (int i = 0; i < r->inputs.count; i++) bytes += r->inputs.files[i].size;
-    fprintf(stderr, "cql: the query compiled; %d input file%s (%llu bytes on disk) would be read and the "
-            "matching games written to %s\n", r->fen_stream ? 1 : r->inputs.count,
-            r->fen_stream || r->inputs.count == 1 ? "" : "s", (unsigned long long)bytes,
-            strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
+    int files = r->fen_stream ? 1 : r->inputs.count;
+    if (r->nqueries == 1) {
+        fprintf(stderr, "cql: the query compiled; %d input file%s (%llu bytes on disk) would be read and the "
+                "matching games written to %s\n", files, files == 1 ? "" : "s", (unsigned long long)bytes,
+                shown_output(&r->queries[0]));
+    } else {
+        fprintf(stderr, "cql: the %d queries compiled; %d input file%s (%llu bytes on disk) would be read once "
+                "and the matching games of each query written to its output:\n", r->nqueries, files,
+                files == 1 ? "" : "s", (unsigned long long)bytes);
+        for (int i = 0; i < r->nqueries; i++)
+            fprintf(stderr, "  %s -> %s\n", r->queries[i].file, shown_output(&r->queries[i]));
+    }
     for (int i = 0; i < r->inputs.count; i++)
         fprintf(stderr, "  %s%s%s\n", r->inputs.files[i].path, r->inputs.files[i].decompressor ? " via " : "",
                 r->inputs.files[i].decompressor ? r->inputs.files[i].decompressor : "");
@@ -359,20 +505,25 @@ static void json_string(FILE *fp, const char *s)
     fputc('"', fp);
 }
 
-/* -summary json: the summary for a program that adds up the parts of a run. */
-static void print_json_summary(FILE *fp, const Run *r, const CqlRunTotals *t, double secs)
+/* -summary json: the summary for a program that adds up the parts of a
+ * run; with several queries it names its query. */
+static void print_json_summary(FILE *fp, const Run *r, const QueryRun *qr, const CqlRunTotals *t, double secs)
 {
     fprintf(fp, "{\"matches\": %ld, \"games\": %ld, \"pgn_errors\": %ld, \"seconds\": %.3f, \"threads\": %ld, "
             "\"output\": ", t->matches, t->games, t->pgn_errors, secs, t->threads);
-    json_string(fp, strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
+    json_string(fp, shown_output(qr));
+    if (r->nqueries > 1) {
+        fputs(", \"query\": ", fp);
+        json_string(fp, qr->file);
+    }
     fprintf(fp, ", \"limit_reached\": %s", t->limit_reached ? "true" : "false");
     long long k, n;
     if (cql_settings_pair(r->o->settings, "part", &k, &n)) fprintf(fp, ", \"part\": %lld, \"parts\": %lld", k, n);
     fputs("}\n", fp);
 }
 
-/* What the run hands over for each game: what the query printed, a runtime
- * error, -showmatches's <N>. */
+/* What the run hands over for each game and query: what the query
+ * printed, a runtime error, -showmatches's <N>. */
 static void on_game(void *ctx, CqlRun *run, const CqlRunGame *g)
 {
     (void)run;
@@ -382,11 +533,13 @@ static void on_game(void *ctx, CqlRun *run, const CqlRunGame *g)
     if (g->matched && r->o->showmatches) fprintf(r->notes, "<%ld>\n", g->number);
 }
 
-/* A matching game goes to the output; the first failed write stops the run. */
+/* A matching game goes to its query's output; the first failed write
+ * stops that query. */
 static void on_match(void *ctx, CqlRun *run, const CqlRunGame *g)
 {
     Run *r = ctx;
-    if (!output_write(&r->out, g->pgn, g->pgn_len)) cql_run_cancel(run);
+    QueryRun *qr = &r->queries[g->query];
+    if (!output_write(&qr->out, g->pgn, g->pgn_len)) cql_run_cancel_query(run, g->query);
 }
 
 static void on_progress(void *ctx, const CqlRunProgress *p)
@@ -395,33 +548,88 @@ static void on_progress(void *ctx, const CqlRunProgress *p)
     progress_update(&r->progress, p->games, p->matches, p->bytes);
 }
 
-/* The run made, its inputs checked and the first opened, then the output
+/* The run made, its inputs checked and the first opened, then the outputs
  * opened (none when an input cannot be read). */
 static ExitCode open_run(Run *r)
 {
-    r->run = cql_run_new(r->query, r->o->settings, r->m);
+    r->run = cql_run_new(r->queries[0].query, r->o->settings, r->m);
+    for (int i = 1; i < r->nqueries; i++) r->queries[i].index = cql_run_add_query(r->run, r->queries[i].query);
     if (r->fen_stream) cql_run_add_stream(r->run, r->fen_stream, "-searchposition");
     else if (!input_add_to_run(&r->inputs, r->run, r->m)) return EXIT_USAGE;
     if (!cql_run_open(r->run)) {
         input_finish(&r->inputs, r->m);
         return EXIT_USAGE;
     }
-    const char **names = NULL;
-    OutputInputs inputs = {NULL, 0, r->o->query_file};
-    if (!r->fen_stream) {
-        names = malloc((size_t)r->inputs.count * sizeof *names);
-        for (int i = 0; names && i < r->inputs.count; i++) names[i] = r->inputs.files[i].path;
-        inputs = (OutputInputs){names, names ? r->inputs.count : 0, r->o->query_file};
+    const char **names = cli_calloc((size_t)r->inputs.count + 1, sizeof *names);
+    const char **files = cli_calloc((size_t)r->nqueries, sizeof *files);
+    for (int i = 0; !r->fen_stream && i < r->inputs.count; i++) names[i] = r->inputs.files[i].path;
+    for (int i = 0; i < r->nqueries; i++) files[i] = r->queries[i].file;
+    OutputInputs inputs = {names, r->fen_stream ? 0 : r->inputs.count, files, r->nqueries};
+    ExitCode rc = EXIT_RAN;
+    for (int i = 0; i < r->nqueries && rc == EXIT_RAN; i++) {
+        QueryRun *qr = &r->queries[i];
+        if (output_open(&qr->out, qr->output, &inputs, r->o->noclobber, r->m) != 0) rc = EXIT_USAGE;
+        else qr->out_open = true;
     }
-    int failed = output_open(&r->out, r->output, &inputs, r->o->noclobber, r->m);
     free(names);
-    if (failed) return EXIT_USAGE;
-    r->out_open = true;
+    free(files);
+    return rc;
+}
+
+/* The PGN errors of the input, said once, or once per count where the
+ * queries examined different games. */
+static void report_pgn_errors(const Run *r)
+{
+    long said_errors = -1, said_games = -1;
+    for (int i = 0; i < r->nqueries; i++) {
+        const CqlRunTotals *t = cql_run_query_totals(r->run, r->queries[i].index);
+        if (!t->pgn_errors || (t->pgn_errors == said_errors && t->games == said_games)) continue;
+        cql_report(r->m, CQL_WARNING, "%ld of %ld games had PGN errors (see the messages above)", t->pgn_errors,
+                   t->games);
+        said_errors = t->pgn_errors;
+        said_games = t->games;
+    }
+}
+
+/* A query's summary: `N matches of M games in S seconds using T threads
+ * to FILE`, its persistent variables, its JSON line, the limit's note;
+ * or why its output was not written. EXIT_USAGE when it was not. */
+static ExitCode summarize(Run *r, QueryRun *qr, bool ok, FILE *summary, double secs)
+{
+    const CliOptions *o = r->o;
+    const CqlRunTotals *t = cql_run_query_totals(r->run, qr->index);
+    const char *label = r->nqueries > 1 ? qr->file : NULL;   /* which query a message is about */
+    if (t->stopped_at) {   /* a run of several queries: the others went on */
+        cql_report(r->m, CQL_ERROR, "%s stopped at game %ld; %s", label, t->stopped_at,
+                   strcmp(qr->output, "-") == 0 ? "its output is incomplete" : "its output file was not written");
+        return EXIT_QUERY;
+    }
+    if (!ok) {
+        /* no summary line: tools that read it must not take the run for a success */
+        cql_report(r->m, CQL_ERROR, "%s%sthe run stopped after %ld games; %s", label ? label : "", label ? ": " : "",
+                   t->games, strcmp(qr->output, "-") == 0 ? "the output is incomplete" : "the output file was not written");
+        return EXIT_USAGE;
+    }
+    /* "1 matches of 1 games": always plural, as CQL 6.2 writes it, for the
+     * tools that parse this line */
+    fprintf(summary, "%ld matches of %ld games in ", t->matches, t->games);
+    print_seconds(summary, secs);
+    fprintf(summary, " seconds using %ld thread%s to %s", t->threads, t->threads == 1 ? "" : "s", shown_output(qr));
+    long long k, n;
+    if (cql_settings_pair(o->settings, "part", &k, &n)) fprintf(summary, " (part %lld/%lld)", k, n);
+    fputc('\n', summary);
+    cql_run_query_print_persistent(r->run, qr->index, &qr->persistent);
+    if (qr->persistent.len) terminal_write(summary, qr->persistent.data, qr->persistent.len);
+    if (o->summary == SUMMARY_JSON) print_json_summary(summary, r, qr, t, secs);
+    fflush(summary);
+    if (t->limit_reached)
+        cql_report(r->m, CQL_NOTE, "%s%sstopped after %ld matching games (-limit %lld)", label ? label : "",
+                   label ? ": " : "", t->matches, cql_settings_number(o->settings, "limit"));
     return EXIT_RAN;
 }
 
-/* The run, then `N matches of M games in S seconds using T threads to
- * FILE` (on standard error when the games go to standard output). */
+/* The run, then a summary line per query (on standard error when games go
+ * to standard output). */
 static ExitCode search_games(Run *r)
 {
     const CliOptions *o = r->o;
@@ -429,7 +637,8 @@ static ExitCode search_games(Run *r)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     ExitCode rc = open_run(r);
     if (rc != EXIT_RAN) return rc;
-    bool games_on_stdout = output_is_standard_output(&r->out);
+    bool games_on_stdout = false;
+    for (int i = 0; i < r->nqueries; i++) games_on_stdout |= output_is_standard_output(&r->queries[i].out);
     r->notes = games_on_stdout ? stderr : stdout;
     bool live = !o->nooutputstatus && isatty(STDERR_FILENO);
     progress_start(&r->progress, stderr, live, o->progress && !o->nooutputstatus,
@@ -437,47 +646,33 @@ static ExitCode search_games(Run *r)
     cql_run_on_game(r->run, on_game, r);
     cql_run_on_match(r->run, on_match, r, false);
     cql_run_on_progress(r->run, on_progress, r);
-    CqlRunStatus status = cql_run_start(r->run);
-    const CqlRunTotals *t = cql_run_totals(r->run);
-    cql_run_print_persistent(r->run, &r->persistent);
+    cql_run_start(r->run);
     progress_end(&r->progress);
-    bool read_failed = status == CQL_RUN_FAILED;
-    if (!input_finish(&r->inputs, r->m)) read_failed = true;
-    r->out_open = false;
-    bool ok = output_close(&r->out, !read_failed && status != CQL_RUN_STOPPED, r->m) == 0;
-    if (status == CQL_RUN_STOPPED) {
+    bool input_ok = input_finish(&r->inputs, r->m);
+    bool any_stopped = false;
+    for (int i = 0; i < r->nqueries; i++) {
+        QueryRun *qr = &r->queries[i];
+        CqlRunStatus status = cql_run_query_status(r->run, qr->index);
+        any_stopped |= status == CQL_RUN_STOPPED;
+        qr->out_open = false;
+        qr->ok = output_close(&qr->out, input_ok && status == CQL_RUN_DONE, r->m) == 0;
+    }
+    if (r->nqueries == 1 && any_stopped) {
         fflush(stdout);
         return EXIT_QUERY;   /* as CQL 6.2: the message printed, no summary, no output */
     }
 
     double secs = seconds_since(&t0);
     FILE *summary = games_on_stdout ? stderr : stdout;
-    if (t->pgn_errors)
-        cql_report(r->m, CQL_WARNING, "%ld of %ld games had PGN errors (see the messages above)", t->pgn_errors,
-                   t->games);
-    if (!ok) {
-        /* no summary line: tools that read it must not take the run for a success */
-        cql_report(r->m, CQL_ERROR, "the run stopped after %ld games; %s", t->games,
-                   strcmp(r->output, "-") == 0 ? "the output is incomplete" : "the output file was not written");
-        return EXIT_USAGE;
+    report_pgn_errors(r);
+    bool pgn_errors = false;
+    for (int i = 0; i < r->nqueries; i++) {
+        ExitCode got = summarize(r, &r->queries[i], r->queries[i].ok, summary, secs);
+        if (got == EXIT_USAGE || (got == EXIT_QUERY && rc == EXIT_RAN)) rc = got;
+        pgn_errors |= cql_run_query_totals(r->run, r->queries[i].index)->pgn_errors > 0;
     }
-    /* "1 matches of 1 games": always plural, as CQL 6.2 writes it, for the
-     * tools that parse this line */
-    fprintf(summary, "%ld matches of %ld games in ", t->matches, t->games);
-    print_seconds(summary, secs);
-    fprintf(summary, " seconds using %ld thread%s to %s", t->threads, t->threads == 1 ? "" : "s",
-            strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
-    long long k, n;
-    if (cql_settings_pair(o->settings, "part", &k, &n)) fprintf(summary, " (part %lld/%lld)", k, n);
-    fputc('\n', summary);
-    if (r->persistent.len) terminal_write(summary, r->persistent.data, r->persistent.len);
-    if (o->summary == SUMMARY_JSON) print_json_summary(summary, r, t, secs);
-    fflush(summary);
-    if (t->limit_reached)
-        cql_report(r->m, CQL_NOTE, "stopped after %ld matching games (-limit %lld)", t->matches,
-                   cql_settings_number(o->settings, "limit"));
-    if (o->strict && t->pgn_errors) return EXIT_PGN_STRICT;
-    return EXIT_RAN;
+    if (rc == EXIT_RAN && o->strict && pgn_errors) return EXIT_PGN_STRICT;
+    return rc;
 }
 
 /* }==== */
@@ -485,7 +680,9 @@ static ExitCode search_games(Run *r)
 static ExitCode run_steps(Run *r)
 {
     const CliOptions *o = r->o;
-    ExitCode rc = compile_query(r);
+    ExitCode rc = list_queries(r);
+    if (rc != EXIT_RAN) return rc;
+    rc = compile_queries(r);
     if (rc != EXIT_RAN) return rc;
     if (o->dump_orbit || o->translate || o->parse || o->to_ascii || o->to_unicode || o->to_html) return print_query(r);
     rc = open_input(r);
@@ -501,15 +698,22 @@ static ExitCode run_steps(Run *r)
 /* Everything a run may hold, released whichever step it stopped at. */
 static void run_free(Run *r)
 {
-    if (r->out_open) output_close(&r->out, false, r->m);
+    for (int i = 0; i < r->nqueries; i++)
+        if (r->queries[i].out_open) output_close(&r->queries[i].out, false, r->m);
     cql_run_free(r->run);
     if (r->inputs_ready) input_free(&r->inputs);
     if (r->fen_stream) fclose(r->fen_stream);
     free(r->fen_game);
-    free(r->default_output);
-    free(r->query_text);
-    cql_text_free(&r->persistent);
-    cql_query_free(r->query);
+    for (int i = 0; i < r->nqueries; i++) {
+        QueryRun *qr = &r->queries[i];
+        free(qr->output_made);
+        free(qr->text);
+        cql_text_free(&qr->persistent);
+        cql_query_free(qr->query);
+    }
+    free(r->queries);
+    for (int i = 0; i < r->ndir_files; i++) free(r->dir_files[i]);
+    free(r->dir_files);
 }
 
 ExitCode run(const CliOptions *o, CqlMessages *m)
