@@ -19,12 +19,15 @@
 #               one's (so 2.00 = twice as fast), both measured in this run
 # With pgn-extract installed, its `-r` (read and check every game) is timed
 # too, and Ka1, check, mate and Q attacks k are given as fractions of it.
+# The first ten queries in one pass (issue 32) against the replay plus each
+# query's own work.
 # Then the 2-thread speed-up, the main thread's share of the instructions on
 # two threads, and the peak RSS at 10k, 100k and 1M games.
 #
 # Usage: sh scripts/bench.sh build/MODE
 # Environment: RUNS=N, INSTR=0 (no callgrind), RSS=0 (no RSS corpora), BIG=0
-# (RSS at 10k and 100k only), BASE=cql binary to compare with.
+# (RSS at 10k and 100k only), BASE=cql binary to compare with,
+# ONLY=multiquery (the replay and the ten queries in one pass alone).
 # This is a benchmark, not a test: it never fails on a slow machine.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -eu
@@ -131,11 +134,13 @@ REF_CPU=$(awk '{ print $1 }' "$DIR/m-replay.txt")
 REF_WALL=$(awk '{ print $2 }' "$DIR/m-replay.txt")
 ir=""
 if [ "$INSTR" = 1 ]; then ir=$(instructions "$REPLAY" -q "$ENGINE"); fi
+REF_IR=$ir
 row "replay (read + replay, no query)" "$DIR/m-replay.txt" "$ir" ""
 
 # issue 16's yardstick: pgn-extract reading and checking every game (-r),
 # where it is installed (Debian package pgn-extract)
 PGNX=$(command -v pgn-extract || ls /usr/games/pgn-extract 2>/dev/null || true)
+if [ -n "${ONLY:-}" ]; then PGNX=""; fi
 if [ -n "$PGNX" ]; then
     measure "$DIR/m-pgnx.txt" "$PGNX" -r -s "$CORPUS"
     PGNX_CPU=$(awk '{ print $1 }' "$DIR/m-pgnx.txt")
@@ -161,12 +166,75 @@ query() {
     row "$1" "$DIR/m$n.txt" "$ir" "$basef"
 }
 
+# issue 32: the first ten queries of the list below in one pass (one
+# thread), against CPU(one pass) <= 1.1 x (R + sum of (Qi - R)): R the
+# replay row above, Qi each query alone; the pass and the single runs
+# write their matches to files alike, and their outputs must be the same
+multiquery() {
+    mq=$DIR/multiquery
+    rm -rf "$mq"
+    mkdir -p "$mq/queries" "$mq/single" "$mq/pass"
+    i=0
+    while IFS= read -r body; do
+        i=$((i + 1))
+        printf 'cql()\n%s\n' "$body" >"$mq/queries/$(printf 'q%02d' $i).cql"
+    done <<'TEN'
+true
+Ka1
+check
+mate
+Q attacks k
+pin
+flip {ray (R q k)}
+shift flip {Ka1 kc1}
+echo (s t) {s & t == . s < t}
+legal -- == 0
+TEN
+    for f in "$mq"/queries/*.cql; do
+        name=$(basename "$f" .cql)
+        measure "$mq/m-$name.txt" "$CQL" -threads 1 -i "$CORPUS" -o "$mq/single/$name-out.pgn" "$f"
+    done
+    measure "$mq/m-pass.txt" "$CQL" -threads 1 -i "$CORPUS" -outdir "$mq/pass" "$mq"/queries/*.cql
+    same=identical
+    for f in "$mq"/single/*.pgn; do
+        cmp -s "$f" "$mq/pass/$(basename "$f")" || same="DIFFERENT from the single runs'"
+    done
+    cat "$mq"/m-q*.txt | awk -v r="$REF_CPU" -v pass="$(awk '{ print $1 }' "$mq/m-pass.txt")" -v same="$same" '
+        { q += $1; n++ }
+        END {
+            own = r + q - n * r
+            printf "%-36s %8.3f CPU s, outputs %s\n", "ten queries in one pass (1 thread)", pass, same
+            printf "%-36s %8.3f CPU s (the ten alone: %.3f; R %.3f)\n", "R + sum(Qi - R)", own, q, r
+            printf "%-36s %8.2f (target: at most 1.10)\n", "one pass / (R + sum(Qi - R))", (own > 0 ? pass / own : 0)
+        }'
+    # the same with instructions (callgrind, on the 2,000 games): exact
+    if [ "$INSTR" = 1 ]; then
+        for f in "$mq"/queries/*.cql; do
+            instructions "$CQL" -threads 1 -i "$ENGINE" -o "$mq/single/i.pgn" "$f"
+        done >"$mq/i-single.txt"
+        pass_ir=$(instructions "$CQL" -threads 1 -i "$ENGINE" -outdir "$mq/pass" "$mq"/queries/*.cql)
+        awk -v r="$REF_IR" -v pass="$pass_ir" -v sp="$small_plies" '
+            { q += $1; n++ }
+            END {
+                own = r + q - n * r
+                printf "%-36s %8.0f Ir/ply in one pass, %.0f for R + sum(Qi - R) (the ten alone: %.0f): %.2f\n",
+                       "instructions, ten queries", pass / sp, own / sp, q / sp, (own > 0 ? pass / own : 0)
+            }' "$mq/i-single.txt"
+    fi
+}
+if [ "${ONLY:-}" = multiquery ]; then
+    multiquery
+    exit 0
+fi
+
 for q in 'true' 'Ka1' 'check' 'mate' 'Q attacks k' 'pin' 'flip {ray (R q k)}' \
          'shift flip {Ka1 kc1}' 'echo (s t) {s & t == . s < t}' 'legal -- == 0' \
          'find mate' 'move promote N' '#[Aa] <= 5' 'result 1-0' 'player white "Stockfish"' \
          'flipcolor {Ka1 check}' 'player black "Carlsen" check'; do
     query "$q" 1 "$q"
 done
+
+multiquery
 
 # issue 16's target: Ka1, check, mate and Q attacks k each at most 0.10 of
 # pgn-extract -r's CPU time on the same corpus
