@@ -209,6 +209,13 @@ expect_grep "an option after the query files, the message" "$T/err" "option '-th
 printf 'cql()\nmate(\n' >bad2.cql
 expect_rc "a query with an error: nothing run" 1 "$CQL" -i "$ENGINE" -outdir sub a.cql bad2.cql
 expect_grep "a query with an error: its message" "$T/err" "^bad2.cql:"
+printf 'cql(input %s)\ncheck\n' "$ENGINE" >in1.cql
+printf 'cql(input %s)\nmate\n' "$ENGINE" >in2.cql
+printf 'cql(input other.pgn)\nmate\n' >in3.cql
+expect_rc "the headers' input, the same in each" 0 "$CQL" -outdir sub in1.cql in2.cql a.cql
+expect_eq "the headers' input: read" "$(grep -c ' matches of 2000 games' "$T/out")" 3
+expect_rc "the headers' inputs differ" 2 "$CQL" -outdir sub in1.cql in3.cql
+expect_grep "the headers' inputs differ: the message" "$T/err" "the queries name different inputs in their headers"
 expect_rc "-dryrun of two queries" 0 "$CQL" -dryrun -i "$ENGINE" -outdir sub a.cql h1.cql
 expect_grep "-dryrun: each query's output" "$T/err" "^  h1.cql -> sub/same.pgn\$"
 expect_rc "-summary json of two queries" 0 "$CQL" -summary json -i "$ENGINE" -outdir sub a.cql h1.cql

@@ -354,13 +354,13 @@ static ExitCode open_input(Run *r)
         r->fen_stream = fmemopen(r->fen_game, game.len, "rb");
     } else {
         static const char *const standard_input[] = {"-"};
-        if (!o->input_count && header_input(r) != EXIT_RAN) return EXIT_USAGE;
         const char *const *names = o->inputs;
         int count = o->input_count;
         static const char *const hhdb_vi[] = {"hhdbvi.pgn"}, *const hhdb_vii[] = {"hhdbvii.pgn"};
         if (!count && o->gui_stdin) names = standard_input, count = 1;
         else if (!count && o->vi) names = hhdb_vi, count = 1;
         else if (!count && o->vii) names = hhdb_vii, count = 1;
+        else if (!count && header_input(r) != EXIT_RAN) return EXIT_USAGE;
         else if (!count && r->header_input) names = &r->header_input, count = 1;
         if (!count) {
             cql_report(r->m, CQL_ERROR, "no input: give a PGN file with -i FILE ('-' for standard input)");
