@@ -216,6 +216,8 @@ expect_rc "the headers' input, the same in each" 0 "$CQL" -outdir sub in1.cql in
 expect_eq "the headers' input: read" "$(grep -c ' matches of 2000 games' "$T/out")" 3
 expect_rc "the headers' inputs differ" 2 "$CQL" -outdir sub in1.cql in3.cql
 expect_grep "the headers' inputs differ: the message" "$T/err" "the queries name different inputs in their headers"
+expect_rc "a note about a tag filter of the options" 0 "$CQL" -i "$ENGINE" -outdir sub -player stockfish a.cql h1.cql
+expect_eq "a note about a tag filter of the options: once" "$(grep -c 'note: player "stockfish" held in none' "$T/err")" 1
 expect_rc "-dryrun of two queries" 0 "$CQL" -dryrun -i "$ENGINE" -outdir sub a.cql h1.cql
 expect_grep "-dryrun: each query's output" "$T/err" "^  h1.cql -> sub/same.pgn\$"
 expect_rc "-summary json of two queries" 0 "$CQL" -summary json -i "$ENGINE" -outdir sub a.cql h1.cql
