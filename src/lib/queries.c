@@ -25,7 +25,7 @@ CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings,
     Settings given = settings ? *lib_settings(settings) : (Settings){0};
     CompileOptions opt = {.body_only = given.body_only, .preamble = given.preamble, .transforms = &given,
                           .expand = stage != CQL_COMPILE_PARSE};
-    SourceText src = {given.name, text, len};
+    SourceText src = {given.name, text, len, NULL, 0};
     DiagSink d = lib_sink(m);
     Query *q = query_compile(&src, &opt, &d);
     if (q && stage == CQL_COMPILE_RUN && !eval_check_supported(q, &d)) {
@@ -57,7 +57,7 @@ bool cql_is_cql1(const char *text, size_t len)
 
 char *cql_translate_cql1(const char *text, size_t len, const char *name, CqlMessages *m)
 {
-    SourceText src = {name, text, len};
+    SourceText src = {name, text, len, NULL, 0};
     DiagSink d = lib_sink(m);
     char *cql6 = query_translate_cql1(&src, &d);
     lib_count(m, &d);

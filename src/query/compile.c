@@ -35,7 +35,7 @@ static Query *parse_cql1(const SourceText *src, DiagSink *diag)
     sb_printf(&name, "%s (its CQL 6 translation)", src->name ? src->name : "query.cql");
     size_t len;
     const char *text = legacy_cql6_text(f, &len);
-    SourceText cql6 = {sb_str(&name), text, len};
+    SourceText cql6 = {sb_str(&name), text, len, NULL, 0};
     DiagSink capture;
     diag_sink_init(&capture, collect_message, &messages);
     Query *q = parse_text(&cql6, false, &capture);
@@ -109,7 +109,7 @@ Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink 
     if (opt->preamble && !opt->body_only && src->text && legacy_is_cql1(src->text, src->len)) {
         translated = legacy_translate(src, diag);
         if (!translated) return NULL;
-        cql6 = (SourceText){src->name, translated, strlen(translated)};
+        cql6 = (SourceText){src->name, translated, strlen(translated), NULL, 0};
         src = &cql6;
     }
     Query *q = parse_text(src, opt->body_only, diag);
@@ -121,7 +121,7 @@ Query *query_compile(const SourceText *src, const CompileOptions *opt, DiagSink 
         sb_printf(&sb, "\n%s\n", opt->preamble);
         sb_append_n(&sb, src->text + cut, src->len - cut);
         query_free(q);
-        SourceText joined = {src->name, sb.data, sb.len};
+        SourceText joined = {src->name, sb.data, sb.len, NULL, 0};
         q = parse_text(&joined, opt->body_only, diag);
         sb_free(&sb);
     }
