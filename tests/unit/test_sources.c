@@ -2,7 +2,8 @@
  * tests/unit/test_sources.c — a query's text and the filters given apart
  * from it (issue 30: spans that name their source): a message about a span
  * names the source it falls in and counts lines from the source's start
- * (base/diag.c).
+ * (base/diag.c); a value bound to a filter lexes as one string whatever it
+ * holds (query/lexer.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -16,6 +17,7 @@
 
 #include "base/diag.h"
 #include "base/strbuf.h"
+#include "query/lexer.h"
 
 static void capture(void *ctx, DiagSeverity sev, const char *text)
 {
@@ -70,10 +72,49 @@ static void test_a_message_names_its_source(void **state)
 
 /* }==== */
 
+/* {==== the lexer: values ===================================================== */
+
+static void test_a_value_is_one_string(void **state)
+{
+    (void)state;
+    /* `player ` then the value `Jo" or true //` bound at [7, 21), then ` check` */
+    const char text[] = "player Jo\" or true // check";
+    LexValue value = {7, 21, "Jo"};
+    Lexer lx;
+    lex_init(&lx, text, 0, sizeof text - 1);
+    lex_set_values(&lx, &value, 1);
+    Token t = lex_next(&lx);
+    assert_int_equal(t.kind, TK_PLAYER);
+    t = lex_next(&lx);
+    assert_int_equal(t.kind, TK_STRING);
+    assert_true(t.flags & TF_VALUE);
+    assert_true(t.flags & TF_SPACE_BEFORE);
+    assert_int_equal(t.start, 7);
+    assert_int_equal(t.len, 14);
+    t = lex_next(&lx);
+    assert_int_equal(t.kind, TK_CHECK);
+    assert_int_equal(lex_next(&lx).kind, TK_EOF);
+
+    /* without the value the same text is a query and a comment */
+    lex_init(&lx, text, 0, sizeof text - 1);
+    lex_next(&lx);
+    assert_int_equal(lex_next(&lx).kind, TK_IDENT);
+
+    /* comments as tokens, when asked */
+    lex_init(&lx, text, 19, sizeof text - 1);
+    lx.comments = true;
+    t = lex_next(&lx);
+    assert_int_equal(t.kind, TK_COMMENT_TEXT);
+    assert_int_equal(t.len, 8);
+}
+
+/* }==== */
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_message_names_its_source),
+        cmocka_unit_test(test_a_value_is_one_string),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
