@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "lib/lib_int.h"
-#include "query/compile.h"
 #include "query/hhdb_keys.h"
 #include "query/print.h"
 #include "query/transform.h"
@@ -23,11 +22,19 @@ CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings,
 {
     lib_init();
     Settings given = settings ? *lib_settings(settings) : (Settings){0};
-    CompileOptions opt = {.body_only = given.body_only, .preamble = given.preamble, .transforms = &given,
-                          .expand = stage != CQL_COMPILE_PARSE};
+    /* the setting preamble, then the filters added, each a source of its own */
+    size_t nadded = 0;
+    const QueryFilter *added = settings ? lib_filters(settings, &nadded) : NULL;
+    QueryFilter *filters = xmalloc((nadded + 1) * sizeof *filters);
+    size_t nfilters = 0;
+    if (given.preamble) filters[nfilters++] = (QueryFilter){"preamble", given.preamble, NULL, 0};
+    for (size_t i = 0; i < nadded; i++) filters[nfilters++] = added[i];
+    CompileOptions opt = {.body_only = given.body_only, .filters = filters, .nfilters = nfilters,
+                          .transforms = &given, .expand = stage != CQL_COMPILE_PARSE};
     SourceText src = {given.name, text, len, NULL, 0};
     DiagSink d = lib_sink(m);
     Query *q = query_compile(&src, &opt, &d);
+    free(filters);
     if (q && stage == CQL_COMPILE_RUN && !eval_check_supported(q, &d)) {
         query_free(q);
         q = NULL;

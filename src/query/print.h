@@ -8,6 +8,8 @@
 #define CQL_PRINT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "base/strbuf.h"
 #include "query/ast.h"
@@ -18,9 +20,25 @@
 void print_tree(const Query *q, StrBuf *out);
 void print_node(const Query *q, const Node *n, int depth, StrBuf *out);
 
+/* The query as written, in the order it is parsed: its header, each filter
+ * given apart from its text (-cql, -player ...) on a line of its own (the
+ * first on the line after the header), then its body. range() is called for each range of the text to
+ * write (the header: `header`), text() for the line ends between them. */
+typedef struct QueryWriter {
+    void (*range)(void *ctx, const Query *q, uint32_t start, uint32_t end, bool header);
+    void (*text)(void *ctx, const char *text, size_t len);
+    void *ctx;
+} QueryWriter;
+void print_in_order(const Query *q, const QueryWriter *w);
+
 /* `cql -a` (unicode false) / `cql -u` (true): the whole query, header
- * included, with every token in the chosen spelling. Layout, comments and
- * function bodies are kept, so the text re-parses to an equal AST. */
+ * included, with every token in the chosen spelling (print_in_order). Layout,
+ * comments and function bodies are kept, so the text re-parses to an equal
+ * AST (a value given apart from the text is the CQL string that stands for
+ * it, lexer.h). */
 void print_source(const Query *q, bool unicode, StrBuf *out);
+
+/* text[0, len) as a CQL string: in quotes, with \" \\ \n \t \r escaped. */
+void print_string(StrBuf *out, const char *text, size_t len);
 
 #endif

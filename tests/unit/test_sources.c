@@ -3,7 +3,8 @@
  * from it (issue 30: spans that name their source): a message about a span
  * names the source it falls in and counts lines from the source's start
  * (base/diag.c); a value bound to a filter lexes as one string whatever it
- * holds (query/lexer.c).
+ * holds (query/lexer.c); cql_settings_add_filter and the setting preamble
+ * of include/cql.h.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -15,6 +16,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include <cql.h>
+
 #include "base/diag.h"
 #include "base/strbuf.h"
 #include "query/lexer.h"
@@ -23,6 +26,12 @@ static void capture(void *ctx, DiagSeverity sev, const char *text)
 {
     (void)sev;
     sb_append(ctx, text);
+}
+
+static void collect(void *ctx, CqlSeverity severity, const char *text)
+{
+    (void)severity;
+    cql_text_append(ctx, text, strlen(text));
 }
 
 /* {==== diag: parts of a text ================================================= */
@@ -110,11 +119,130 @@ static void test_a_value_is_one_string(void **state)
 
 /* }==== */
 
+/* {==== the face: filters given apart from the text =========================== */
+
+/* The query compiled from text with s, its tree in *tree; messages in *msgs. */
+static CqlQuery *compile(const char *text, CqlSettings *s, CqlText *tree, CqlText *msgs)
+{
+    CqlText dropped = {0};
+    CqlMessages m = {collect, msgs ? msgs : &dropped, 0, 0};
+    CqlQuery *q = cql_compile(text, strlen(text), s, CQL_COMPILE_EXPAND, &m);
+    if (q && tree) cql_query_print(q, CQL_PRINT_TREE, tree);
+    cql_text_free(&dropped);
+    return q;
+}
+
+static void test_values_are_bound(void **state)
+{
+    (void)state;
+    CqlSettings *s = cql_settings_new();
+    CqlValue who = {CQL_VALUE_STRING, "O\"Kelly \\ \n//"};
+    assert_true(cql_settings_add_filter(s, "option -player", "player $1", &who, 1));
+    CqlValue assign[2] = {{CQL_VALUE_WORD, "num"}, {CQL_VALUE_WORD, "-5"}};
+    assert_true(cql_settings_add_filter(s, "option -assign", "$1 = $2", assign, 2));
+    CqlText tree = {0}, msgs = {0};
+    CqlQuery *q = compile("cql()\nnum < 0\n", s, &tree, &msgs);
+    if (!q) fail_msg("%s", msgs.data);
+    assert_non_null(strstr(tree.data, "string type=string option -player:1:8-1:26 text=\"O\\\"Kelly \\\\ \\n//\"\n"));
+    assert_non_null(strstr(tree.data, "negate type=number option -assign:1:7-1:9\n"));
+    /* the body keeps its own lines: `num < 0` is line 2 of the file */
+    assert_non_null(strstr(tree.data, "relation type=number 2:1-2:8 op=<\n"));
+    /* -a writes the value as a CQL string, the filters after the header */
+    CqlText ascii = {0};
+    cql_query_print(q, CQL_PRINT_ASCII, &ascii);
+    assert_string_equal(ascii.data, "cql()\nplayer \"O\\\"Kelly \\\\ \\n//\"\nnum = -5\n\nnum < 0\n");
+    cql_text_free(&ascii);
+    cql_text_free(&tree);
+    cql_text_free(&msgs);
+    cql_query_free(q);
+    cql_settings_free(s);
+}
+
+static void test_refused_filters(void **state)
+{
+    (void)state;
+    CqlSettings *s = cql_settings_new();
+    CqlValue one = {CQL_VALUE_STRING, "x"};
+    assert_false(cql_settings_add_filter(s, "f", NULL, NULL, 0));
+    assert_false(cql_settings_add_filter(s, "f", "player $2", &one, 1));   /* no second value */
+    assert_false(cql_settings_add_filter(s, "f", "player $1", NULL, 1));
+    CqlValue none = {CQL_VALUE_STRING, NULL};
+    assert_false(cql_settings_add_filter(s, "f", "player $1", &none, 1));
+    CqlValue ten[10];
+    for (int i = 0; i < 10; i++) ten[i] = one;
+    assert_false(cql_settings_add_filter(s, "f", "player $1", ten, 10));
+    cql_settings_free(s);
+}
+
+/* The first message of compiling `text` after the filter `filter` with value
+ * `value` of kind `kind`. */
+static void assert_filter_error(const char *filter, CqlValueKind kind, const char *value, const char *text,
+                                const char *expected)
+{
+    CqlSettings *s = cql_settings_new();
+    CqlValue v = {kind, value};
+    assert_true(cql_settings_add_filter(s, "option -x", filter, &v, 1));
+    CqlText msgs = {0};
+    CqlQuery *q = compile(text, s, NULL, &msgs);
+    assert_null(q);
+    if (!msgs.data || strncmp(msgs.data, expected, strlen(expected)) != 0)
+        fail_msg("got:\n%s\nexpected:\n%s", msgs.data ? msgs.data : "(nothing)", expected);
+    cql_text_free(&msgs);
+    cql_settings_free(s);
+}
+
+static void test_errors_name_the_filter(void **state)
+{
+    (void)state;
+    /* a word value must be one word */
+    assert_filter_error("$1 = 3", CQL_VALUE_WORD, "x check", "cql() x > 2",
+                        "option -x: error: expected one word here (a name or a whole number), found 'x check'\n"
+                        "x check = 3\n^~~~~~~\n");
+    /* an error in the filter: its name and its text, not a place in the file */
+    assert_filter_error("hhdb $1", CQL_VALUE_WORD, "nokey", "cql()\ncheck",
+                        "option -x: error: Expecting a valid hhdb keyword");
+    /* an error of the file's body that the filter causes: the file's place */
+    assert_filter_error("x = $1", CQL_VALUE_STRING, "a", "cql()\n\nx > 2",
+                        "query.cql:3:3: error: '>' cannot compare a string with a number\n");
+    /* the end of a filter is the end of it, not of the query */
+    assert_filter_error("player $1 or", CQL_VALUE_STRING, "a", "cql() check",
+                        "option -x: error: expected a filter, found the end of option -x\n");
+}
+
+static void test_preamble_is_parsed_once(void **state)
+{
+    (void)state;
+    CqlSettings *s = cql_settings_new();
+    cql_settings_set_text(s, "preamble", "x = 3");
+    cql_settings_set_text(s, "name", "q.cql");
+    CqlText msgs = {0};
+    /* the body uses the preamble's variable; its error stays on its line */
+    CqlQuery *q = compile("cql()\n\nx = \"a\"\n", s, NULL, &msgs);
+    assert_null(q);
+    assert_non_null(msgs.data);
+    assert_string_equal(msgs.data, "q.cql:3:1: error: 'x' is a number variable and cannot hold a string\n"
+                                   "x = \"a\"\n^~~~~~~\n");
+    cql_text_clear(&msgs);
+    cql_settings_set_text(s, "preamble", "y = (");
+    q = compile("cql()\ncheck\n", s, NULL, &msgs);
+    assert_null(q);
+    assert_string_equal(msgs.data, "preamble:1:6: error: expected a filter, found the end of preamble\n"
+                                   "y = (\n     ^\n");
+    cql_text_free(&msgs);
+    cql_settings_free(s);
+}
+
+/* }==== */
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_message_names_its_source),
         cmocka_unit_test(test_a_value_is_one_string),
+        cmocka_unit_test(test_values_are_bound),
+        cmocka_unit_test(test_refused_filters),
+        cmocka_unit_test(test_errors_name_the_filter),
+        cmocka_unit_test(test_preamble_is_parsed_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
