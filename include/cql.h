@@ -288,6 +288,33 @@ typedef enum CqlPrint {
 
 /* Appends the query as asked to out (the text may hold a NUL byte: use out->len). */
 CQL_API void cql_query_print(const CqlQuery *q, CqlPrint what, CqlText *out);
+
+/* The kinds of the pieces of a query's text, as its lexer reads them. */
+typedef enum CqlTokenKind {
+    CQL_TOKEN_SPACE,       /* white space, and the line ends between its sources */
+    CQL_TOKEN_COMMENT,     /* a // comment or a block comment */
+    CQL_TOKEN_KEYWORD,     /* a keyword (check, flipcolor, ⊢, ///), a word of the cql(...) header */
+    CQL_TOKEN_NAME,        /* a variable, function or dictionary name (x, checkx) */
+    CQL_TOKEN_NUMBER,      /* 42 */
+    CQL_TOKEN_STRING,      /* "text", an escape \n */
+    CQL_TOKEN_PIECE,       /* a piece or square designator (Ka1, [Qq]e4, a1-8), a piece variable */
+    CQL_TOKEN_OPERATOR,    /* -> + == : {2,5} ... */
+    CQL_TOKEN_BRACKET,     /* ( ) { } [ ] */
+    CQL_TOKEN_OTHER        /* what the lexer does not read as a token (in a CQL 1.0 file) */
+} CqlTokenKind;
+
+typedef void (*CqlTokenFn)(void *ctx, CqlTokenKind kind, const char *text, size_t len);
+
+/* Calls fn on each piece of the query's text as written, in order, with its
+ * kind as the query's own lexer reads it: its header, each filter given
+ * apart from it (the setting preamble, cql_settings_add_filter's) on a line
+ * of its own, then its body (a value bound to a filter is one piece, a
+ * string written as CQL writes one). Put together, the pieces are that
+ * text: for a query without such filters, exactly the text compiled (a
+ * CQL 1.0 file is read as if all of it were the header). For colouring a
+ * query. */
+CQL_API void cql_query_tokens(const CqlQuery *q, CqlTokenFn fn, void *ctx);
+
 /* True when the two queries have the same header settings and the same
  * syntax tree (where written aside). */
 CQL_API bool cql_query_equal(const CqlQuery *a, const CqlQuery *b);

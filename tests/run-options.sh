@@ -293,6 +293,16 @@ expect_grep "-html: string escaped" "$T/out" '<span class="string">&quot;x&lt;y&
 expect_grep "-html: number" "$T/out" '<span class="number">3</span>'
 sed 's/<[^>]*>//g; s/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g' "$T/out" | sed -n '/^cql(quiet)$/,/^flipcolor/p' >"$T/text.cql"
 expect_same "-html: the text as written" "$T/text.cql" "$T/page.cql"
+# a name is a name, whatever letters it has; the lexer's answer, not a guess
+printf 'cql()\nfunction f(y) {y}\nx = 3 dictionary d\nx > 2 f(x) check\n' >"$T/names.cql"
+expect_rc "-html: names" 0 "$CQL" -html "$T/names.cql"
+expect_grep "-html: a variable x" "$T/out" '<span class="name">x</span> <span class="operator">=</span>'
+expect_no_grep "-html: a variable x is no keyword" "$T/out" '<span class="keyword">[xyfd]</span>'
+expect_grep "-html: a function f" "$T/out" '<span class="name">f</span>(<span class="name">x</span>)'
+expect_grep "-html: a keyword" "$T/out" '<span class="keyword">dictionary</span> <span class="name">d</span>'
+expect_rc "-html: an option's filter" 0 "$CQL" -html -player 'O"Kelly' "$T/page.cql"
+expect_grep "-html: an option's filter, after the header" "$T/out" \
+    '^<span class="keyword">player</span> <span class="string">&quot;O\\&quot;Kelly&quot;</span>$'
 printf 'cql() atacks k\n' >"$T/bad.cql"
 expect_rc "-html of a bad query" 1 "$CQL" -html "$T/bad.cql"
 

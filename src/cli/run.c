@@ -33,7 +33,7 @@ typedef struct Run {
     const CliOptions *o;
     CqlMessages *m;
     CqlQuery *query;
-    char *query_text;           /* the query file's text (for -html) */
+    char *query_text;           /* the query file's text */
     size_t query_len;
     char *fen_game;             /* -searchposition: the one-position game's text */
     FILE *fen_stream;           /* and the stream it is read from */
@@ -172,13 +172,7 @@ static ExitCode print_query(Run *r)
 {
     const CliOptions *o = r->o;
     if (o->to_html) {
-        if (r->query_text) html_write_query(o->query_file, r->query_text, r->query_len, stdout);
-        else {
-            CqlText body = {NULL, 0, 0};
-            for (int i = 0; i < o->cql_count; i++) cql_text_printf(&body, "%s\n", o->cql[i]);
-            html_write_query("-cql", body.data ? body.data : "", body.len, stdout);
-            cql_text_free(&body);
-        }
+        html_write_query(o->query_file ? o->query_file : "-cql", r->query, stdout);
         return EXIT_RAN;
     }
     CqlText text = {NULL, 0, 0};

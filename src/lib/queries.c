@@ -1,7 +1,8 @@
 /*
  * src/lib/queries.c — queries in the library face: compiling (the query
  * front end, query/compile.h, and the settings of the search,
- * eval/search.h), what a compiled query says about its run, printing.
+ * eval/search.h), what a compiled query says about its run, printing, and
+ * its tokens as its own lexer reads them (for colouring, query/print.h).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -171,6 +172,45 @@ bool cql_query_read_files(CqlQuery *q, CqlText *printed, CqlMessages *m)
     q->search.eval.submissions = &q->submissions;
     return ok;
 }
+
+/* {==== the query's tokens ================================================== */
+
+static CqlTokenKind token_kind(TokKind kind, bool header)
+{
+    switch (kind) {
+    case TK_EOF: return CQL_TOKEN_SPACE;
+    case TK_COMMENT_TEXT: return CQL_TOKEN_COMMENT;
+    case TK_INT: return CQL_TOKEN_NUMBER;
+    case TK_STRING: case TK_ESCAPE: return CQL_TOKEN_STRING;
+    case TK_IDENT: return header ? CQL_TOKEN_KEYWORD : CQL_TOKEN_NAME;
+    case TK_DESIGNATOR: case TK_PIECEVAR: return CQL_TOKEN_PIECE;
+    case TK_COMMENT_FILTER: return CQL_TOKEN_KEYWORD;
+    case TK_QUANT: return CQL_TOKEN_OPERATOR;
+    case TK_LPAREN: case TK_RPAREN: case TK_LBRACE: case TK_RBRACE: case TK_LBRACKET: case TK_RBRACKET:
+        return CQL_TOKEN_BRACKET;
+    case TK_ERROR: return CQL_TOKEN_OTHER;
+    default: return tok_class(kind) == TC_KEYWORD ? CQL_TOKEN_KEYWORD : CQL_TOKEN_OPERATOR;
+    }
+}
+
+typedef struct TokenCall {
+    CqlTokenFn fn;
+    void *ctx;
+} TokenCall;
+
+static void call_with_token(void *ctx, TokKind kind, bool header, const char *text, size_t len)
+{
+    TokenCall *c = ctx;
+    c->fn(c->ctx, token_kind(kind, header), text, len);
+}
+
+void cql_query_tokens(const CqlQuery *q, CqlTokenFn fn, void *ctx)
+{
+    TokenCall c = {fn, ctx};
+    print_pieces(q->query, call_with_token, &c);
+}
+
+/* }==== */
 
 void cql_query_print(const CqlQuery *q, CqlPrint what, CqlText *out)
 {

@@ -1,6 +1,6 @@
 /*
- * src/query/print.c — the query printed: the `-parse` tree and the `-a`/`-u`
- * text (see print.h).
+ * src/query/print.c — the query printed: the `-parse` tree, the `-a`/`-u`
+ * text and the tokens for colouring (see print.h).
  *
  * The tree is the golden text of the parser tests, so its format is stable:
  * one node per line, two spaces of indent per level, then
@@ -389,6 +389,42 @@ void print_source(const Query *q, bool unicode, StrBuf *out)
 {
     Respelling r = {out, unicode};
     print_in_order(q, &(QueryWriter){respell, respell_text, &r});
+}
+
+typedef struct Pieces {
+    PrintPieceFn fn;
+    void *ctx;
+} Pieces;
+
+static void piece_text(void *ctx, const char *text, size_t len)
+{
+    Pieces *p = ctx;
+    p->fn(p->ctx, TK_EOF, false, text, len);
+}
+
+/* The tokens of text[start, end) and what lies between them, comments as
+ * tokens. */
+static void piece_range(void *ctx, const Query *q, uint32_t start, uint32_t end, bool header)
+{
+    Pieces *p = ctx;
+    const char *s = q->src.text;
+    Lexer lx;
+    ast_lexer_init(&lx, q, start, end);
+    lx.comments = true;
+    uint32_t at = start;
+    for (Token t = lex_next(&lx);; t = lex_next(&lx)) {
+        if (t.start > at) p->fn(p->ctx, TK_EOF, header, s + at, t.start - at);
+        if (t.kind == TK_EOF) break;
+        if (t.start < at) continue;   /* an error inside a token already given */
+        p->fn(p->ctx, t.kind, header, s + t.start, t.len);
+        at = t.start + t.len;
+    }
+}
+
+void print_pieces(const Query *q, PrintPieceFn fn, void *ctx)
+{
+    Pieces p = {fn, ctx};
+    print_in_order(q, &(QueryWriter){piece_range, piece_text, &p});
 }
 
 /* }==== */

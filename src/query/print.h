@@ -1,6 +1,7 @@
 /*
- * src/query/print.h — the query printed: its syntax tree (`cql -parse`) and
- * its text in ASCII or Unicode spelling (`cql -a`, `cql -u`).
+ * src/query/print.h — the query printed: its syntax tree (`cql -parse`),
+ * its text in ASCII or Unicode spelling (`cql -a`, `cql -u`), and its text
+ * as written in tokens, for colouring (cql_query_tokens, `cql -html`).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -37,6 +38,13 @@ void print_in_order(const Query *q, const QueryWriter *w);
  * AST (a value given apart from the text is the CQL string that stands for
  * it, lexer.h). */
 void print_source(const Query *q, bool unicode, StrBuf *out);
+
+/* The query as written (print_in_order), piece by piece, for colouring:
+ * each token with its kind (comments are TK_COMMENT_TEXT tokens), and what
+ * lies between them as TK_EOF; `header`: in the cql(...) header. Put
+ * together, the pieces are the query's text as written. */
+typedef void (*PrintPieceFn)(void *ctx, TokKind kind, bool header, const char *text, size_t len);
+void print_pieces(const Query *q, PrintPieceFn fn, void *ctx);
 
 /* text[0, len) as a CQL string: in quotes, with \" \\ \n \t \r escaped. */
 void print_string(StrBuf *out, const char *text, size_t len);

@@ -3,8 +3,8 @@
  * from it (issue 30: spans that name their source): a message about a span
  * names the source it falls in and counts lines from the source's start
  * (base/diag.c); a value bound to a filter lexes as one string whatever it
- * holds (query/lexer.c); cql_settings_add_filter and the setting preamble
- * of include/cql.h.
+ * holds (query/lexer.c); cql_settings_add_filter, the setting preamble and
+ * cql_query_tokens of include/cql.h.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -234,6 +234,59 @@ static void test_preamble_is_parsed_once(void **state)
 
 /* }==== */
 
+/* {==== cql_query_tokens ====================================================== */
+
+typedef struct Pieces {
+    CqlText text;      /* the pieces put together */
+    CqlText kinds;     /* "KIND:piece " for each piece that is not space */
+} Pieces;
+
+static void add_piece(void *ctx, CqlTokenKind kind, const char *text, size_t len)
+{
+    static const char *const names[] = {"space", "comment", "keyword", "name", "number",
+                                        "string", "piece", "operator", "bracket", "other"};
+    Pieces *p = ctx;
+    cql_text_append(&p->text, text, len);
+    if (kind == CQL_TOKEN_SPACE) return;
+    cql_text_printf(&p->kinds, "%s:%.*s ", names[kind], (int)len, text);
+}
+
+static void test_tokens(void **state)
+{
+    (void)state;
+    const char *text = "cql(quiet) // x is a name\nx = 3 /* c */ x > 2 flipcolor {Ka1 check \"s\"}\n";
+    CqlSettings *s = cql_settings_new();
+    CqlValue who = {CQL_VALUE_STRING, "a\"b"};
+    CqlQuery *q = compile(text, NULL, NULL, NULL);
+    assert_non_null(q);
+    Pieces p = {{0}, {0}};
+    cql_query_tokens(q, add_piece, &p);
+    assert_string_equal(p.text.data, text);   /* the text as written */
+    assert_string_equal(p.kinds.data,
+                        "keyword:cql bracket:( keyword:quiet bracket:) comment:// x is a name name:x operator:= "
+                        "number:3 comment:/* c */ name:x operator:> number:2 keyword:flipcolor bracket:{ "
+                        "piece:Ka1 keyword:check string:\"s\" bracket:} ");
+    cql_query_free(q);
+    cql_text_free(&p.text);
+    cql_text_free(&p.kinds);
+
+    /* an option's filter after the header, its value a string */
+    assert_true(cql_settings_add_filter(s, "option -player", "player $1", &who, 1));
+    q = compile("cql()\ncheck\n", s, NULL, NULL);
+    assert_non_null(q);
+    p = (Pieces){{0}, {0}};
+    cql_query_tokens(q, add_piece, &p);
+    assert_string_equal(p.text.data, "cql()\nplayer \"a\\\"b\"\n\ncheck\n");
+    assert_string_equal(p.kinds.data, "keyword:cql bracket:( bracket:) keyword:player string:\"a\\\"b\" "
+                                      "keyword:check ");
+    cql_query_free(q);
+    cql_text_free(&p.text);
+    cql_text_free(&p.kinds);
+    cql_settings_free(s);
+}
+
+/* }==== */
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_refused_filters),
         cmocka_unit_test(test_errors_name_the_filter),
         cmocka_unit_test(test_preamble_is_parsed_once),
+        cmocka_unit_test(test_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
