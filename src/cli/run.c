@@ -69,7 +69,7 @@ static int add_filter(CqlSettings *s, bool on, const char *option, const char *f
                       size_t count)
 {
     char name[48];
-    snprintf(name, sizeof name, count ? "option %s" : "%s", option);
+    snprintf(name, sizeof name, "%s%s", count ? "option " : "", option);
     return on && cql_settings_add_filter(s, name, filter, values, count);
 }
 
@@ -118,7 +118,8 @@ static int add_option_filters(const CliOptions *o, CqlSettings *s)
                                                            "0123456789_") == strlen(o->hhdb_key);
         CqlValue values[2] = {{bare ? CQL_VALUE_WORD : CQL_VALUE_STRING, o->hhdb_key},
                               {CQL_VALUE_STRING, o->hhdb_param}};
-        added += add_filter(s, true, "-hhdb", o->hhdb_param ? "hhdb $1 $2" : "hhdb $1", values, o->hhdb_param ? 2 : 1);
+        size_t count = o->hhdb_param ? 2 : 1;
+        added += add_filter(s, true, "-hhdb", count == 2 ? "hhdb $1 $2" : "hhdb $1", values, count);
     }
     char similar[64];
     snprintf(similar, sizeof similar, "similarposition %s%s$1", o->similar_nosort ? "nosort " : "",

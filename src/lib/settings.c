@@ -80,8 +80,10 @@ bool cql_settings_add_filter(CqlSettings *s, const char *name, const char *filte
         s->filters = xrealloc(s->filters, s->filters_cap * sizeof *s->filters);
     }
     FilterValue *copies = count ? xmalloc(count * sizeof *copies) : NULL;
-    for (size_t k = 0; k < count; k++) copies[k] = (FilterValue){(FilterValueKind)values[k].kind, xstrdup(values[k].text)};
-    s->filters[s->nfilters++] = (QueryFilter){xstrdup(name ? name : "filter"), xstrdup(filter), copies, (uint32_t)count};
+    for (size_t k = 0; k < count; k++)
+        copies[k] = (FilterValue){(FilterValueKind)values[k].kind, xstrdup(values[k].text)};
+    s->filters[s->nfilters++] =
+        (QueryFilter){xstrdup(name ? name : "filter"), xstrdup(filter), copies, (uint32_t)count};
     return true;
 }
 

@@ -96,8 +96,8 @@ static bool is_one_word(const Query *q, const SourcePart *part, LexValue place)
 /* A new query holding src's text and then, each after a line end (so that
  * no token runs from one into the next), each filter's text with its
  * values in place: a part of q->src each, named by the filter (a filter
- * with values, which no one wrote as it stands, without lines and columns). Checks that each word value is
- * one word where it stands. */
+ * with values, which no one wrote as it stands, without lines and
+ * columns). Checks that each word value is one word where it stands. */
 static Query *new_query(const SourceText *src, const QueryFilter *filters, size_t nfilters, DiagSink *diag)
 {
     Query *q = xcalloc(1, sizeof *q);
