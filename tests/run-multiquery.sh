@@ -121,6 +121,19 @@ for f in "$T/limit-single"/*.pgn; do
 done
 expect_eq "-limit 7: a note per query" "$(grep -c 'stopped after 7 matching games' "$T/limit-multi/err")" 4
 
+# ---- the options' filters (-cql, -player ...) hold for every query
+mkdir "$T/opt-single" "$T/opt-multi"
+for q in 03-check 04-mate; do
+    (cd "$T/opt-single" && "$CQL" -threads 2 -white 'Stockfish A' -cql btm -i "$ENGINE" "$Q/$q.cql" >/dev/null 2>&1)
+done
+(cd "$T/opt-multi" && "$CQL" -threads 2 -white 'Stockfish A' -cql btm -i "$ENGINE" "$Q/03-check.cql" \
+    "$Q/04-mate.cql" >/dev/null 2>&1)
+for f in "$T/opt-single"/*.pgn; do
+    expect_same "-white -cql: $(basename "$f")" "$f" "$T/opt-multi/$(basename "$f")"
+done
+n=$(grep -c '^\[Event ' "$T/opt-multi/04-mate-out.pgn")
+[ "$n" -gt 0 ] && [ "$n" -lt 1687 ] && ok || bad "-white -cql: $n games, not a part of mate's 1687"
+
 # ---- -part K/N: the queries' parts are their single runs' parts
 mkdir "$T/part-single" "$T/part-multi"
 for q in 03-check 08-shift 12-variations; do
