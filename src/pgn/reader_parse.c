@@ -102,18 +102,35 @@ static void report_nul(GameParser *p)
     if (p->nul_at != SIZE_MAX) problem_at(p, p->nul_at, "%s", nul_message);
 }
 
+/* Where the reader stands in a game's text: s[i], with s[n] a NUL. The
+ * movetext loop keeps one in a local of its own, whose fields stay in
+ * registers; through the GameParser (p->i) every store the replay makes
+ * to a node (a byte of the board, of the SAN) could change them, so the
+ * compiler read them again after each (docs/performance.md, tenth round). */
+typedef struct TextCursor {
+    const char *s;
+    size_t n, i;
+} TextCursor;
+
 /* Advances over blanks and over %-escape lines. */
-static inline void skip_blanks(GameParser *p)
+static inline void cursor_skip_blanks(TextCursor *c)
 {
     /* the usual case: one space, then a token (no byte above ' ' is a blank) */
-    if (p->i < p->n && p->s[p->i] == ' ' && (unsigned char)p->s[p->i + 1] > ' ') {
-        p->i++;
+    if (c->i < c->n && c->s[c->i] == ' ' && (unsigned char)c->s[c->i + 1] > ' ') {
+        c->i++;
         return;
     }
-    while (p->i < p->n && is_class(p->s[p->i], PC_SPACE)) {
-        if (p->s[p->i++] == '\n' && p->i < p->n && p->s[p->i] == '%')
-            while (p->i < p->n && p->s[p->i] != '\n') p->i++;
+    while (c->i < c->n && is_class(c->s[c->i], PC_SPACE)) {
+        if (c->s[c->i++] == '\n' && c->i < c->n && c->s[c->i] == '%')
+            while (c->i < c->n && c->s[c->i] != '\n') c->i++;
     }
+}
+
+static inline void skip_blanks(GameParser *p)
+{
+    TextCursor c = {p->s, p->n, p->i};
+    cursor_skip_blanks(&c);
+    p->i = c.i;
 }
 
 /* ---- tags ---- */
@@ -368,25 +385,25 @@ static unsigned glyph_nag(const char *s, size_t n)
     return 0;
 }
 
-/* Skips a variation whose bad move starts at p->i, up to and including its
+/* Skips a variation whose bad move starts at c->i, up to and including its
  * closing ')' (nested ones and comments included). */
-static void skip_rest_of_variation(GameParser *p)
+static void skip_rest_of_variation(TextCursor *c)
 {
     int depth = 1;
-    while (p->i < p->n && depth > 0) {
-        char c = p->s[p->i];
-        if (c == '{') {
-            const char *close = memchr(p->s + p->i, '}', p->n - p->i);
-            p->i = close ? (size_t)(close - p->s) + 1 : p->n;
+    while (c->i < c->n && depth > 0) {
+        char ch = c->s[c->i];
+        if (ch == '{') {
+            const char *close = memchr(c->s + c->i, '}', c->n - c->i);
+            c->i = close ? (size_t)(close - c->s) + 1 : c->n;
             continue;
         }
-        if (c == ';') {
-            while (p->i < p->n && p->s[p->i] != '\n') p->i++;
+        if (ch == ';') {
+            while (c->i < c->n && c->s[c->i] != '\n') c->i++;
             continue;
         }
-        if (c == '(') depth++;
-        if (c == ')') depth--;
-        p->i++;
+        if (ch == '(') depth++;
+        if (ch == ')') depth--;
+        c->i++;
     }
 }
 
@@ -439,47 +456,47 @@ static inline bool is_move_number(const char *w, size_t len)
     return k == len;
 }
 
-/* The next token of the movetext from p->i (blanks, %-lines and move
- * numbers skipped); p->i moves past it. */
-static inline MovetextToken next_movetext_token(GameParser *p)
+/* The next token of the movetext from c->i (blanks, %-lines and move
+ * numbers skipped); c->i moves past it. */
+static inline MovetextToken next_movetext_token(TextCursor *c)
 {
     size_t start;
     MovetextToken t;
+    const char *s = c->s;
     for (;;) {
-        skip_blanks(p);
-        t = (MovetextToken){MT_END, p->i, p->i, p->i, false};
-        if (p->i >= p->n) return t;
-        start = p->i;
-        const char *s = p->s;
+        cursor_skip_blanks(c);
+        t = (MovetextToken){MT_END, c->i, c->i, c->i, false};
+        if (c->i >= c->n) return t;
+        start = c->i;
         unsigned first = pgn_char_class[(unsigned char)s[start]];
         if (first & PC_DELIM) break;
         /* a word: nearly every token */
         size_t end = start + 1;
         while (!is_class(s[end], PC_DELIM)) end++;   /* the NUL at s[n] ends the last */
-        p->i = end;
+        c->i = end;
         if (!(first & PC_DIGIT) || !is_move_number(s + start, end - start))
             return (MovetextToken){MT_WORD, start, start, end, false};
     }
-    switch (p->s[start]) {
+    switch (s[start]) {
     case '{': {
-        const char *close = memchr(p->s + start + 1, '}', p->n - start - 1);
-        size_t end = close ? (size_t)(close - p->s) : p->n;
+        const char *close = memchr(s + start + 1, '}', c->n - start - 1);
+        size_t end = close ? (size_t)(close - s) : c->n;
         t = (MovetextToken){MT_COMMENT, start, start + 1, end, close != NULL};
-        p->i = close ? end + 1 : end;
+        c->i = close ? end + 1 : end;
         return t;
     }
     case ';': {
         size_t end = start;
-        while (end < p->n && p->s[end] != '\n') end++;
+        while (end < c->n && s[end] != '\n') end++;
         t = (MovetextToken){MT_LINE_COMMENT, start, start + 1, end, false};
-        p->i = end;
+        c->i = end;
         return t;
     }
-    case '(': t.kind = MT_OPEN; p->i++; return t;
-    case ')': t.kind = MT_CLOSE; p->i++; return t;
+    case '(': t.kind = MT_OPEN; c->i++; return t;
+    case ')': t.kind = MT_CLOSE; c->i++; return t;
     default:   /* [ ] } (blanks were skipped, words taken above) */
         t.kind = MT_STRAY;
-        p->i++;
+        c->i++;
         return t;
     }
 }
@@ -568,7 +585,7 @@ static void on_comment(Movetext *mt, const MovetextToken *t)
     else append_comment(&mt->cur->comments, cm);
 }
 
-static void on_open_variation(Movetext *mt, size_t at)
+static void on_open_variation(Movetext *mt, size_t at, TextCursor *c)
 {
     GameParser *p = mt->p;
     if (mt->depth == MAX_VARIATION_DEPTH || mt->cur == mt->root) {
@@ -576,7 +593,7 @@ static void on_open_variation(Movetext *mt, size_t at)
             problem_at(p, at, "variations nested too deeply (limit is %d)", MAX_VARIATION_DEPTH);
         else
             problem_at(p, at, "variation before the first move");
-        skip_rest_of_variation(p);
+        skip_rest_of_variation(c);
         return;
     }
     if (mt->build_tree) {
@@ -672,7 +689,6 @@ static void on_bad_move(Movetext *mt, size_t start, const char *tok, size_t len,
      * variation too (conformance: the-fork.pgn games 17 and 18) */
     mt->game->truncated = true;
     mt->game->unread_text = arena_strndup(p->arena, p->s + start, p->n - start);
-    p->i = p->n;
     mt->depth = 0;
     mt->done = true;
 }
@@ -772,20 +788,22 @@ static bool replay_movetext(GameParser *p, bool build_tree, const PgnGate *gate)
         mt.line[0].pos = p->game->root->pos;
         mt.root = mt.cur = &mt.line[0];
     }
-    skip_blanks(p);
-    size_t movetext_start = p->i;   /* == p->n: a tag section without movetext */
+    TextCursor c = {p->s, p->n, p->i};
+    cursor_skip_blanks(&c);
+    size_t movetext_start = c.i;   /* == p->n: a tag section without movetext */
 
     while (!mt.done) {
-        MovetextToken t = next_movetext_token(p);
+        MovetextToken t = next_movetext_token(&c);
         switch (t.kind) {
         case MT_END: mt.done = true; break;
         case MT_COMMENT: case MT_LINE_COMMENT: on_comment(&mt, &t); break;
-        case MT_OPEN: on_open_variation(&mt, t.start); break;
+        case MT_OPEN: on_open_variation(&mt, t.start, &c); break;
         case MT_CLOSE: on_close_variation(&mt, t.start); break;
         case MT_STRAY: problem_at(p, t.start, "unexpected '%c' in movetext", p->s[t.start]); break;
         case MT_WORD: on_word(&mt, &t); break;
         }
     }
+    p->i = c.i;
     p->game->variation_tail = NULL;
     if (mt.placement_reached) return false;
     Game *g = p->game;
