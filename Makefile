@@ -134,7 +134,7 @@ REPLAY_OBJS  := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%.o) \
 DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(LIB_OBJ:.o=.d) $(PIC_OBJ:.o=.d) \
         $(UNIT_BINS:%=%.d) $(TOOL_BINS:%=%.d) $(REPLAY_OBJS:.o=.d)
 
-.PHONY: all test check check-slow bench install uninstall clean unity cmocka test-library \
+.PHONY: all test check check-slow bench install uninstall clean unity cmocka test-library test-python \
         test-unit test-tools test-perft test-cql test-cli test-oracle test-conformance \
         check-layers check-symbols test-fuzz-replay fuzz fuzz-build
 
@@ -290,6 +290,11 @@ test-conformance: test-tools
 test-library: $(CQL) $(LIB) $(SHLIB)
 	$(Q)sh tests/run-library.sh $(BUILD) "$(MAKE)" "$(MODE)" "$(CC)" "$(SAN)"
 
+# The Python binding (bindings/python/, ctypes) on this build's libcql.so,
+# beside the cql program (skipped, with a line saying so, without python3).
+test-python: $(CQL) $(SHLIB)
+	$(Q)sh tests/run-python.sh $(BUILD) "$(MODE)" "$(CC)"
+
 # The fuzz harnesses on their seed corpus and on every input that once found
 # a problem (tests/fuzz/regressions/), without libFuzzer.
 test-fuzz-replay: $(REPLAY_BINS)
@@ -307,7 +312,7 @@ check-symbols: $(LIB) $(SHLIB)
 test: cmocka check-layers
 	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) all test-tools check-symbols $(REPLAY_BINS)
 	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) test-unit test-perft test-cql test-cli test-oracle test-conformance test-fuzz-replay \
-	   test-library
+	   test-library test-python
 	@echo "all tests passed ($(MODE))"
 
 check: test

@@ -28,8 +28,9 @@
  * each with its own CqlSearcher and CqlGame. Every message (a query error
  * with its caret line, a damaged game, an unreadable file) goes to a
  * CqlMessages sink, or to standard error when the sink is NULL; the library
- * never exits and never writes to standard output. Only cql_* names leave
- * the library.
+ * never writes to standard output and never exits, but for one case: when
+ * memory runs out and no handler was set (cql_set_nomem_handler), it
+ * raises SIGABRT. Only cql_* names leave the library.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -499,6 +500,11 @@ typedef struct CqlRunTotals {
                                  more could start */
     bool limit_reached;       /* stopped after the setting `limit` of matching games */
     bool cancelled;           /* cql_run_cancel was called */
+    long stopped_at;          /* the game the query stopped the run at (CQL_RUN_STOPPED), as
+                                 CqlRunGame.number; 0 otherwise */
+    const char *error;        /* its runtime error, as CqlRunGame.error had it (valid until
+                                 cql_run_free); NULL when the stop was reported through the
+                                 messages instead (a value-only filter ...) or not stopped */
 } CqlRunTotals;
 
 typedef enum CqlRunStatus {

@@ -11,8 +11,12 @@
  * pattern's order). What keeps it polynomial is a memo of (SPLIT, position)
  * pairs already tried: a state tried once and left failed would fail again,
  * because without back-references what happens from a state depends only on
- * the instruction and the position (captures only record). A pattern with
- * back-references is not memoized; the step budget bounds it.
+ * the instruction and the position (captures only record). Two things add
+ * state of their own, and a pattern with either is not memoized (the step
+ * budget bounds it): a back-reference (the text a group took), and a
+ * repetition of something that can match the empty text (its register, the
+ * position where the iteration began, which ends an empty iteration: with
+ * the memo, `(\B)*...` once lost its longest match).
  *
  * A lookahead runs its body on the same stack above a LOOK frame. When the
  * body matches, the frames above are cut (a positive lookahead keeps their
@@ -786,6 +790,11 @@ size_t regex_size(const Regex *re)
     return re->nprog;
 }
 
+bool regex_memoized(const Regex *re)
+{
+    return !re->has_backrefs && re->nregisters == 0;
+}
+
 bool regex_has_backrefs(const Regex *re)
 {
     return re->has_backrefs;
@@ -1058,7 +1067,7 @@ RegexResult regex_search(const Regex *re, const char *text, size_t len, size_t f
         .over = REGEX_OVER_MEMORY,
         .nslots = 2 * ((size_t)re->ngroups + 1) + (size_t)re->nregisters,
         .width = len - from + 1,
-        .memo_off = (flags & REGEX_NO_MEMO) || re->has_backrefs,
+        .memo_off = (flags & REGEX_NO_MEMO) || !regex_memoized(re),
     };
     m.slots = m.nslots <= RX_FEW_SLOTS ? m.few_slots : xmalloc(sizeof *m.slots * m.nslots);
     for (size_t i = 0; i < m.nslots; i++) m.slots[i] = REGEX_UNSET;

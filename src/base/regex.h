@@ -28,9 +28,10 @@
  * Cost: the search counts steps (one per instruction executed, and one per
  * 16 bytes a back-reference compares; a backtrack undoes at most what an
  * instruction did) against a budget the caller gives. A pattern without
- * back-references remembers which (branch, position) pairs failed, so that
- * no state is tried twice: its cost is at most a few times the
- * instructions times the text length. Memory is bounded (the caps
+ * back-references, and without a repetition of something that can match
+ * the empty text (`(a*)*`, `(\b)+`), remembers which (branch, position)
+ * pairs failed, so that no state is tried twice: its cost is at most a few
+ * times the instructions times the text length (regex_memoized). Memory is bounded (the caps
  * below): a memo that would be larger is not made (the budget alone bounds
  * that search), a lookahead past its log's cap stops marking, and a
  * backtracking stack that would be larger ends the search with
@@ -77,8 +78,11 @@ void regex_free(Regex *re);
 int regex_groups(const Regex *re);
 /* The number of instructions of the compiled program. */
 size_t regex_size(const Regex *re);
-/* True when the pattern has a back-reference (its search is not memoized). */
+/* True when the pattern has a back-reference. */
 bool regex_has_backrefs(const Regex *re);
+/* True when its search remembers the states that failed: no back-reference,
+ * and no repetition of something that can match the empty text. */
+bool regex_memoized(const Regex *re);
 /* True when the pattern has a lookahead (its captures may lie past the match). */
 bool regex_has_lookahead(const Regex *re);
 

@@ -428,16 +428,18 @@ static void emit(Emitter *e, GameJob *job)
     CqlRun *r = e->run;
     e->totals.games++;
     e->totals.bytes += job->text_bytes;
+    long number = cql_game_text_number(job->text);
     if (job->stopped) e->runtime_error = true;
     deliver_messages(&job->messages, r->messages);
     if (job->error.len) {
         /* CQL 6.2 prints a runtime error where `message` prints, and stops */
         e->runtime_error = true;
         job->matched = false;
+        cql_text_append(&r->stop_error, job->error.data, job->error.len);
     }
+    if (e->runtime_error) e->totals.stopped_at = number;
     if (job->pgn_error) e->totals.pgn_errors++;
     if (job->matched) e->totals.matches++;
-    long number = cql_game_text_number(job->text);
     if (r->on_game) {
         CqlRunGame g = {.number = number, .input = r->inputs[job->input].name, .index = job->index,
                         .examined = job->examined, .damaged = job->pgn_error, .matched = job->matched,
@@ -1029,5 +1031,6 @@ void pipeline_run(CqlRun *r)
     pipeline_close_inputs(r);
     e.totals.cancelled = cancelled(&e);
     r->stopped = e.runtime_error;
+    e.totals.error = r->stop_error.len ? r->stop_error.data : NULL;
     r->totals = e.totals;
 }

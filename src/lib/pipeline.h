@@ -67,6 +67,7 @@ struct CqlRun {
     bool read_failed;           /* an input could not be opened or read to its end */
     bool stopped;               /* the query stopped the run */
     CqlRunTotals totals;
+    CqlText stop_error;         /* totals.error's text */
     CqlText persistent;         /* after a run on one thread */
 };
 

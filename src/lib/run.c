@@ -31,6 +31,7 @@ void cql_run_free(CqlRun *r)
         free(r->inputs[i].path);
     }
     free(r->inputs);
+    cql_text_free(&r->stop_error);
     cql_text_free(&r->persistent);
     free(r);
 }

@@ -335,6 +335,20 @@ static void test_budget(void **state)
     steps = REGEX_DEFAULT_STEPS;
     assert_int_equal(search("(a*)\\1b", a30000, 0, &steps), REGEX_OVER_BUDGET);
     assert_int_equal(steps, 0);
+    /* nor a repetition of what can match nothing: where an iteration began
+     * is state the memo does not see (it once cut "(\\B)*" ... short) */
+    static const char *const not_memoized[] = {"(a*)\\1", "(a*)*b", "(\\B)*x", "(?:a?)+b", "(a|)*b"};
+    static const char *const memoized[] = {"(a+)+b", "(?:ab)*", "a*b*", "(a|b)+c", "a(?=b)"};
+    for (size_t i = 0; i < sizeof not_memoized / sizeof not_memoized[0]; i++) {
+        Regex *re = compile_or_fail(not_memoized[i]);
+        if (regex_memoized(re)) fail_msg("/%s/ is memoized", not_memoized[i]);
+        regex_free(re);
+    }
+    for (size_t i = 0; i < sizeof memoized / sizeof memoized[0]; i++) {
+        Regex *re = compile_or_fail(memoized[i]);
+        if (!regex_memoized(re)) fail_msg("/%s/ is not memoized", memoized[i]);
+        regex_free(re);
+    }
     /* a budget given is shared by the searches made with it */
     steps = 10;
     assert_int_equal(search("abc", "xxabc", 0, &steps), REGEX_MATCH);
