@@ -441,23 +441,17 @@ typedef enum MovetextKind {
 typedef struct MovetextToken {
     MovetextKind kind;
     size_t start;            /* offset of its first byte in the game's text */
-    size_t text, text_end;   /* comments: the text inside; words: the word */
+    size_t text, text_end;   /* comments: the text inside (words: see below) */
     bool closed;             /* MT_COMMENT: the closing '}' was found */
+    unsigned first_class;    /* MT_WORD: the class of its first byte (pgn_char_class) */
 } MovetextToken;
 
-/* Whether a word that starts with a digit is a move number alone, "12.",
- * "12..." or "12": it means nothing to the reader, which passes over it
- * (on_word reads one glued to its move, "12.e4"). */
-static inline bool is_move_number(const char *w, size_t len)
-{
-    size_t k = 1;
-    while (k < len && is_class(w[k], PC_DIGIT)) k++;
-    while (k < len && w[k] == '.') k++;
-    return k == len;
-}
-
 /* The next token of the movetext from c->i (blanks, %-lines and move
- * numbers skipped); c->i moves past it. */
+ * numbers alone skipped: they mean nothing to the reader, which reads
+ * one glued to its move, "12.e4", in on_word); c->i moves past it. A word
+ * is not read here: its token gives where it starts, c->i stays there,
+ * and the caller reads it (a move of the usual shape by san_parse_usual,
+ * which finds its end; anything else up to word_end). */
 static inline MovetextToken next_movetext_token(TextCursor *c)
 {
     size_t start;
@@ -465,30 +459,36 @@ static inline MovetextToken next_movetext_token(TextCursor *c)
     const char *s = c->s;
     for (;;) {
         cursor_skip_blanks(c);
-        t = (MovetextToken){MT_END, c->i, c->i, c->i, false};
+        t = (MovetextToken){MT_END, c->i, c->i, c->i, false, 0};
         if (c->i >= c->n) return t;
         start = c->i;
         unsigned first = pgn_char_class[(unsigned char)s[start]];
         if (first & PC_DELIM) break;
-        /* a word: nearly every token */
-        size_t end = start + 1;
-        while (!is_class(s[end], PC_DELIM)) end++;   /* the NUL at s[n] ends the last */
-        c->i = end;
-        if (!(first & PC_DIGIT) || !is_move_number(s + start, end - start))
-            return (MovetextToken){MT_WORD, start, start, end, false};
+        if (first & PC_DIGIT) {
+            /* a move number alone ("12.", "12...", "12"): its digits and
+             * dots, then a delimiter (the NUL at s[n] ends the last word) */
+            size_t end = start + 1;
+            while (is_class(s[end], PC_DIGIT)) end++;
+            while (s[end] == '.') end++;
+            if (is_class(s[end], PC_DELIM)) {
+                c->i = end;
+                continue;
+            }
+        }
+        return (MovetextToken){MT_WORD, start, start, start, false, first};
     }
     switch (s[start]) {
     case '{': {
         const char *close = memchr(s + start + 1, '}', c->n - start - 1);
         size_t end = close ? (size_t)(close - s) : c->n;
-        t = (MovetextToken){MT_COMMENT, start, start + 1, end, close != NULL};
+        t = (MovetextToken){MT_COMMENT, start, start + 1, end, close != NULL, 0};
         c->i = close ? end + 1 : end;
         return t;
     }
     case ';': {
         size_t end = start;
         while (end < c->n && s[end] != '\n') end++;
-        t = (MovetextToken){MT_LINE_COMMENT, start, start + 1, end, false};
+        t = (MovetextToken){MT_LINE_COMMENT, start, start + 1, end, false, 0};
         c->i = end;
         return t;
     }
@@ -499,6 +499,15 @@ static inline MovetextToken next_movetext_token(TextCursor *c)
         c->i++;
         return t;
     }
+}
+
+/* The end of the word starting at s[start]: its first delimiter (the NUL
+ * at s[n] ends the last word). */
+static inline size_t word_end(const char *s, size_t start)
+{
+    size_t end = start + 1;
+    while (!is_class(s[end], PC_DELIM)) end++;
+    return end;
 }
 
 /* }---- */
@@ -693,14 +702,33 @@ static void on_bad_move(Movetext *mt, size_t start, const char *tok, size_t len,
     mt->done = true;
 }
 
-/* A word: a NAG, a result, or a move (after its move number, with glyphs
- * glued to it). */
-static void on_word(Movetext *mt, const MovetextToken *t)
+/* The legal move m, read from the text at san (its first written_len bytes
+ * are its SAN when that is above 0: san_parse_written), played from the
+ * current position: into the tree, or on the current line. */
+static inline void on_move(Movetext *mt, Move m, const char *san, size_t written_len)
+{
+    mt->at_variation_start = false;
+    if (!mt->build_tree) {
+        line_play(mt, m);
+        return;
+    }
+    GameNode *node = game_add_move(mt->game, mt->p->arena, mt->cur, m);
+    if (written_len) game_keep_san(node, san, written_len);
+    if (mt->pending) {
+        node->pre_comments = mt->pending;
+        mt->pending = NULL;
+    }
+    mt->cur = node;
+}
+
+/* The word s[start, end): a NAG, a result, or a move (after its move
+ * number, with glyphs glued to it): every word but the moves that
+ * san_parse_usual reads (replay_movetext). */
+static void on_word(Movetext *mt, size_t start, size_t end)
 {
     GameParser *p = mt->p;
-    size_t start = t->text;
     const char *tok = p->s + start;
-    size_t len = t->text_end - start;
+    size_t len = end - start;
     /* a word starting with a letter is a move, or no movetext at all */
     if (is_class(tok[0], PC_NUMERIC)) {
         if (tok[0] == '$') {
@@ -708,8 +736,8 @@ static void on_word(Movetext *mt, const MovetextToken *t)
             return;
         }
         /* a move number glued to its move ("12.e4", "12...Nf6": a move
-         * number alone is no word, see is_move_number); no result is one,
-         * and "0-0" is not one either */
+         * number alone is no word, see next_movetext_token); no result is
+         * one, and "0-0" is not one either */
         size_t k = 0, digits = 0;
         if (is_class(tok[0], PC_DIGIT)) {
             for (k = 1; k < len && is_class(tok[k], PC_DIGIT);) k++;
@@ -737,21 +765,10 @@ static void on_word(Movetext *mt, const MovetextToken *t)
         if (!on_other_word(mt, start, tok, len)) on_bad_move(mt, start, tok, len, st);
         return;
     }
-    mt->at_variation_start = false;
-    if (!mt->build_tree) {
-        line_play(mt, m);
-        return;
-    }
-    GameNode *node = game_add_move(mt->game, p->arena, mt->cur, m);
-    if (written_len) game_keep_san(node, tok, written_len);
-    if (mt->pending) {
-        node->pre_comments = mt->pending;
-        mt->pending = NULL;
-    }
-    mt->cur = node;
-    if (move_len < len) {
+    on_move(mt, m, tok, written_len);
+    if (mt->build_tree && move_len < len) {
         unsigned nag = glyph_nag(tok + move_len, len - move_len);
-        if (nag) add_nag(p, node, nag);
+        if (nag) add_nag(p, mt->cur, nag);
     }
 }
 
@@ -800,7 +817,23 @@ static bool replay_movetext(GameParser *p, bool build_tree, const PgnGate *gate)
         case MT_OPEN: on_open_variation(&mt, t.start, &c); break;
         case MT_CLOSE: on_close_variation(&mt, t.start); break;
         case MT_STRAY: problem_at(p, t.start, "unexpected '%c' in movetext", p->s[t.start]); break;
-        case MT_WORD: on_word(&mt, &t); break;
+        case MT_WORD: {
+            /* nearly every word is a move of the usual shape, read and
+             * played without a scan for its end first; anything else
+             * (a NAG, a result, castling, glyphs, an error) is read whole */
+            const char *w = c.s + t.start;
+            Move m;
+            size_t written_len, len = 0;
+            if (!(t.first_class & PC_NUMERIC)) len = san_parse_usual(&mt.cur->pos, w, &m, &written_len);
+            if (len && is_class(w[len], PC_DELIM)) {
+                c.i = t.start + len;
+                on_move(&mt, m, w, written_len);
+            } else {
+                c.i = word_end(c.s, t.start);
+                on_word(&mt, t.start, c.i);
+            }
+            break;
+        }
         }
     }
     p->i = c.i;
