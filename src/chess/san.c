@@ -317,6 +317,25 @@ SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
     return legal ? SAN_OK : SAN_ILLEGAL;
 }
 
+/* Of several origins of a normal move to `to`, the one from which the
+ * move is legal; SQ_NONE when none is, or more than one. Out of line: the
+ * fast path below nearly always has one origin. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static Square only_legal_origin(const Position *pos, Bitboard origins, Square to)
+{
+    Square found = SQ_NONE;
+    while (origins) {
+        Square from = bb_pop_lsb(&origins);
+        if (mg_normal_move_is_legal(pos, from, to)) {
+            if (found != SQ_NONE) return SQ_NONE;
+            found = from;
+        }
+    }
+    return found;
+}
+
 /*
  * san_parse's fast path: the shapes of read_common (nearly every move of
  * real movetext), read forward from text[0] and resolved in the same
@@ -347,6 +366,9 @@ SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
  * written but a pawn capture's file, and 'x' exactly for a capture.
  * Debug builds check every answer against the general path.
  */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 static inline size_t parse_usual(const Position *pos, const char *text, Move *out, size_t *written_len)
 {
     const char *p = text;
@@ -405,19 +427,17 @@ static inline size_t parse_usual(const Position *pos, const char *text, Move *ou
     /* `to` holds no own piece (given up above) */
     bool captures = pos->board[to] != NO_PIECE;
     bool origin_as_written = pawn && captures ? from_file >= 0 : written_origin == ~(Bitboard)0;
-    origins &= own & written_origin;
-
-    Move found = MOVE_NONE;   /* a move from != to is never MOVE_NONE */
-    while (origins) {
-        Square from = bb_pop_lsb(&origins);
-        if (mg_normal_move_is_legal(pos, from, to)) {
-            if (found != MOVE_NONE) return 0;
-            found = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL);
-        }
-    }
-    if (found == MOVE_NONE) return 0;
-    *out = found;
     *written_len = origin_as_written && capture == captures ? san_len : 0;
+    origins &= own & written_origin;
+    if (!origins) return 0;
+    Square from = bb_lsb(origins);
+    if (bb_more_than_one(origins)) {
+        from = only_legal_origin(pos, origins, to);
+        if (from == SQ_NONE) return 0;
+    } else if (!mg_normal_move_is_legal(pos, from, to)) {
+        return 0;
+    }
+    *out = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL);
     return (size_t)(p - text);
 }
 
@@ -436,7 +456,10 @@ static void check_usual_answer(const Position *pos, const char *text, size_t len
 }
 #endif
 
-size_t san_parse_usual(const Position *pos, const char *text, Move *out, size_t *written_len)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline size_t san_parse_usual(const Position *pos, const char *text, Move *out, size_t *written_len)
 {
     size_t len = parse_usual(pos, text, out, written_len);
 #ifdef CQL_DEBUG

@@ -110,7 +110,12 @@ static void move_piece_ids(uint8_t ids[SQ_NB], const Position *before, Move m)
     ids[from] = 0;
 }
 
-GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
+/* Inline where it is called (the reader's usual run, and on_move): see
+ * pos_make_move. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
 {
     GameNode *n = arena_alloc(a, sizeof *n);
     n->pos = parent->pos;

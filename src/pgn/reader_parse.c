@@ -441,17 +441,27 @@ typedef enum MovetextKind {
 typedef struct MovetextToken {
     MovetextKind kind;
     size_t start;            /* offset of its first byte in the game's text */
-    size_t text, text_end;   /* comments: the text inside (words: see below) */
+    size_t text, text_end;   /* comments: the text inside (words: start only, see below) */
     bool closed;             /* MT_COMMENT: the closing '}' was found */
-    unsigned first_class;    /* MT_WORD: the class of its first byte (pgn_char_class) */
 } MovetextToken;
+
+/* A move number alone ("12.", "12...", "12") at s[start], a digit: the
+ * end of its digits and dots when a delimiter follows them (the NUL at
+ * s[n] ends the last word), else 0. */
+static inline size_t move_number_end(const char *s, size_t start)
+{
+    size_t end = start + 1;
+    while (is_class(s[end], PC_DIGIT)) end++;
+    while (s[end] == '.') end++;
+    return is_class(s[end], PC_DELIM) ? end : 0;
+}
 
 /* The next token of the movetext from c->i (blanks, %-lines and move
  * numbers alone skipped: they mean nothing to the reader, which reads
  * one glued to its move, "12.e4", in on_word); c->i moves past it. A word
  * is not read here: its token gives where it starts, c->i stays there,
- * and the caller reads it (a move of the usual shape by san_parse_usual,
- * which finds its end; anything else up to word_end). */
+ * and the caller reads it up to word_end (play_usual_run, before this,
+ * has played the moves of the usual shape). */
 static inline MovetextToken next_movetext_token(TextCursor *c)
 {
     size_t start;
@@ -459,36 +469,32 @@ static inline MovetextToken next_movetext_token(TextCursor *c)
     const char *s = c->s;
     for (;;) {
         cursor_skip_blanks(c);
-        t = (MovetextToken){MT_END, c->i, c->i, c->i, false, 0};
+        t = (MovetextToken){MT_END, c->i, c->i, c->i, false};
         if (c->i >= c->n) return t;
         start = c->i;
         unsigned first = pgn_char_class[(unsigned char)s[start]];
         if (first & PC_DELIM) break;
         if (first & PC_DIGIT) {
-            /* a move number alone ("12.", "12...", "12"): its digits and
-             * dots, then a delimiter (the NUL at s[n] ends the last word) */
-            size_t end = start + 1;
-            while (is_class(s[end], PC_DIGIT)) end++;
-            while (s[end] == '.') end++;
-            if (is_class(s[end], PC_DELIM)) {
+            size_t end = move_number_end(s, start);
+            if (end) {
                 c->i = end;
                 continue;
             }
         }
-        return (MovetextToken){MT_WORD, start, start, start, false, first};
+        return (MovetextToken){MT_WORD, start, start, start, false};
     }
     switch (s[start]) {
     case '{': {
         const char *close = memchr(s + start + 1, '}', c->n - start - 1);
         size_t end = close ? (size_t)(close - s) : c->n;
-        t = (MovetextToken){MT_COMMENT, start, start + 1, end, close != NULL, 0};
+        t = (MovetextToken){MT_COMMENT, start, start + 1, end, close != NULL};
         c->i = close ? end + 1 : end;
         return t;
     }
     case ';': {
         size_t end = start;
         while (end < c->n && s[end] != '\n') end++;
-        t = (MovetextToken){MT_LINE_COMMENT, start, start + 1, end, false, 0};
+        t = (MovetextToken){MT_LINE_COMMENT, start, start + 1, end, false};
         c->i = end;
         return t;
     }
@@ -702,23 +708,34 @@ static void on_bad_move(Movetext *mt, size_t start, const char *tok, size_t len,
     mt->done = true;
 }
 
-/* The legal move m, read from the text at san (its first written_len bytes
- * are its SAN when that is above 0: san_parse_written), played from the
- * current position: into the tree, or on the current line. */
-static inline void on_move(Movetext *mt, Move m, const char *san, size_t written_len)
+/* Plays the legal move m, read from the text at san (its first
+ * written_len bytes are its SAN when that is above 0: san_parse_written),
+ * from the node cur: into the tree (the comments *pending before it go
+ * with it), or on the current line. Returns the node it leads to. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline GameNode *play_move(Movetext *mt, GameNode *cur, Comment **pending, Move m, const char *san,
+                                  size_t written_len)
+{
+    if (!mt->build_tree) {
+        mt->cur = cur;
+        line_play(mt, m);
+        return mt->cur;
+    }
+    GameNode *node = game_add_move(mt->game, mt->p->arena, cur, m);
+    if (written_len) game_keep_san(node, san, written_len);
+    if (*pending) {
+        node->pre_comments = *pending;
+        *pending = NULL;
+    }
+    return node;
+}
+
+static void on_move(Movetext *mt, Move m, const char *san, size_t written_len)
 {
     mt->at_variation_start = false;
-    if (!mt->build_tree) {
-        line_play(mt, m);
-        return;
-    }
-    GameNode *node = game_add_move(mt->game, mt->p->arena, mt->cur, m);
-    if (written_len) game_keep_san(node, san, written_len);
-    if (mt->pending) {
-        node->pre_comments = mt->pending;
-        mt->pending = NULL;
-    }
-    mt->cur = node;
+    mt->cur = play_move(mt, mt->cur, &mt->pending, m, san, written_len);
 }
 
 /* The word s[start, end): a NAG, a result, or a move (after its move
@@ -772,6 +789,60 @@ static void on_word(Movetext *mt, size_t start, size_t end)
     }
 }
 
+/*
+ * The usual run of a movetext: blanks, move numbers alone, and moves of
+ * the usual shape (san_parse_usual) followed by a delimiter, each played
+ * as on_move plays it, from c->i up to the first other byte (a comment, a
+ * variation, castling, a glyph, a result, an error, a %-line, a NUL, the
+ * end), where c->i is left for the token reader.
+ * It reads exactly what that reader would: the bulk of every game's text,
+ * in a function of its own, so that its few values stay in registers
+ * (docs/performance.md, replay round).
+ */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void play_usual_run(Movetext *mt, TextCursor *c)
+{
+    const char *const s = c->s;
+    const char *w = s + c->i;
+    GameNode *cur = mt->cur;
+    Comment *pending = mt->pending;
+    bool played = false;
+    for (;;) {
+        char b = *w;
+        if (b == ' ') {
+            w++;
+            continue;
+        }
+        if (is_class(b, PC_SPACE)) {
+            /* the end of the text (or a NUL in it), or an escape line: the
+             * token reader knows them */
+            if (b == '\0' || (b == '\n' && w[1] == '%')) break;
+            w++;
+            continue;
+        }
+        if (is_class(b, PC_DIGIT)) {
+            size_t end = move_number_end(s, (size_t)(w - s));
+            if (!end) break;
+            w = s + end;
+            continue;
+        }
+        if (is_class(b, PC_NUMERIC | PC_DELIM)) break;
+        Move m;
+        size_t written_len, len = san_parse_usual(&cur->pos, w, &m, &written_len);
+        if (!len || !is_class(w[len], PC_DELIM)) break;
+        played = true;
+        cur = play_move(mt, cur, &pending, m, w, written_len);
+        w += len;
+        if (mt->done) break;   /* without a tree: a placement of the gate reached */
+    }
+    c->i = (size_t)(w - s);
+    mt->cur = cur;
+    mt->pending = pending;
+    if (played) mt->at_variation_start = false;
+}
+
 /* }---- */
 
 /* Replays the movetext from p->i: the token reader's tokens, each to its
@@ -810,6 +881,8 @@ static bool replay_movetext(GameParser *p, bool build_tree, const PgnGate *gate)
     size_t movetext_start = c.i;   /* == p->n: a tag section without movetext */
 
     while (!mt.done) {
+        play_usual_run(&mt, &c);
+        if (mt.done) break;
         MovetextToken t = next_movetext_token(&c);
         switch (t.kind) {
         case MT_END: mt.done = true; break;
@@ -817,23 +890,10 @@ static bool replay_movetext(GameParser *p, bool build_tree, const PgnGate *gate)
         case MT_OPEN: on_open_variation(&mt, t.start, &c); break;
         case MT_CLOSE: on_close_variation(&mt, t.start); break;
         case MT_STRAY: problem_at(p, t.start, "unexpected '%c' in movetext", p->s[t.start]); break;
-        case MT_WORD: {
-            /* nearly every word is a move of the usual shape, read and
-             * played without a scan for its end first; anything else
-             * (a NAG, a result, castling, glyphs, an error) is read whole */
-            const char *w = c.s + t.start;
-            Move m;
-            size_t written_len, len = 0;
-            if (!(t.first_class & PC_NUMERIC)) len = san_parse_usual(&mt.cur->pos, w, &m, &written_len);
-            if (len && is_class(w[len], PC_DELIM)) {
-                c.i = t.start + len;
-                on_move(&mt, m, w, written_len);
-            } else {
-                c.i = word_end(c.s, t.start);
-                on_word(&mt, t.start, c.i);
-            }
+        case MT_WORD:   /* not a move of the usual shape (play_usual_run) */
+            c.i = word_end(c.s, t.start);
+            on_word(&mt, t.start, c.i);
             break;
-        }
         }
     }
     p->i = c.i;
