@@ -118,8 +118,7 @@ __attribute__((always_inline))
 inline GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
 {
     GameNode *n = arena_alloc(a, sizeof *n);
-    n->pos = parent->pos;
-    pos_make_move(&n->pos, m);
+    pos_play_move(&n->pos, &parent->pos, m);
     /* every other field, in struct order, so that the compiler can merge
      * neighbouring stores */
     n->san_len = 0;       /* the reader's game_keep_san */

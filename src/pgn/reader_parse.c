@@ -579,9 +579,8 @@ static void *grow_array(Arena *a, void *old, size_t size, int *cap, int need)
 static void line_play(Movetext *mt, Move m)
 {
     mt->line = grow_array(mt->p->arena, mt->line, sizeof *mt->line, &mt->line_cap, mt->ply + 2);
-    mt->line[mt->ply + 1].pos = mt->line[mt->ply].pos;
+    pos_play_move(&mt->line[mt->ply + 1].pos, &mt->line[mt->ply].pos, m);
     mt->cur = &mt->line[++mt->ply];
-    pos_make_move(&mt->cur->pos, m);
     /* a piece comes to a square by a move there, or by castling */
     bool may_arrive = (sq_bb(move_to(m)) & mt->placement_squares) || move_is_castle(m);
     if (mt->gate && may_arrive && has_placement(&mt->cur->pos, mt->gate)) {
