@@ -707,34 +707,61 @@ static void on_bad_move(Movetext *mt, size_t start, const char *tok, size_t len,
     mt->done = true;
 }
 
+/* Where the moves of the movetext are played: the current node and the
+ * comments waiting for the next move, and what playing one needs, read
+ * once (play_usual_run keeps them in registers for a run of moves; the
+ * stores into each new node could change anything a pointer reaches). */
+typedef struct MovePlayer {
+    Movetext *mt;
+    Game *game;
+    Arena *arena;
+    bool build_tree;
+    GameNode *cur;       /* the node the next move is played from */
+    Comment *pending;    /* comments before a variation's first move */
+} MovePlayer;
+
+static inline MovePlayer move_player(Movetext *mt)
+{
+    return (MovePlayer){mt, mt->game, mt->p->arena, mt->build_tree, mt->cur, mt->pending};
+}
+
+/* Back into the Movetext, after a move played. */
+static inline void move_player_done(const MovePlayer *pl)
+{
+    pl->mt->cur = pl->cur;
+    pl->mt->pending = pl->pending;
+    pl->mt->at_variation_start = false;
+}
+
 /* Plays the legal move m, read from the text at san (its first
  * written_len bytes are its SAN when that is above 0: san_parse_written),
- * from the node cur: into the tree (the comments *pending before it go
- * with it), or on the current line. Returns the node it leads to. */
+ * from pl->cur: into the tree (the comments pending go with it), or on the
+ * current line. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline GameNode *play_move(Movetext *mt, GameNode *cur, Comment **pending, Move m, const char *san,
-                                  size_t written_len)
+static inline void play_move(MovePlayer *pl, Move m, const char *san, size_t written_len)
 {
-    if (!mt->build_tree) {
-        mt->cur = cur;
-        line_play(mt, m);
-        return mt->cur;
+    if (!pl->build_tree) {
+        pl->mt->cur = pl->cur;
+        line_play(pl->mt, m);
+        pl->cur = pl->mt->cur;
+        return;
     }
-    GameNode *node = game_add_move(mt->game, mt->p->arena, cur, m);
+    GameNode *node = game_add_move(pl->game, pl->arena, pl->cur, m);
     if (written_len) game_keep_san(node, san, written_len);
-    if (*pending) {
-        node->pre_comments = *pending;
-        *pending = NULL;
+    if (pl->pending) {
+        node->pre_comments = pl->pending;
+        pl->pending = NULL;
     }
-    return node;
+    pl->cur = node;
 }
 
 static void on_move(Movetext *mt, Move m, const char *san, size_t written_len)
 {
-    mt->at_variation_start = false;
-    mt->cur = play_move(mt, mt->cur, &mt->pending, m, san, written_len);
+    MovePlayer pl = move_player(mt);
+    play_move(&pl, m, san, written_len);
+    move_player_done(&pl);
 }
 
 /* The word s[start, end): a NAG, a result, or a move (after its move
@@ -805,8 +832,7 @@ static void play_usual_run(Movetext *mt, TextCursor *c)
 {
     const char *const s = c->s;
     const char *w = s + c->i;
-    GameNode *cur = mt->cur;
-    Comment *pending = mt->pending;
+    MovePlayer pl = move_player(mt);
     bool played = false;
     for (;;) {
         char b = *w;
@@ -829,17 +855,15 @@ static void play_usual_run(Movetext *mt, TextCursor *c)
         }
         if (is_class(b, PC_NUMERIC | PC_DELIM)) break;
         Move m;
-        size_t written_len, len = san_parse_usual(&cur->pos, w, &m, &written_len);
+        size_t written_len, len = san_parse_usual(&pl.cur->pos, w, &m, &written_len);
         if (!len || !is_class(w[len], PC_DELIM)) break;
         played = true;
-        cur = play_move(mt, cur, &pending, m, w, written_len);
+        play_move(&pl, m, w, written_len);
         w += len;
-        if (mt->done) break;   /* without a tree: a placement of the gate reached */
+        if (!pl.build_tree && mt->done) break;   /* a placement of the gate reached */
     }
     c->i = (size_t)(w - s);
-    mt->cur = cur;
-    mt->pending = pending;
-    if (played) mt->at_variation_start = false;
+    if (played) move_player_done(&pl);
 }
 
 /* }---- */
