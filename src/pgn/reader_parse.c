@@ -106,7 +106,7 @@ static void report_nul(GameParser *p)
  * movetext loop keeps one in a local of its own, whose fields stay in
  * registers; through the GameParser (p->i) every store the replay makes
  * to a node (a byte of the board, of the SAN) could change them, so the
- * compiler read them again after each (docs/performance.md, tenth round). */
+ * compiler read them again after each (docs/performance.md, replay round). */
 typedef struct TextCursor {
     const char *s;
     size_t n, i;
@@ -765,8 +765,8 @@ static void on_move(Movetext *mt, Move m, const char *san, size_t written_len)
 }
 
 /* The word s[start, end): a NAG, a result, or a move (after its move
- * number, with glyphs glued to it): every word but the moves that
- * san_parse_usual reads (replay_movetext). */
+ * number, with glyphs glued to it): every word but the moves of the
+ * usual shape, which play_usual_run has played. */
 static void on_word(Movetext *mt, size_t start, size_t end)
 {
     GameParser *p = mt->p;
