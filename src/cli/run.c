@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cpu_share.h"
 #include "cli/html.h"
 #include "cli/input.h"
 #include "cli/output_file.h"
@@ -437,6 +438,8 @@ static ExitCode search_games(Run *r)
     cql_run_on_game(r->run, on_game, r);
     cql_run_on_match(r->run, on_match, r, false);
     cql_run_on_progress(r->run, on_progress, r);
+    CpuShare cpu;
+    cpu_share_start(&cpu);
     CqlRunStatus status = cql_run_start(r->run);
     const CqlRunTotals *t = cql_run_totals(r->run);
     cql_run_print_persistent(r->run, &r->persistent);
@@ -445,6 +448,7 @@ static ExitCode search_games(Run *r)
     if (!input_finish(&r->inputs, r->m)) read_failed = true;
     r->out_open = false;
     bool ok = output_close(&r->out, !read_failed && status != CQL_RUN_STOPPED, r->m) == 0;
+    cpu_share_report(&cpu, stderr);
     if (status == CQL_RUN_STOPPED) {
         fflush(stdout);
         return EXIT_QUERY;   /* as CQL 6.2: the message printed, no summary, no output */
