@@ -383,11 +383,18 @@ static void on_game(void *ctx, CqlRun *run, const CqlRunGame *g)
     if (g->matched && r->o->showmatches) fprintf(r->notes, "<%ld>\n", g->number);
 }
 
-/* A matching game goes to the output; the first failed write stops the run. */
+/* A matching game goes to the output, its text written where it is at
+ * the end of its batch; the first failed write stops the run. */
 static void on_match(void *ctx, CqlRun *run, const CqlRunGame *g)
 {
     Run *r = ctx;
-    if (!output_write(&r->out, g->pgn, g->pgn_len)) cql_run_cancel(run);
+    if (!output_write_kept(&r->out, g->pgn, g->pgn_len)) cql_run_cancel(run);
+}
+
+static void on_batch_end(void *ctx, CqlRun *run)
+{
+    Run *r = ctx;
+    if (!output_release(&r->out)) cql_run_cancel(run);
 }
 
 static void on_progress(void *ctx, const CqlRunProgress *p)
@@ -438,6 +445,7 @@ static ExitCode search_games(Run *r)
     cql_run_on_game(r->run, on_game, r);
     cql_run_on_match(r->run, on_match, r, false);
     cql_run_on_progress(r->run, on_progress, r);
+    cql_run_on_batch_end(r->run, on_batch_end, r);
     CpuShare cpu;
     cpu_share_start(&cpu);
     CqlRunStatus status = cql_run_start(r->run);

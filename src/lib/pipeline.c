@@ -418,13 +418,20 @@ static void job_clear(GameJob *job)
     release_large_buffers(job);
 }
 
+/* The end of a batch of games handed over: the texts of its matches may
+ * go once the caller is told (cql_run_on_batch_end). */
+static void end_batch(Emitter *e)
+{
+    CqlRun *r = e->run;
+    if (r->on_batch_end) r->on_batch_end(r->batch_ctx, r);
+}
+
+/* Hands a game over; the caller clears its job (job_clear) once the batch
+ * it is in has ended. */
 static void emit(Emitter *e, GameJob *job)
 {
     /* a game read ahead of the limit, after a runtime error or past the range: as if never read */
-    if (run_stopped(e)) {
-        job_clear(job);
-        return;
-    }
+    if (run_stopped(e)) return;
     CqlRun *r = e->run;
     e->totals.games++;
     e->totals.bytes += job->text_bytes;
@@ -461,7 +468,6 @@ static void emit(Emitter *e, GameJob *job)
             hand_over_match(e, number, job->input, job->index, &job->out, &job->positions, &job->strings);
         }
     }
-    job_clear(job);
     if (limit_reached(e)) e->totals.limit_reached = true;
     if (r->on_progress) {
         CqlRunProgress progress = {e->totals.games, e->totals.matches, e->totals.bytes};
@@ -480,7 +486,7 @@ static int by_key(const void *a, const void *b)
     return x->number < y->number ? -1 : x->number > y->number;   /* stable: input order */
 }
 
-/* Hands over the games kept for sorting, best first. */
+/* Hands over the games kept for sorting, best first, as one batch. */
 static void emit_sorted(Emitter *e)
 {
     if (e->nsorted)   /* qsort wants an array, even of nothing */
@@ -489,6 +495,10 @@ static void emit_sorted(Emitter *e)
         SortedGame *g = &e->sorted[i];
         if (!e->runtime_error && !cancelled(e) && e->run->on_match)
             hand_over_match(e, g->number, g->input, g->index, &g->text, &g->positions, &g->strings);
+    }
+    end_batch(e);
+    for (size_t i = 0; i < e->nsorted; i++) {
+        SortedGame *g = &e->sorted[i];
         cql_text_free(&g->text);
         cql_text_free(&g->key);
         cql_text_free(&g->positions);
@@ -562,6 +572,8 @@ static void run_single(Emitter *e)
     while (!emit_failed(e) && read_job(e, &job)) {
         if (job.examined) search_game(&w, &job);
         emit(e, &job);
+        end_batch(e);
+        job_clear(&job);
     }
     cql_searcher_print_persistent(w.searcher, &e->run->persistent);
     cql_searcher_merge_tags(e->tags, w.searcher);
@@ -788,7 +800,8 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* Hands over a slot's games and messages, in input order. */
+/* Hands over a slot's games and messages, in input order, the games as
+ * one batch. */
 static void emit_slot(Emitter *e, Slot *s)
 {
     deliver_messages(&s->leading, e->run->messages);
@@ -798,6 +811,8 @@ static void emit_slot(Emitter *e, Slot *s)
         if (wanted.set && cql_game_text_number(s->games[i].text) > wanted.max) e->past_range = true;
         emit(e, &s->games[i]);
     }
+    end_batch(e);
+    for (size_t i = 0; i < s->ngames; i++) job_clear(&s->games[i]);
     /* the text after the last game: reported when the run read on */
     bool read_on = !run_stopped(e) && !(wanted.set && s->base + (long)s->ngames >= wanted.max);
     if (read_on) deliver_messages(&s->trailing, e->run->messages);
