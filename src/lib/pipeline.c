@@ -686,7 +686,8 @@ enum { SLOT_KEEP_GAMES = 64 };
 /* Empties a handed-over or cancelled slot for the next piece. */
 static void slot_reset(Slot *s)
 {
-    for (size_t i = 0; i < s->ngames; i++) job_clear(&s->games[i]);   /* a cancelled slot's */
+    if (s->cancelled)   /* a slot handed over was cleared then (emit_slot) */
+        for (size_t i = 0; i < s->ngames; i++) job_clear(&s->games[i]);
     size_t keep = s->ngames > SLOT_KEEP_GAMES / 2 ? 2 * s->ngames : SLOT_KEEP_GAMES;
     if (s->cap > keep) {
         for (size_t i = keep; i < s->cap; i++) job_free(&s->games[i]);
