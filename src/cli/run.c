@@ -28,6 +28,7 @@
 #include "cli/input.h"
 #include "cli/output_file.h"
 #include "cli/progress.h"
+#include "cli/summary_merge.h"
 #include "cli/terminal.h"
 
 typedef struct Run {
@@ -534,6 +535,7 @@ ExitCode run(const CliOptions *o, CqlMessages *m)
         cli_print_version(stdout);
         return EXIT_RAN;
     }
+    if (o->summary_merge) return summary_merge(o->merge_files, o->merge_count, stdout, m);
     if (o->hhdb_info) {
         fputs("the keys of hhdb (cql -hhdb KEY [TEXT] adds the filter hhdb KEY \"TEXT\"):\n", stdout);
         for (size_t i = 0; cql_hhdb_key(i); i++) printf("  %s\n", cql_hhdb_key(i));
