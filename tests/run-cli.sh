@@ -99,6 +99,16 @@ for run in "cuts.pgn -limit 500 true.cql" "cuts.pgn -maxgamesize 2K true.cql" "c
     done
 done
 
+# CQL_CPU_SHARE=1: the CPU time of the run's main thread and of all its
+# threads, on standard error after the run (scripts/bench-share.sh reads it)
+CQL_CPU_SHARE=1 "$CQL" -threads 2 -i "$T/cuts.pgn" -o "$T/x.pgn" "$T/true.cql" >/dev/null 2>"$T/err"
+expect_grep "CQL_CPU_SHARE: the line" "$T/err" \
+    '^cql: CPU of the run: main thread [0-9.]* s user + [0-9.]* s system, all threads [0-9.]* + [0-9.]* s (main thread [0-9.]*%, system [0-9.]*%), decompressors [0-9.]* s; main thread [0-9]* context switches$'
+awk '/CPU of the run/ { if ($8 + $12 <= $17 + $19 + 0.002) ok = 1 } END { exit !ok }' "$T/err" && ok ||
+    bad "CQL_CPU_SHARE: the main thread took more than all threads"
+"$CQL" -threads 2 -i "$T/cuts.pgn" -o "$T/x.pgn" "$T/true.cql" >/dev/null 2>"$T/err"
+expect_no_grep "without CQL_CPU_SHARE: no line" "$T/err" 'CPU of the run'
+
 # ---- options
 expect_rc "help" 0 "$CQL" -help
 expect_grep "help lists exit status" "$T/out" '3  the input had PGN errors'
