@@ -31,6 +31,7 @@ typedef struct PartSeen {
     long long part, parts;
     const char *file;
     long line;
+    long seq;                /* its place among the summaries read */
 } PartSeen;
 
 /* What the summaries add up to. */
@@ -198,40 +199,43 @@ static void add_output(Total *t, char *name)
     t->outputs[t->noutputs++] = name;
 }
 
+/* A list "[a, b ...]" at l (at its '['), each item read by `item`; false
+ * after reporting. */
+static bool read_list(Line *l, bool (*item)(Line *l, void *ctx), void *ctx)
+{
+    l->at++;
+    skip_blanks(l);
+    bool more = l->at >= l->len || l->text[l->at] != ']';
+    while (more) {
+        if (!item(l, ctx)) return false;
+        skip_blanks(l);
+        more = l->at >= l->len || l->text[l->at] != ']';
+        if (more && !expect_char(l, ',', "',' or ']'")) return false;
+    }
+    l->at++;   /* the ']' */
+    return true;
+}
+
+static bool read_output_name(Line *l, void *total)
+{
+    char *name;
+    if (!read_string(l, &name)) return false;
+    add_output(total, name);
+    return true;
+}
+
 /* "output": a name, or the list of names of a merged summary. */
 static bool read_outputs(Line *l, Total *t)
 {
     skip_blanks(l);
-    if (l->at >= l->len || l->text[l->at] != '[') {
-        char *name;
-        if (!read_string(l, &name)) return false;
-        add_output(t, name);
-        return true;
-    }
-    l->at++;
-    skip_blanks(l);
-    if (l->at < l->len && l->text[l->at] == ']') {
-        l->at++;
-        return true;
-    }
-    for (;;) {
-        char *name;
-        if (!read_string(l, &name)) return false;
-        add_output(t, name);
-        skip_blanks(l);
-        if (l->at < l->len && l->text[l->at] == ']') {
-            l->at++;
-            return true;
-        }
-        if (!expect_char(l, ',', "',' or ']'")) return false;
-    }
+    if (l->at < l->len && l->text[l->at] == '[') return read_list(l, read_output_name, t);
+    return read_output_name(l, t);
 }
 
-/* Passes over a value of a key this version does not know (one a later
- * -summary json may write): a string, number, true, false, null, or a list
- * of them. */
-static bool skip_value(Line *l)
+/* Passes over a string, a number, true, false or null. */
+static bool skip_scalar(Line *l, void *unused)
 {
+    (void)unused;
     skip_blanks(l);
     if (l->at < l->len && l->text[l->at] == '"') {
         char *s;
@@ -239,26 +243,19 @@ static bool skip_value(Line *l)
         free(s);
         return true;
     }
-    if (l->at < l->len && l->text[l->at] == '[') {
-        l->at++;
-        skip_blanks(l);
-        if (l->at < l->len && l->text[l->at] == ']') {
-            l->at++;
-            return true;
-        }
-        for (;;) {
-            if (!skip_value(l)) return false;
-            skip_blanks(l);
-            if (l->at < l->len && l->text[l->at] == ']') {
-                l->at++;
-                return true;
-            }
-            if (!expect_char(l, ',', "',' or ']'")) return false;
-        }
-    }
     if (read_word(l, "true") || read_word(l, "false") || read_word(l, "null")) return true;
     double ignored;
     return read_number(l, false, &ignored);
+}
+
+/* Passes over the value of a key this version does not know (one a later
+ * -summary json may write): a scalar or a list of them (not deeper, so
+ * that a hostile line cannot nest without end). */
+static bool skip_value(Line *l)
+{
+    skip_blanks(l);
+    if (l->at < l->len && l->text[l->at] == '[') return read_list(l, skip_scalar, NULL);
+    return skip_scalar(l, NULL);
 }
 
 /* The keys of a summary; those it must have come first. */
@@ -325,7 +322,8 @@ static bool add_summary(Line *l, Total *t)
             t->parts_cap = t->parts_cap ? 2 * t->parts_cap : 8;
             t->parts = cli_realloc(t->parts, t->parts_cap * sizeof *t->parts);
         }
-        t->parts[t->nparts++] = (PartSeen){(long long)value[K_PART], (long long)value[K_PARTS], l->file, l->number};
+        t->parts[t->nparts++] = (PartSeen){(long long)value[K_PART], (long long)value[K_PARTS], l->file, l->number,
+                                           t->lines};
     }
     t->matches += (long long)value[K_MATCHES];
     t->games += (long long)value[K_GAMES];
@@ -384,7 +382,7 @@ static int by_part(const void *a, const void *b)
     const PartSeen *x = a, *y = b;
     if (x->parts != y->parts) return x->parts < y->parts ? -1 : 1;
     if (x->part != y->part) return x->part < y->part ? -1 : 1;
-    return 0;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;   /* the first read first */
 }
 
 /* The summaries of parts hold each part of N as often as part 0/N: a part
