@@ -283,6 +283,7 @@ test-cli: test-tools
 	$(Q)sh tests/run-cli.sh $(BUILD)
 	$(Q)sh tests/run-output.sh $(BUILD)
 	$(Q)sh tests/run-options.sh $(BUILD)
+	$(Q)sh tests/run-across-machines.sh $(BUILD)
 
 test-oracle: test-tools
 	$(Q)if [ -f tests/run-oracle.sh ]; then sh tests/run-oracle.sh $(BUILD); fi

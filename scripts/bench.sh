@@ -20,7 +20,8 @@
 # With pgn-extract installed, its `-r` (read and check every game) is timed
 # too, and Ka1, check, mate and Q attacks k are given as fractions of it.
 # Then the 2-thread speed-up, the main thread's share of the instructions on
-# two threads, and the peak RSS at 10k, 100k and 1M games.
+# two threads, the main thread's share of the CPU time and the kernel's on
+# studies (scripts/bench-share.sh), and the peak RSS at 10k, 100k and 1M games.
 #
 # Usage: sh scripts/bench.sh build/MODE
 # Environment: RUNS=N, INSTR=0 (no callgrind), RSS=0 (no RSS corpora), BIG=0
@@ -208,6 +209,10 @@ if [ "$INSTR" = 1 ]; then
         rm -f "$DIR"/share.*
     done
 fi
+
+# the main thread's share of the CPU time, and the kernel's on studies
+# (scripts/bench-share.sh, also run alone)
+RUNS=$RUNS BASE=$BASE PGN_DIR=$PGN_DIR sh scripts/bench-share.sh "$BUILD"
 
 # peak RSS while `check` (2 threads) reads 10k, 100k and 1M games of every PGN
 # file of $PGN_DIR, writing the matches to standard output (discarded)

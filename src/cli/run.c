@@ -23,10 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cpu_share.h"
 #include "cli/html.h"
 #include "cli/input.h"
 #include "cli/output_file.h"
 #include "cli/progress.h"
+#include "cli/summary_merge.h"
 #include "cli/terminal.h"
 
 typedef struct Run {
@@ -382,11 +384,18 @@ static void on_game(void *ctx, CqlRun *run, const CqlRunGame *g)
     if (g->matched && r->o->showmatches) fprintf(r->notes, "<%ld>\n", g->number);
 }
 
-/* A matching game goes to the output; the first failed write stops the run. */
+/* A matching game goes to the output, its text written where it is at
+ * the end of its batch; the first failed write stops the run. */
 static void on_match(void *ctx, CqlRun *run, const CqlRunGame *g)
 {
     Run *r = ctx;
-    if (!output_write(&r->out, g->pgn, g->pgn_len)) cql_run_cancel(run);
+    if (!output_write_kept(&r->out, g->pgn, g->pgn_len)) cql_run_cancel(run);
+}
+
+static void on_batch_end(void *ctx, CqlRun *run)
+{
+    Run *r = ctx;
+    if (!output_release(&r->out)) cql_run_cancel(run);
 }
 
 static void on_progress(void *ctx, const CqlRunProgress *p)
@@ -437,6 +446,9 @@ static ExitCode search_games(Run *r)
     cql_run_on_game(r->run, on_game, r);
     cql_run_on_match(r->run, on_match, r, false);
     cql_run_on_progress(r->run, on_progress, r);
+    cql_run_on_batch_end(r->run, on_batch_end, r);
+    CpuShare cpu;
+    cpu_share_start(&cpu);
     CqlRunStatus status = cql_run_start(r->run);
     const CqlRunTotals *t = cql_run_totals(r->run);
     cql_run_print_persistent(r->run, &r->persistent);
@@ -445,6 +457,7 @@ static ExitCode search_games(Run *r)
     if (!input_finish(&r->inputs, r->m)) read_failed = true;
     r->out_open = false;
     bool ok = output_close(&r->out, !read_failed && status != CQL_RUN_STOPPED, r->m) == 0;
+    cpu_share_report(&cpu, stderr);
     if (status == CQL_RUN_STOPPED) {
         fflush(stdout);
         return EXIT_QUERY;   /* as CQL 6.2: the message printed, no summary, no output */
@@ -522,6 +535,7 @@ ExitCode run(const CliOptions *o, CqlMessages *m)
         cli_print_version(stdout);
         return EXIT_RAN;
     }
+    if (o->summary_merge) return summary_merge(o->merge_files, o->merge_count, stdout, m);
     if (o->hhdb_info) {
         fputs("the keys of hhdb (cql -hhdb KEY [TEXT] adds the filter hhdb KEY \"TEXT\"):\n", stdout);
         for (size_t i = 0; cql_hhdb_key(i); i++) printf("  %s\n", cql_hhdb_key(i));
