@@ -519,7 +519,9 @@ typedef struct CqlPosition {
     const char *fen;
 } CqlPosition;
 
-/* A game of a run. Its pointers are valid during the callback only. */
+/* A game of a run. Its pointers are valid during the callback only; with a
+ * batch callback (cql_run_on_batch_end), a match's pgn and positions until
+ * the end of its batch. */
 typedef struct CqlRunGame {
     long number;              /* in the run: numbered on across its inputs, from 1 */
     const char *input;        /* the name of its input */
@@ -551,6 +553,10 @@ typedef struct CqlRunProgress {
 } CqlRunProgress;
 
 typedef void (*CqlRunProgressFn)(void *ctx, const CqlRunProgress *progress);
+
+/* The end of a batch of games handed over (a piece of the input, the
+ * sorted matches). */
+typedef void (*CqlRunBatchFn)(void *ctx, CqlRun *run);
 
 /* An input the run opens when it comes to it: open returns the stream
  * (NULL after reporting through m: the run fails); close is told when the
@@ -614,6 +620,12 @@ CQL_API void cql_run_add_range(CqlRun *r, const char *path, uint64_t from, uint6
 CQL_API void cql_run_on_game(CqlRun *r, CqlRunGameFn fn, void *ctx);
 CQL_API void cql_run_on_match(CqlRun *r, CqlRunGameFn fn, void *ctx, bool positions);
 CQL_API void cql_run_on_progress(CqlRun *r, CqlRunProgressFn fn, void *ctx);
+/* Called after each batch of games was handed over (a piece of the input
+ * of about 64 KB on worker threads; a game on one thread; every match of a
+ * sorting query). The PGN text and the positions of each match handed over
+ * in the batch stay valid until this callback returns: a caller can write
+ * a batch's matches at once (writev) instead of copying each. */
+CQL_API void cql_run_on_batch_end(CqlRun *r, CqlRunBatchFn fn, void *ctx);
 
 /* Checks the settings against the inputs (a part needs one file ...) and
  * opens the first input; false after reporting. cql_run_start opens the run

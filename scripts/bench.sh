@@ -22,7 +22,8 @@
 # The first ten queries in one pass (issue 32) against the replay plus each
 # query's own work.
 # Then the 2-thread speed-up, the main thread's share of the instructions on
-# two threads, and the peak RSS at 10k, 100k and 1M games.
+# two threads, the main thread's share of the CPU time and the kernel's on
+# studies (scripts/bench-share.sh), and the peak RSS at 10k, 100k and 1M games.
 #
 # Usage: sh scripts/bench.sh build/MODE
 # Environment: RUNS=N, INSTR=0 (no callgrind), RSS=0 (no RSS corpora), BIG=0
@@ -276,6 +277,10 @@ if [ "$INSTR" = 1 ]; then
         rm -f "$DIR"/share.*
     done
 fi
+
+# the main thread's share of the CPU time, and the kernel's on studies
+# (scripts/bench-share.sh, also run alone)
+RUNS=$RUNS BASE=$BASE PGN_DIR=$PGN_DIR sh scripts/bench-share.sh "$BUILD"
 
 # peak RSS while `check` (2 threads) reads 10k, 100k and 1M games of every PGN
 # file of $PGN_DIR, writing the matches to standard output (discarded)

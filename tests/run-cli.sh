@@ -64,7 +64,9 @@ expect_same "messages in input order on 1 and 2 threads" "$T/messages1" "$T/mess
 # before it, a blank line inside a tag section), the text is read again from
 # the game that ran over the cut. Whatever the chunk size, 2 threads give
 # the output and messages of 1 thread: over every test PGN file, with such
-# cuts added, and with -limit, a game-number range and a size limit
+# cuts added, and with -limit, a game-number range and a size limit. (Each
+# stream apart: the output is written in blocks whose ends depend on the
+# threads, so where the messages fall between them in one file does too.)
 i=0
 while [ $i -lt 30 ]; do
     printf '[Event "v%d"]\n\n1. e4 (1. d4 d5\n\n[Event "w%d"]\n[Site "?"]\n\n[Round "1"]\n\n1. e4 e5 *\n\n' $i $i
@@ -87,14 +89,25 @@ for run in "cuts.pgn -limit 500 true.cql" "cuts.pgn -maxgamesize 2K true.cql" "c
     query=$(eval echo "\$$#")
     options=$(echo "$run" | sed 's/^[^ ]* //; s/[^ ]*$//')
     # shellcheck disable=SC2086
-    "$CQL" -threads 1 -i "$T/$file" -o - $options "$T/$query" >"$T/cuts1" 2>&1
+    "$CQL" -threads 1 -i "$T/$file" -o - $options "$T/$query" >"$T/cuts1" 2>"$T/cuts1.err"
     for bytes in 30 45 60 90 200 3000 ''; do
         # shellcheck disable=SC2086
-        CQL_CHUNK_BYTES=$bytes "$CQL" -threads 2 -i "$T/$file" -o - $options "$T/$query" >"$T/cuts2" 2>&1
-        sed -i 's/ in [0-9.]* seconds using [0-9]* threads*/ X/' "$T/cuts1" "$T/cuts2"
+        CQL_CHUNK_BYTES=$bytes "$CQL" -threads 2 -i "$T/$file" -o - $options "$T/$query" >"$T/cuts2" 2>"$T/cuts2.err"
+        sed -i 's/ in [0-9.]* seconds using [0-9]* threads*/ X/' "$T/cuts1.err" "$T/cuts2.err"
         expect_same "chunks of ${bytes:-default} bytes: as on one thread ($run)" "$T/cuts1" "$T/cuts2"
+        expect_same "chunks of ${bytes:-default} bytes: messages as on one thread ($run)" "$T/cuts1.err" "$T/cuts2.err"
     done
 done
+
+# CQL_CPU_SHARE=1: the CPU time of the run's main thread and of all its
+# threads, on standard error after the run (scripts/bench-share.sh reads it)
+CQL_CPU_SHARE=1 "$CQL" -threads 2 -i "$T/cuts.pgn" -o "$T/x.pgn" "$T/true.cql" >/dev/null 2>"$T/err"
+expect_grep "CQL_CPU_SHARE: the line" "$T/err" \
+    '^cql: CPU of the run: main thread [0-9.]* s user + [0-9.]* s system, all threads [0-9.]* + [0-9.]* s (main thread [0-9.]*%, system [0-9.]*%), decompressors [0-9.]* s; main thread [0-9]* context switches$'
+awk '/CPU of the run/ { if ($8 + $12 <= $17 + $19 + 0.002) ok = 1 } END { exit !ok }' "$T/err" && ok ||
+    bad "CQL_CPU_SHARE: the main thread took more than all threads"
+"$CQL" -threads 2 -i "$T/cuts.pgn" -o "$T/x.pgn" "$T/true.cql" >/dev/null 2>"$T/err"
+expect_no_grep "without CQL_CPU_SHARE: no line" "$T/err" 'CPU of the run'
 
 # ---- options
 expect_rc "help" 0 "$CQL" -help

@@ -6,8 +6,17 @@
 
 _cql()
 {
-    local cmd=$1 cur=$2 prev=$3
+    local cmd=$1 cur=$2 prev=$3 word
     COMPREPLY=()
+    # after -summary-merge every word is a file of -summary json lines
+    for word in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
+        word=${word#-}
+        word=$(printf '%s' "${word#-}" | tr '[:upper:]' '[:lower:]')
+        if [ "$word" = summary-merge ] || [ "$word" = summarymerge ]; then
+            COMPREPLY=($(compgen -f -- "$cur"))
+            return
+        fi
+    done
     # an option's name, with one or two hyphens, in any case
     local option=${prev#-}
     option=${option#-}

@@ -560,11 +560,15 @@ COLD_PATH static void drop_rights_touched(Position *pos, Move m)
         }
 }
 
-/* The other side moves next; Black's move completes a full move. */
-static inline void pass_turn(Position *pos)
+/* The other side moves next; Black's move completes a full move (read
+ * from src, written to dst: see make_normal_move). */
+static inline void pass_turn(Position *dst, const Position *src)
 {
-    if (pos->side == BLACK && pos->fullmove < COUNTER_MAX) pos->fullmove++;
-    pos->side = (uint8_t)other_color((Color)pos->side);
+    Color side = (Color)src->side;
+    unsigned fullmove = src->fullmove;
+    if (side == BLACK && fullmove < COUNTER_MAX) fullmove++;
+    dst->fullmove = (uint16_t)fullmove;
+    dst->side = (uint8_t)other_color(side);
 }
 
 /*
@@ -580,25 +584,29 @@ static inline void pass_turn(Position *pos)
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void make_normal_move(Position *pos, Move m)
+static inline void make_normal_move(Position *dst, const Position *src, Move m)
 {
+    /* everything read from src first: dst may be src, or a copy of it
+     * just written, whose bytes read back would wait on those stores */
     Square from = move_from(m), to = move_to(m);
-    Piece piece = (Piece)pos->board[from], victim = (Piece)pos->board[to];
-    Color us = (Color)pos->side;
+    Piece piece = (Piece)src->board[from], victim = (Piece)src->board[to];
+    Color us = (Color)src->side;
     Bitboard from_to = sq_bb(from) | sq_bb(to);
-    unsigned halfmove = pos->halfmove < COUNTER_MAX ? pos->halfmove + 1u : COUNTER_MAX;
+    unsigned halfmove = src->halfmove < COUNTER_MAX ? src->halfmove + 1u : COUNTER_MAX;
+    Bitboard occupied = src->by_type[0] ^ from_to, movers = src->by_type[type_of(piece)] ^ from_to,
+             own = src->by_color[us] ^ from_to;
     Square ep = SQ_NONE;
     assert(piece != NO_PIECE && color_of(piece) == us && move_kind(m) == MK_NORMAL);
 
-    pos->by_type[0] ^= from_to;
-    pos->by_type[type_of(piece)] ^= from_to;
-    pos->by_color[us] ^= from_to;
+    dst->by_type[0] = occupied;
+    dst->by_type[type_of(piece)] = movers;
+    dst->by_color[us] = own;
     if (victim != NO_PIECE) {
         assert(color_of(victim) == other_color(us) && type_of(victim) != KING);
         Bitboard to_bb = sq_bb(to);
-        pos->by_type[0] ^= to_bb;          /* undo: `to` stays occupied */
-        pos->by_type[type_of(victim)] ^= to_bb;
-        pos->by_color[other_color(us)] ^= to_bb;
+        dst->by_type[0] ^= to_bb;          /* undo: `to` stays occupied */
+        dst->by_type[type_of(victim)] ^= to_bb;
+        dst->by_color[other_color(us)] ^= to_bb;
         halfmove = 0;
     }
     if (type_of(piece) == PAWN) {
@@ -607,14 +615,14 @@ static inline void make_normal_move(Position *pos, Move m)
             ep = (from + to) / 2;
         }
     }
-    pos->board[from] = NO_PIECE;
-    pos->board[to] = (uint8_t)piece;
-    pos->ep = (uint8_t)ep;
-    pos->halfmove = (uint16_t)halfmove;
+    dst->board[from] = NO_PIECE;
+    dst->board[to] = (uint8_t)piece;
+    dst->ep = (uint8_t)ep;
+    dst->halfmove = (uint16_t)halfmove;
     /* Only a king or rook move, or a rook capture, can take a right away. */
     bool rights_at_stake = type_of(piece) == KING || type_of(piece) == ROOK || type_of(victim) == ROOK;
-    if (rights_at_stake && castle_rights_remain(pos))
-        drop_rights_touched(pos, m);
+    if (rights_at_stake && castle_rights_remain(dst))
+        drop_rights_touched(dst, m);
 }
 
 static void make_castle(Position *pos, Move m)
@@ -670,19 +678,38 @@ COLD_PATH static void make_special_move(Position *pos, Move m)
     }
 }
 
-/* Inline where it is called: a game's replay calls it at every move, in
- * game_add_move or (a game read without its tree) in the reader itself, and
- * left to itself the compiler inlines it nowhere once it has two hot callers. */
+/* Inline where they are called: a game's replay calls pos_play_move at
+ * every move, in game_add_move or (a game read without its tree) in the
+ * reader itself, and left to itself the compiler inlines it nowhere once it
+ * has two hot callers. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 inline void pos_make_move(Position *pos, Move m)
 {
-    if (move_kind(m) == MK_NORMAL) make_normal_move(pos, m);
+    if (move_kind(m) == MK_NORMAL) make_normal_move(pos, pos, m);
     else make_special_move(pos, m);
-    pass_turn(pos);
+    pass_turn(pos, pos);
 #ifdef CQL_DEBUG
     assert(pos_is_ok(pos));
+#endif
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline void pos_play_move(Position *dst, const Position *src, Move m)
+{
+    *dst = *src;
+    if (move_kind(m) == MK_NORMAL) {
+        make_normal_move(dst, src, m);
+        pass_turn(dst, src);
+    } else {
+        make_special_move(dst, m);
+        pass_turn(dst, dst);
+    }
+#ifdef CQL_DEBUG
+    assert(pos_is_ok(dst));
 #endif
 }
 

@@ -122,6 +122,9 @@ static inline Square pos_king(const Position *pos, Color c)
  * board, castling rights, ep square, counters and side are all updated.
  * MOVE_NULL passes the turn. */
 void pos_make_move(Position *pos, Move m);
+/* *dst = *src, then m made in *dst (dst != src): a child position made
+ * from its parent's, faster than the copy and pos_make_move. */
+void pos_play_move(Position *dst, const Position *src, Move m);
 
 /* Every piece of either colour attacking square s, given occupancy occ. */
 Bitboard pos_attackers_to(const Position *pos, Square s, Bitboard occ);

@@ -317,21 +317,47 @@ SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
     return legal ? SAN_OK : SAN_ILLEGAL;
 }
 
+/* Of several origins of a normal move to `to`, the one from which the
+ * move is legal; SQ_NONE when none is, or more than one. Out of line: the
+ * fast path below nearly always has one origin. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static Square only_legal_origin(const Position *pos, Bitboard origins, Square to)
+{
+    Square found = SQ_NONE;
+    while (origins) {
+        Square from = bb_pop_lsb(&origins);
+        if (mg_normal_move_is_legal(pos, from, to)) {
+            if (found != SQ_NONE) return SQ_NONE;
+            found = from;
+        }
+    }
+    return found;
+}
+
 /*
  * san_parse's fast path: the shapes of read_common (nearly every move of
- * real movetext), resolved in the same pass, with one switch on the first
- * letter giving the candidate origins. It answers only when it finds the
- * one legal move, and leaves everything else (errors included) to the
- * general path, so it never decides differently from read_move +
- * san_resolve. It gives up where san_resolve does more than this for such
- * a SanMove:
+ * real movetext), read forward from text[0] and resolved in the same
+ * pass, with one switch on the first letter giving the candidate origins.
+ * It reads an optional piece letter, an optional origin file or rank, an
+ * optional 'x', the destination square and any run of + and #, and stops
+ * at the first byte that does not go on with that shape: it returns the
+ * bytes read, so that the PGN reader, which calls it at the start of a
+ * word, needs no scan for the word's end first (san_parse_usual). Each
+ * byte is read only after the one before it was part of the shape, so a
+ * NUL (or any other byte outside the shape) ends the reading.
+ * It answers (a length above 0) only when it finds the one legal move, and
+ * leaves everything else (errors included) to the general path, so it
+ * never decides differently from read_move + san_resolve. It gives up
+ * where san_resolve does more than this for such a SanMove:
  *  - an own piece on the destination (SAN_ILLEGAL there);
  *  - a pawn move to the first or last rank (promotion, or no move);
  *  - a pawn capture on a square without an enemy piece (en passant, or
  *    no move);
  *  - no legal candidate, or more than one.
  * The coordinate case of san_resolve (a pawn SanMove with both origin
- * file and rank) cannot arise: read_common takes one of them at most. Nor
+ * file and rank) cannot arise: the shape has one of them at most. Nor
  * can a king move that king_move_as_castling reads as castling: it goes
  * to an own rook (an own piece on `to`: given up) or two files from the
  * king (so no king reaches `to`: no candidate, given up).
@@ -340,35 +366,36 @@ SanStatus san_resolve(const Position *pos, const SanMove *sm, Move *out)
  * written but a pawn capture's file, and 'x' exactly for a capture.
  * Debug builds check every answer against the general path.
  */
-static inline bool parse_common(const Position *pos, const char *text, size_t len, Move *out,
-                                size_t *written_len)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline size_t parse_usual(const Position *pos, const char *text, Move *out, size_t *written_len)
 {
-    if (len == 0) return false;
-    if (!is_rank_digit(text[len - 1])) {   /* + and # after the square, or another shape */
-        while (len && (text[len - 1] == '+' || text[len - 1] == '#')) len--;
-        if (len == 0 || !is_rank_digit(text[len - 1])) return false;
-    }
-    if (len < 2 || len > 5 || !is_file_letter(text[len - 2])) return false;
-    const char *p = text, *dest = text + len - 2;
-    Square to = make_square(dest[0] - 'a', dest[1] - '1');
-    Color us = (Color)pos->side;
-    Bitboard own = pos->by_color[us];
-    if (own & sq_bb(to)) return false;
-    Bitboard occupied = pos_occupied(pos);
-
+    const char *p = text;
     bool pawn = *p < 'A' || *p > 'Z';   /* no piece letter (or a wrong one, given up below) */
     if (!pawn) p++;
     Bitboard written_origin = ~(Bitboard)0;
     int from_file = -1;
-    if (p < dest && is_file_letter(*p)) {
-        from_file = *p++ - 'a';
-        written_origin = file_bb(from_file);
-    } else if (p < dest && is_rank_digit(*p)) {
-        written_origin = rank_bb(*p++ - '1');
+    bool capture = false;
+    if (!is_file_letter(p[0]) || !is_rank_digit(p[1])) {   /* not the destination yet */
+        if (is_file_letter(*p)) {
+            from_file = *p++ - 'a';
+            written_origin = file_bb(from_file);
+        } else if (is_rank_digit(*p)) {
+            written_origin = rank_bb(*p++ - '1');
+        }
+        capture = *p == 'x';
+        if (capture) p++;
+        if (!is_file_letter(p[0]) || !is_rank_digit(p[1])) return 0;
     }
-    bool capture = p < dest && *p == 'x';
-    if (capture) p++;
-    if (p != dest) return false;
+    Square to = make_square(p[0] - 'a', p[1] - '1');
+    p += 2;
+    size_t san_len = (size_t)(p - text);
+    while (*p == '+' || *p == '#') p++;
+    Color us = (Color)pos->side;
+    Bitboard own = pos->by_color[us];
+    if (own & sq_bb(to)) return 0;
+    Bitboard occupied = pos_occupied(pos);
 
     /* the pieces of the written type that reach `to` (either colour, own kept below) */
     Bitboard origins;
@@ -380,39 +407,79 @@ static inline bool parse_common(const Position *pos, const char *text, size_t le
     case 'K': origins = att_king(to) & pos->by_type[KING]; break;
     case '\0': {   /* a pawn: pawn_origins, for a move to ranks 2 to 7 */
         int rank = rank_of(to);
-        if (rank == 0 || rank == 7) return false;
+        if (rank == 0 || rank == 7) return 0;
         Bitboard pawns = pos->by_type[PAWN] & own;
         if (from_file >= 0 ? from_file != file_of(to) : capture) {
-            if (!(pos->by_color[other_color(us)] & sq_bb(to))) return false;
+            if (!(pos->by_color[other_color(us)] & sq_bb(to))) return 0;
             origins = att_pawn(other_color(us), to) & pawns;
         } else {
-            if (occupied & sq_bb(to)) return false;
+            if (occupied & sq_bb(to)) return 0;
             Square one_back = us == WHITE ? to - 8 : to + 8;
             if (pawns & sq_bb(one_back)) origins = sq_bb(one_back);
             else if (!(occupied & sq_bb(one_back)) && rank == (us == WHITE ? 3 : 4))
                 origins = pawns & sq_bb(us == WHITE ? to - 16 : to + 16);
-            else return false;
+            else return 0;
         }
         break;
     }
-    default: return false;   /* another capital letter, P included */
+    default: return 0;   /* another capital letter, P included */
     }
     /* `to` holds no own piece (given up above) */
     bool captures = pos->board[to] != NO_PIECE;
     bool origin_as_written = pawn && captures ? from_file >= 0 : written_origin == ~(Bitboard)0;
+    *written_len = origin_as_written && capture == captures ? san_len : 0;
     origins &= own & written_origin;
-
-    Move found = MOVE_NONE;   /* a move from != to is never MOVE_NONE */
-    while (origins) {
-        Square from = bb_pop_lsb(&origins);
-        if (mg_normal_move_is_legal(pos, from, to)) {
-            if (found != MOVE_NONE) return false;
-            found = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL);
-        }
+    if (!origins) return 0;
+    Square from = bb_lsb(origins);
+    if (bb_more_than_one(origins)) {
+        from = only_legal_origin(pos, origins, to);
+        if (from == SQ_NONE) return 0;
+    } else if (!mg_normal_move_is_legal(pos, from, to)) {
+        return 0;
     }
-    *out = found;
-    *written_len = origin_as_written && capture == captures ? len : 0;
-    return found != MOVE_NONE;
+    *out = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL);
+    return (size_t)(p - text);
+}
+
+#ifdef CQL_DEBUG
+/* Debug builds: the fast path's answer for text[0..len) is the general
+ * path's (and its kept SAN what san_write_marked writes). */
+static void check_usual_answer(const Position *pos, const char *text, size_t len, Move m, size_t written_len)
+{
+    SanMove general;
+    Move expected;
+    assert(read_general(text, len, &general) == SAN_OK);
+    assert(san_resolve(pos, &general, &expected) == SAN_OK && expected == m);
+    char written[SAN_MAX];
+    assert(written_len == 0 || (san_write_marked(pos, m, '\0', written) == written_len &&
+                                memcmp(written, text, written_len) == 0));
+}
+#endif
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline size_t san_parse_usual(const Position *pos, const char *text, Move *out, size_t *written_len)
+{
+    size_t len = parse_usual(pos, text, out, written_len);
+#ifdef CQL_DEBUG
+    if (len) check_usual_answer(pos, text, len, *out, *written_len);
+#endif
+    return len;
+}
+
+/* The fast path for text[0..len), which need not be followed by a NUL:
+ * the usual shapes are at most 5 bytes before their + and #, read from a
+ * copy that ends in NULs. */
+static inline bool parse_common(const Position *pos, const char *text, size_t len, Move *out,
+                                size_t *written_len)
+{
+    size_t marks = 0;   /* the + and # after the square */
+    while (marks < len && (text[len - 1 - marks] == '+' || text[len - 1 - marks] == '#')) marks++;
+    if (len - marks < 2 || len - marks > 5) return false;
+    char shape[8] = {0};
+    memcpy(shape, text, len - marks);
+    return parse_usual(pos, shape, out, written_len) == len - marks;
 }
 
 /* The general path of san_parse: every token the fast path gives up on,
@@ -438,13 +505,7 @@ SanStatus san_parse_written(const Position *pos, const char *text, size_t len, M
 {
     if (parse_common(pos, text, len, out, written_len)) {
 #ifdef CQL_DEBUG
-        SanMove general;
-        Move expected;
-        assert(read_general(text, len, &general) == SAN_OK);
-        assert(san_resolve(pos, &general, &expected) == SAN_OK && expected == *out);
-        char written[SAN_MAX];
-        assert(*written_len == 0 || (san_write_marked(pos, *out, '\0', written) == *written_len &&
-                                     memcmp(written, text, *written_len) == 0));
+        check_usual_answer(pos, text, len, *out, *written_len);
 #endif
         return SAN_OK;
     }

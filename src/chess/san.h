@@ -50,6 +50,16 @@ SanStatus san_parse(const Position *pos, const char *text, size_t len, Move *out
 SanStatus san_parse_written(const Position *pos, const char *text, size_t len, Move *out,
                             size_t *written_len);
 #define SAN_WRITTEN_KEPT 4
+/* For a reader of NUL-terminated text: reads a move of the usual shapes
+ * (e4, exd5, Nf3, Nbd7, R1e2, Qxe7+: a piece letter, an origin file or
+ * rank, 'x', the square, + and #, each optional but the square) from
+ * text[0] up to the first byte that does not go on with it. Returns the
+ * bytes read when they make that shape and play exactly one legal move
+ * in pos (*out, and *written_len as san_parse_written gives it), else 0.
+ * When the move's token ends there, that is san_parse_written's answer
+ * for the token; otherwise the token is no usual move, and 0 or not, the
+ * caller reads it with san_parse_written. */
+size_t san_parse_usual(const Position *pos, const char *text, Move *out, size_t *written_len);
 
 /* Writes the SAN of the legal move m in pos (with + or #); returns its length. */
 size_t san_write(const Position *pos, Move m, char out[SAN_MAX]);

@@ -35,6 +35,7 @@ typedef enum OptKind {
     OPT_HHDB,      /* -hhdb KEY [PARAM]: the parameter when the key takes a string */
     OPT_ASSIGN,    /* -assign NAME VALUE (may repeat) */
     OPT_SIMILAR,   /* -similarposition [nosort] [notransform] FILE */
+    OPT_MERGE,     /* -summary-merge FILE...: every argument after it is a file */
     OPT_SETTINGS   /* where the settings of the run go in the table */
 } OptKind;
 
@@ -91,6 +92,8 @@ static const OptionSpec program_options[] = {
     {"progress", NULL, OPT_FLAG, F(progress), NOMIN, "show the live progress line even when stderr is no terminal"},
     {"nooutputstatus", NULL, OPT_FLAG, F(nooutputstatus), NOMIN, "no progress line and no -lineincrement lines"},
     {"summary", NULL, OPT_SUMMARY, F(summary), NOMIN, "json: one more summary line, in JSON"},
+    {"summary-merge", "summarymerge", OPT_MERGE, F(summary_merge), NOMIN,
+     "FILE...: add up the -summary json lines in FILEs (the parts of a run) into one, and stop"},
     {"parse", NULL, OPT_FLAG, F(parse), NOMIN, "print the query's syntax tree and stop"},
     {"a", NULL, OPT_FLAG, F(to_ascii), NOMIN, "print the query in ASCII spelling and stop"},
     {"u", NULL, OPT_FLAG, F(to_unicode), NOMIN, "print the query in Unicode spelling and stop"},
@@ -461,6 +464,7 @@ static ExitCode take_value(const OptionSpec *spec, const char *arg, const char *
         break;
     case OPT_FLAG:
     case OPT_SETTINGS:
+    case OPT_MERGE:
         break;
     }
     if (spec->offset == SETTING && !set_setting(o->settings, spec, &setting)) {
@@ -572,6 +576,18 @@ static ExitCode parse_arguments(int argc, char **argv, CliOptions *o, const char
             return EXIT_USAGE;
         }
         seen[index] = argv[i];
+        if (spec->kind == OPT_MERGE) {   /* the files are the rest of the arguments */
+            bool alone = !equals;
+            for (size_t k = 0; k < option_count; k++) alone = alone && (k == index || !seen[k]);
+            if (!alone) {
+                cql_report(m, CQL_ERROR, "-summary-merge takes files and nothing else: cql -summary-merge FILE...");
+                return EXIT_USAGE;
+            }
+            o->summary_merge = true;
+            o->merge_files = (const char *const *)argv + i + 1;
+            o->merge_count = argc - i - 1;
+            return EXIT_RAN;
+        }
         if (spec->kind == OPT_FLAG) {
             if (equals) {
                 cql_report(m, CQL_ERROR, "option '%s' takes no value (given '%s')", arg, argv[i]);
@@ -612,7 +628,8 @@ void cli_print_usage(FILE *out)
           "       cql -i games.pgn -o hits.pgn query.cql\n"
           "       cql -i games.pgn q1.cql q2.cql        (one pass: q1-out.pgn, q2-out.pgn)\n"
           "       cql -i games.pgn -cql 'mate'\n"
-          "       cql -i games.pgn -player Kasparov      (the options alone are the query)\n",
+          "       cql -i games.pgn -player Kasparov      (the options alone are the query)\n"
+          "       cql -summary-merge part*.json          (add up the -summary json lines of parts)\n",
           out);
 }
 

@@ -81,6 +81,9 @@ typedef struct CliOptions {
     const char *hhdb_param;
     bool hhdb_info;             /* -hhdb info / -hhdb help: print the keys */
     bool vi, vii;               /* -vi / -vii: read hhdbvi.pgn / hhdbvii.pgn */
+    bool summary_merge;         /* -summary-merge FILE...: add up -summary json lines, no run */
+    const char *const *merge_files;
+    int merge_count;
 } CliOptions;
 
 /* Fills *o from argv: the program's own options from its table, the

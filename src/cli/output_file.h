@@ -29,6 +29,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/uio.h>
 
 #include "cql.h"
 
@@ -40,6 +41,9 @@ typedef struct OutputFile {
     bool copy_back;         /* tmp_name is copied into `name` at the end, not renamed */
     char *buffer;
     size_t used;
+    struct iovec *kept;     /* texts of output_write_kept, written after the buffer */
+    int nkept;
+    size_t kept_bytes;
     int error;              /* errno of the first failed write, 0 while all is well */
 } OutputFile;
 
@@ -58,6 +62,12 @@ int output_open(OutputFile *o, const char *name, const OutputInputs *inputs, boo
 
 /* Appends bytes to the output. False once a write has failed (o->error). */
 bool output_write(OutputFile *o, const void *data, size_t len);
+/* Appends bytes that stay where they are until output_release: a batch of
+ * them is written with one system call and no copy (writev), or copied
+ * into the buffer when it is small. False once a write has failed. */
+bool output_write_kept(OutputFile *o, const void *data, size_t len);
+/* Done with the bytes of output_write_kept: written or copied, they may go. */
+bool output_release(OutputFile *o);
 
 /* Flushes and closes the output. When ok, a temporary file is renamed into
  * place; otherwise it is removed and the old file stays as it was. Reports

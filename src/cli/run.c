@@ -25,11 +25,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cpu_share.h"
 #include "cli/html.h"
 #include "cli/input.h"
 #include "cli/memory.h"
 #include "cli/output_file.h"
 #include "cli/progress.h"
+#include "cli/summary_merge.h"
 #include "cli/terminal.h"
 
 /* One query of the run and its output. */
@@ -534,13 +536,20 @@ static void on_game(void *ctx, CqlRun *run, const CqlRunGame *g)
     if (g->matched && r->o->showmatches) fprintf(r->notes, "<%ld>\n", g->number);
 }
 
-/* A matching game goes to its query's output; the first failed write
- * stops that query. */
+/* A matching game goes to its query's output, its text written where it
+ * is at the end of its batch; the first failed write stops that query. */
 static void on_match(void *ctx, CqlRun *run, const CqlRunGame *g)
 {
     Run *r = ctx;
     QueryRun *qr = &r->queries[g->query];
-    if (!output_write(&qr->out, g->pgn, g->pgn_len)) cql_run_cancel_query(run, g->query);
+    if (!output_write_kept(&qr->out, g->pgn, g->pgn_len)) cql_run_cancel_query(run, g->query);
+}
+
+static void on_batch_end(void *ctx, CqlRun *run)
+{
+    Run *r = ctx;
+    for (int i = 0; i < r->nqueries; i++)
+        if (!output_release(&r->queries[i].out)) cql_run_cancel_query(run, r->queries[i].index);
 }
 
 static void on_progress(void *ctx, const CqlRunProgress *p)
@@ -647,6 +656,9 @@ static ExitCode search_games(Run *r)
     cql_run_on_game(r->run, on_game, r);
     cql_run_on_match(r->run, on_match, r, false);
     cql_run_on_progress(r->run, on_progress, r);
+    cql_run_on_batch_end(r->run, on_batch_end, r);
+    CpuShare cpu;
+    cpu_share_start(&cpu);
     cql_run_start(r->run);
     progress_end(&r->progress);
     bool input_ok = input_finish(&r->inputs, r->m);
@@ -658,6 +670,7 @@ static ExitCode search_games(Run *r)
         qr->out_open = false;
         qr->ok = output_close(&qr->out, input_ok && status == CQL_RUN_DONE, r->m) == 0;
     }
+    cpu_share_report(&cpu, stderr);
     if (r->nqueries == 1 && any_stopped) {
         fflush(stdout);
         return EXIT_QUERY;   /* as CQL 6.2: the message printed, no summary, no output */
@@ -727,6 +740,7 @@ ExitCode run(const CliOptions *o, CqlMessages *m)
         cli_print_version(stdout);
         return EXIT_RAN;
     }
+    if (o->summary_merge) return summary_merge(o->merge_files, o->merge_count, stdout, m);
     if (o->hhdb_info) {
         fputs("the keys of hhdb (cql -hhdb KEY [TEXT] adds the filter hhdb KEY \"TEXT\"):\n", stdout);
         for (size_t i = 0; cql_hhdb_key(i); i++) printf("  %s\n", cql_hhdb_key(i));

@@ -80,6 +80,8 @@ struct CqlRun {
     bool match_positions;
     CqlRunProgressFn on_progress;
     void *progress_ctx;
+    CqlRunBatchFn on_batch_end;
+    void *batch_ctx;
     /* the run's state */
     bool opened, open_failed, started;
     atomic_bool cancelled;

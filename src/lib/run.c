@@ -118,6 +118,12 @@ void cql_run_on_progress(CqlRun *r, CqlRunProgressFn fn, void *ctx)
     r->progress_ctx = ctx;
 }
 
+void cql_run_on_batch_end(CqlRun *r, CqlRunBatchFn fn, void *ctx)
+{
+    r->on_batch_end = fn;
+    r->batch_ctx = ctx;
+}
+
 bool cql_run_open(CqlRun *r)
 {
     return pipeline_open(r);

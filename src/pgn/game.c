@@ -110,11 +110,15 @@ static void move_piece_ids(uint8_t ids[SQ_NB], const Position *before, Move m)
     ids[from] = 0;
 }
 
-GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
+/* Inline where it is called (the reader's usual run, and on_move): see
+ * pos_make_move. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
 {
     GameNode *n = arena_alloc(a, sizeof *n);
-    n->pos = parent->pos;
-    pos_make_move(&n->pos, m);
+    pos_play_move(&n->pos, &parent->pos, m);
     /* every other field, in struct order, so that the compiler can merge
      * neighbouring stores */
     n->san_len = 0;       /* the reader's game_keep_san */

@@ -102,18 +102,35 @@ static void report_nul(GameParser *p)
     if (p->nul_at != SIZE_MAX) problem_at(p, p->nul_at, "%s", nul_message);
 }
 
+/* Where the reader stands in a game's text: s[i], with s[n] a NUL. The
+ * movetext loop keeps one in a local of its own, whose fields stay in
+ * registers; through the GameParser (p->i) every store the replay makes
+ * to a node (a byte of the board, of the SAN) could change them, so the
+ * compiler read them again after each (docs/performance.md, replay round). */
+typedef struct TextCursor {
+    const char *s;
+    size_t n, i;
+} TextCursor;
+
 /* Advances over blanks and over %-escape lines. */
-static inline void skip_blanks(GameParser *p)
+static inline void cursor_skip_blanks(TextCursor *c)
 {
     /* the usual case: one space, then a token (no byte above ' ' is a blank) */
-    if (p->i < p->n && p->s[p->i] == ' ' && (unsigned char)p->s[p->i + 1] > ' ') {
-        p->i++;
+    if (c->i < c->n && c->s[c->i] == ' ' && (unsigned char)c->s[c->i + 1] > ' ') {
+        c->i++;
         return;
     }
-    while (p->i < p->n && is_class(p->s[p->i], PC_SPACE)) {
-        if (p->s[p->i++] == '\n' && p->i < p->n && p->s[p->i] == '%')
-            while (p->i < p->n && p->s[p->i] != '\n') p->i++;
+    while (c->i < c->n && is_class(c->s[c->i], PC_SPACE)) {
+        if (c->s[c->i++] == '\n' && c->i < c->n && c->s[c->i] == '%')
+            while (c->i < c->n && c->s[c->i] != '\n') c->i++;
     }
+}
+
+static inline void skip_blanks(GameParser *p)
+{
+    TextCursor c = {p->s, p->n, p->i};
+    cursor_skip_blanks(&c);
+    p->i = c.i;
 }
 
 /* ---- tags ---- */
@@ -368,25 +385,25 @@ static unsigned glyph_nag(const char *s, size_t n)
     return 0;
 }
 
-/* Skips a variation whose bad move starts at p->i, up to and including its
+/* Skips a variation whose bad move starts at c->i, up to and including its
  * closing ')' (nested ones and comments included). */
-static void skip_rest_of_variation(GameParser *p)
+static void skip_rest_of_variation(TextCursor *c)
 {
     int depth = 1;
-    while (p->i < p->n && depth > 0) {
-        char c = p->s[p->i];
-        if (c == '{') {
-            const char *close = memchr(p->s + p->i, '}', p->n - p->i);
-            p->i = close ? (size_t)(close - p->s) + 1 : p->n;
+    while (c->i < c->n && depth > 0) {
+        char ch = c->s[c->i];
+        if (ch == '{') {
+            const char *close = memchr(c->s + c->i, '}', c->n - c->i);
+            c->i = close ? (size_t)(close - c->s) + 1 : c->n;
             continue;
         }
-        if (c == ';') {
-            while (p->i < p->n && p->s[p->i] != '\n') p->i++;
+        if (ch == ';') {
+            while (c->i < c->n && c->s[c->i] != '\n') c->i++;
             continue;
         }
-        if (c == '(') depth++;
-        if (c == ')') depth--;
-        p->i++;
+        if (ch == '(') depth++;
+        if (ch == ')') depth--;
+        c->i++;
     }
 }
 
@@ -424,64 +441,79 @@ typedef enum MovetextKind {
 typedef struct MovetextToken {
     MovetextKind kind;
     size_t start;            /* offset of its first byte in the game's text */
-    size_t text, text_end;   /* comments: the text inside; words: the word */
+    size_t text, text_end;   /* comments: the text inside (words: start only, see below) */
     bool closed;             /* MT_COMMENT: the closing '}' was found */
 } MovetextToken;
 
-/* Whether a word that starts with a digit is a move number alone, "12.",
- * "12..." or "12": it means nothing to the reader, which passes over it
- * (on_word reads one glued to its move, "12.e4"). */
-static inline bool is_move_number(const char *w, size_t len)
+/* A move number alone ("12.", "12...", "12") at s[start], a digit: the
+ * end of its digits and dots when a delimiter follows them (the NUL at
+ * s[n] ends the last word), else 0. */
+static inline size_t move_number_end(const char *s, size_t start)
 {
-    size_t k = 1;
-    while (k < len && is_class(w[k], PC_DIGIT)) k++;
-    while (k < len && w[k] == '.') k++;
-    return k == len;
+    size_t end = start + 1;
+    while (is_class(s[end], PC_DIGIT)) end++;
+    while (s[end] == '.') end++;
+    return is_class(s[end], PC_DELIM) ? end : 0;
 }
 
-/* The next token of the movetext from p->i (blanks, %-lines and move
- * numbers skipped); p->i moves past it. */
-static inline MovetextToken next_movetext_token(GameParser *p)
+/* The next token of the movetext from c->i (blanks, %-lines and move
+ * numbers alone skipped: they mean nothing to the reader, which reads
+ * one glued to its move, "12.e4", in on_word); c->i moves past it. A word
+ * is not read here: its token gives where it starts, c->i stays there,
+ * and the caller reads it up to word_end (play_usual_run, before this,
+ * has played the moves of the usual shape). */
+static inline MovetextToken next_movetext_token(TextCursor *c)
 {
     size_t start;
     MovetextToken t;
+    const char *s = c->s;
     for (;;) {
-        skip_blanks(p);
-        t = (MovetextToken){MT_END, p->i, p->i, p->i, false};
-        if (p->i >= p->n) return t;
-        start = p->i;
-        const char *s = p->s;
+        cursor_skip_blanks(c);
+        t = (MovetextToken){MT_END, c->i, c->i, c->i, false};
+        if (c->i >= c->n) return t;
+        start = c->i;
         unsigned first = pgn_char_class[(unsigned char)s[start]];
         if (first & PC_DELIM) break;
-        /* a word: nearly every token */
-        size_t end = start + 1;
-        while (!is_class(s[end], PC_DELIM)) end++;   /* the NUL at s[n] ends the last */
-        p->i = end;
-        if (!(first & PC_DIGIT) || !is_move_number(s + start, end - start))
-            return (MovetextToken){MT_WORD, start, start, end, false};
+        if (first & PC_DIGIT) {
+            size_t end = move_number_end(s, start);
+            if (end) {
+                c->i = end;
+                continue;
+            }
+        }
+        return (MovetextToken){MT_WORD, start, start, start, false};
     }
-    switch (p->s[start]) {
+    switch (s[start]) {
     case '{': {
-        const char *close = memchr(p->s + start + 1, '}', p->n - start - 1);
-        size_t end = close ? (size_t)(close - p->s) : p->n;
+        const char *close = memchr(s + start + 1, '}', c->n - start - 1);
+        size_t end = close ? (size_t)(close - s) : c->n;
         t = (MovetextToken){MT_COMMENT, start, start + 1, end, close != NULL};
-        p->i = close ? end + 1 : end;
+        c->i = close ? end + 1 : end;
         return t;
     }
     case ';': {
         size_t end = start;
-        while (end < p->n && p->s[end] != '\n') end++;
+        while (end < c->n && s[end] != '\n') end++;
         t = (MovetextToken){MT_LINE_COMMENT, start, start + 1, end, false};
-        p->i = end;
+        c->i = end;
         return t;
     }
-    case '(': t.kind = MT_OPEN; p->i++; return t;
-    case ')': t.kind = MT_CLOSE; p->i++; return t;
+    case '(': t.kind = MT_OPEN; c->i++; return t;
+    case ')': t.kind = MT_CLOSE; c->i++; return t;
     default:   /* [ ] } (blanks were skipped, words taken above) */
         t.kind = MT_STRAY;
-        p->i++;
+        c->i++;
         return t;
     }
+}
+
+/* The end of the word starting at s[start]: its first delimiter (the NUL
+ * at s[n] ends the last word). */
+static inline size_t word_end(const char *s, size_t start)
+{
+    size_t end = start + 1;
+    while (!is_class(s[end], PC_DELIM)) end++;
+    return end;
 }
 
 /* }---- */
@@ -547,9 +579,8 @@ static void *grow_array(Arena *a, void *old, size_t size, int *cap, int need)
 static void line_play(Movetext *mt, Move m)
 {
     mt->line = grow_array(mt->p->arena, mt->line, sizeof *mt->line, &mt->line_cap, mt->ply + 2);
-    mt->line[mt->ply + 1].pos = mt->line[mt->ply].pos;
+    pos_play_move(&mt->line[mt->ply + 1].pos, &mt->line[mt->ply].pos, m);
     mt->cur = &mt->line[++mt->ply];
-    pos_make_move(&mt->cur->pos, m);
     /* a piece comes to a square by a move there, or by castling */
     bool may_arrive = (sq_bb(move_to(m)) & mt->placement_squares) || move_is_castle(m);
     if (mt->gate && may_arrive && has_placement(&mt->cur->pos, mt->gate)) {
@@ -568,7 +599,7 @@ static void on_comment(Movetext *mt, const MovetextToken *t)
     else append_comment(&mt->cur->comments, cm);
 }
 
-static void on_open_variation(Movetext *mt, size_t at)
+static void on_open_variation(Movetext *mt, size_t at, TextCursor *c)
 {
     GameParser *p = mt->p;
     if (mt->depth == MAX_VARIATION_DEPTH || mt->cur == mt->root) {
@@ -576,7 +607,7 @@ static void on_open_variation(Movetext *mt, size_t at)
             problem_at(p, at, "variations nested too deeply (limit is %d)", MAX_VARIATION_DEPTH);
         else
             problem_at(p, at, "variation before the first move");
-        skip_rest_of_variation(p);
+        skip_rest_of_variation(c);
         return;
     }
     if (mt->build_tree) {
@@ -672,19 +703,75 @@ static void on_bad_move(Movetext *mt, size_t start, const char *tok, size_t len,
      * variation too (conformance: the-fork.pgn games 17 and 18) */
     mt->game->truncated = true;
     mt->game->unread_text = arena_strndup(p->arena, p->s + start, p->n - start);
-    p->i = p->n;
     mt->depth = 0;
     mt->done = true;
 }
 
-/* A word: a NAG, a result, or a move (after its move number, with glyphs
- * glued to it). */
-static void on_word(Movetext *mt, const MovetextToken *t)
+/* Where the moves of the movetext are played: the current node and the
+ * comments waiting for the next move, and what playing one needs, read
+ * once (play_usual_run keeps them in registers for a run of moves; the
+ * stores into each new node could change anything a pointer reaches). */
+typedef struct MovePlayer {
+    Movetext *mt;
+    Game *game;
+    Arena *arena;
+    bool build_tree;
+    GameNode *cur;       /* the node the next move is played from */
+    Comment *pending;    /* comments before a variation's first move */
+} MovePlayer;
+
+static inline MovePlayer move_player(Movetext *mt)
+{
+    return (MovePlayer){mt, mt->game, mt->p->arena, mt->build_tree, mt->cur, mt->pending};
+}
+
+/* Back into the Movetext, after a move played. */
+static inline void move_player_done(const MovePlayer *pl)
+{
+    pl->mt->cur = pl->cur;
+    pl->mt->pending = pl->pending;
+    pl->mt->at_variation_start = false;
+}
+
+/* Plays the legal move m, read from the text at san (its first
+ * written_len bytes are its SAN when that is above 0: san_parse_written),
+ * from pl->cur: into the tree (the comments pending go with it), or on the
+ * current line. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void play_move(MovePlayer *pl, Move m, const char *san, size_t written_len)
+{
+    if (!pl->build_tree) {
+        pl->mt->cur = pl->cur;
+        line_play(pl->mt, m);
+        pl->cur = pl->mt->cur;
+        return;
+    }
+    GameNode *node = game_add_move(pl->game, pl->arena, pl->cur, m);
+    if (written_len) game_keep_san(node, san, written_len);
+    if (pl->pending) {
+        node->pre_comments = pl->pending;
+        pl->pending = NULL;
+    }
+    pl->cur = node;
+}
+
+static void on_move(Movetext *mt, Move m, const char *san, size_t written_len)
+{
+    MovePlayer pl = move_player(mt);
+    play_move(&pl, m, san, written_len);
+    move_player_done(&pl);
+}
+
+/* The word s[start, end): a NAG, a result, or a move (after its move
+ * number, with glyphs glued to it): every word but the moves of the
+ * usual shape, which play_usual_run has played. */
+static void on_word(Movetext *mt, size_t start, size_t end)
 {
     GameParser *p = mt->p;
-    size_t start = t->text;
     const char *tok = p->s + start;
-    size_t len = t->text_end - start;
+    size_t len = end - start;
     /* a word starting with a letter is a move, or no movetext at all */
     if (is_class(tok[0], PC_NUMERIC)) {
         if (tok[0] == '$') {
@@ -692,8 +779,8 @@ static void on_word(Movetext *mt, const MovetextToken *t)
             return;
         }
         /* a move number glued to its move ("12.e4", "12...Nf6": a move
-         * number alone is no word, see is_move_number); no result is one,
-         * and "0-0" is not one either */
+         * number alone is no word, see next_movetext_token); no result is
+         * one, and "0-0" is not one either */
         size_t k = 0, digits = 0;
         if (is_class(tok[0], PC_DIGIT)) {
             for (k = 1; k < len && is_class(tok[k], PC_DIGIT);) k++;
@@ -721,22 +808,62 @@ static void on_word(Movetext *mt, const MovetextToken *t)
         if (!on_other_word(mt, start, tok, len)) on_bad_move(mt, start, tok, len, st);
         return;
     }
-    mt->at_variation_start = false;
-    if (!mt->build_tree) {
-        line_play(mt, m);
-        return;
-    }
-    GameNode *node = game_add_move(mt->game, p->arena, mt->cur, m);
-    if (written_len) game_keep_san(node, tok, written_len);
-    if (mt->pending) {
-        node->pre_comments = mt->pending;
-        mt->pending = NULL;
-    }
-    mt->cur = node;
-    if (move_len < len) {
+    on_move(mt, m, tok, written_len);
+    if (mt->build_tree && move_len < len) {
         unsigned nag = glyph_nag(tok + move_len, len - move_len);
-        if (nag) add_nag(p, node, nag);
+        if (nag) add_nag(p, mt->cur, nag);
     }
+}
+
+/*
+ * The usual run of a movetext: blanks, move numbers alone, and moves of
+ * the usual shape (san_parse_usual) followed by a delimiter, each played
+ * as on_move plays it, from c->i up to the first other byte (a comment, a
+ * variation, castling, a glyph, a result, an error, a %-line, a NUL, the
+ * end), where c->i is left for the token reader.
+ * It reads exactly what that reader would: the bulk of every game's text,
+ * in a function of its own, so that its few values stay in registers
+ * (docs/performance.md, replay round).
+ */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void play_usual_run(Movetext *mt, TextCursor *c)
+{
+    const char *const s = c->s;
+    const char *w = s + c->i;
+    MovePlayer pl = move_player(mt);
+    bool played = false;
+    for (;;) {
+        char b = *w;
+        if (b == ' ') {
+            w++;
+            continue;
+        }
+        if (is_class(b, PC_SPACE)) {
+            /* the end of the text (or a NUL in it), or an escape line: the
+             * token reader knows them */
+            if (b == '\0' || (b == '\n' && w[1] == '%')) break;
+            w++;
+            continue;
+        }
+        if (is_class(b, PC_DIGIT)) {
+            size_t end = move_number_end(s, (size_t)(w - s));
+            if (!end) break;
+            w = s + end;
+            continue;
+        }
+        if (is_class(b, PC_NUMERIC | PC_DELIM)) break;
+        Move m;
+        size_t written_len, len = san_parse_usual(&pl.cur->pos, w, &m, &written_len);
+        if (!len || !is_class(w[len], PC_DELIM)) break;
+        played = true;
+        play_move(&pl, m, w, written_len);
+        w += len;
+        if (!pl.build_tree && mt->done) break;   /* a placement of the gate reached */
+    }
+    c->i = (size_t)(w - s);
+    if (played) move_player_done(&pl);
 }
 
 /* }---- */
@@ -772,20 +899,27 @@ static bool replay_movetext(GameParser *p, bool build_tree, const PgnGate *gate)
         mt.line[0].pos = p->game->root->pos;
         mt.root = mt.cur = &mt.line[0];
     }
-    skip_blanks(p);
-    size_t movetext_start = p->i;   /* == p->n: a tag section without movetext */
+    TextCursor c = {p->s, p->n, p->i};
+    cursor_skip_blanks(&c);
+    size_t movetext_start = c.i;   /* == p->n: a tag section without movetext */
 
     while (!mt.done) {
-        MovetextToken t = next_movetext_token(p);
+        play_usual_run(&mt, &c);
+        if (mt.done) break;
+        MovetextToken t = next_movetext_token(&c);
         switch (t.kind) {
         case MT_END: mt.done = true; break;
         case MT_COMMENT: case MT_LINE_COMMENT: on_comment(&mt, &t); break;
-        case MT_OPEN: on_open_variation(&mt, t.start); break;
+        case MT_OPEN: on_open_variation(&mt, t.start, &c); break;
         case MT_CLOSE: on_close_variation(&mt, t.start); break;
         case MT_STRAY: problem_at(p, t.start, "unexpected '%c' in movetext", p->s[t.start]); break;
-        case MT_WORD: on_word(&mt, &t); break;
+        case MT_WORD:   /* not a move of the usual shape (play_usual_run) */
+            c.i = word_end(c.s, t.start);
+            on_word(&mt, t.start, c.i);
+            break;
         }
     }
+    p->i = c.i;
     p->game->variation_tail = NULL;
     if (mt.placement_reached) return false;
     Game *g = p->game;
