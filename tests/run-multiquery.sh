@@ -145,6 +145,15 @@ expect_eq "-part 1/3: three outputs" "$(ls "$T/part-multi"/*.pgn | wc -l | tr -d
 for f in "$T/part-single"/*.pgn; do
     expect_same "-part 1/3: $(basename "$f")" "$f" "$T/part-multi/$(basename "$f")"
 done
+# the parts' JSON summaries added up query by query (cql -summary-merge)
+for k in 0 1 2; do
+    (cd "$T/part-multi" && "$CQL" -threads 2 -part $k/3 -summary json -i "$ENGINE" "$Q/03-check.cql" \
+        "$Q/04-mate.cql" 2>/dev/null | grep '^{' >"part$k.json")
+done
+"$CQL" -summary-merge "$T/part-multi"/part?.json >"$T/merged.json" 2>&1
+expect_eq "-summary-merge: a line per query" "$(grep -c '^{' "$T/merged.json")" 2
+expect_grep "-summary-merge: check's total" "$T/merged.json" '^{"matches": 1970, "games": 2000, .*"query": "[^"]*03-check.cql"'
+expect_grep "-summary-merge: mate's total" "$T/merged.json" '^{"matches": 1687, "games": 2000, .*"query": "[^"]*04-mate.cql"'
 expect_rc "-part refuses a sorting query among others" 2 "$CQL" -part 0/2 -i "$ENGINE" -outdir "$T/part-multi" \
     "$Q/03-check.cql" "$Q/16-sort.cql"
 expect_grep "-part refuses a sorting query: names it" "$T/err" "cannot split $Q/16-sort.cql: it sorts the games"

@@ -34,8 +34,9 @@ typedef struct PartSeen {
     long seq;                /* its place among the summaries read */
 } PartSeen;
 
-/* What the summaries add up to. */
+/* What the summaries of one query add up to. */
 typedef struct Total {
+    char *query;             /* its "query" (a run of several queries), or NULL */
     long long matches, games, pgn_errors, threads;
     double seconds, longest;
     bool limit_reached;
@@ -46,6 +47,14 @@ typedef struct Total {
     PartSeen *parts;
     size_t nparts, parts_cap;
 } Total;
+
+/* The totals, one per query named (a run of several queries gives a line
+ * per query), in the order first read. */
+typedef struct Merge {
+    Total *totals;
+    size_t ntotals, cap;
+    long lines;              /* the summary lines read */
+} Merge;
 
 /* "FILE:LINE:COL: error: WHY", the line and a caret under byte `at`. */
 static void line_error(const Line *l, size_t at, const char *why)
@@ -260,13 +269,35 @@ static bool skip_value(Line *l)
 
 /* The keys of a summary; those it must have come first. */
 enum { K_MATCHES, K_GAMES, K_PGN_ERRORS, K_SECONDS, K_THREADS, K_REQUIRED, K_SECONDS_LONGEST = K_REQUIRED,
-       K_SUMMARIES, K_OUTPUT, K_LIMIT, K_PART, K_PARTS, K_COUNT };
+       K_SUMMARIES, K_OUTPUT, K_LIMIT, K_PART, K_PARTS, K_QUERY, K_COUNT };
 static const char *const key_names[K_COUNT] = {"matches", "games", "pgn_errors", "seconds", "threads",
                                                "seconds_longest", "summaries", "output", "limit_reached",
-                                               "part", "parts"};
+                                               "part", "parts", "query"};
 
-/* Reads the summary on line l and adds it to t; false after reporting. */
-static bool add_summary(Line *l, Total *t)
+/* The total of the summaries of `query` (NULL: none named), made when
+ * first needed; it owns query then. */
+static Total *total_of(Merge *mg, char *query)
+{
+    for (size_t i = 0; i < mg->ntotals; i++) {
+        Total *t = &mg->totals[i];
+        if (query ? t->query && strcmp(t->query, query) == 0 : !t->query) {
+            free(query);
+            return t;
+        }
+    }
+    if (mg->ntotals == mg->cap) {
+        mg->cap = mg->cap ? 2 * mg->cap : 4;
+        mg->totals = cli_realloc(mg->totals, mg->cap * sizeof *mg->totals);
+    }
+    Total *t = &mg->totals[mg->ntotals++];
+    memset(t, 0, sizeof *t);
+    t->query = query;
+    return t;
+}
+
+/* Reads the summary on line l into t (zeroed), its "query" into *query;
+ * seq: its place among the summaries read. False after reporting. */
+static bool read_summary(Line *l, Total *t, char **query, long seq)
 {
     double value[K_COUNT] = {0};
     size_t key_at[K_COUNT] = {0};
@@ -287,11 +318,12 @@ static bool add_summary(Line *l, Total *t)
             return false;
         }
         if (!expect_char(l, ':', "':' after the key")) return false;
-        bool ok = k == K_COUNT ? skip_value(l)
-                  : k == K_OUTPUT ? read_outputs(l, t)
-                  : k == K_LIMIT ? read_bool(l, &limit)
-                  : read_number(l, k != K_SECONDS && k != K_SECONDS_LONGEST, &value[k]);
-        if (!ok) return false;
+        bool got = k == K_COUNT ? skip_value(l)
+                   : k == K_OUTPUT ? read_outputs(l, t)
+                   : k == K_QUERY ? read_string(l, query)
+                   : k == K_LIMIT ? read_bool(l, &limit)
+                   : read_number(l, k != K_SECONDS && k != K_SECONDS_LONGEST, &value[k]);
+        if (!got) return false;
         if (k < K_COUNT) {
             seen[k] = true;
             key_at[k] = at;
@@ -323,7 +355,7 @@ static bool add_summary(Line *l, Total *t)
             t->parts = cli_realloc(t->parts, t->parts_cap * sizeof *t->parts);
         }
         t->parts[t->nparts++] = (PartSeen){(long long)value[K_PART], (long long)value[K_PARTS], l->file, l->number,
-                                           t->lines};
+                                           seq};
     }
     t->matches += (long long)value[K_MATCHES];
     t->games += (long long)value[K_GAMES];
@@ -338,12 +370,56 @@ static bool add_summary(Line *l, Total *t)
     return true;
 }
 
+static void total_free(Total *t)
+{
+    for (size_t i = 0; i < t->noutputs; i++) free(t->outputs[i]);
+    free(t->outputs);
+    free(t->parts);
+    free(t->query);
+}
+
+/* Reads the summary on line l and adds it to its query's total; false
+ * after reporting. */
+static bool add_summary(Line *l, Merge *mg)
+{
+    Total one;   /* the line's own, then added to its query's */
+    memset(&one, 0, sizeof one);
+    char *query = NULL;
+    bool ok = read_summary(l, &one, &query, mg->lines);
+    if (ok) {
+        Total *t = total_of(mg, query);
+        t->matches += one.matches;
+        t->games += one.games;
+        t->pgn_errors += one.pgn_errors;
+        t->threads += one.threads;
+        t->seconds += one.seconds;
+        if (one.longest > t->longest) t->longest = one.longest;
+        t->limit_reached |= one.limit_reached;
+        t->summaries += one.summaries;
+        t->lines++;
+        for (size_t i = 0; i < one.noutputs; i++) add_output(t, one.outputs[i]);   /* t owns them now */
+        one.noutputs = 0;
+        for (size_t i = 0; i < one.nparts; i++) {
+            if (t->nparts == t->parts_cap) {
+                t->parts_cap = t->parts_cap ? 2 * t->parts_cap : 8;
+                t->parts = cli_realloc(t->parts, t->parts_cap * sizeof *t->parts);
+            }
+            t->parts[t->nparts++] = one.parts[i];
+        }
+        mg->lines++;
+    } else {
+        free(query);
+    }
+    total_free(&one);
+    return ok;
+}
+
 /* }==== */
 
 /* {==== the files ============================================================ */
 
 /* Adds up the summaries of one file; false after reporting. */
-static bool read_file(const char *path, Total *t, CqlMessages *m)
+static bool read_file(const char *path, Merge *mg, CqlMessages *m)
 {
     bool is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "<stdin>" : path;
@@ -352,7 +428,7 @@ static bool read_file(const char *path, Total *t, CqlMessages *m)
         cql_report(m, CQL_ERROR, "cannot open summary file '%s': %s", path, strerror(errno));
         return false;
     }
-    long before = t->lines;
+    long before = mg->lines;
     bool ok = true;
     char *text = NULL;
     size_t cap = 0;
@@ -362,7 +438,7 @@ static bool read_file(const char *path, Total *t, CqlMessages *m)
         while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r')) len--;
         Line l = {name, number, text, len, 0, m};
         skip_blanks(&l);
-        if (l.at < len && text[l.at] == '{') ok = add_summary(&l, t);
+        if (l.at < len && text[l.at] == '{') ok = add_summary(&l, mg);
     }
     if (ok && ferror(fp)) {
         cql_report(m, CQL_ERROR, "cannot read summary file '%s': %s", name, strerror(errno));
@@ -370,7 +446,7 @@ static bool read_file(const char *path, Total *t, CqlMessages *m)
     }
     free(text);
     if (!is_stdin) fclose(fp);
-    if (ok && t->lines == before) {
+    if (ok && mg->lines == before) {
         cql_report(m, CQL_ERROR, "'%s' has no -summary json line (a line beginning with '{')", name);
         ok = false;
     }
@@ -480,23 +556,27 @@ static void print_outputs(FILE *out, const Total *t)
 
 ExitCode summary_merge(const char *const *files, int count, FILE *out, CqlMessages *m)
 {
-    Total t;
-    memset(&t, 0, sizeof t);
+    Merge mg;
+    memset(&mg, 0, sizeof mg);
     bool ok = count > 0;
     if (!ok) cql_report(m, CQL_ERROR, "-summary-merge needs the files of -summary json lines to add up");
-    for (int i = 0; ok && i < count; i++) ok = read_file(files[i], &t, m);
-    if (ok) ok = check_parts(&t, m);
-    if (ok) {
+    for (int i = 0; ok && i < count; i++) ok = read_file(files[i], &mg, m);
+    for (size_t i = 0; ok && i < mg.ntotals; i++) ok = check_parts(&mg.totals[i], m);
+    for (size_t i = 0; ok && i < mg.ntotals; i++) {
+        const Total *t = &mg.totals[i];
         fprintf(out, "{\"matches\": %lld, \"games\": %lld, \"pgn_errors\": %lld, \"seconds\": %.3f, \"threads\": %lld, "
-                "\"output\": ", t.matches, t.games, t.pgn_errors, t.seconds, t.threads);
-        print_outputs(out, &t);
+                "\"output\": ", t->matches, t->games, t->pgn_errors, t->seconds, t->threads);
+        print_outputs(out, t);
+        if (t->query) {
+            fputs(", \"query\": ", out);
+            json_string(out, t->query);
+        }
         fprintf(out, ", \"limit_reached\": %s, \"seconds_longest\": %.3f, \"summaries\": %ld}\n",
-                t.limit_reached ? "true" : "false", t.longest, t.summaries);
-        fflush(out);
+                t->limit_reached ? "true" : "false", t->longest, t->summaries);
     }
-    for (size_t i = 0; i < t.noutputs; i++) free(t.outputs[i]);
-    free(t.outputs);
-    free(t.parts);
+    fflush(out);
+    for (size_t i = 0; i < mg.ntotals; i++) total_free(&mg.totals[i]);
+    free(mg.totals);
     return ok ? EXIT_RAN : EXIT_USAGE;
 }
 

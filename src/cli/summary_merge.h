@@ -8,7 +8,9 @@
  * '{' is a summary, the other lines are passed over. Counts (matches,
  * games, pgn_errors) and threads are added up; seconds too, the longest
  * kept as seconds_longest; limit_reached is true when it is in any; output
- * is the one output all name, else the list of those named. Summaries of
+ * is the one output all name, else the list of those named. The summaries
+ * of a run of several queries name their query ("query"): they are added
+ * up query by query, a line per query (in the order first read). Summaries of
  * parts must hold every part of each N as often as the others (a missing
  * part is a job that failed). A summary that is not what -summary json
  * writes is an error naming FILE:LINE:COL; so is a file without one.
