@@ -46,7 +46,7 @@ static uint32_t position_flags(const GameNode *n)
 void summary_of_game(const Game *g, GameSummary *s)
 {
     memset(s, 0, sizeof *s);
-    memset(s->min_count, SUMMARY_MANY, sizeof s->min_count);
+    for (int i = 0; i < 12; i++) s->min_count[summary_pieces[i]] = SUMMARY_MANY;
     for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, true)) {
         const Position *pos = &n->pos;
         for (int i = 0; i < 12; i++) {
