@@ -75,7 +75,10 @@ static void push_work(WorkStack *s, WorkKind kind, const GameNode *node)
 
 static void put_code(StrBuf *out, uint16_t c, size_t *count)
 {
-    bytes_put_u16(out, c);
+    if (out->len + 3 > out->cap) sb_reserve(out, 2);
+    out->data[out->len++] = (char)(unsigned char)c;
+    out->data[out->len++] = (char)(unsigned char)(c >> 8);
+    out->data[out->len] = '\0';
     (*count)++;
 }
 
@@ -84,6 +87,10 @@ static void put_code(StrBuf *out, uint16_t c, size_t *count)
 size_t movecode_write_tree(const Game *g, StrBuf *out)
 {
     size_t count = 0;
+    if (!g->has_variations) {   /* the usual game: its main line alone */
+        for (const GameNode *n = g->root->child; n; n = n->child) put_code(out, movecode_of(n->move), &count);
+        return count;
+    }
     WorkStack stack = {NULL, 0, 0};
     push_work(&stack, WORK_LINE, g->root);
     while (stack.count) {

@@ -97,6 +97,7 @@ typedef struct LineScanner {
     unsigned line;                   /* the line being scanned */
     uint64_t starts[LINES_KEPT];     /* starts[l % LINES_KEPT]: where line l starts, for the last lines */
     bool after_cr;                   /* the byte before buf[pos] is a CR */
+    bool has_cr;                     /* buf holds a CR (else lines end at LFs alone) */
     bool eof;
 } LineScanner;
 
@@ -122,6 +123,7 @@ static uint64_t scanner_line_start(LineScanner *s, unsigned line)
             s->buf_offset += s->len;
             s->len = fread(s->buf, 1, sizeof s->buf, s->fp);
             s->pos = 0;
+            s->has_cr = memchr(s->buf, '\r', s->len) != NULL;
             if (s->len == 0) {
                 s->eof = true;
                 if (s->after_cr) new_line(s, s->buf_offset);
@@ -141,7 +143,7 @@ static uint64_t scanner_line_start(LineScanner *s, unsigned line)
         }
         const unsigned char *p = s->buf + s->pos, *end = s->buf + s->len;
         const unsigned char *lf = memchr(p, '\n', (size_t)(end - p));
-        const unsigned char *cr = memchr(p, '\r', (size_t)((lf ? lf : end) - p));
+        const unsigned char *cr = s->has_cr ? memchr(p, '\r', (size_t)((lf ? lf : end) - p)) : NULL;
         if (cr) {
             s->pos = (size_t)(cr - s->buf) + 1;
             s->after_cr = true;
@@ -164,7 +166,8 @@ static uint64_t scanner_line_start(LineScanner *s, unsigned line)
  * values repeat from game to game), its bytes as the sidecar holds them. */
 typedef struct StringTable {
     StrBuf bytes;           /* the section: varint length, bytes, NUL, for each */
-    uint64_t *offsets;      /* where string id's length begins in bytes */
+    uint64_t *offsets;      /* where string id's bytes begin in bytes */
+    uint32_t *lengths;      /* and how many there are */
     uint32_t *slots;        /* open addressing: id + 1, 0 for an empty slot */
     size_t count, cap_ids, nslots;
 } StringTable;
@@ -178,9 +181,8 @@ static uint64_t string_hash(const char *s, size_t len)
 
 static const char *table_string(const StringTable *t, uint32_t id, size_t *len)
 {
-    ByteCursor c = cursor_of(t->bytes.data + t->offsets[id], t->bytes.len - t->offsets[id]);
-    *len = (size_t)bytes_get_varint(&c);
-    return (const char *)c.at;
+    *len = t->lengths[id];
+    return t->bytes.data + t->offsets[id];
 }
 
 static void grow_slots(StringTable *t)
@@ -212,9 +214,11 @@ static uint32_t intern(StringTable *t, const char *s)
     if (t->count == t->cap_ids) {
         t->cap_ids = t->cap_ids ? 2 * t->cap_ids : 1024;
         t->offsets = xrealloc(t->offsets, t->cap_ids * sizeof *t->offsets);
+        t->lengths = xrealloc(t->lengths, t->cap_ids * sizeof *t->lengths);
     }
-    t->offsets[t->count] = t->bytes.len;
     bytes_put_varint(&t->bytes, len);
+    t->offsets[t->count] = t->bytes.len;
+    t->lengths[t->count] = (uint32_t)len;
     sb_append_n(&t->bytes, s, len);
     sb_putc(&t->bytes, '\0');
     t->slots[i] = (uint32_t)t->count + 1;
@@ -225,6 +229,7 @@ static void string_table_free(StringTable *t)
 {
     sb_free(&t->bytes);
     free(t->offsets);
+    free(t->lengths);
     free(t->slots);
 }
 
@@ -291,6 +296,7 @@ typedef struct Builder {
     uint64_t *offsets;      /* each record's offset, then the end of the records */
     size_t noffsets, cap_offsets;
     StringTable strings;
+    StrBuf codes;           /* a game's move codes, before their count is written */
 } Builder;
 
 static void flush(Builder *b)
@@ -344,11 +350,10 @@ static void write_record(Builder *b, const RawGame *raw, uint64_t offset, uint64
         bool usual = is_usual_start(&g->root->pos);
         sb_putc(out, (char)(usual ? 0 : 1));
         if (!usual) write_position(out, &g->root->pos);
-        StrBuf codes = SB_INIT;
-        size_t ncodes = movecode_write_tree(g, &codes);
+        sb_clear(&b->codes);
+        size_t ncodes = movecode_write_tree(g, &b->codes);
         bytes_put_varint(out, ncodes);
-        if (ncodes) sb_append_n(out, codes.data, codes.len);
-        sb_free(&codes);
+        if (ncodes) sb_append_n(out, b->codes.data, b->codes.len);
     }
     if (b->out.len >= FLUSH_BYTES) flush(b);
 }
@@ -447,6 +452,7 @@ bool sidecar_build(const char *pgn_path, SidecarWriteFn write, void *ctx, Sideca
     totals->pgn_bytes = id.size;
     totals->sidecar_bytes = b.written;
     sb_free(&b.out);
+    sb_free(&b.codes);
     free(b.offsets);
     string_table_free(&b.strings);
     return !b.failed && !read_failed && !changed;

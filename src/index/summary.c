@@ -33,9 +33,12 @@ static uint32_t move_flags(const GameNode *n)
 }
 
 /* What a position is: check, mate, stalemate, as `check`, `mate` and
- * `stalemate` find them (eval.c). */
-static uint32_t position_flags(const GameNode *n)
+ * `stalemate` find them (eval.c). Once the game has a check, only the
+ * positions without a move after them are asked: mate and stalemate are
+ * found there alone. */
+static uint32_t position_flags(const GameNode *n, uint32_t known)
 {
+    if ((known & SUMMARY_CHECK) && game_node_plays_a_move(n)) return 0;
     NodeCheck state = game_node_check(n);
     if (state == NODE_MATED) return SUMMARY_CHECK | (n->child ? 0 : SUMMARY_MATE);
     if (state == NODE_IN_CHECK) return SUMMARY_CHECK;
@@ -43,24 +46,95 @@ static uint32_t position_flags(const GameNode *n)
     return 0;
 }
 
+/* The count of piece p at a position, into the summary's range. */
+static void note_count(GameSummary *s, Piece p, int count)
+{
+    if (count > SUMMARY_MANY) count = SUMMARY_MANY;
+    if (count < 0) count = 0;
+    if (count < s->min_count[p]) s->min_count[p] = (uint8_t)count;
+    if (count > s->max_count[p]) s->max_count[p] = (uint8_t)count;
+}
+
+/* Each piece's count in pos, into counts[] and the summary's range. */
+static void count_pieces(const Position *pos, int counts[PIECE_NB], GameSummary *s)
+{
+    for (int i = 0; i < 12; i++) {
+        Piece p = summary_pieces[i];
+        counts[p] = bb_popcount(pos_pieces(pos, color_of(p), type_of(p)));
+        note_count(s, p, counts[p]);
+    }
+}
+
+/* The counts after the move into n, from those before it: a piece taken,
+ * a pawn promoted. */
+static void count_move(const GameNode *n, int counts[PIECE_NB], GameSummary *s)
+{
+    const Position *before = &n->parent->pos;
+    Move m = n->move;
+    Color us = (Color)before->side;
+    MoveKind kind = move_kind(m);
+    if (kind == MK_NULL || kind == MK_CASTLE_SHORT || kind == MK_CASTLE_LONG) return;
+    Piece taken = kind == MK_EN_PASSANT ? make_piece(other_color(us), PAWN) : pos_piece_on(before, move_to(m));
+    if (taken != NO_PIECE) note_count(s, taken, --counts[taken]);
+    if (kind == MK_PROMOTION) {
+        Piece pawn = make_piece(us, PAWN), promoted = make_piece(us, move_promo(m));
+        note_count(s, pawn, --counts[pawn]);
+        note_count(s, promoted, ++counts[promoted]);
+    }
+}
+
+/* The squares the move into n brings a piece to: the mover's (or the
+ * promoted piece's) destination, and the rook's when castling. With the
+ * start position's squares, every square a piece ever stands on. */
+static void add_arrivals(const GameNode *n, GameSummary *s)
+{
+    const Position *before = &n->parent->pos;
+    Move m = n->move;
+    Square from = move_from(m), to = move_to(m);
+    switch (move_kind(m)) {
+    case MK_NULL:
+        return;
+    case MK_CASTLE_SHORT:
+    case MK_CASTLE_LONG: {
+        Color us = (Color)before->side;
+        int rank = rank_of(from);
+        s->squares[make_piece(us, KING)] |= sq_bb(to);
+        s->squares[make_piece(us, ROOK)] |= sq_bb(make_square(move_kind(m) == MK_CASTLE_SHORT ? 5 : 3, rank));
+        return;
+    }
+    case MK_PROMOTION:
+        s->squares[make_piece((Color)before->side, move_promo(m))] |= sq_bb(to);
+        return;
+    case MK_NORMAL:
+    case MK_EN_PASSANT:
+        break;
+    }
+    s->squares[pos_piece_on(before, from)] |= sq_bb(to);
+}
+
 void summary_of_game(const Game *g, GameSummary *s)
 {
     memset(s, 0, sizeof *s);
-    for (int i = 0; i < 12; i++) s->min_count[summary_pieces[i]] = SUMMARY_MANY;
-    for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, true)) {
-        const Position *pos = &n->pos;
-        for (int i = 0; i < 12; i++) {
-            Piece p = summary_pieces[i];
-            Bitboard b = pos_pieces(pos, color_of(p), type_of(p));
-            int count = bb_popcount(b);
-            if (count > SUMMARY_MANY) count = SUMMARY_MANY;
-            s->squares[p] |= b;
-            if (count < s->min_count[p]) s->min_count[p] = (uint8_t)count;
-            if (count > s->max_count[p]) s->max_count[p] = (uint8_t)count;
-        }
-        s->flags |= position_flags(n);
-        if (n->parent) s->flags |= move_flags(n);
+    for (int i = 0; i < 12; i++) {
+        Piece p = summary_pieces[i];
+        s->min_count[p] = SUMMARY_MANY;
+        s->squares[p] = pos_pieces(&g->root->pos, color_of(p), type_of(p));
+    }
+    /* the counts of the node walked last, followed move by move along a
+     * line and counted again where a variation goes back */
+    int counts[PIECE_NB] = {0};
+    const GameNode *last = NULL;
+    for (const GameNode *n = g->root; n; last = n, n = game_walk_next(NULL, n, true)) {
+        s->flags |= position_flags(n, s->flags);
         if (n->sibling) s->flags |= SUMMARY_VARIATIONS;
+        if (!n->parent || n->parent != last) {
+            count_pieces(&n->pos, counts, s);
+            if (!n->parent) continue;
+        } else {
+            count_move(n, counts, s);
+        }
+        s->flags |= move_flags(n);
+        add_arrivals(n, s);
     }
 }
 

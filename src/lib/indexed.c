@@ -6,6 +6,7 @@
  */
 #include "lib/indexed.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,28 @@ struct CqlIndex {
 struct IndexedQuery {
     Condition *condition;    /* NULL: none */
     bool replay;             /* games may be searched from their move codes */
+    /* the searches from codes so far, and those of them that matched (and
+     * were searched again from the text): all the workers' */
+    atomic_long tried, matched;
+    atomic_long admitted;    /* games the condition let through */
 };
+
+/* A search from the codes costs about half a search from the text, and a
+ * game that matches is searched from its text after it: worth it while
+ * fewer than two in five of the games searched so match. Past the first
+ * games, where more do (`check` matches 98% of engine games), the text
+ * alone is searched, but for one game in PROBE_EVERY, so that the share
+ * keeps being measured. Which way a game goes changes nothing but the
+ * time. */
+enum { TRIAL_GAMES = 32, PROBE_EVERY = 64 };
+
+static bool worth_codes(IndexedQuery *iq)
+{
+    long tried = atomic_load_explicit(&iq->tried, memory_order_relaxed);
+    long matched = atomic_load_explicit(&iq->matched, memory_order_relaxed);
+    if (tried < TRIAL_GAMES || 5 * matched < 2 * tried) return true;
+    return atomic_fetch_add_explicit(&iq->admitted, 1, memory_order_relaxed) % PROBE_EVERY == 0;
+}
 
 /* {==== the query ============================================================= */
 
@@ -42,6 +64,9 @@ static Condition *condition_of_query(const CqlQuery *q)
 static IndexedQuery *indexed_query_new(const CqlQuery *q)
 {
     IndexedQuery *iq = xcalloc(1, sizeof *iq);
+    atomic_init(&iq->tried, 0);
+    atomic_init(&iq->matched, 0);
+    atomic_init(&iq->admitted, 0);
     iq->condition = condition_of_query(q);
     /* a game's codes keep its moves and tags, not its comments; a query
      * that carries values from game to game, or uses files, would see a
@@ -195,7 +220,7 @@ bool cql_index_build(const char *pgn_path, CqlIndexWriteFn write, void *ctx, Cql
 IndexedOutcome indexed_search(const CqlRun *r, const RunInput *in, long index, const CqlGameText *t, CqlSearcher *s,
                     CqlGame *g, CqlText *printed)
 {
-    const IndexedQuery *iq = r->indexed;
+    IndexedQuery *iq = r->indexed;
     const Sidecar *sc = &in->index->sidecar;
     SidecarGame sg;
     /* the game the reader split off is the one indexed: same line, same size */
@@ -216,13 +241,16 @@ IndexedOutcome indexed_search(const CqlRun *r, const RunInput *in, long index, c
         }
         return INDEXED_RULED_OUT;
     }
-    if (!iq->replay || !sidecar_game_read(sc, &sg, t->raw.number, false, &g->game, &g->arena)) return INDEXED_TEXT;
+    if (!iq->replay || !worth_codes(iq) || !sidecar_game_read(sc, &sg, t->raw.number, false, &g->game, &g->arena))
+        return INDEXED_TEXT;
     g->usable = true;
     arena_reset(&s->arena);
     size_t printed_before = printed->len;
     StrBuf sb = lib_text_in(printed);
     bool matched = search_matches(search, s->eval, &g->game, false, &s->arena, &s->found, &sb);
     lib_text_out(printed, &sb);
+    atomic_fetch_add_explicit(&iq->tried, 1, memory_order_relaxed);
+    if (matched) atomic_fetch_add_explicit(&iq->matched, 1, memory_order_relaxed);
     if (matched || s->found.runtime_error || s->found.stopped_at) {
         /* searched again from its text, which says and prints it all */
         printed->len = printed_before;
