@@ -26,6 +26,7 @@ typedef enum CondKind {
     COND_PLACE,    /* a piece of `pieces` stood on one of `squares` */
     COND_FLAGS,    /* the summary has one of `flags` */
     COND_COUNT,    /* at some position the count of `pieces` on `squares` can be in [lo, hi] */
+    COND_RESULT,   /* the game's result is `flags` (a SummaryResult) */
     COND_AND,
     COND_OR
 } CondKind;
@@ -190,6 +191,54 @@ static int relation(Condition *c, const Node *n)
 
 static int condition_at(Condition *c, const Node *n, int depth);
 
+/* A filter of designators whose set is empty when one of them is (ray,
+ * xray, between): each one's pieces stood on its squares. */
+static int every_designator(Condition *c, const Node *n)
+{
+    KidList l = {NULL, 0, 0};
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        if (!n->kids[i] || n->kids[i]->kind != ND_DESIGNATOR) {
+            free(l.items);
+            return NO_CONDITION;
+        }
+        int x = place(c, n->kids[i]->desig);
+        if (x != NO_CONDITION) kid_push(&l, x);
+    }
+    return junction(c, COND_AND, &l);
+}
+
+/* `move` over the moves the game plays (not the legal moves of a
+ * position, not a count): the kinds of move it asks for happen in the
+ * game. Its arguments are evaluated before any move is looked at, so the
+ * whole filter must change nothing. */
+static int played_move(Condition *c, const Node *n)
+{
+    if ((n->flags & (NF_LEGAL | NF_PSEUDOLEGAL | NF_COUNT)) || !filter_tree_changes_nothing(n)) return NO_CONDITION;
+    KidList l = {NULL, 0, 0};
+    uint32_t kinds = 0;
+    if (n->flags & (NF_CASTLE | NF_OO)) kinds |= SUMMARY_CASTLE_SHORT;
+    if (n->flags & (NF_CASTLE | NF_OOO)) kinds |= SUMMARY_CASTLE_LONG;
+    if ((n->flags & NF_ENPASSANT) || (n->nkids > 4 && n->kids[4])) kinds |= SUMMARY_EN_PASSANT;
+    if (n->flags & NF_NULL) kinds |= SUMMARY_NULL_MOVE;
+    if (kinds) kid_push(&l, flag(c, kinds));
+    if (n->nkids > 2 && n->kids[2]) {   /* a capture */
+        uint32_t taken = 0;
+        for (PieceType t = PAWN; t <= QUEEN; t++) taken |= summary_capture(t);
+        kid_push(&l, flag(c, taken));
+    }
+    if (n->nkids > 3 && n->kids[3]) {   /* a promotion, to the types of a designator */
+        const Node *promo = n->kids[3];
+        uint32_t to = 0;
+        for (int p = W_PAWN; p <= B_KING; p++)
+            if (promo->kind != ND_DESIGNATOR || (promo->desig->pieces & (1u << p)))
+                if (type_of((Piece)p) != NO_PIECE_TYPE && type_of((Piece)p) <= KING) to |= summary_promotion(type_of((Piece)p));
+        kid_push(&l, flag(c, to));
+    }
+    for (size_t i = 0; i < l.count; i++)
+        if (l.items[i] == NO_CONDITION) l.items[i--] = l.items[--l.count];
+    return junction(c, COND_AND, &l);
+}
+
 /* The members of an orbit or an orbit group: the orbit matches when one
  * matches, so each must have a condition. */
 static int any_member(Condition *c, const Node *n, int depth)
@@ -235,6 +284,18 @@ static int condition_at(Condition *c, const Node *n, int depth)
         }
         return junction(c, COND_AND, &l);
     }
+    case ND_RAY:
+    case ND_XRAY:
+    case ND_BETWEEN:
+        return every_designator(c, n);
+    case ND_RESULT:
+        return add_node(c, (CondNode){COND_RESULT, 0, 0, summary_result_of(n->text), 0, 0, 0, 0});
+    case ND_MOVE:
+        return played_move(c, n);
+    case ND_FIND:   /* forward or back, the positions it looks at are the game's */
+        return n->kids[1] ? NO_CONDITION : condition_at(c, n->kids[0], depth + 1);
+    case ND_NOTRANSFORM:
+        return condition_at(c, n->kids[0], depth + 1);
     case ND_COMPOUND:
     case ND_AND: {
         /* every member must match, in order, and the first that fails ends
@@ -267,10 +328,14 @@ static int condition_at(Condition *c, const Node *n, int depth)
     }
 }
 
-Condition *condition_of_body(const Node *body)
+Condition *condition_of_search(const Node *body, const char *result)
 {
     Condition *c = xcalloc(1, sizeof *c);
-    c->root = condition_at(c, body, 0);
+    KidList l = {NULL, 0, 0};
+    int x = body ? condition_at(c, body, 0) : NO_CONDITION;
+    if (x != NO_CONDITION) kid_push(&l, x);
+    if (result) kid_push(&l, add_node(c, (CondNode){COND_RESULT, 0, 0, summary_result_of(result), 0, 0, 0, 0}));
+    c->root = junction(c, COND_AND, &l);
     if (c->root == NO_CONDITION || c->too_big) {
         condition_free(c);
         return NULL;
@@ -313,6 +378,8 @@ static bool admits(const Condition *c, const CondNode *x, const GameSummary *s)
         return false;
     case COND_FLAGS:
         return (s->flags & x->flags) != 0;
+    case COND_RESULT:
+        return (s->flags & SUMMARY_RESULT_MASK) >> SUMMARY_RESULT_SHIFT == x->flags;
     case COND_COUNT: {
         int lo, hi;
         count_bounds(x, s, &lo, &hi);
@@ -375,6 +442,11 @@ static void print_condition(const Condition *c, const CondNode *x, StrBuf *out)
             if (i < 8) sb_append(out, flag_names[i]);
             else sb_printf(out, "%s %c", i < 16 ? "promote" : "capture", ".PNBRQK."[i & 7]);
         }
+        return;
+    }
+    case COND_RESULT: {
+        static const char *const results[] = {"none", "1-0", "0-1", "1/2-1/2", "*", "other"};
+        sb_printf(out, "result %s", results[x->flags < 6 ? x->flags : 5]);
         return;
     }
     case COND_COUNT:

@@ -13,7 +13,13 @@
  *   Ka1, [RQ]h7        a piece of the designator stood on one of its squares
  *   check, mate, stalemate   the game has one somewhere
  *   #R >= 2, Q == 0    the count of a piece designator can reach the range
- *   A attacks B        both designators' pieces stood on their squares
+ *   A attacks B        both designators' pieces stood on their squares (the
+ *                      same for ray, xray and between of designators)
+ *   result 1-0         the game's result (and the header's result)
+ *   move promote N     a move of the game promotes to a knight (captures,
+ *                      castles, takes en passant, is a null move: not for
+ *                      the legal or pseudolegal moves of a position)
+ *   find X             X's condition (find looks at the game's positions)
  *   {A B C}, A and B   each member's condition, up to the first member that
  *                      could change something (a member after it may never
  *                      be reached)
@@ -22,8 +28,8 @@
  *                      flipcolor {Ka1} is Ka1 or ka8) any image's condition
  *   ( A )              A's
  *
- * and nothing else: `not`, a filter at another position (`find`, `:`,
- * `line`), a variable, a move filter ... give no condition ("maybe"), so a
+ * and nothing else: `not`, a filter at another position (`:`, `line`,
+ * `echo`), a variable, `pin` ... give no condition ("maybe"), so a
  * compound or an `and` takes the others', and an `or` none.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -41,9 +47,10 @@
 typedef struct Condition Condition;
 
 /* The condition a game must meet for `body` to match at one of its
- * positions, or NULL when none is known. (A caller whose games can match
- * with no position matched, matchcount 0, asks for none.) */
-Condition *condition_of_body(const Node *body);
+ * positions (NULL: a game may match without a position matched,
+ * matchcount 0) and to have the result `result` (the header's or the
+ * command line's, when not NULL); NULL when none is known. */
+Condition *condition_of_search(const Node *body, const char *result);
 void condition_free(Condition *c);
 
 /* Whether a game with summary s may meet c (c NULL: yes). */

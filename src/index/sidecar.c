@@ -609,7 +609,7 @@ static const char *string_at(const Sidecar *s, ByteCursor *c)
     return s->strings[id];
 }
 
-bool sidecar_game_read(const Sidecar *s, const SidecarGame *sg, long number, bool tags_only, Game *g, Arena *a)
+bool sidecar_game_read(const Sidecar *s, const SidecarGame *sg, long number, SidecarRead what, Game *g, Arena *a)
 {
     if (!sg->clean) return false;
     ByteCursor c = sg->rest;
@@ -630,12 +630,13 @@ bool sidecar_game_read(const Sidecar *s, const SidecarGame *sg, long number, boo
     if (result > s->nstrings) return false;
     g->result = result ? s->strings[result - 1] : NULL;
     if (c.bad) return false;
-    if (tags_only) return true;
+    if (what == SIDECAR_TAGS) return true;
     Position start;
     unsigned kind = bytes_get_u8(&c);
     if (kind == 0) pos_start(&start);
     else if (kind != 1 || !read_position(&c, &start)) return false;
     game_new_root(g, a, &start);
+    if (what == SIDECAR_START) return true;
     uint64_t ncodes = bytes_get_varint(&c);
     const unsigned char *codes = ncodes <= cursor_left(&c) / 2 ? bytes_get(&c, (size_t)ncodes * 2) : NULL;
     return !c.bad && cursor_left(&c) == 0 && (codes || ncodes == 0) &&

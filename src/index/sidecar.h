@@ -97,9 +97,15 @@ typedef struct SidecarGame {
  * its record is damaged. */
 bool sidecar_game(const Sidecar *s, long k, SidecarGame *out);
 
-/* The game of a clean record into *g, numbered `number`, in arena a: its
- * tags, termination marker and, unless tags_only, its start position and
- * its tree (numbered). False when the record is damaged. */
-bool sidecar_game_read(const Sidecar *s, const SidecarGame *sg, long number, bool tags_only, Game *g, Arena *a);
+/* How much of a game sidecar_game_read makes. */
+typedef enum SidecarRead {
+    SIDECAR_TAGS,            /* its tags and termination marker */
+    SIDECAR_START,           /* and its root, the start position */
+    SIDECAR_TREE             /* and its whole tree, numbered */
+} SidecarRead;
+
+/* The game of a clean record into *g, numbered `number`, in arena a, as
+ * far as `what`. False when the record is damaged. */
+bool sidecar_game_read(const Sidecar *s, const SidecarGame *sg, long number, SidecarRead what, Game *g, Arena *a);
 
 #endif

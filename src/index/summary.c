@@ -112,6 +112,15 @@ static void add_arrivals(const GameNode *n, GameSummary *s)
     s->squares[pos_piece_on(before, from)] |= sq_bb(to);
 }
 
+SummaryResult summary_result_of(const char *result)
+{
+    static const char *const texts[] = {"1-0", "0-1", "1/2-1/2", "*"};
+    if (!result) return RESULT_NONE;
+    for (int i = 0; i < 4; i++)
+        if (strcmp(result, texts[i]) == 0) return (SummaryResult)(RESULT_WHITE_WINS + i);
+    return RESULT_OTHER;
+}
+
 void summary_of_game(const Game *g, GameSummary *s)
 {
     memset(s, 0, sizeof *s);
@@ -136,6 +145,7 @@ void summary_of_game(const Game *g, GameSummary *s)
         s->flags |= move_flags(n);
         add_arrivals(n, s);
     }
+    s->flags |= (uint32_t)summary_result_of(game_result(g)) << SUMMARY_RESULT_SHIFT;
 }
 
 /* flags (a varint); the counts, min in the high nibble; a 12-bit mask of

@@ -34,6 +34,16 @@ static inline uint32_t summary_promotion(PieceType t) { return UINT32_C(1) << (8
 /* a move takes a piece of type t (PAWN ... QUEEN), en passant too */
 static inline uint32_t summary_capture(PieceType t) { return UINT32_C(1) << (16 + t); }
 
+/* The game's result (game_result: the Result tag, else the movetext's
+ * end) in bits 24-26 of the flags. */
+typedef enum SummaryResult {
+    RESULT_NONE, RESULT_WHITE_WINS, RESULT_BLACK_WINS, RESULT_DRAW, RESULT_UNKNOWN, RESULT_OTHER
+} SummaryResult;
+#define SUMMARY_RESULT_SHIFT 24
+#define SUMMARY_RESULT_MASK (UINT32_C(7) << SUMMARY_RESULT_SHIFT)
+/* The code of a result's text ("1-0" ..., NULL: none). */
+SummaryResult summary_result_of(const char *result);
+
 /* Counts of one piece are kept up to this; SUMMARY_MANY in max_count means
  * "this many or more". */
 #define SUMMARY_MANY 15

@@ -55,10 +55,10 @@ static bool reads_comments(const Node *n, void *ctx)
 }
 
 /* The condition of q's body, when a game needs a matching position to
- * match (not with matchcount 0). */
+ * match (not with matchcount 0), and of its header's result. */
 static Condition *condition_of_query(const CqlQuery *q)
 {
-    return q->search.matchcount_min >= 1 ? condition_of_body(q->query->body) : NULL;
+    return condition_of_search(q->search.matchcount_min >= 1 ? q->query->body : NULL, q->search.result);
 }
 
 static IndexedQuery *indexed_query_new(const CqlQuery *q)
@@ -229,19 +229,30 @@ IndexedOutcome indexed_search(const CqlRun *r, const RunInput *in, long index, c
         return INDEXED_TEXT;
     const Search *search = &s->query->search;
     arena_reset(&g->arena);
+    memset(&g->game, 0, sizeof g->game);
     g->by_id = NULL;
     g->tags_test_held = NULL;
     g->usable = false;
-    if (!condition_admits(iq->condition, &sg.summary)) {
+    bool ruled_out = !condition_admits(iq->condition, &sg.summary);
+    if (!ruled_out && search->tags_test) {
+        /* the gate's question about the tags, asked of the sidecar's tags
+         * (a game where it fails cannot match, and asking changes nothing) */
+        if (!sidecar_game_read(sc, &sg, t->raw.number, SIDECAR_START, &g->game, &g->arena)) return INDEXED_TEXT;
+        bool sure;
+        ruled_out = !eval_at_start(s->eval, &g->game, search->tags_test, &sure);
+    }
+    if (ruled_out) {
         /* nothing shows of the search of a game ruled out, but whether the
          * watched tag filters held in it (the note after the run) */
         if (search->nwatched) {
-            if (!sidecar_game_read(sc, &sg, t->raw.number, true, &g->game, &g->arena)) return INDEXED_TEXT;
+            if (!g->game.tags && !sidecar_game_read(sc, &sg, t->raw.number, SIDECAR_TAGS, &g->game, &g->arena))
+                return INDEXED_TEXT;
             search_watch_tags(search, &g->game, &s->tags);
         }
         return INDEXED_RULED_OUT;
     }
-    if (!iq->replay || !worth_codes(iq) || !sidecar_game_read(sc, &sg, t->raw.number, false, &g->game, &g->arena))
+    arena_reset(&g->arena);
+    if (!iq->replay || !worth_codes(iq) || !sidecar_game_read(sc, &sg, t->raw.number, SIDECAR_TREE, &g->game, &g->arena))
         return INDEXED_TEXT;
     g->usable = true;
     arena_reset(&s->arena);

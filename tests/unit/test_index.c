@@ -288,6 +288,14 @@ static void test_conditions_in_words(void **state)
     expect_words("3 > #q", "#[q] in 0..2");
     expect_words("Q attacks k", "([Q] and [k])");
     expect_words("cql(matchcount 0) Ka1", "none");
+    expect_words("cql(result 1-0) Ka1", "([K][a1] and result 1-0)");
+    expect_words("result 0-1", "result 0-1");
+    expect_words("move promote N", "promote N");
+    expect_words("move capture Q o-o", "(o-o and capture P or capture N or capture B or capture R or capture Q)");
+    expect_words("move legal promote N", "none");
+    expect_words("find mate", "mate");
+    expect_words("find 0 1000 mate", "none");
+    expect_words("ray (R q k)", "([R] and [q] and [k])");
 }
 
 /* A random query made of what the condition reads and what it does not. */
@@ -310,7 +318,13 @@ static void random_filter(StrBuf *q, int depth)
     static const char *const transforms[] = {"flipcolor", "flip", "shift", "flipvertical", "rotate90",
                                              "reversecolor"};
     static const char *const others[] = {"wtm", "btm", "ply > 30", "move from K", "x = 1", "message(\"m\")",
-                                         "initial", "terminal", "move capture Q", "true", "false"};
+                                         "initial", "terminal", "move capture Q", "true", "false",
+                                         "move promote N", "move promote [QR] capture a", "move o-o", "move castle",
+                                         "move enpassant", "move previous capture A", "move legal promote Q",
+                                         "find mate", "find 2 10 check", "find all stalemate", "result 1-0",
+                                         "result 1/2-1/2", "ray (Q k)", "between (R k)", "xray (R q k)",
+                                         "notransform Ka1", "find quiet {check Ka1}", "move null",
+                                         "move from k comment(\"c\")"};
     unsigned pick = depth > 2 ? rnd(6) : rnd(11);
     switch (pick) {
     case 0: random_designator(q); break;
@@ -377,7 +391,7 @@ static void test_a_game_ruled_out_never_matches(void **state)
             sb_free(&body);
             continue;
         }
-        Condition *c = q->search.matchcount_min >= 1 ? condition_of_body(q->query->body) : NULL;
+        Condition *c = condition_of_search(q->search.matchcount_min >= 1 ? q->query->body : NULL, q->search.result);
         conditions += c != NULL;
         CqlSearcher *s = cql_searcher_new(q);
         for (int k = 0; k < GAMES; k++) {
