@@ -71,9 +71,15 @@ uint64_t bytes_get_u64(ByteCursor *c) { return get_le(c, 8); }
 
 uint64_t bytes_u64_at(const unsigned char *p)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;   /* one load where the machine is little-endian */
+    memcpy(&v, p, sizeof v);
+    return v;
+#else
     uint64_t v = 0;
     for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
     return v;
+#endif
 }
 
 uint32_t bytes_u32_at(const unsigned char *p)

@@ -179,19 +179,25 @@ void summary_read(ByteCursor *c, GameSummary *s)
     uint64_t flags = bytes_get_varint(c);
     if (flags > UINT32_MAX) c->bad = true;
     s->flags = (uint32_t)flags;
-    const unsigned char *counts = bytes_get(c, 12);
-    for (int i = 0; counts && i < 12; i++) {
-        Piece p = summary_pieces[i];
-        s->min_count[p] = counts[i] >> 4;
-        s->max_count[p] = counts[i] & 15;
+    const unsigned char *p = bytes_get(c, 14);   /* the counts and the mask */
+    if (!p) return;
+    for (int i = 0; i < 12; i++) {
+        Piece piece = summary_pieces[i];
+        s->min_count[piece] = p[i] >> 4;
+        s->max_count[piece] = p[i] & 15;
     }
-    unsigned present = bytes_get_u16(c);
+    unsigned present = p[12] | (unsigned)p[13] << 8;
+    const unsigned char *at = c->at, *end = c->end;
     for (int i = 0; i < 12; i++) {
         if (!(present & (1u << i))) continue;
-        unsigned ranks = bytes_get_u8(c);
+        if (at == end) break;
+        unsigned ranks = *at++;
         Bitboard b = 0;
-        for (int r = 0; r < 8; r++)
-            if (ranks & (1u << r)) b |= (Bitboard)bytes_get_u8(c) << (8 * r);
+        for (; ranks && at < end; ranks &= ranks - 1) b |= (Bitboard)*at++ << (8 * __builtin_ctz(ranks));
+        if (ranks) break;
         s->squares[summary_pieces[i]] = b;
+        present &= ~(1u << i);
     }
+    c->at = at;
+    if (present) c->bad = true;   /* the bytes ran out, or a piece that is none */
 }

@@ -221,13 +221,17 @@ IndexedOutcome indexed_search(const CqlRun *r, const RunInput *in, long index, c
                     CqlGame *g, CqlText *printed)
 {
     IndexedQuery *iq = r->indexed;
+    const Search *search = &s->query->search;
+    /* nothing to rule a game out with, and its codes not worth searching:
+     * the record is not even looked at */
+    bool codes = iq->replay && worth_codes(iq);
+    if (!iq->condition && !search->tags_test && !codes) return INDEXED_TEXT;
     const Sidecar *sc = &in->index->sidecar;
     SidecarGame sg;
     /* the game the reader split off is the one indexed: same line, same size */
     if (!sidecar_game(sc, index, &sg) || !sg.clean || sg.first_line != t->raw.first_line ||
         sg.text_size != t->raw.text.len)
         return INDEXED_TEXT;
-    const Search *search = &s->query->search;
     arena_reset(&g->arena);
     memset(&g->game, 0, sizeof g->game);
     g->by_id = NULL;
@@ -252,7 +256,7 @@ IndexedOutcome indexed_search(const CqlRun *r, const RunInput *in, long index, c
         return INDEXED_RULED_OUT;
     }
     arena_reset(&g->arena);
-    if (!iq->replay || !worth_codes(iq) || !sidecar_game_read(sc, &sg, t->raw.number, SIDECAR_TREE, &g->game, &g->arena))
+    if (!codes || !sidecar_game_read(sc, &sg, t->raw.number, SIDECAR_TREE, &g->game, &g->arena))
         return INDEXED_TEXT;
     g->usable = true;
     arena_reset(&s->arena);
