@@ -96,16 +96,6 @@ static bool make_sidecar(const char *path, const char *sidecar)
     return fclose(fp) == 0 && ok;
 }
 
-/* The occurrences of "[White " in path: how cql counts games for lastgamenumber. */
-static long count_white_tags(const char *path)
-{
-    char *text = tool_read_all(path);
-    long n = 0;
-    for (const char *p = text; p && (p = strstr(p, "[White ")); p++) n++;
-    free(text);
-    return n;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -147,7 +137,7 @@ int main(int argc, char **argv)
         cql_settings_free(settings);
         cql_text_free(&text);
         if (!q) continue;
-        if (cql_query_needs_game_count(q)) cql_query_set_game_count(q, count_white_tags(path));
+        if (cql_query_needs_game_count(q)) cql_query_set_game_count(q, tool_count_white_tags(path));
         if (cql_query_reads_files(q)) {
             CqlText printed = {NULL, 0, 0};
             bool read = cql_query_read_files(q, &printed, &quiet);
