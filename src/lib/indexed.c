@@ -26,7 +26,7 @@ struct IndexedQuery {
     /* the searches from codes so far, and those of them that matched (and
      * were searched again from the text): all the workers' */
     atomic_long tried, matched;
-    atomic_long admitted;    /* games the condition let through */
+    atomic_long probes;      /* games asked about once the codes stopped paying */
 };
 
 /* A search from the codes costs about half a search from the text, and a
@@ -43,7 +43,7 @@ static bool worth_codes(IndexedQuery *iq)
     long tried = atomic_load_explicit(&iq->tried, memory_order_relaxed);
     long matched = atomic_load_explicit(&iq->matched, memory_order_relaxed);
     if (tried < TRIAL_GAMES || 5 * matched < 2 * tried) return true;
-    return atomic_fetch_add_explicit(&iq->admitted, 1, memory_order_relaxed) % PROBE_EVERY == 0;
+    return atomic_fetch_add_explicit(&iq->probes, 1, memory_order_relaxed) % PROBE_EVERY == 0;
 }
 
 /* {==== the query ============================================================= */
@@ -66,7 +66,7 @@ static IndexedQuery *indexed_query_new(const CqlQuery *q)
     IndexedQuery *iq = xcalloc(1, sizeof *iq);
     atomic_init(&iq->tried, 0);
     atomic_init(&iq->matched, 0);
-    atomic_init(&iq->admitted, 0);
+    atomic_init(&iq->probes, 0);
     iq->condition = condition_of_query(q);
     /* a game's codes keep its moves and tags, not its comments; a query
      * that carries values from game to game, or uses files, would see a

@@ -400,15 +400,17 @@ static void test_a_game_ruled_out_never_matches(void **state)
             bool match = cql_search(s, games[k], &found, &printed);
             searched++;
             matched += match;
-            if (condition_admits(c, &summaries[k])) continue;
+            bool admitted = condition_admits(c, &summaries[k]);
+            size_t printed_len = printed.len;
+            cql_text_free(&printed);
+            if (admitted) continue;
             ruled_out++;
-            if (match || printed.len || found.error || found.stopped) {
+            if (match || printed_len || found.error || found.stopped) {
                 StrBuf words = SB_INIT;
                 condition_print(c, &words);
                 fail_msg("game %d ruled out by '%s' (condition %s), but its search %s", k, body.data, words.data,
-                         match ? "matched" : printed.len ? "printed" : "stopped");
+                         match ? "matched" : printed_len ? "printed" : "stopped");
             }
-            cql_text_free(&printed);
         }
         cql_searcher_free(s);
         condition_free(c);
