@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "index/condition.h"
 #include "index/sidecar.h"
@@ -23,27 +24,41 @@ struct CqlIndex {
 struct IndexedQuery {
     Condition *condition;    /* NULL: none */
     bool replay;             /* games may be searched from their move codes */
-    /* the searches from codes so far, and those of them that matched (and
-     * were searched again from the text): all the workers' */
-    atomic_long tried, matched;
+    /* what the searches from codes cost and saved so far, all the workers'
+     * (nanoseconds): see worth_codes */
+    atomic_long tried;       /* searches from codes */
+    atomic_long spent;       /* the time of those that matched, searched again from the text */
+    atomic_long saved;       /* about what the others saved: half their reading time */
     atomic_long probes;      /* games asked about once the codes stopped paying */
 };
 
-/* A search from the codes costs about half a search from the text, and a
- * game that matches is searched from its text after it: worth it while
- * fewer than two in five of the games searched so match. Past the first
- * games, where more do (`check` matches 98% of engine games), the text
- * alone is searched, but for one game in PROBE_EVERY, so that the share
- * keeps being measured. Which way a game goes changes nothing but the
- * time. */
+/* A game searched from its codes saves the text's parse, which costs
+ * about twice the codes' (the SAN, the tokens): about half the time its
+ * codes took to read. A game that matches loses all its search from the
+ * codes, since it is searched again from its text. So the codes are
+ * worth it while what the matches lost stays under what the others
+ * saved: `check`, which 98% of engine games match, soon goes to the text
+ * alone, and so does a costly query that matches a quarter of them (the
+ * second search of a match costs more than the parses saved). Past the
+ * first TRIAL_GAMES, one game in PROBE_EVERY still goes through the codes,
+ * so that the balance keeps being measured. Which way a game goes changes
+ * nothing but the time. */
 enum { TRIAL_GAMES = 32, PROBE_EVERY = 64 };
 
 static bool worth_codes(IndexedQuery *iq)
 {
     long tried = atomic_load_explicit(&iq->tried, memory_order_relaxed);
-    long matched = atomic_load_explicit(&iq->matched, memory_order_relaxed);
-    if (tried < TRIAL_GAMES || 5 * matched < 2 * tried) return true;
+    long spent = atomic_load_explicit(&iq->spent, memory_order_relaxed);
+    long saved = atomic_load_explicit(&iq->saved, memory_order_relaxed);
+    if (tried < TRIAL_GAMES || spent < saved) return true;
     return atomic_fetch_add_explicit(&iq->probes, 1, memory_order_relaxed) % PROBE_EVERY == 0;
+}
+
+static long nanoseconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)t.tv_sec * 1000000000L + t.tv_nsec;
 }
 
 /* {==== the query ============================================================= */
@@ -65,7 +80,8 @@ static IndexedQuery *indexed_query_new(const CqlQuery *q)
 {
     IndexedQuery *iq = xcalloc(1, sizeof *iq);
     atomic_init(&iq->tried, 0);
-    atomic_init(&iq->matched, 0);
+    atomic_init(&iq->spent, 0);
+    atomic_init(&iq->saved, 0);
     atomic_init(&iq->probes, 0);
     iq->condition = condition_of_query(q);
     /* a game's codes keep its moves and tags, not its comments; a query
@@ -256,8 +272,10 @@ IndexedOutcome indexed_search(const CqlRun *r, const RunInput *in, long index, c
         return INDEXED_RULED_OUT;
     }
     arena_reset(&g->arena);
-    if (!codes || !sidecar_game_read(sc, &sg, t->raw.number, SIDECAR_TREE, &g->game, &g->arena))
-        return INDEXED_TEXT;
+    if (!codes) return INDEXED_TEXT;
+    long start = nanoseconds();
+    if (!sidecar_game_read(sc, &sg, t->raw.number, SIDECAR_TREE, &g->game, &g->arena)) return INDEXED_TEXT;
+    long read = nanoseconds();
     g->usable = true;
     arena_reset(&s->arena);
     size_t printed_before = printed->len;
@@ -265,7 +283,8 @@ IndexedOutcome indexed_search(const CqlRun *r, const RunInput *in, long index, c
     bool matched = search_matches(search, s->eval, &g->game, false, &s->arena, &s->found, &sb);
     lib_text_out(printed, &sb);
     atomic_fetch_add_explicit(&iq->tried, 1, memory_order_relaxed);
-    if (matched) atomic_fetch_add_explicit(&iq->matched, 1, memory_order_relaxed);
+    if (matched) atomic_fetch_add_explicit(&iq->spent, nanoseconds() - start, memory_order_relaxed);
+    else atomic_fetch_add_explicit(&iq->saved, (read - start) / 2, memory_order_relaxed);
     if (matched || s->found.runtime_error || s->found.stopped_at) {
         /* searched again from its text, which says and prints it all */
         printed->len = printed_before;
