@@ -66,8 +66,6 @@ static uint64_t get_le(ByteCursor *c, size_t width)
 
 uint8_t bytes_get_u8(ByteCursor *c) { return (uint8_t)get_le(c, 1); }
 uint16_t bytes_get_u16(ByteCursor *c) { return (uint16_t)get_le(c, 2); }
-uint32_t bytes_get_u32(ByteCursor *c) { return (uint32_t)get_le(c, 4); }
-uint64_t bytes_get_u64(ByteCursor *c) { return get_le(c, 8); }
 
 uint64_t bytes_u64_at(const unsigned char *p)
 {

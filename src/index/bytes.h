@@ -43,8 +43,6 @@ void bytes_put_u64(StrBuf *out, uint64_t v);
 uint64_t bytes_get_varint(ByteCursor *c);
 uint8_t bytes_get_u8(ByteCursor *c);
 uint16_t bytes_get_u16(ByteCursor *c);
-uint32_t bytes_get_u32(ByteCursor *c);
-uint64_t bytes_get_u64(ByteCursor *c);
 /* n bytes taken from c (NULL, and c->bad, when fewer are left) */
 const unsigned char *bytes_get(ByteCursor *c, size_t n);
 
