@@ -182,6 +182,36 @@ CQL_API long long cql_settings_number(const CqlSettings *s, const char *name);
 CQL_API bool cql_settings_pair(const CqlSettings *s, const char *name, long long *first, long long *second);
 CQL_API const char *cql_settings_text(const CqlSettings *s, const char *name);
 
+/* A value bound to a filter of cql_settings_add_filter. */
+typedef enum CqlValueKind {
+    CQL_VALUE_STRING,   /* a string, whatever its bytes: quotes, backslashes, line ends */
+    CQL_VALUE_WORD      /* one word of CQL: a name, a keyword or a whole number (-5) */
+} CqlValueKind;
+
+typedef struct CqlValue {
+    CqlValueKind kind;
+    const char *text;
+} CqlValue;
+
+/* Adds a filter to place before the query's body, after its header and the
+ * filters added before, as cql's options add theirs (-cql TEXT, -player
+ * NAME ...). `filter` is CQL text in which $1 ... $9 stand for values[0]
+ * ... values[8] (with no value, the text is taken as it is). A value is
+ * never read as query text: a string value is one string whatever it
+ * holds, a word value must be one word where it stands. The filter is a
+ * source of its own, parsed once: a message about it names it `name`
+ * (with values, without a line and a column: "option -player: error: ...")
+ * and shows its text with the values in place (a string value as a CQL
+ * string), a caret under the culprit; so do -parse, -a and
+ * cql_query_tokens. False, and nothing added, when filter or a value is
+ * NULL, count is over 9 or a $N names no value. Texts are copied.
+ *
+ *     CqlValue who = {CQL_VALUE_STRING, "O\"Kelly"};
+ *     cql_settings_add_filter(s, "option -player", "player $1", &who, 1);
+ */
+CQL_API bool cql_settings_add_filter(CqlSettings *s, const char *name, const char *filter, const CqlValue *values,
+                                     size_t count);
+
 /* How far cql_compile goes. */
 typedef enum CqlCompileStage {
     CQL_COMPILE_RUN,       /* ready to search: transforms expanded, every filter supported */
@@ -195,7 +225,8 @@ typedef enum CqlCompileStage {
 /* Compiles a query with its settings (NULL: none given; the query keeps a
  * copy). The settings "name" (the query's name in messages), "bodyonly"
  * (the text is a body without a cql(...) header), "preamble" (filters
- * placed before the body) and "queryfile" (the file it was read from,
+ * placed before the body, a source named "preamble", before those of
+ * cql_settings_add_filter) and "queryfile" (the file it was read from,
  * which writefile refuses) say what the text is. On an error, reports it
  * (FILE:LINE:COL, the source line and a caret) and returns NULL. The text
  * is copied. */
@@ -258,6 +289,33 @@ typedef enum CqlPrint {
 
 /* Appends the query as asked to out (the text may hold a NUL byte: use out->len). */
 CQL_API void cql_query_print(const CqlQuery *q, CqlPrint what, CqlText *out);
+
+/* The kinds of the pieces of a query's text, as its lexer reads them. */
+typedef enum CqlTokenKind {
+    CQL_TOKEN_SPACE,       /* white space, and the line ends between its sources */
+    CQL_TOKEN_COMMENT,     /* a // comment or a block comment */
+    CQL_TOKEN_KEYWORD,     /* a keyword (check, flipcolor, ⊢, ///), a word of the cql(...) header */
+    CQL_TOKEN_NAME,        /* a variable, function or dictionary name (x, checkx) */
+    CQL_TOKEN_NUMBER,      /* 42 */
+    CQL_TOKEN_STRING,      /* "text", an escape \n */
+    CQL_TOKEN_PIECE,       /* a piece or square designator (Ka1, [Qq]e4, a1-8), a piece variable */
+    CQL_TOKEN_OPERATOR,    /* -> + == : {2,5} ... */
+    CQL_TOKEN_BRACKET,     /* ( ) { } [ ] */
+    CQL_TOKEN_OTHER        /* what the lexer does not read as a token (in a CQL 1.0 file) */
+} CqlTokenKind;
+
+typedef void (*CqlTokenFn)(void *ctx, CqlTokenKind kind, const char *text, size_t len);
+
+/* Calls fn on each piece of the query's text as written, in order, with its
+ * kind as the query's own lexer reads it: its header, each filter given
+ * apart from it (the setting preamble, cql_settings_add_filter's) on a line
+ * of its own, then its body (a value bound to a filter is one piece, a
+ * string written as CQL writes one). Put together, the pieces are that
+ * text: for a query without such filters, exactly the text compiled (a
+ * CQL 1.0 file is read as if all of it were the header). For colouring a
+ * query. */
+CQL_API void cql_query_tokens(const CqlQuery *q, CqlTokenFn fn, void *ctx);
+
 /* True when the two queries have the same header settings and the same
  * syntax tree (where written aside). */
 CQL_API bool cql_query_equal(const CqlQuery *a, const CqlQuery *b);

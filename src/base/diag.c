@@ -74,16 +74,49 @@ static void advance(const SourceText *src, DiagPoint *p, size_t end)
     p->col = c;
 }
 
+/* The part of src that byte `off` belongs to (the last that begins at or
+ * before it), or NULL when src is one source. */
+static const SourcePart *part_at(const SourceText *src, size_t off)
+{
+    if (!src->parts || !src->nparts) return NULL;
+    uint32_t lo = 0, hi = src->nparts;   /* the answer is in [lo, hi) */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (src->parts[mid].start <= off) lo = mid;
+        else hi = mid;
+    }
+    return &src->parts[lo];
+}
+
+SourceText diag_source_at(const SourceText *src, uint32_t off, uint32_t *base)
+{
+    const SourcePart *part = part_at(src, off);
+    *base = part ? part->start : 0;
+    if (!part) return (SourceText){src->name, src->text, src->len, NULL, 0};
+    return (SourceText){part->name, src->text + part->start, part->end - part->start, NULL, 0};
+}
+
 void diag_line_col(const SourceText *src, uint32_t off, unsigned *line, unsigned *col)
 {
+    uint32_t base;
+    SourceText own = diag_source_at(src, off, &base);
+    off -= base;
     DiagPoint p = {0, 1, 1};
-    advance(src, &p, off < src->len ? off : src->len);
+    advance(&own, &p, off < own.len ? off : own.len);
     *line = p.line;
     *col = p.col;
 }
 
 /* An index keeps the place of about every DIAG_INDEX_STEP-th byte. */
 #define DIAG_INDEX_STEP 1024
+
+/* The place where the part holding byte `at` begins, when p is before it. */
+static DiagPoint restart_in_part(const SourceText *src, DiagPoint p, size_t at)
+{
+    const SourcePart *part = part_at(src, at);
+    if (part && p.off < part->start) p = (DiagPoint){part->start, 1, 1};
+    return p;
+}
 
 void diag_index_init(DiagLineIndex *ix, const SourceText *src)
 {
@@ -93,6 +126,7 @@ void diag_index_init(DiagLineIndex *ix, const SourceText *src)
     DiagPoint p = {0, 1, 1};
     for (size_t k = 0; k < ix->npoints; k++) {
         size_t at = k * DIAG_INDEX_STEP;
+        p = restart_in_part(src, p, at);
         if (p.off < at) advance(ix->src, &p, at);   /* the first code point boundary at or after `at` */
         ix->points[k] = p;
     }
@@ -110,7 +144,7 @@ void diag_index_line_col(const DiagLineIndex *ix, uint32_t off, unsigned *line, 
     size_t end = off < ix->src->len ? off : ix->src->len;
     size_t k = end / DIAG_INDEX_STEP;
     while (k > 0 && ix->points[k].off > end) k--;   /* a code point across the step */
-    DiagPoint p = ix->points[k];
+    DiagPoint p = restart_in_part(ix->src, ix->points[k], end);
     advance(ix->src, &p, end);
     *line = p.line;
     *col = p.col;
@@ -200,15 +234,21 @@ void diag_at(DiagSink *d, const SourceText *src, Span span, DiagSeverity sev,
              const char *fmt, ...)
 {
     StrBuf sb = SB_INIT;
+    /* the source the span begins in, and the span in it */
+    const SourcePart *part = part_at(src, span.start);
+    uint32_t base;
+    SourceText own = diag_source_at(src, span.start, &base);
+    Span in_own = {span.start - base, span.end > span.start ? span.end - base : span.start - base};
     unsigned line, col;
-    diag_line_col(src, span.start, &line, &col);
-    append_location(&sb, src->name, line, col);
+    diag_line_col(&own, in_own.start, &line, &col);
+    if (part && part->bare) sb_printf(&sb, "%s: ", own.name);
+    else append_location(&sb, own.name, line, col);
     sb_printf(&sb, "%s: ", severity_names[sev]);
     va_list ap;
     va_start(ap, fmt);
     append_message(&sb, fmt, ap);
     va_end(ap);
-    append_caret(&sb, src, span);
+    append_caret(&sb, &own, in_own);
     deliver(d, sev, &sb);
 }
 

@@ -1,17 +1,19 @@
 /*
  * src/cli/html.h — a query as an HTML page with its syntax coloured
- * (cql -html): comments, strings, numbers, filter keywords, piece and
- * square designators, variables and operators each in a colour of their own.
+ * (cql -html): the query as written, its tokens as the query's lexer reads
+ * them (cql_query_tokens), comments, strings, numbers, keywords, piece and
+ * square designators, names and operators each in a colour of their own.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #ifndef CQL_CLI_HTML_H
 #define CQL_CLI_HTML_H
 
-#include <stddef.h>
 #include <stdio.h>
 
-/* Writes the page for the query text (named `name` in its title) to out. */
-void html_write_query(const char *name, const char *text, size_t len, FILE *out);
+#include "cql.h"
+
+/* Writes the page of query q (titled `title`) to out. */
+void html_write_query(const char *title, const CqlQuery *q, FILE *out);
 
 #endif

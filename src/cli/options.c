@@ -23,7 +23,6 @@
 typedef enum OptKind {
     OPT_FLAG,      /* sets a bool */
     OPT_STRING,    /* one value */
-    OPT_TEXT,      /* one value that goes into a query string: no '"' in it */
     OPT_FEN,       /* a FEN board (the first field of a FEN) or a whole FEN */
     OPT_RESULT,    /* 1-0, 0-1 or 1/2-1/2 */
     OPT_CQL,       /* one value appended to the -cql list (may repeat) */
@@ -61,11 +60,11 @@ static const OptionSpec program_options[] = {
      "PGN file, directory or .gz/.bz2/.xz/.zst file; may repeat ('-' = stdin)"},
     {"output", "o", OPT_STRING, F(output), NOMIN, "PGN file to write ('-' = standard output)"},
     {"cql", NULL, OPT_CQL, F(cql), NOMIN, "filters before the query file's body (or the body); may repeat"},
-    {"player", NULL, OPT_TEXT, F(player), NOMIN, "S: only games where White or Black contains S"},
-    {"white", NULL, OPT_TEXT, F(white), NOMIN, "S: only games where White contains S"},
-    {"black", NULL, OPT_TEXT, F(black), NOMIN, "S: only games where Black contains S"},
-    {"event", NULL, OPT_TEXT, F(event), NOMIN, "S: only games whose Event contains S"},
-    {"site", NULL, OPT_TEXT, F(site), NOMIN, "S: only games whose Site contains S"},
+    {"player", NULL, OPT_STRING, F(player), NOMIN, "S: only games where White or Black contains S"},
+    {"white", NULL, OPT_STRING, F(white), NOMIN, "S: only games where White contains S"},
+    {"black", NULL, OPT_STRING, F(black), NOMIN, "S: only games where Black contains S"},
+    {"event", NULL, OPT_STRING, F(event), NOMIN, "S: only games whose Event contains S"},
+    {"site", NULL, OPT_STRING, F(site), NOMIN, "S: only games whose Site contains S"},
     {"year", NULL, OPT_RANGE, F(year), NOMIN, "N [M]: only games of year N (to M)"},
     {"fen", NULL, OPT_FEN, F(fen), NOMIN, "BOARD: only positions with this board (a FEN or its first field)"},
     {"similarposition", NULL, OPT_SIMILAR, F(similarposition), NOMIN,
@@ -320,13 +319,6 @@ static ExitCode take_value(const OptionSpec *spec, const char *arg, const char *
     char *field = spec->offset == SETTING ? (char *)&setting : (char *)o + spec->offset;
     const char *value = attached ? attached : argv[++*i];
     switch (spec->kind) {
-    case OPT_TEXT:
-        if (strchr(value, '"')) {
-            cql_report(m, CQL_ERROR, "option '%s': the text may not hold a '\"' (CQL strings cannot)", arg);
-            return EXIT_USAGE;
-        }
-        *(const char **)field = value;
-        break;
     case OPT_STRING:
         *(const char **)field = value;
         break;
@@ -423,10 +415,6 @@ static ExitCode take_value(const OptionSpec *spec, const char *arg, const char *
             return EXIT_USAGE;
         }
         const char *assigned = argv[++*i];
-        if (strchr(assigned, '"')) {
-            cql_report(m, CQL_ERROR, "option '%s': the value may not hold a '\"' (CQL strings cannot)", arg);
-            return EXIT_USAGE;
-        }
         if (o->assign_count == CLI_MAX_CQL) {
             cql_report(m, CQL_ERROR, "too many -assign options (limit is %d)", CLI_MAX_CQL);
             return EXIT_USAGE;

@@ -34,7 +34,7 @@ typedef struct Run {
     const CliOptions *o;
     CqlMessages *m;
     CqlQuery *query;
-    char *query_text;           /* the query file's text (for -html) */
+    char *query_text;           /* the query file's text */
     size_t query_len;
     char *fen_game;             /* -searchposition: the one-position game's text */
     FILE *fen_stream;           /* and the stream it is read from */
@@ -62,55 +62,71 @@ static void chunk_bytes_for_tests(CqlSettings *s)
     if (v) cql_settings_set_number(s, "chunkbytes", (long long)strtoull(v, NULL, 10));
 }
 
-/* text as a CQL string: quotes, backslashes and line ends escaped */
-static void quoted(CqlText *out, const char *text)
+/* Adds the filter of option `option` to s when `on`, its $1 ... standing
+ * for values; 1 when added. A message about a filter made of an option's
+ * values names it `option -player`; a -cql text, which the user wrote, is
+ * the source "-cql" (-cql:LINE:COL). */
+static int add_filter(CqlSettings *s, bool on, const char *option, const char *filter, const CqlValue *values,
+                      size_t count)
 {
-    cql_text_append(out, "\"", 1);
-    for (const char *c = text; *c; c++) {
-        const char *escape = *c == '"' ? "\\\"" : *c == '\\' ? "\\\\" : *c == '\n' ? "\\n" : *c == '\r' ? "\\r"
-                             : *c == '\t' ? "\\t" : NULL;
-        if (escape) cql_text_append(out, escape, 2);
-        else cql_text_append(out, c, 1);
-    }
-    cql_text_append(out, "\"", 1);
+    char name[48];
+    snprintf(name, sizeof name, "%s%s", count ? "option " : "", option);
+    return on && cql_settings_add_filter(s, name, filter, values, count);
 }
 
-/* The filters CQL 6.2's options add before the body (-player, -fen ...),
- * one per line, after the -cql texts. */
-static void option_filters(const CliOptions *o, CqlText *filters)
+static int add_string_filter(CqlSettings *s, const char *option, const char *filter, const char *value)
 {
+    CqlValue v = {CQL_VALUE_STRING, value};
+    return add_filter(s, value != NULL, option, filter, &v, 1);
+}
+
+/* The filters the command line adds before the body: the -assign and -cql
+ * texts, then those of CQL 6.2's options (-player, -fen ...) in this order.
+ * Each is a source of its own, named by its option; an option's values are
+ * bound to its filter (`player $1`), never made query text. Returns how
+ * many were added. */
+static int add_option_filters(const CliOptions *o, CqlSettings *s)
+{
+    int added = 0;
     for (int i = 0; i < o->assign_count; i++) {
         /* -assign NAME VALUE: a number when VALUE reads as one, else a string */
         const char *v = o->assign_value[i];
         size_t digits = strspn(v + (v[0] == '-'), "0123456789");
         bool number = digits > 0 && digits <= 18 && !v[(v[0] == '-') + digits];
-        cql_text_printf(filters, number ? "%s = %s\n" : "%s = \"%s\"\n", o->assign_name[i], v);
+        CqlValue values[2] = {{CQL_VALUE_WORD, o->assign_name[i]}, {number ? CQL_VALUE_WORD : CQL_VALUE_STRING, v}};
+        added += add_filter(s, true, "-assign", "$1 = $2", values, 2);
     }
-    for (int i = 0; i < o->cql_count; i++) cql_text_printf(filters, "%s\n", o->cql[i]);
-    if (o->player) cql_text_printf(filters, "player \"%s\"\n", o->player);
-    if (o->white) cql_text_printf(filters, "player white \"%s\"\n", o->white);
-    if (o->black) cql_text_printf(filters, "player black \"%s\"\n", o->black);
-    if (o->event) cql_text_printf(filters, "event \"%s\"\n", o->event);
-    if (o->site) cql_text_printf(filters, "site \"%s\"\n", o->site);
-    if (o->year.set) cql_text_printf(filters, "{year >= %ld year <= %ld}\n", o->year.min, o->year.max);
-    if (o->fen) cql_text_printf(filters, "fen \"%.*s\"\n", (int)strcspn(o->fen, " "), o->fen);
-    if (o->wtm) cql_text_printf(filters, "wtm\n");
-    if (o->btm) cql_text_printf(filters, "btm\n");
+    for (int i = 0; i < o->cql_count; i++) added += add_filter(s, true, "-cql", o->cql[i], NULL, 0);
+    added += add_string_filter(s, "-player", "player $1", o->player);
+    added += add_string_filter(s, "-white", "player white $1", o->white);
+    added += add_string_filter(s, "-black", "player black $1", o->black);
+    added += add_string_filter(s, "-event", "event $1", o->event);
+    added += add_string_filter(s, "-site", "site $1", o->site);
+    char min[24], max[24];
+    snprintf(min, sizeof min, "%ld", o->year.min);
+    snprintf(max, sizeof max, "%ld", o->year.max);
+    CqlValue years[2] = {{CQL_VALUE_WORD, min}, {CQL_VALUE_WORD, max}};
+    added += add_filter(s, o->year.set, "-year", "{year >= $1 year <= $2}", years, 2);
+    char board[128];   /* -fen: the board of a whole FEN (options.c checked it: at most 71 bytes) */
+    if (o->fen) snprintf(board, sizeof board, "%.*s", (int)strcspn(o->fen, " "), o->fen);
+    added += add_string_filter(s, "-fen", "fen $1", o->fen ? board : NULL);
+    added += add_filter(s, o->wtm, "-wtm", "wtm", NULL, 0);
+    added += add_filter(s, o->btm, "-btm", "btm", NULL, 0);
     if (o->hhdb_key) {
-        /* -hhdb KEY [PARAM]: a key of other characters than letters, digits
-         * and _ is written quoted */
+        /* -hhdb KEY [TEXT]: a key of other characters than letters, digits
+         * and _ is a quoted key (hhdb "(c)") */
         bool bare = o->hhdb_key[0] && strspn(o->hhdb_key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                                            "0123456789_") == strlen(o->hhdb_key);
-        cql_text_printf(filters, bare ? "hhdb %s" : "hhdb \"%s\"", o->hhdb_key);
-        if (o->hhdb_param) cql_text_printf(filters, " \"%s\"", o->hhdb_param);
-        cql_text_printf(filters, "\n");
+        CqlValue values[2] = {{bare ? CQL_VALUE_WORD : CQL_VALUE_STRING, o->hhdb_key},
+                              {CQL_VALUE_STRING, o->hhdb_param}};
+        size_t count = o->hhdb_param ? 2 : 1;
+        added += add_filter(s, true, "-hhdb", count == 2 ? "hhdb $1 $2" : "hhdb $1", values, count);
     }
-    if (o->similarposition) {
-        cql_text_printf(filters, "similarposition %s%s", o->similar_nosort ? "nosort " : "",
-                        o->similar_notransform ? "notransform " : "");
-        quoted(filters, o->similarposition);
-        cql_text_printf(filters, "\n");
-    }
+    char similar[64];
+    snprintf(similar, sizeof similar, "similarposition %s%s$1", o->similar_nosort ? "nosort " : "",
+             o->similar_notransform ? "notransform " : "");
+    added += add_string_filter(s, "-similarposition", similar, o->similarposition);
+    return added;
 }
 
 /* Compiles the query: the file, or the command line's filters alone (a
@@ -127,38 +143,28 @@ static ExitCode compile_query(Run *r)
     CqlCompileStage stage = o->dump_orbit || o->translate ? CQL_COMPILE_PARSE
                             : o->parse || o->to_ascii || o->to_unicode || o->to_html ? CQL_COMPILE_EXPAND
                             : CQL_COMPILE_RUN;
-    CqlText filters = {NULL, 0, 0};   /* -cql texts and option filters, one per line */
-    option_filters(o, &filters);
-    ExitCode rc = EXIT_QUERY;
+    int filters = add_option_filters(o, s);
     if (!o->query_file) {
         cql_settings_set_text(s, "name", "-cql");
         cql_settings_set_flag(s, "bodyonly", true);
-        if (!filters.len) cql_text_printf(&filters, "true\n");
-        r->query = cql_compile(filters.data, filters.len, s, stage, r->m);
-    } else {
-        r->query_text = cql_read_query_file(o->query_file, &r->query_len, r->m);
-        bool respelled = o->translate || o->to_ascii || o->to_unicode || o->dump_orbit;
-        if (r->query_text && respelled && cql_is_cql1(r->query_text, r->query_len)) {
-            /* a CQL 1.0 file is printed as its CQL 6 translation */
-            char *cql6 = cql_translate_cql1(r->query_text, r->query_len, o->query_file, r->m);
-            free(r->query_text);
-            r->query_text = cql6;
-            r->query_len = cql6 ? strlen(cql6) : 0;
-            if (!cql6) {
-                cql_text_free(&filters);
-                return EXIT_QUERY;
-            }
-        }
-        if (r->query_text) {
-            cql_settings_set_text(s, "name", o->query_file);
-            cql_settings_set_text(s, "preamble", filters.len > 0 ? filters.data : NULL);
-            r->query = cql_compile(r->query_text, r->query_len, s, stage, r->m);
-        } else {
-            rc = EXIT_USAGE;
-        }
+        const char *body = filters ? "" : "true\n";
+        r->query = cql_compile(body, strlen(body), s, stage, r->m);
+        return r->query ? EXIT_RAN : EXIT_QUERY;
     }
-    cql_text_free(&filters);
-    return r->query ? EXIT_RAN : rc;
+    r->query_text = cql_read_query_file(o->query_file, &r->query_len, r->m);
+    if (!r->query_text) return EXIT_USAGE;
+    bool respelled = o->translate || o->to_ascii || o->to_unicode || o->dump_orbit;
+    if (respelled && cql_is_cql1(r->query_text, r->query_len)) {
+        /* a CQL 1.0 file is printed as its CQL 6 translation */
+        char *cql6 = cql_translate_cql1(r->query_text, r->query_len, o->query_file, r->m);
+        free(r->query_text);
+        r->query_text = cql6;
+        r->query_len = cql6 ? strlen(cql6) : 0;
+        if (!cql6) return EXIT_QUERY;
+    }
+    cql_settings_set_text(s, "name", o->query_file);
+    r->query = cql_compile(r->query_text, r->query_len, s, stage, r->m);
+    return r->query ? EXIT_RAN : EXIT_QUERY;
 }
 
 /* --dump-orbit, -parse, -a, -u, -html, -translate: print the query and
@@ -168,13 +174,7 @@ static ExitCode print_query(Run *r)
 {
     const CliOptions *o = r->o;
     if (o->to_html) {
-        if (r->query_text) html_write_query(o->query_file, r->query_text, r->query_len, stdout);
-        else {
-            CqlText body = {NULL, 0, 0};
-            for (int i = 0; i < o->cql_count; i++) cql_text_printf(&body, "%s\n", o->cql[i]);
-            html_write_query("-cql", body.data ? body.data : "", body.len, stdout);
-            cql_text_free(&body);
-        }
+        html_write_query(o->query_file ? o->query_file : "-cql", r->query, stdout);
         return EXIT_RAN;
     }
     CqlText text = {NULL, 0, 0};

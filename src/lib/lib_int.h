@@ -22,6 +22,7 @@
 #include "pgn/game.h"
 #include "pgn/reader.h"
 #include "query/ast.h"
+#include "query/compile.h"
 #include "query/settings.h"
 
 /* A game's memory, and a searcher's: small for a small game, no allocation
@@ -66,8 +67,9 @@ struct CqlSearcher {
     TagWatch tags;               /* which tag filters held in the games searched */
 };
 
-/* The values of settings (settings.c). */
+/* The values of settings, and the filters added to them (settings.c). */
 const Settings *lib_settings(const CqlSettings *s);
+const QueryFilter *lib_filters(const CqlSettings *s, size_t *count);
 
 /* Fills the tables of the chess core, once; every entry point that needs
  * them calls it. */

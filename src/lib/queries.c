@@ -1,7 +1,8 @@
 /*
  * src/lib/queries.c — queries in the library face: compiling (the query
  * front end, query/compile.h, and the settings of the search,
- * eval/search.h), what a compiled query says about its run, printing.
+ * eval/search.h), what a compiled query says about its run, printing, and
+ * its tokens as its own lexer reads them (for colouring, query/print.h).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -11,7 +12,6 @@
 #include <string.h>
 
 #include "lib/lib_int.h"
-#include "query/compile.h"
 #include "query/hhdb_keys.h"
 #include "query/print.h"
 #include "query/transform.h"
@@ -23,11 +23,19 @@ CqlQuery *cql_compile(const char *text, size_t len, const CqlSettings *settings,
 {
     lib_init();
     Settings given = settings ? *lib_settings(settings) : (Settings){0};
-    CompileOptions opt = {.body_only = given.body_only, .preamble = given.preamble, .transforms = &given,
-                          .expand = stage != CQL_COMPILE_PARSE};
-    SourceText src = {given.name, text, len};
+    /* the setting preamble, then the filters added, each a source of its own */
+    size_t nadded = 0;
+    const QueryFilter *added = settings ? lib_filters(settings, &nadded) : NULL;
+    QueryFilter *filters = xmalloc((nadded + 1) * sizeof *filters);
+    size_t nfilters = 0;
+    if (given.preamble) filters[nfilters++] = (QueryFilter){"preamble", given.preamble, NULL, 0};
+    for (size_t i = 0; i < nadded; i++) filters[nfilters++] = added[i];
+    CompileOptions opt = {.body_only = given.body_only, .filters = filters, .nfilters = nfilters,
+                          .transforms = &given, .expand = stage != CQL_COMPILE_PARSE};
+    SourceText src = {given.name, text, len, NULL, 0};
     DiagSink d = lib_sink(m);
     Query *q = query_compile(&src, &opt, &d);
+    free(filters);
     if (q && stage == CQL_COMPILE_RUN && !eval_check_supported(q, &d)) {
         query_free(q);
         q = NULL;
@@ -57,7 +65,7 @@ bool cql_is_cql1(const char *text, size_t len)
 
 char *cql_translate_cql1(const char *text, size_t len, const char *name, CqlMessages *m)
 {
-    SourceText src = {name, text, len};
+    SourceText src = {name, text, len, NULL, 0};
     DiagSink d = lib_sink(m);
     char *cql6 = query_translate_cql1(&src, &d);
     lib_count(m, &d);
@@ -164,6 +172,45 @@ bool cql_query_read_files(CqlQuery *q, CqlText *printed, CqlMessages *m)
     q->search.eval.submissions = &q->submissions;
     return ok;
 }
+
+/* {==== the query's tokens ================================================== */
+
+static CqlTokenKind token_kind(TokKind kind, bool header)
+{
+    switch (kind) {
+    case TK_EOF: return CQL_TOKEN_SPACE;
+    case TK_COMMENT_TEXT: return CQL_TOKEN_COMMENT;
+    case TK_INT: return CQL_TOKEN_NUMBER;
+    case TK_STRING: case TK_ESCAPE: return CQL_TOKEN_STRING;
+    case TK_IDENT: return header ? CQL_TOKEN_KEYWORD : CQL_TOKEN_NAME;
+    case TK_DESIGNATOR: case TK_PIECEVAR: return CQL_TOKEN_PIECE;
+    case TK_COMMENT_FILTER: return CQL_TOKEN_KEYWORD;
+    case TK_QUANT: return CQL_TOKEN_OPERATOR;
+    case TK_LPAREN: case TK_RPAREN: case TK_LBRACE: case TK_RBRACE: case TK_LBRACKET: case TK_RBRACKET:
+        return CQL_TOKEN_BRACKET;
+    case TK_ERROR: return CQL_TOKEN_OTHER;
+    default: return tok_class(kind) == TC_KEYWORD ? CQL_TOKEN_KEYWORD : CQL_TOKEN_OPERATOR;
+    }
+}
+
+typedef struct TokenCall {
+    CqlTokenFn fn;
+    void *ctx;
+} TokenCall;
+
+static void call_with_token(void *ctx, TokKind kind, bool header, const char *text, size_t len)
+{
+    TokenCall *c = ctx;
+    c->fn(c->ctx, token_kind(kind, header), text, len);
+}
+
+void cql_query_tokens(const CqlQuery *q, CqlTokenFn fn, void *ctx)
+{
+    TokenCall c = {fn, ctx};
+    print_pieces(q->query, call_with_token, &c);
+}
+
+/* }==== */
 
 void cql_query_print(const CqlQuery *q, CqlPrint what, CqlText *out)
 {

@@ -1,10 +1,13 @@
 /*
  * src/lib/settings.c — settings in the library face: CqlSettings, the
- * rows of query/settings.def set and read by name, its texts owned.
+ * rows of query/settings.def set and read by name, its texts owned, and the
+ * filters added to it (cql_settings_add_filter, with their values).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/lib_int.h"
 
@@ -17,6 +20,9 @@ _Static_assert((int)CQL_SETTING_FLAG == SK_FLAG && (int)CQL_SETTING_TEXT == SK_T
 struct CqlSettings {
     Settings values;
     char *texts[SETTING_COUNT];   /* the copies of the text values */
+    QueryFilter *filters;         /* cql_settings_add_filter's, in order; every
+                                     text and value copied */
+    size_t nfilters, filters_cap;
 };
 
 static const CqlSettingInfo public_rows[SETTING_COUNT] = {
@@ -39,7 +45,52 @@ void cql_settings_free(CqlSettings *s)
 {
     if (!s) return;
     for (size_t i = 0; i < SETTING_COUNT; i++) free(s->texts[i]);
+    for (size_t i = 0; i < s->nfilters; i++) {
+        QueryFilter *f = &s->filters[i];
+        free((char *)(uintptr_t)f->name);
+        free((char *)(uintptr_t)f->text);
+        for (uint32_t k = 0; k < f->nvalues; k++) free((char *)(uintptr_t)f->values[k].text);
+        free((FilterValue *)(uintptr_t)f->values);
+    }
+    free(s->filters);
     free(s);
+}
+
+_Static_assert((int)CQL_VALUE_STRING == FV_STRING && (int)CQL_VALUE_WORD == FV_WORD,
+               "cql.h and compile.h number the kinds of values alike");
+
+/* True when every $N of text names one of `count` values. */
+static bool names_values(const char *text, size_t count)
+{
+    for (const char *c = text; (c = strchr(c, '$')) != NULL; c++)
+        if (c[1] >= '1' && c[1] <= '9' && (size_t)(c[1] - '0') > count) return false;
+    return true;
+}
+
+bool cql_settings_add_filter(CqlSettings *s, const char *name, const char *filter, const CqlValue *values,
+                             size_t count)
+{
+    if (!filter || count > FILTER_MAX_VALUES || (count && !values) || (count && !names_values(filter, count)))
+        return false;
+    for (size_t k = 0; k < count; k++)
+        if (!values[k].text || (values[k].kind != CQL_VALUE_STRING && values[k].kind != CQL_VALUE_WORD))
+            return false;
+    if (s->nfilters == s->filters_cap) {
+        s->filters_cap = s->filters_cap ? 2 * s->filters_cap : 8;
+        s->filters = xrealloc(s->filters, s->filters_cap * sizeof *s->filters);
+    }
+    FilterValue *copies = count ? xmalloc(count * sizeof *copies) : NULL;
+    for (size_t k = 0; k < count; k++)
+        copies[k] = (FilterValue){(FilterValueKind)values[k].kind, xstrdup(values[k].text)};
+    s->filters[s->nfilters++] =
+        (QueryFilter){xstrdup(name ? name : "filter"), xstrdup(filter), copies, (uint32_t)count};
+    return true;
+}
+
+const QueryFilter *lib_filters(const CqlSettings *s, size_t *count)
+{
+    *count = s->nfilters;
+    return s->filters;
 }
 
 const Settings *lib_settings(const CqlSettings *s)

@@ -152,6 +152,23 @@ const Node *ast_too_deep(const Node *n, uint32_t limit)
     return found;
 }
 
+void ast_lexer_init(Lexer *lx, const Query *q, uint32_t start, uint32_t end)
+{
+    lex_init(lx, q->src.text, start, end);
+    lex_set_values(lx, q->values, q->nvalues);
+}
+
+const char *ast_value_at(const Query *q, uint32_t start)
+{
+    uint32_t lo = 0, hi = q->nvalues;   /* values are in the order of the text */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (q->values[mid].start < start) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < q->nvalues && q->values[lo].start == start ? q->values[lo].text : "";
+}
+
 void ast_walk(const Node *n, AstVisitor visit, void *ctx)
 {
     if (!n || !visit(n, ctx)) return;

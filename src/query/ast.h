@@ -194,7 +194,11 @@ typedef struct SortKey {
 typedef struct Query Query;
 struct Query {
     Arena arena;             /* owns everything below */
-    SourceText src;          /* a private copy of the query text */
+    SourceText src;          /* a private copy of the query text; with filters
+                                given apart from it (-cql, -player ...), that
+                                text and then theirs, a part each (src.parts) */
+    LexValue *values;        /* the values bound into the filters' texts */
+    uint32_t nvalues;
     QueryHeader header;
     Node *body;              /* ND_COMPOUND (NF_IMPLICIT) of the body's filters */
     Variable *vars;
@@ -242,6 +246,11 @@ bool ast_equal(const Node *a, const Node *b);
  * in pre-order, or NULL when there is none. Iterative: a tree of any depth
  * is measured without recursion. */
 const Node *ast_too_deep(const Node *n, uint32_t limit);
+
+/* Lexes q's text[start, end), its values each one token (lexer.h). */
+void ast_lexer_init(Lexer *lx, const Query *q, uint32_t start, uint32_t end);
+/* The value whose token begins at byte `start` of q's text (TF_VALUE). */
+const char *ast_value_at(const Query *q, uint32_t start);
 
 /* Pre-order walk. The visitor returns false to skip the node's children. */
 typedef bool (*AstVisitor)(const Node *n, void *ctx);

@@ -4,7 +4,9 @@
  * A pure function of the text: lex_next reads one token at `pos` and never
  * allocates. Punctuation is matched longest-first against the spellings of
  * query/tokens.def (ASCII and Unicode alike), keywords by their ASCII
- * spelling, and piece designators by lex_scan_designator. Character classes
+ * spelling, and piece designators by lex_scan_designator. A value in the
+ * text (LexValue) is one string token whatever its bytes; comments are
+ * skipped, or are tokens when asked (for -html). Character classes
  * come from our own table: <ctype.h> is never used on plain char.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -386,9 +388,15 @@ uint32_t lex_scan_designator(const char *text, uint32_t pos, uint32_t end, Desig
 
 void lex_init(Lexer *lx, const char *text, uint32_t start, uint32_t end)
 {
-    lx->text = text;
-    lx->pos = start;
-    lx->end = end;
+    *lx = (Lexer){.text = text, .pos = start, .end = end};
+}
+
+void lex_set_values(Lexer *lx, const LexValue *values, uint32_t nvalues)
+{
+    lx->values = values;
+    lx->nvalues = nvalues;
+    lx->next_value = 0;
+    while (lx->next_value < nvalues && values[lx->next_value].start < lx->pos) lx->next_value++;
 }
 
 static Token make_token(TokKind kind, uint32_t start, uint32_t end, bool space)
@@ -404,8 +412,33 @@ static Token error_token(LexError e, uint32_t start, uint32_t end, bool space)
     return t;
 }
 
-/* Skips white space and comments (not the `///` comment filter). Returns
- * false with *err set for an unterminated block comment. */
+/* True when a comment (not the `///` comment filter) begins at pos. */
+static bool starts_comment(const Lexer *lx)
+{
+    const char *s = lx->text;
+    return starts_with(s, lx->pos, lx->end, "/*") ||
+           (starts_with(s, lx->pos, lx->end, "//") && !starts_with(s, lx->pos, lx->end, "///"));
+}
+
+/* A comment as a token: from `//` to the end of the line, or a block comment. */
+static Token lex_comment(Lexer *lx, uint32_t start, bool space)
+{
+    const char *s = lx->text;
+    bool line = s[start + 1] == '/';
+    lx->pos = start + 2;
+    if (line) {
+        while (lx->pos < lx->end && s[lx->pos] != '\n') lx->pos++;
+    } else {
+        while (lx->pos < lx->end && !starts_with(s, lx->pos, lx->end, "*/")) lx->pos++;
+        if (lx->pos >= lx->end) return error_token(LEX_UNTERMINATED_COMMENT, start, start + 2, space);
+        lx->pos += 2;
+    }
+    return make_token(TK_COMMENT_TEXT, start, lx->pos, space);
+}
+
+/* Skips white space and comments (not the `///` comment filter; none when
+ * comments are tokens). Returns false with *err set for an unterminated
+ * block comment. */
 static bool skip_space(Lexer *lx, bool *skipped, uint32_t *comment_start)
 {
     const char *s = lx->text;
@@ -418,6 +451,8 @@ static bool skip_space(Lexer *lx, bool *skipped, uint32_t *comment_start)
         if (is_space(c)) {
             lx->pos++;
             *skipped = true;
+        } else if (lx->comments && starts_comment(lx)) {
+            break;   /* a token of its own */
         } else if (c == '/' && starts_with(s, lx->pos, lx->end, "//") &&
                    !starts_with(s, lx->pos, lx->end, "///")) {
             while (lx->pos < lx->end && s[lx->pos] != '\n') lx->pos++;
@@ -657,7 +692,8 @@ static Token lex_word(Lexer *lx, uint32_t start, bool space)
     return make_token(keyword_kind(s + start, i - start), start, i, space);
 }
 
-Token lex_next(Lexer *lx)
+/* The next token of text[pos, end), which holds no value. */
+static Token lex_text(Lexer *lx)
 {
     bool skipped = false;
     uint32_t comment_start = 0;
@@ -669,6 +705,7 @@ Token lex_next(Lexer *lx)
     if (start >= lx->end) return make_token(TK_EOF, lx->end, lx->end, space);
 
     unsigned char c = (unsigned char)s[start];
+    if (lx->comments && starts_comment(lx)) return lex_comment(lx, start, space);
     if (lex_is_ident_char(c)) return lex_word(lx, start, space);
     if (c == '"') return lex_string(lx, start, space);
     if (c == '\\') return lex_escape(lx, start, space);
@@ -705,6 +742,24 @@ Token lex_next(Lexer *lx)
     }
     lx->pos = start + 1;
     return error_token(c == '\0' ? LEX_NUL_BYTE : LEX_BAD_CHAR, start, lx->pos, space);
+}
+
+Token lex_next(Lexer *lx)
+{
+    while (lx->next_value < lx->nvalues && lx->values[lx->next_value].start < lx->pos) lx->next_value++;
+    const LexValue *v = lx->next_value < lx->nvalues ? &lx->values[lx->next_value] : NULL;
+    if (!v || v->end > lx->end) return lex_text(lx);
+    /* the text up to the value, then the value */
+    uint32_t end = lx->end;
+    lx->end = v->start;
+    Token t = lex_text(lx);
+    lx->end = end;
+    if (t.kind != TK_EOF) return t;
+    lx->pos = v->end;
+    lx->next_value++;
+    Token value = make_token(TK_STRING, v->start, v->end, (t.flags & TF_SPACE_BEFORE) != 0);
+    value.flags |= TF_VALUE;
+    return value;
 }
 
 /* }==== */

@@ -47,7 +47,8 @@ typedef enum LexError {
 } LexError;
 
 enum {
-    TF_SPACE_BEFORE = 1   /* white space, a comment or the start of the text precedes */
+    TF_SPACE_BEFORE = 1,  /* white space, a comment or the start of the text precedes */
+    TF_VALUE = 2          /* a TK_STRING that stands for a value (LexValue) */
 };
 
 typedef struct Token {
@@ -58,14 +59,31 @@ typedef struct Token {
     uint8_t error;    /* LexError, for TK_ERROR */
 } Token;
 
+/* A value given apart from any query text, such as the name an option
+ * looks for (`cql -player 'O"Kelly'`), and the bytes of the text that stand
+ * for it (the value written as a CQL string, for messages and printing):
+ * they lex as one TK_STRING token flagged TF_VALUE, whatever they hold, and
+ * the parser takes the value, so a value is never read as query text. */
+typedef struct LexValue {
+    uint32_t start, end;
+    const char *text;   /* the value itself, NUL-terminated */
+} LexValue;
+
 typedef struct Lexer {
     const char *text;  /* the whole source; offsets are relative to it */
     uint32_t pos;      /* next byte to read */
     uint32_t end;      /* lexing stops here (a function body is a sub-range) */
+    const LexValue *values;   /* the values in the text, in its order (NULL: none) */
+    uint32_t nvalues;
+    uint32_t next_value;      /* the first of them not yet read */
+    bool comments;     /* comments are TK_COMMENT_TEXT tokens (for colouring), not skipped */
 } Lexer;
 
 /* Lexes text[start, end). Offsets in tokens are relative to `text`. */
 void lex_init(Lexer *lx, const char *text, uint32_t start, uint32_t end);
+/* The values of the text (after lex_init): those inside [start, end) are
+ * each one token. */
+void lex_set_values(Lexer *lx, const LexValue *values, uint32_t nvalues);
 /* Next token; TK_EOF (zero length, at `end`) forever once the range is used up. */
 Token lex_next(Lexer *lx);
 

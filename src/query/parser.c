@@ -83,7 +83,7 @@ void parse_advance(Parser *p)
 /* Restarts lexing at byte `offset` (used after reading a raw file name). */
 static void reseek(Parser *p, uint32_t offset)
 {
-    lex_init(&p->lex, p->src->text, offset, p->lex.end);
+    ast_lexer_init(&p->lex, p->q, offset, p->lex.end);
     p->nahead = 0;
     p->tok = lex_next(&p->lex);
     check_lex_error(p, &p->tok);
@@ -101,10 +101,16 @@ char *parse_token_text(Parser *p, Token t)
     return arena_strndup(p->a, p->src->text + t.start, t.len);
 }
 
-/* "'foo'" for the current token, "the end of the query" at the end. */
+/* "'foo'" for the current token, "the end of the query" at the end (of
+ * -cql, of -player ... in a filter given apart from the query's text). */
 static const char *found_phrase(Parser *p, char *buf, size_t size)
 {
     const Token *t = &p->tok;
+    uint32_t base;
+    if (t->kind == TK_EOF && p->src->nparts && t->start > p->src->parts[0].end) {
+        snprintf(buf, size, "the end of %s", diag_source_at(p->src, t->start, &base).name);
+        return buf;
+    }
     if (t->kind == TK_EOF) return "the end of the query";
     uint32_t n = t->len > 40 ? 40 : t->len;
     snprintf(buf, size, "'%.*s%s'", (int)n, p->src->text + t->start, t->len > n ? "..." : "");
@@ -517,6 +523,7 @@ Node *parse_int(Parser *p)
  * escape is kept as written). */
 char *parse_decode_string(Parser *p, Token t)
 {
+    if (t.flags & TF_VALUE) return arena_strdup(p->a, ast_value_at(p->q, t.start));
     const char *s = p->src->text + t.start + 1;
     uint32_t n = t.len - 2;
     char *out = arena_alloc(p->a, n + 1);
@@ -817,7 +824,7 @@ static Node *parse_call(Parser *p, int32_t index, Token name_tok)
     memcpy(saved_ahead, p->ahead, sizeof saved_ahead);
 
     p->frame = &frame;
-    lex_init(&p->lex, p->src->text, fn->body.start, fn->body.end);
+    ast_lexer_init(&p->lex, p->q, fn->body.start, fn->body.end);
     p->nahead = 0;
     parse_advance(p);
     Node *body = parse_compound(p);
@@ -1202,13 +1209,27 @@ static void parse_header(Parser *p)
     parse_advance(p);
 }
 
-/* body := {F} — the filters of the query, all of which must match */
+/* The filters of text[start, end) (a source) added to the body. */
+static void parse_members(Parser *p, Node *body, uint32_t start, uint32_t end)
+{
+    ast_lexer_init(&p->lex, p->q, start, end);
+    p->nahead = 0;
+    parse_advance(p);
+    while (p->tok.kind != TK_EOF)
+        ast_push(p->a, body, parse_sequence_member(p, body->nkids ? body->kids[body->nkids - 1] : NULL));
+}
+
+/* body := {F} — the filters of the query, all of which must match: those
+ * given apart from its text, each source on its own (Query.src's parts
+ * after the first), then those of the text after its header */
 static Node *parse_body(Parser *p, bool body_only)
 {
     Node *body = parse_node(p, ND_COMPOUND, tok_span(p->tok), 0);
     body->flags |= NF_IMPLICIT;
-    while (p->tok.kind != TK_EOF)
-        ast_push(p->a, body, parse_sequence_member(p, body->nkids ? body->kids[body->nkids - 1] : NULL));
+    const SourceText *src = &p->q->src;
+    for (uint32_t i = 1; i < src->nparts; i++) parse_members(p, body, src->parts[i].start, src->parts[i].end);
+    uint32_t apart = body->nkids;   /* the filters given apart from the text */
+    parse_members(p, body, p->q->header.span.end, src->nparts ? src->parts[0].end : (uint32_t)src->len);
     if (body->nkids == 0) {
         /* CQL 6.2 refuses a query without a filter, after a header too
          * (`cql()` and a comment: chessql vector "//") */
@@ -1217,7 +1238,10 @@ static Node *parse_body(Parser *p, bool body_only)
         body->type = VT_NONE;
         return body;
     }
-    body->span = span_join(body->kids[0]->span, body->kids[body->nkids - 1]->span);
+    /* the span of the text's filters (of the first filter when the text has
+     * none): a span lies in one source */
+    uint32_t first = apart < body->nkids ? apart : 0, last = apart < body->nkids ? body->nkids - 1 : 0;
+    body->span = span_join(body->kids[first]->span, body->kids[last]->span);
     body->type = body->kids[body->nkids - 1]->type;
     return body;
 }
@@ -1239,7 +1263,7 @@ bool parse_query(Query *q, bool body_only, DiagSink *diag)
     p->diag = diag;
     volatile bool ok = false;
     if (setjmp(p->fail) == 0) {
-        lex_init(&p->lex, q->src.text, 0, (uint32_t)q->src.len);
+        ast_lexer_init(&p->lex, q, 0, q->src.nparts ? q->src.parts[0].end : (uint32_t)q->src.len);
         parse_advance(p);
         if (!body_only) parse_header(p);
         q->body = parse_body(p, body_only);

@@ -1,10 +1,12 @@
 /*
- * src/query/print.c — the query printed: the `-parse` tree and the `-a`/`-u`
- * text (see print.h).
+ * src/query/print.c — the query printed: the `-parse` tree, the `-a`/`-u`
+ * text and the tokens for colouring (see print.h).
  *
  * The tree is the golden text of the parser tests, so its format is stable:
  * one node per line, two spaces of indent per level, then
  *   KIND type=TYPE LINE:COL-LINE:COL payload... flags...
+ * (a place in a filter given apart from the query's text after its name:
+ * -cql:1:1, option -player:1:8).
  * The writer converts the query token by token (lexer.h), keeping layout,
  * comments and function bodies, so its output re-parses to an equal AST.
  *
@@ -19,17 +21,23 @@
 
 /* {==== dump ================================================================= */
 
-static void dump_string(StrBuf *out, const char *s)
+void print_string(StrBuf *out, const char *text, size_t len)
 {
     sb_putc(out, '"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') sb_putc(out, '\\');
-        if (*s == '\n') sb_append(out, "\\n");
-        else if (*s == '\t') sb_append(out, "\\t");
-        else if (*s == '\r') sb_append(out, "\\r");
-        else sb_putc(out, *s);
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '"' || c == '\\') sb_putc(out, '\\');
+        if (c == '\n') sb_append(out, "\\n");
+        else if (c == '\t') sb_append(out, "\\t");
+        else if (c == '\r') sb_append(out, "\\r");
+        else sb_putc(out, c);
     }
     sb_putc(out, '"');
+}
+
+static void dump_string(StrBuf *out, const char *s)
+{
+    print_string(out, s, strlen(s));
 }
 
 /* Piece letters of a mask: KQRBNP kqrbnp _ with A / a for whole colours. */
@@ -125,6 +133,20 @@ static void dump_payload(const Query *q, const Node *n, StrBuf *out)
         if (n->flags & (1ULL << b)) sb_printf(out, " %s", ast_flag_name(b));
 }
 
+/* LINE:COL of byte `off`; in a filter given apart from the query's text,
+ * and not in the source of byte `from` (the span's start), after its name:
+ * -player:1:8. */
+static void append_place(StrBuf *out, const Query *q, const DiagLineIndex *lines, uint32_t off, uint32_t from)
+{
+    unsigned line, col;
+    diag_index_line_col(lines, off, &line, &col);
+    uint32_t base, from_base;
+    SourceText own = diag_source_at(&q->src, off, &base);
+    diag_source_at(&q->src, from, &from_base);
+    if (base > 0 && base != from_base) sb_printf(out, "%s:", own.name);
+    sb_printf(out, "%u:%u", line, col);
+}
+
 static void dump_node(const Query *q, const DiagLineIndex *lines, const Node *n, int depth, StrBuf *out)
 {
     for (int i = 0; i < depth; i++) sb_append(out, "  ");
@@ -132,10 +154,11 @@ static void dump_node(const Query *q, const DiagLineIndex *lines, const Node *n,
         sb_append(out, "-\n");
         return;
     }
-    unsigned l1, c1, l2, c2;
-    diag_index_line_col(lines, n->span.start, &l1, &c1);
-    diag_index_line_col(lines, n->span.end, &l2, &c2);
-    sb_printf(out, "%s type=%s %u:%u-%u:%u", ast_kind_name(n->kind), ast_type_name(n->type), l1, c1, l2, c2);
+    sb_printf(out, "%s type=%s ", ast_kind_name(n->kind), ast_type_name(n->type));
+    append_place(out, q, lines, n->span.start, 0);   /* 0: in the query's text */
+    sb_putc(out, '-');
+    append_place(out, q, lines, n->span.end, n->span.start);
+
     dump_payload(q, n, out);
     sb_putc(out, '\n');
     for (uint32_t i = 0; i < n->nkids; i++) dump_node(q, lines, n->kids[i], depth + 1, out);
@@ -280,13 +303,13 @@ static bool ends_with_ident(const StrBuf *out)
     return out->len > 0 && lex_is_ident_char((unsigned char)out->data[out->len - 1]);
 }
 
-void print_source(const Query *q, bool unicode, StrBuf *out)
+/* The query's text from `start` to `end` in the chosen spelling, token by
+ * token, what lies between the tokens as written. */
+static void respell_range(const Query *q, uint32_t start, uint32_t end, bool unicode, StrBuf *out)
 {
     const char *s = q->src.text;
-    uint32_t start = q->header.span.end;
-    sb_append_n(out, s, start);   /* the header is copied as written (file names are raw text) */
     Lexer lx;
-    lex_init(&lx, s, start, (uint32_t)q->src.len);
+    ast_lexer_init(&lx, q, start, end);
     uint32_t prev_end = start;
     TokKind prev_kind = TK_EOF;
     bool prev_ends_in_pieces = false;
@@ -321,7 +344,7 @@ void print_source(const Query *q, bool unicode, StrBuf *out)
         if (touching && unicode && prev_ends_in_pieces && starts_with_pieces) sb_putc(out, ' ');
         /* `<` `――` `>` must not become the arrows `<--` `-->` */
         if (touching && !unicode && tok.data[0] == '-' && out->len && out->data[out->len - 1] == '<') sb_putc(out, ' ');
-        if (!unicode && (t.kind == TK_DASH || t.kind == TK_BACKARROW) && t.start + t.len < q->src.len &&
+        if (!unicode && (t.kind == TK_DASH || t.kind == TK_BACKARROW) && t.start + t.len < end &&
             s[t.start + t.len] == (t.kind == TK_DASH ? '>' : '-'))
             sb_putc(&tok, ' ');
         sb_append(out, sb_str(&tok));
@@ -330,6 +353,78 @@ void print_source(const Query *q, bool unicode, StrBuf *out)
         prev_kind = t.kind;
         prev_ends_in_pieces = ends_in_pieces;
     }
+}
+
+void print_in_order(const Query *q, const QueryWriter *w)
+{
+    const SourceText *src = &q->src;
+    uint32_t cut = q->header.span.end, end = src->nparts ? src->parts[0].end : (uint32_t)src->len;
+    w->range(w->ctx, q, 0, cut, true);
+    if (cut > 0 && src->nparts > 1) w->text(w->ctx, "\n", 1);
+    for (uint32_t i = 1; i < src->nparts; i++) {
+        w->range(w->ctx, q, src->parts[i].start, src->parts[i].end, false);
+        w->text(w->ctx, "\n", 1);
+    }
+    w->range(w->ctx, q, cut, end, false);
+}
+
+typedef struct Respelling {
+    StrBuf *out;
+    bool unicode;
+} Respelling;
+
+static void respell_text(void *ctx, const char *text, size_t len)
+{
+    sb_append_n(((Respelling *)ctx)->out, text, len);
+}
+
+static void respell(void *ctx, const Query *q, uint32_t start, uint32_t end, bool header)
+{
+    Respelling *r = ctx;
+    if (header) sb_append_n(r->out, q->src.text + start, end - start);   /* file names are raw text */
+    else respell_range(q, start, end, r->unicode, r->out);
+}
+
+void print_source(const Query *q, bool unicode, StrBuf *out)
+{
+    Respelling r = {out, unicode};
+    print_in_order(q, &(QueryWriter){respell, respell_text, &r});
+}
+
+typedef struct Pieces {
+    PrintPieceFn fn;
+    void *ctx;
+} Pieces;
+
+static void piece_text(void *ctx, const char *text, size_t len)
+{
+    Pieces *p = ctx;
+    p->fn(p->ctx, TK_EOF, false, text, len);
+}
+
+/* The tokens of text[start, end) and what lies between them, comments as
+ * tokens. */
+static void piece_range(void *ctx, const Query *q, uint32_t start, uint32_t end, bool header)
+{
+    Pieces *p = ctx;
+    const char *s = q->src.text;
+    Lexer lx;
+    ast_lexer_init(&lx, q, start, end);
+    lx.comments = true;
+    uint32_t at = start;
+    for (Token t = lex_next(&lx);; t = lex_next(&lx)) {
+        if (t.start > at) p->fn(p->ctx, TK_EOF, header, s + at, t.start - at);
+        if (t.kind == TK_EOF) break;
+        if (t.start < at) continue;   /* an error inside a token already given */
+        p->fn(p->ctx, t.kind, header, s + t.start, t.len);
+        at = t.start + t.len;
+    }
+}
+
+void print_pieces(const Query *q, PrintPieceFn fn, void *ctx)
+{
+    Pieces p = {fn, ctx};
+    print_in_order(q, &(QueryWriter){piece_range, piece_text, &p});
 }
 
 /* }==== */

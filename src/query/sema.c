@@ -226,7 +226,7 @@ static Span operator_span(const Query *q, const Node *n)
     uint32_t from = n->kids[0]->span.end, to = n->kids[1]->span.start;
     if (from <= to && to <= q->src.len) {
         Lexer lx;
-        lex_init(&lx, q->src.text, from, to);
+        ast_lexer_init(&lx, q, from, to);
         for (Token t = lex_next(&lx); t.kind != TK_EOF; t = lex_next(&lx))
             if (t.kind == n->op) return (Span){t.start, t.start + t.len};
     }

@@ -567,7 +567,8 @@ static void images_grow(ImageSet *s, Arena *work)
 }
 
 typedef struct Pass {
-    const SourceText *src;
+    const Query *q;        /* whose text the spans are in */
+    const SourceText *src; /* its text */
     DiagSink *diag;
     Arena *keep;           /* where kept images go: the query's arena, or `work` */
     Arena work;            /* the pass's own tables */
@@ -608,10 +609,11 @@ static bool images_add(Pass *p, ImageSet *s, const Node *n)
 }
 
 /* keep: the arena of the images kept, NULL for the pass's own. */
-static void pass_init(Pass *p, const SourceText *src, Arena *keep, DiagSink *diag)
+static void pass_init(Pass *p, const Query *q, Arena *keep, DiagSink *diag)
 {
     xf_init();
-    p->src = src;
+    p->q = q;
+    p->src = &q->src;
     p->diag = diag;
     arena_init(&p->work, 64 * 1024);
     arena_init(&p->image, 16 * 1024);
@@ -882,7 +884,7 @@ static void expand(Pass *p, Node **slot)
 bool xf_expand_query(Query *q, DiagSink *diag)
 {
     Pass p;
-    pass_init(&p, &q->src, &q->arena, diag);
+    pass_init(&p, q, &q->arena, diag);
     expand(&p, &q->body);
     pass_free(&p);
     return p.ok;
@@ -920,7 +922,7 @@ typedef struct Edit {
 } Edit;
 
 typedef struct Edits {
-    const SourceText *src;
+    const Query *q;
     Span within;           /* edits outside (a called function's body) are dropped */
     Arena *arena;
     Edit *items;
@@ -938,11 +940,11 @@ static void add_edit(Edits *e, uint32_t start, uint32_t end, const char *text)
     e->items[e->n++] = (Edit){start, end, text};
 }
 
-/* The index-th token from byte `at` of the source. */
-static Token token_at(const SourceText *src, uint32_t at, int index)
+/* The index-th token from byte `at` of the query's text. */
+static Token token_at(const Query *q, uint32_t at, int index)
 {
     Lexer lx;
-    lex_init(&lx, src->text, at, (uint32_t)src->len);
+    ast_lexer_init(&lx, q, at, (uint32_t)q->src.len);
     Token t = lex_next(&lx);
     while (index-- > 0) t = lex_next(&lx);
     return t;
@@ -1019,7 +1021,7 @@ static bool is_direction_token(TokKind k)
 static void collect_edits(Edits *e, const Node *n)
 {
     if (!n) return;
-    const SourceText *src = e->src;
+    const Query *src = e->q;
     switch (filter_info(n->kind)->transform) {
     case XR_SQUARES:
         add_edit(e, n->span.start, n->span.end, designator_text(e->arena, n->desig));
@@ -1057,9 +1059,11 @@ static int by_start(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static void write_filter(const SourceText *src, Arena *a, const Node *f, StrBuf *out)
+/* Filter f's text, as its tokens now say. */
+static void write_filter(const Query *q, Arena *a, const Node *f, StrBuf *out)
 {
-    Edits e = {src, f->span, a, NULL, 0, 0};
+    const SourceText *src = &q->src;
+    Edits e = {q, f->span, a, NULL, 0, 0};
     collect_edits(&e, f);
     if (e.n > 1) qsort(e.items, e.n, sizeof *e.items, by_start);   /* items is NULL when there is no edit */
     uint32_t at = f->span.start;
@@ -1076,7 +1080,7 @@ void xf_write_filter(const Query *q, const Node *f, StrBuf *out)
 {
     Arena a;
     arena_init(&a, 4096);
-    write_filter(&q->src, &a, f, out);
+    write_filter(q, &a, f, out);
     arena_free(&a);
 }
 
@@ -1110,7 +1114,7 @@ static void write_orbit(Pass *p, const Node *t, StrBuf *out)
         sb_printf(out, ": %u member%s\n", images->count, images->count == 1 ? "" : "s");
         for (uint32_t i = 0; i < images->count; i++) {
             StrBuf text = SB_INIT;
-            write_filter(p->src, &p->work, images->items[i], &text);
+            write_filter(p->q, &p->work, images->items[i], &text);
             sb_append(out, "  ");
             for (const char *c = sb_str(&text); *c; c++) {   /* a member's next lines go 4 spaces in */
                 sb_putc(out, *c);
@@ -1138,7 +1142,7 @@ static void write_orbits_under(Pass *p, const Node *n, StrBuf *out)
 void xf_write_orbits(const Query *q, StrBuf *out)
 {
     Pass p;
-    pass_init(&p, &q->src, NULL, NULL);
+    pass_init(&p, q, NULL, NULL);
     write_orbits_under(&p, q->body, out);
     pass_free(&p);
 }

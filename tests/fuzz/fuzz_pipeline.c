@@ -100,7 +100,7 @@ static Query *load_query(const char *text, size_t len)
     DiagSink diag;
     fuzz_quiet_sink(&diag);
     bool body_only = !fuzz_is_query_file(text, len);
-    SourceText src = {body_only ? "-cql" : "fuzz.cql", text, len};
+    SourceText src = {body_only ? "-cql" : "fuzz.cql", text, len, NULL, 0};
     CompileOptions opt = {.body_only = body_only};
     Query *q = query_compile(&src, &opt, &diag);
     if (q && !uses_files(q) && xf_expand_query(q, &diag) &&

@@ -41,7 +41,7 @@ static Query *compile(const char *name, const char *text, size_t len, bool body_
 {
     DiagSink diag;
     fuzz_quiet_sink(&diag);
-    SourceText src = {name, text, len};
+    SourceText src = {name, text, len, NULL, 0};
     CompileOptions opt = {.body_only = body_only};
     Query *q = query_compile(&src, &opt, &diag);
     if (q && diag.errors) fuzz_fail("a query is accepted with an error message", "query: %.*s", (int)len, text);
@@ -87,7 +87,7 @@ static void check_cql1_translation(const Query *q, const char *text, size_t size
 {
     DiagSink diag;
     fuzz_quiet_sink(&diag);
-    SourceText src = {"fuzz.cql", text, size};
+    SourceText src = {"fuzz.cql", text, size, NULL, 0};
     char *cql6 = query_translate_cql1(&src, &diag);
     if (!cql6) fuzz_fail("a CQL 1.0 file compiles but does not translate", "file:\n%.*s", (int)size, text);
     Query *again = compile("translation", cql6, strlen(cql6), false);

@@ -24,7 +24,7 @@ static inline Query *compile_quietly(const char *text)
 {
     DiagSink diag;
     diag_sink_init(&diag, drop_message, NULL);
-    SourceText src = {"-cql", text, strlen(text)};
+    SourceText src = {"-cql", text, strlen(text), NULL, 0};
     CompileOptions opt = {.body_only = true};
     return query_compile(&src, &opt, &diag);
 }

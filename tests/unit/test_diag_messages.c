@@ -366,7 +366,7 @@ static char *diagnose(const char *text, size_t len, bool body_only, bool to_run)
     StrBuf out = SB_INIT;
     DiagSink diag;
     diag_sink_init(&diag, capture, &out);
-    SourceText src = {body_only ? "-cql" : "query.cql", text, len};
+    SourceText src = {body_only ? "-cql" : "query.cql", text, len, NULL, 0};
     CompileOptions opt = {.body_only = body_only, .expand = to_run};
     Query *q = query_compile(&src, &opt, &diag);
     if (q) {

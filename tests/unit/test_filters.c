@@ -235,7 +235,7 @@ static bool probe(const char *text, const EvalSettings *s, Probe *p)
     memset(p, 0, sizeof *p);
     DiagSink diag;
     diag_sink_init(&diag, drop_message, NULL);
-    SourceText src = {"-cql", text, strlen(text)};
+    SourceText src = {"-cql", text, strlen(text), NULL, 0};
     CompileOptions opt = {.body_only = true, .expand = true};
     p->q = query_compile(&src, &opt, &diag);
     if (!p->q || !eval_check_supported(p->q, &diag)) {
@@ -479,7 +479,7 @@ static int flagged(const char *text, NodeKind k)
     Query *q = NULL;
     DiagSink diag;
     diag_sink_init(&diag, drop_message, NULL);
-    SourceText src = {"-cql", text, strlen(text)};
+    SourceText src = {"-cql", text, strlen(text), NULL, 0};
     CompileOptions opt = {.body_only = true, .expand = true};
     q = query_compile(&src, &opt, &diag);
     assert_non_null(q);
@@ -526,7 +526,7 @@ static bool changes_nothing(const char *text, bool *tags_only)
     Query *q = NULL;
     DiagSink diag;
     diag_sink_init(&diag, drop_message, NULL);
-    SourceText src = {"-cql", text, strlen(text)};
+    SourceText src = {"-cql", text, strlen(text), NULL, 0};
     CompileOptions opt = {.body_only = true, .expand = true};
     q = query_compile(&src, &opt, &diag);
     assert_non_null(q);

@@ -33,7 +33,7 @@ static void capture(void *ctx, DiagSeverity sev, const char *text)
 /* The match list of text; fails the test on an error. */
 static LegacyMatch *parse_ok(Arena *a, const char *text)
 {
-    SourceText src = {"t.cql", text, strlen(text)};
+    SourceText src = {"t.cql", text, strlen(text), NULL, 0};
     StrBuf msg = SB_INIT;
     DiagSink sink;
     diag_sink_init(&sink, capture, &msg);
@@ -48,7 +48,7 @@ static LegacyMatch *parse_ok(Arena *a, const char *text)
 /* The first message for text, which must be refused. */
 static void assert_error(const char *text, const char *expected)
 {
-    SourceText src = {"t.cql", text, strlen(text)};
+    SourceText src = {"t.cql", text, strlen(text), NULL, 0};
     StrBuf msg = SB_INIT;
     DiagSink sink;
     diag_sink_init(&sink, capture, &msg);
@@ -77,7 +77,7 @@ static void test_lists_and_comments(void **state)
                        "(match :pgn heijden.pgn ; the PGN file\n"
                        "   :output out.pgn ; where to write it\n"
                        "   (position) ; a position filter matching anything\n)\n";
-    SourceText src = {"t.cql", text, strlen(text)};
+    SourceText src = {"t.cql", text, strlen(text), NULL, 0};
     Arena a;
     arena_init(&a, 0);
     DiagSink sink;
@@ -288,7 +288,7 @@ static void test_spans_point_into_the_file(void **state)
 {
     (void)state;
     const char *text = "; comment\n(match\n  (position Ka1 :mate))\n";
-    SourceText src = {"t.cql", text, strlen(text)};
+    SourceText src = {"t.cql", text, strlen(text), NULL, 0};
     Query *q = query_compile(&src, NULL, NULL);
     assert_non_null(q);
     assert_string_equal(q->src.name, "t.cql");
@@ -306,7 +306,7 @@ static void test_translation(void **state)
 {
     (void)state;
     const char *text = "(match :pgn a.pgn :year 1990 (position Pa4 Nd4 :shifthorizontal))";
-    SourceText src = {"t.cql", text, strlen(text)};
+    SourceText src = {"t.cql", text, strlen(text), NULL, 0};
     char *cql6 = legacy_translate(&src, NULL);
     assert_non_null(cql6);
     assert_string_equal(cql6, "// CQL 6 translation of the CQL 1.0 query t.cql\n"

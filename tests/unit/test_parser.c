@@ -31,7 +31,7 @@ static Query *compile_as(const char *text, bool body_only)
 {
     DiagSink diag;
     diag_sink_init(&diag, silent, NULL);
-    SourceText src = {"q.cql", text, strlen(text)};
+    SourceText src = {"q.cql", text, strlen(text), NULL, 0};
     CompileOptions opt = {.body_only = body_only};
     return query_compile(&src, &opt, &diag);
 }

@@ -85,7 +85,7 @@ static void test_header_rows(void **state)
         const char *value = row->kind == SK_RANGE ? " 3" : row->kind == SK_RESULT ? " 1-0"
                             : row->kind == SK_TEXT ? " \"x\"" : "";
         snprintf(text, sizeof text, "cql(%s%s) check", row->name, value);
-        SourceText src = {"q.cql", text, strlen(text)};
+        SourceText src = {"q.cql", text, strlen(text), NULL, 0};
         CompileOptions opt = {.body_only = false};
         Query *q = query_compile(&src, &opt, &quiet);
         if (!q) fail_msg("%s: not read", text);
@@ -111,7 +111,7 @@ static void test_merge(void **state)
     DiagSink quiet;
     diag_sink_init(&quiet, drop_message, NULL);
     const char *text = "cql(matchstring \"H\" gamenumber 2 5 silent) check";
-    SourceText src = {"q.cql", text, strlen(text)};
+    SourceText src = {"q.cql", text, strlen(text), NULL, 0};
     CompileOptions opt = {.body_only = false};
     Query *q = query_compile(&src, &opt, &quiet);
     assert_non_null(q);
@@ -149,7 +149,7 @@ static void test_transform_rows(void **state)
         Settings s;
         memset(&s, 0, sizeof s);
         settings_set_flag(&s, row, true);
-        SourceText src = {"-cql", "Ka1", 3};
+        SourceText src = {"-cql", "Ka1", 3, NULL, 0};
         CompileOptions opt = {.body_only = true, .transforms = &s};
         Query *q = query_compile(&src, &opt, &quiet);
         assert_non_null(q);
@@ -166,7 +166,7 @@ static void test_transform_rows(void **state)
     memset(&s, 0, sizeof s);
     settings_set_flag(&s, settings_find("flipcolor"), true);
     settings_set_flag(&s, settings_find("flip"), true);
-    SourceText src = {"-cql", "Ka1", 3};
+    SourceText src = {"-cql", "Ka1", 3, NULL, 0};
     CompileOptions opt = {.body_only = true, .transforms = &s};
     Query *q = query_compile(&src, &opt, &quiet);
     StrBuf text = SB_INIT;

@@ -213,7 +213,7 @@ static void test_diag_caret(void **state)
     DiagSink d;
     diag_sink_init(&d, capture, &out);
     const char *text = "cql()\n\tpiece K a9 \xE2\x99\x94x\n";
-    SourceText src = {"q.cql", text, strlen(text)};
+    SourceText src = {"q.cql", text, strlen(text), NULL, 0};
     /* "a9" is at byte 15 */
     diag_at(&d, &src, (Span){15, 17}, DIAG_ERROR, "invalid square '%s'", "a9");
     assert_string_equal(sb_str(&out),
@@ -251,7 +251,7 @@ static void test_diag_long_line(void **state)
     uint32_t at = (uint32_t)text.len - 6;
     for (int i = 0; i < 300; i++) sb_append(&text, " x");
     sb_append(&text, "\nnext line\n");
-    SourceText src = {"q.cql", text.data, text.len};
+    SourceText src = {"q.cql", text.data, text.len, NULL, 0};
     diag_at(&d, &src, (Span){at, at + 6}, DIAG_ERROR, "unknown filter");
     /* 100 code points before the caret: 97 é then '*', '/', ' ' */
     sb_append(&want, "q.cql:1:206: error: unknown filter\n...");
@@ -269,7 +269,7 @@ static void test_diag_long_line(void **state)
     assert_int_equal(strspn(caret + 1, "~"), 99);
     /* a short line is shown whole; a NUL and an escape byte show as '?' */
     static const char nul[] = "check \0 \x1B mate";
-    SourceText nul_src = {"q.cql", nul, sizeof nul - 1};
+    SourceText nul_src = {"q.cql", nul, sizeof nul - 1, NULL, 0};
     sb_clear(&out);
     diag_at(&d, &nul_src, (Span){6, 7}, DIAG_ERROR, "a NUL byte");
     assert_string_equal(sb_str(&out), "q.cql:1:7: error: a NUL byte\ncheck ? ? mate\n      ^\n");
@@ -290,7 +290,7 @@ static void test_diag_line_index(void **state)
         seed = seed * 1103515245u + 12345u;
         sb_append(&text, pieces[(seed >> 16) % 8]);
     }
-    SourceText src = {"q.cql", text.data, text.len};
+    SourceText src = {"q.cql", text.data, text.len, NULL, 0};
     DiagLineIndex ix;
     diag_index_init(&ix, &src);
     for (uint32_t off = 0; off <= text.len + 2; off++) {

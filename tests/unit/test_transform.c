@@ -414,7 +414,7 @@ static void test_search_gate_from_body(void **state)
         {"{player \"X\" Ka1} check", 1, true, false}, {"player \"X\"", 0, true, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        SourceText src = {"-cql", cases[i].body, strlen(cases[i].body)};
+        SourceText src = {"-cql", cases[i].body, strlen(cases[i].body), NULL, 0};
         Query *q = query_compile(&src, &run, &quiet);
         assert_non_null(q);
         Settings settings;
