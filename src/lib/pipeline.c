@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/indexed.h"
 #include "lib/lib_int.h"
 
 /* {==== one game ============================================================= */
@@ -35,6 +36,7 @@ typedef struct GameJob {
     bool stopped;        /* the query stopped the run at this game (CqlGameResult.stopped) */
     bool pgn_error;
     bool examined;       /* inside the gamenumber range */
+    IndexedOutcome indexed;  /* what its input's sidecar made of it (lib/indexed.h) */
     CqlText sort_key;    /* a matching game's, when the query sorts (CqlGameResult.sort_key) */
     size_t text_bytes;   /* length of the game's text when it was read */
 } GameJob;
@@ -111,8 +113,12 @@ static void job_free(GameJob *job)
 
 static void search_game(Worker *w, GameJob *job)
 {
+    const RunInput *in = &w->run->inputs[job->input];
+    job->indexed = in->index ? indexed_search(w->run, in, job->index, job->text, w->searcher, w->game, &job->printed)
+                             : INDEXED_TEXT;
+    if (job->indexed != INDEXED_TEXT) return;
     CqlMessages messages = {keep_message, &job->messages, 0, 0};
-    const char *input_name = w->run->inputs[job->input].name;
+    const char *input_name = in->name;
     CqlGameStatus st = cql_game_parse_for(w->game, job->text, input_name, &messages, w->searcher);
     job->pgn_error = st != CQL_GAME_OK;
     if (st == CQL_GAME_UNUSABLE) return;
@@ -415,6 +421,7 @@ static void job_clear(GameJob *job)
     cql_text_clear(&job->positions);
     cql_text_clear(&job->strings);
     job->matched = job->pgn_error = job->stopped = false;
+    job->indexed = INDEXED_TEXT;
     release_large_buffers(job);
 }
 
@@ -447,6 +454,8 @@ static void emit(Emitter *e, GameJob *job)
     if (e->runtime_error) e->totals.stopped_at = number;
     if (job->pgn_error) e->totals.pgn_errors++;
     if (job->matched) e->totals.matches++;
+    e->totals.ruled_out += job->indexed == INDEXED_RULED_OUT;
+    e->totals.from_codes += job->indexed == INDEXED_FROM_CODES;
     if (r->on_game) {
         CqlRunGame g = {.number = number, .input = r->inputs[job->input].name, .index = job->index,
                         .examined = job->examined, .damaged = job->pgn_error, .matched = job->matched,

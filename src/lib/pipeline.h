@@ -47,7 +47,10 @@ typedef struct RunInput {
     CqlReader *reader;          /* while it is read */
     bool ended;                 /* its reader met the end of its text */
     bool done;                  /* read, and closed */
+    CqlIndex *index;            /* its fresh sidecar index, or NULL (lib/indexed.h) */
 } RunInput;
+
+typedef struct IndexedQuery IndexedQuery;
 
 struct CqlRun {
     const CqlQuery *query;
@@ -71,6 +74,7 @@ struct CqlRun {
     CqlRunTotals totals;
     CqlText stop_error;         /* totals.error's text */
     CqlText persistent;         /* after a run on one thread */
+    IndexedQuery *indexed;      /* the query's use of the inputs' sidecars, when one is open */
 };
 
 /* Works out the line ranges of the inputs (the setting `part` makes the one
