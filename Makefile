@@ -142,7 +142,7 @@ DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(LIB_OBJ:.o=.d) $(PIC_OBJ:.o=.d) \
         $(UNIT_BINS:%=%.d) $(TOOL_BINS:%=%.d) $(REPLAY_OBJS:.o=.d)
 
 .PHONY: all test check check-slow bench install uninstall clean unity cmocka test-library test-python \
-        test-unit test-tools test-perft test-cql test-cli test-oracle test-conformance \
+        test-unit test-tools test-perft test-cql test-cli test-oracle test-conformance test-index \
         check-layers check-symbols test-fuzz-replay fuzz fuzz-build
 
 all: $(CQL) $(SHLIB)
@@ -293,6 +293,10 @@ test-conformance: test-tools
 	$(Q)if [ -f tests/run-conformance.sh ]; then sh tests/run-conformance.sh $(BUILD); fi
 	$(Q)sh tests/run-repros.sh $(BUILD)
 
+# The sidecar index changes no output, and a stale or damaged one is never used.
+test-index: test-tools
+	$(Q)sh tests/run-index.sh $(BUILD)
+
 # The library as a program uses it: installed into a scratch directory
 # (DESTDIR), the example of docs/library.md (examples/search.c) built with
 # `pkg-config --cflags --libs cql` and run against the cql program.
@@ -320,7 +324,7 @@ check-symbols: $(LIB) $(SHLIB)
 
 test: cmocka check-layers
 	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) all test-tools check-symbols $(REPLAY_BINS)
-	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) test-unit test-perft test-cql test-cli test-oracle test-conformance test-fuzz-replay \
+	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) test-unit test-perft test-cql test-cli test-oracle test-conformance test-index test-fuzz-replay \
 	   test-library test-python
 	@echo "all tests passed ($(MODE))"
 

@@ -581,6 +581,8 @@ typedef struct CqlRunTotals {
     const char *error;        /* its runtime error, as CqlRunGame.error had it (valid until
                                  cql_run_free); NULL when the stop was reported through the
                                  messages instead (a value-only filter ...) or not stopped */
+    long ruled_out;           /* games a sidecar index ruled out: not replayed (CqlIndex) */
+    long from_codes;          /* games searched from a sidecar's move codes, not their text */
 } CqlRunTotals;
 
 typedef enum CqlRunStatus {
@@ -654,6 +656,70 @@ CQL_API const CqlRunTotals *cql_run_query_totals(const CqlRun *r, int query);
  * `query`, appended to out. */
 CQL_API void cql_run_print_persistent(const CqlRun *r, CqlText *out);
 CQL_API void cql_run_query_print_persistent(const CqlRun *r, int query, CqlText *out);
+
+/* }==== */
+
+/* {==== the sidecar index ===================================================== */
+
+/* A sidecar index (games.pgn.cqlx) keeps, for every game of a PGN file,
+ * where its text is, its moves as two-byte codes, its tags, and a summary
+ * that lets a query rule it out without replaying it (the squares each
+ * piece ever stood on, piece counts, whether it has a check, a mate ...).
+ * A run over a path uses the path's fresh sidecar by itself (the setting
+ * "noindex" turns that off; "indexfile" names it for a run of one file):
+ * games the query cannot match are skipped, the others searched from
+ * their codes, and every matching game is read and written from its text,
+ * so the run's output is the same byte for byte as without it. A sidecar
+ * made from another state of the file (its size, modification time, first
+ * or last bytes differ) is stale, one whose bytes do not add up damaged:
+ * neither is used, and the run says so once. (docs/index.md) */
+typedef struct CqlIndex CqlIndex;
+
+/* Hands over the sidecar's bytes in order; false when the write failed. */
+typedef bool (*CqlIndexWriteFn)(void *ctx, const void *data, size_t len);
+
+typedef struct CqlIndexTotals {
+    long games;               /* games indexed */
+    long text_only;           /* of them, games that had a PGN problem: a search reads their text */
+    uint64_t pgn_bytes;       /* the PGN file's size */
+    uint64_t index_bytes;     /* the sidecar's */
+} CqlIndexTotals;
+
+/* Reads the PGN file pgn_path in one pass and hands its sidecar to write,
+ * with progress after each game (matches 0; NULL: none). The caller puts
+ * the bytes where they go: the program writes a temporary file renamed
+ * into place (docs/index.md). False after reporting through m: the file
+ * cannot be read, a write failed, or it changed while it was read. */
+CQL_API bool cql_index_build(const char *pgn_path, CqlIndexWriteFn write, void *ctx, CqlRunProgressFn progress,
+                             void *progress_ctx, CqlIndexTotals *totals, CqlMessages *m);
+
+/* The sidecar's usual name, pgn_path + ".cqlx" (malloc'd: free() it). */
+CQL_API char *cql_index_path(const char *pgn_path);
+/* True when the file at path begins as a sidecar index does. */
+CQL_API bool cql_index_is_sidecar(const char *path);
+
+typedef enum CqlIndexStatus {
+    CQL_INDEX_OK,
+    CQL_INDEX_MISSING,        /* there is none */
+    CQL_INDEX_STALE,          /* made from another state of the PGN file (reported) */
+    CQL_INDEX_DAMAGED         /* unreadable, or its bytes do not add up (reported) */
+} CqlIndexStatus;
+
+/* Opens the sidecar index_path (NULL: the usual name) of the PGN file
+ * pgn_path into *out, checking it against the file. A stale or damaged
+ * one is reported through m (a note: the text is read instead); *out is
+ * NULL unless CQL_INDEX_OK. */
+CQL_API CqlIndexStatus cql_index_open(const char *pgn_path, const char *index_path, CqlIndex **out,
+                                      CqlMessages *m);
+CQL_API void cql_index_close(CqlIndex *ix);
+/* The games it indexes. */
+CQL_API long cql_index_games(const CqlIndex *ix);
+/* How many of them q's condition rules out: games q cannot match, which a
+ * run skips without replaying them. */
+CQL_API long cql_index_ruled_out(const CqlIndex *ix, const CqlQuery *q);
+/* q's condition on a game's summary, in words ("none" when there is none),
+ * appended to out. */
+CQL_API void cql_index_condition(const CqlQuery *q, CqlText *out);
 
 /* }==== */
 

@@ -24,11 +24,18 @@
 # Then the 2-thread speed-up, the main thread's share of the instructions on
 # two threads, the main thread's share of the CPU time and the kernel's on
 # studies (scripts/bench-share.sh), and the peak RSS at 10k, 100k and 1M games.
+# Then the sidecar index (issue 33, docs/index.md) on the 40k corpus: the
+# CPU time of `cql -index` against the replay, the sidecar's size against
+# the PGN file's, and one thread's CPU time from the text and through the
+# sidecar for a replay-only query (cql(matchcount 1000) true: every game
+# replayed, none matches), Ka1, check and every query of the table above,
+# with the share of the games the sidecar rules out.
 #
 # Usage: sh scripts/bench.sh build/MODE
 # Environment: RUNS=N, INSTR=0 (no callgrind), RSS=0 (no RSS corpora), BIG=0
-# (RSS at 10k and 100k only), BASE=cql binary to compare with,
-# ONLY=multiquery (the replay and the ten queries in one pass alone).
+# (RSS at 10k and 100k only), BASE=cql binary to compare with, INDEX=0 (no
+# sidecar figures), ONLY=index (the sidecar figures alone), ONLY=multiquery
+# (the replay and the ten queries in one pass alone).
 # This is a benchmark, not a test: it never fails on a slow machine.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -eu
@@ -39,6 +46,8 @@ DIR=build/bench
 RUNS=${RUNS:-7}
 INSTR=${INSTR:-1}
 RSS=${RSS:-1}
+INDEX=${INDEX:-1}
+ONLY=${ONLY:-}
 BIG=${BIG:-1}
 BASE=${BASE:-}
 ENGINE=tests/data/pgn/generated/engine-games-2000.pgn
@@ -105,6 +114,57 @@ instructions() {
         sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' | tail -n 1
 }
 
+# the bench queries, one thread each (the table, and the sidecar's)
+QUERIES_FILE=$DIR/queries.txt
+printf '%s\n' 'true' 'Ka1' 'check' 'mate' 'Q attacks k' 'pin' 'flip {ray (R q k)}' \
+    'shift flip {Ka1 kc1}' 'echo (s t) {s & t == . s < t}' 'legal -- == 0' \
+    'find mate' 'move promote N' '#[Aa] <= 5' 'result 1-0' 'player white "Stockfish"' \
+    'flipcolor {Ka1 check}' 'player black "Carlsen" check' >"$QUERIES_FILE"
+
+# the sidecar index: its build, its size, searches through it (issue 33)
+index_figures() {
+    SIDECAR=$CORPUS.cqlx
+    rm -f "$SIDECAR"
+    measure "$DIR/m-index-replay.txt" "$REPLAY" -q "$CORPUS"
+    measure "$DIR/m-index-build.txt" "$CQL" -index "$CORPUS"
+    pgn_bytes=$(wc -c <"$CORPUS")
+    sidecar_bytes=$(wc -c <"$SIDECAR")
+    echo
+    echo "sidecar index (one thread, $CORPUS; CPU seconds, best of $RUNS)"
+    awk -v r="$(awk '{ print $1 }' "$DIR/m-index-replay.txt")" -v b="$(awk '{ print $1 }' "$DIR/m-index-build.txt")" \
+        -v p="$pgn_bytes" -v s="$sidecar_bytes" 'BEGIN {
+            printf "%-36s %8.3f s, %.2f of the replay (%.3f s; target: at most 1.30)\n", "build (cql -index)", b, (r > 0 ? b / r : 0), r
+            printf "%-36s %8.1f MB, %.1f%% of the PGN file (%.1f MB; target: at most 40%%)\n", "sidecar size", s / 1e6, 100 * s / p, p / 1e6
+        }'
+    printf '%-36s %9s %9s %7s %10s\n' "query" "text s" "sidecar s" "ratio" "ruled out"
+    index_row() { # LABEL QUERY-FILE TARGET
+        measure "$DIR/m-text.txt" "$CQL" -noindex -threads 1 -i "$CORPUS" -o - "$2"
+        measure "$DIR/m-side.txt" "$CQL" -threads 1 -i "$CORPUS" -o - "$2"
+        "$CQL" -threads 1 -summary json -i "$CORPUS" -o /dev/null "$2" >"$DIR/summary.txt" 2>&1 || true
+        awk -v l="$1" -v t="$(awk '{ print $1 }' "$DIR/m-text.txt")" -v s="$(awk '{ print $1 }' "$DIR/m-side.txt")" \
+            -v target="$3" '
+            /"games":/ { match($0, /"games": [0-9]+/); g = substr($0, RSTART + 9, RLENGTH - 9)
+                         r = 0; if (match($0, /"ruled_out": [0-9]+/)) r = substr($0, RSTART + 13, RLENGTH - 13) }
+            END { printf "%-36s %9.3f %9.3f %6.1fx %9.1f%%%s\n", l, t, s, (s > 0 ? t / s : 0), (g > 0 ? 100 * r / g : 0),
+                         target != "" ? "  (target: at least " target "x)" : "" }' "$DIR/summary.txt"
+    }
+    printf 'cql(matchcount 1000)\ntrue\n' >"$DIR/qi-replay.cql"
+    index_row "replay only (matchcount 1000 true)" "$DIR/qi-replay.cql" 3
+    i=0
+    while IFS= read -r q; do
+        i=$((i + 1))
+        printf 'cql()\n%s\n' "$q" >"$DIR/qi$i.cql"
+        target=""
+        case $q in Ka1) target=20 ;; check) target=2 ;; esac
+        index_row "$q" "$DIR/qi$i.cql" "$target" </dev/null
+    done <"$QUERIES_FILE"
+    rm -f "$SIDECAR"
+}
+if [ "$ONLY" = index ]; then
+    index_figures
+    exit 0
+fi
+
 "$REPLAY" -q "$ENGINE" >"$DIR/replay-small.txt"
 small_plies=$(sed -n 's/.* \([0-9]*\) plies,.*/\1/p' "$DIR/replay-small.txt")
 plies=$((small_plies * 20))
@@ -167,7 +227,7 @@ query() {
     row "$1" "$DIR/m$n.txt" "$ir" "$basef"
 }
 
-# issue 32: the first ten queries of the list below in one pass (one
+# issue 32: the first ten queries of the list in one pass (one
 # thread), against CPU(one pass) <= 1.1 x (R + sum of (Qi - R)): R the
 # replay row above, Qi each query alone; the pass and the single runs
 # write their matches to files alike, and their outputs must be the same
@@ -176,21 +236,10 @@ multiquery() {
     rm -rf "$mq"
     mkdir -p "$mq/queries" "$mq/single" "$mq/pass"
     i=0
-    while IFS= read -r body; do
+    head -n 10 "$QUERIES_FILE" | while IFS= read -r body; do
         i=$((i + 1))
         printf 'cql()\n%s\n' "$body" >"$mq/queries/$(printf 'q%02d' $i).cql"
-    done <<'TEN'
-true
-Ka1
-check
-mate
-Q attacks k
-pin
-flip {ray (R q k)}
-shift flip {Ka1 kc1}
-echo (s t) {s & t == . s < t}
-legal -- == 0
-TEN
+    done
     for f in "$mq"/queries/*.cql; do
         name=$(basename "$f" .cql)
         measure "$mq/m-$name.txt" "$CQL" -threads 1 -i "$CORPUS" -o "$mq/single/$name-out.pgn" "$f"
@@ -228,12 +277,9 @@ if [ "${ONLY:-}" = multiquery ]; then
     exit 0
 fi
 
-for q in 'true' 'Ka1' 'check' 'mate' 'Q attacks k' 'pin' 'flip {ray (R q k)}' \
-         'shift flip {Ka1 kc1}' 'echo (s t) {s & t == . s < t}' 'legal -- == 0' \
-         'find mate' 'move promote N' '#[Aa] <= 5' 'result 1-0' 'player white "Stockfish"' \
-         'flipcolor {Ka1 check}' 'player black "Carlsen" check'; do
-    query "$q" 1 "$q"
-done
+while IFS= read -r q; do
+    query "$q" 1 "$q" </dev/null
+done <"$QUERIES_FILE"
 
 multiquery
 
@@ -306,4 +352,5 @@ if [ "$RSS" = 1 ]; then
             '{ printf "RSS %9d games %7.0f MB input: %7.1f MB peak, %7.1f s wall\n", g, mb, $3 / 1024, $2 }' "$DIR/rss.txt"
     done
 fi
+if [ "$INDEX" = 1 ]; then index_figures; fi
 rm -f "$DIR/out.pgn"

@@ -4,6 +4,7 @@
 # into ("chess/position.h"), and an area may include only the areas below it.
 #
 #   base  <- chess <- pgn <- eval <- lib          (and base <- query <- eval)
+#   index (the sidecar index) sits beside eval: over pgn and query, under lib
 #   query may use chess/bitboard.h (squares, directions), nothing else of chess
 #   include/cql.h, the library face, includes no project header; src/lib/
 #   implements it over every area below, and is the only area of the
@@ -30,7 +31,8 @@ allowed() {
     pgn)    echo "base/ chess/ pgn/" ;;
     query)  echo "base/ query/ chess/bitboard.h" ;;
     eval)   echo "base/ chess/ pgn/ query/ eval/" ;;
-    lib)    echo "base/ chess/ pgn/ query/ eval/ lib/ cql.h" ;;
+    index)  echo "base/ chess/ pgn/ query/ index/" ;;
+    lib)    echo "base/ chess/ pgn/ query/ eval/ index/ lib/ cql.h" ;;
     cli)    echo "cli/ cql.h" ;;
     tools)  echo "cql.h" ;;
     public) echo "-" ;;

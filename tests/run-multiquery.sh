@@ -109,6 +109,25 @@ expect_eq "files and -queries DIR: order" "$(sed -n '2s/.* to //p' "$T/out")" "$
 "$CQL" -threads 2 -i "$ENGINE" -o "$T/stalemate.pgn" "$T/extra/00-stalemate.cql" >/dev/null 2>&1
 expect_same "files and -queries DIR: the file's output" "$T/stalemate.pgn" "$T/both/00-stalemate-out.pgn"
 
+# ---- with a sidecar index (cql -index): each query's condition and codes
+# are its own; a game read from its text once for the queries it is not
+# settled for
+mkdir "$T/ix" "$T/ix/single" "$T/ix/multi"
+cp "$ENGINE" "$T/ix/games.pgn"
+"$CQL" -index "$T/ix/games.pgn" >/dev/null 2>&1
+[ -s "$T/ix/games.pgn.cqlx" ] && ok || bad "sidecar: cql -index made none"
+for q in 02-ka1 03-check 04-mate 10-promote; do
+    (cd "$T/ix/single" && "$CQL" -threads 2 -summary json -i "$T/ix/games.pgn" "$Q/$q.cql" 2>/dev/null |
+        sed -n 's/.*\("ruled_out": [0-9]*\).*/\1/p' >>ruled_out)
+done
+(cd "$T/ix/multi" && "$CQL" -threads 2 -summary json -i "$T/ix/games.pgn" "$Q/02-ka1.cql" "$Q/03-check.cql" \
+    "$Q/04-mate.cql" "$Q/10-promote.cql" 2>/dev/null | sed -n 's/.*\("ruled_out": [0-9]*\).*/\1/p' >ruled_out)
+for f in "$T/ix/single"/*.pgn; do
+    expect_same "sidecar: $(basename "$f")" "$f" "$T/ix/multi/$(basename "$f")"
+done
+expect_same "sidecar: each query's games ruled out" "$T/ix/single/ruled_out" "$T/ix/multi/ruled_out"
+expect_eq "sidecar: a count per query" "$(wc -l <"$T/ix/multi/ruled_out" | tr -d ' ')" 4
+
 # ---- -limit: each query stops after its own N matches
 mkdir "$T/limit-single" "$T/limit-multi"
 for q in 03-check 04-mate 02-ka1 16-sort; do

@@ -74,6 +74,7 @@ typedef struct CliOptions {
     bool nooutputstatus;        /* no progress line, no -lineincrement lines */
     SummaryForm summary;        /* -summary json: one JSON line after the summary */
     bool dryrun;                /* compile and report, read nothing */
+    bool index;                 /* -index: write the sidecar index of the PGN files named, and stop */
     const char *searchposition; /* -searchposition FEN: search this one position, no PGN */
     bool ignored;               /* options of CQL 6.2 that change nothing here */
     bool gui_stdin, gui_stdout; /* -guipgnstdin, -guipgnstdout: standard input and output */

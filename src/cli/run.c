@@ -27,6 +27,7 @@
 
 #include "cli/cpu_share.h"
 #include "cli/html.h"
+#include "cli/indexing.h"
 #include "cli/input.h"
 #include "cli/memory.h"
 #include "cli/output_file.h"
@@ -520,6 +521,8 @@ static void print_json_summary(FILE *fp, const Run *r, const QueryRun *qr, const
         json_string(fp, qr->file);
     }
     fprintf(fp, ", \"limit_reached\": %s", t->limit_reached ? "true" : "false");
+    if (t->ruled_out || t->from_codes)
+        fprintf(fp, ", \"ruled_out\": %ld, \"from_codes\": %ld", t->ruled_out, t->from_codes);
     long long k, n;
     if (cql_settings_pair(r->o->settings, "part", &k, &n)) fprintf(fp, ", \"part\": %lld, \"parts\": %lld", k, n);
     fputs("}\n", fp);
@@ -741,6 +744,7 @@ ExitCode run(const CliOptions *o, CqlMessages *m)
         return EXIT_RAN;
     }
     if (o->summary_merge) return summary_merge(o->merge_files, o->merge_count, stdout, m);
+    if (o->index) return index_files(o, m);
     if (o->hhdb_info) {
         fputs("the keys of hhdb (cql -hhdb KEY [TEXT] adds the filter hhdb KEY \"TEXT\"):\n", stdout);
         for (size_t i = 0; cql_hhdb_key(i); i++) printf("  %s\n", cql_hhdb_key(i));

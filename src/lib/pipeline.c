@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/indexed.h"
 #include "lib/lib_int.h"
 
 /* {==== one game ============================================================= */
@@ -32,6 +33,7 @@ typedef struct QueryJob {
     CqlText strings;     /* and their SAN and FEN */
     CqlText sort_key;    /* a matching game's, when the query sorts (CqlGameResult.sort_key) */
     bool examined;       /* inside the query's gamenumber range */
+    IndexedOutcome indexed;  /* what its input's sidecar made of it for this query (lib/indexed.h) */
     bool matched;
     bool stopped;        /* the query stopped at this game (CqlGameResult.stopped) */
 } QueryJob;
@@ -156,18 +158,25 @@ static void search_with(Worker *w, int i, QueryJob *q)
 static void search_game(Worker *w, GameJob *job)
 {
     const CqlRun *r = w->run;
+    const RunInput *in = &r->inputs[job->input];
     long number = cql_game_text_number(job->text);
     bool any = false;
     for (int i = 0; i < r->nqueries; i++) {
         const RunQuery *rq = r->queries[i];
-        job->queries[i].examined = in_gamenumber_range(cql_query_gamenumber(rq->query), number);
-        w->active[i] = job->queries[i].examined && !atomic_load_explicit(&rq->finished, memory_order_relaxed) &&
+        QueryJob *q = &job->queries[i];
+        q->examined = in_gamenumber_range(cql_query_gamenumber(rq->query), number);
+        w->active[i] = q->examined && !atomic_load_explicit(&rq->finished, memory_order_relaxed) &&
                        !atomic_load_explicit(&rq->cancelled, memory_order_relaxed);
+        /* a game the sidecar settles for the query is not read for it */
+        q->indexed = w->active[i] && in->index ? indexed_search(rq->indexed, in, job->index, job->text,
+                                                                w->searchers[i], w->game, &q->printed)
+                                               : INDEXED_TEXT;
+        w->active[i] &= q->indexed == INDEXED_TEXT;
         any |= w->active[i];
     }
     if (!any) return;
     CqlMessages messages = {keep_message, &job->messages, 0, 0};
-    CqlGameStatus st = lib_parse_for(w->game, job->text, r->inputs[job->input].name, &messages, &w->gate, w->active);
+    CqlGameStatus st = lib_parse_for(w->game, job->text, in->name, &messages, &w->gate, w->active);
     job->pgn_error = st != CQL_GAME_OK;
     if (st == CQL_GAME_UNUSABLE) return;
     for (int i = 0; i < r->nqueries; i++)
@@ -499,6 +508,7 @@ static void job_clear(GameJob *job)
         cql_text_clear(&q->positions);
         cql_text_clear(&q->strings);
         q->examined = q->matched = q->stopped = false;
+        q->indexed = INDEXED_TEXT;
     }
     release_large_buffers(job);
 }
@@ -532,8 +542,10 @@ static void emit_query(Emitter *e, int i, GameJob *job, long number)
         rq->totals.stopped_at = number;
         finish_query(e, i);
     }
-    bool damaged = q->examined && job->pgn_error;   /* read for this query */
+    bool damaged = q->examined && q->indexed == INDEXED_TEXT && job->pgn_error;   /* read for this query */
     if (damaged) rq->totals.pgn_errors++;
+    rq->totals.ruled_out += q->indexed == INDEXED_RULED_OUT;
+    rq->totals.from_codes += q->indexed == INDEXED_FROM_CODES;
     if (q->matched) {
         rq->totals.matches++;
         e->progress.matches++;

@@ -53,7 +53,10 @@ typedef struct RunInput {
     CqlReader *reader;          /* while it is read */
     bool ended;                 /* its reader met the end of its text */
     bool done;                  /* read, and closed */
+    CqlIndex *index;            /* its fresh sidecar index, or NULL (lib/indexed.h) */
 } RunInput;
+
+typedef struct IndexedQuery IndexedQuery;
 
 /* One query of a run, and what the run did for it. */
 typedef struct RunQuery {
@@ -65,6 +68,7 @@ typedef struct RunQuery {
     CqlRunTotals totals;
     CqlText stop_error;         /* totals.error's text */
     CqlText persistent;         /* after a run on one thread */
+    IndexedQuery *indexed;      /* its use of the inputs' sidecars, when one is open */
 } RunQuery;
 
 struct CqlRun {

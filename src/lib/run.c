@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/indexed.h"
 #include "lib/lib_int.h"
 #include "lib/pipeline.h"
 
@@ -26,6 +27,7 @@ void cql_run_free(CqlRun *r)
 {
     if (!r) return;
     pipeline_close_inputs(r);
+    indexed_close_inputs(r);
     for (int i = 0; i < r->ninputs; i++) {
         free(r->inputs[i].name);
         free(r->inputs[i].path);
@@ -124,14 +126,24 @@ void cql_run_on_batch_end(CqlRun *r, CqlRunBatchFn fn, void *ctx)
     r->batch_ctx = ctx;
 }
 
+/* The inputs' sidecars, then the inputs, once. */
+static bool open_run(CqlRun *r)
+{
+    if (!r->opened && !indexed_open_inputs(r)) {
+        r->opened = r->open_failed = true;
+        return false;
+    }
+    return pipeline_open(r);
+}
+
 bool cql_run_open(CqlRun *r)
 {
-    return pipeline_open(r);
+    return open_run(r);
 }
 
 CqlRunStatus cql_run_start(CqlRun *r)
 {
-    if (r->started || !pipeline_open(r)) return CQL_RUN_FAILED;   /* a run is started once */
+    if (r->started || !open_run(r)) return CQL_RUN_FAILED;   /* a run is started once */
     r->started = true;
     pipeline_run(r);
     return r->stopped ? CQL_RUN_STOPPED : r->read_failed ? CQL_RUN_FAILED : CQL_RUN_DONE;

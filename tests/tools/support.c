@@ -69,6 +69,15 @@ int tool_split_tabs(char *line, char **fields, int n)
     return k;
 }
 
+long tool_count_white_tags(const char *path)
+{
+    char *text = tool_read_all(path);
+    long n = 0;
+    for (const char *p = text; p && (p = strstr(p, "[White ")); p++) n++;
+    free(text);
+    return n;
+}
+
 bool tool_load_dataset(const char *path, ToolDataset *d)
 {
     memset(d, 0, sizeof *d);

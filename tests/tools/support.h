@@ -32,6 +32,9 @@ CqlSettings *tool_settings(const char *name, bool body_only);
 char *tool_read_all(const char *path);
 /* Splits a line at tabs into at most n fields (in place); returns how many. */
 int tool_split_tabs(char *line, char **fields, int n);
+/* The occurrences of "[White " in file `path`: how cql counts the games
+ * for `lastgamenumber` (cql62-remaining.md §12). */
+long tool_count_white_tags(const char *path);
 
 /* The games of one PGN file, parsed once (an unusable game is NULL). */
 typedef struct ToolDataset {

@@ -73,17 +73,6 @@ static int find_allowed(const Allowed *a, const Vector *v)
     return found;
 }
 
-/* The occurrences of "[White " in file `path`: how cql counts the games
- * for `lastgamenumber` (cql62-remaining.md §12). */
-static long count_white_tags(const char *path)
-{
-    char *text = tool_read_all(path);
-    long n = 0;
-    for (const char *p = text; p && (p = strstr(p, "[White ")); p++) n++;
-    free(text);
-    return n;
-}
-
 /* Runs one vector; fills *got with the rc class and matches, as CQL's columns.
  * A runtime error (a failed assert ...) stops the run with status 1, as in cql. */
 static void run_vector(const Vector *v, const ToolDataset *d, const char *path, CqlText *got, CqlText *why)
@@ -101,7 +90,7 @@ static void run_vector(const Vector *v, const ToolDataset *d, const char *path, 
         return;
     }
     if (cql_query_needs_game_count(q)) {
-        long games = count_white_tags(path);
+        long games = tool_count_white_tags(path);
         if (games == 0) {
             cql_text_printf(got, "rc=1");
             cql_query_free(q);

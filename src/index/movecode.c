@@ -1,0 +1,235 @@
+/*
+ * src/index/movecode.c — two-byte move codes and move trees (see movecode.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "index/movecode.h"
+
+#include <stdlib.h>
+
+#include "chess/movegen.h"
+#include "index/bytes.h"
+
+static uint16_t code_make(Square from, Square to, unsigned kind)
+{
+    return (uint16_t)((unsigned)from | (unsigned)to << 6 | kind << 12);
+}
+
+uint16_t movecode_of(Move m)
+{
+    Square from = move_from(m), to = move_to(m);
+    switch (move_kind(m)) {
+    case MK_EN_PASSANT: return code_make(from, to, MOVECODE_EN_PASSANT);
+    case MK_CASTLE_SHORT: return code_make(from, to, MOVECODE_CASTLE_SHORT);
+    case MK_CASTLE_LONG: return code_make(from, to, MOVECODE_CASTLE_LONG);
+    case MK_NULL: return code_make(0, 0, MOVECODE_NULL);
+    case MK_PROMOTION: return code_make(from, to, MOVECODE_PROMOTION + (unsigned)move_promo(m));
+    case MK_NORMAL: break;
+    }
+    return code_make(from, to, MOVECODE_NORMAL);
+}
+
+bool movecode_move(uint16_t c, Move *m)
+{
+    Square from = c & 63, to = (c >> 6) & 63;
+    unsigned kind = c >> 12;
+    switch (kind) {
+    case MOVECODE_NORMAL: *m = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL); return true;
+    case MOVECODE_EN_PASSANT: *m = move_make(from, to, NO_PIECE_TYPE, MK_EN_PASSANT); return true;
+    case MOVECODE_CASTLE_SHORT: *m = move_make(from, to, NO_PIECE_TYPE, MK_CASTLE_SHORT); return true;
+    case MOVECODE_CASTLE_LONG: *m = move_make(from, to, NO_PIECE_TYPE, MK_CASTLE_LONG); return true;
+    case MOVECODE_NULL: *m = MOVE_NULL; return true;
+    default: break;
+    }
+    if (kind > MOVECODE_PROMOTION && kind <= MOVECODE_PROMOTION + KING) {
+        *m = move_make(from, to, (PieceType)(kind - MOVECODE_PROMOTION), MK_PROMOTION);
+        return true;
+    }
+    return false;
+}
+
+/* {==== writing a tree ========================================================= */
+
+/* What is left to write, on a stack: the line after a node, a variation's
+ * first move (with its "begins"), or its "ends". */
+typedef enum WorkKind { WORK_LINE, WORK_VARIATION, WORK_END } WorkKind;
+
+typedef struct Work {
+    WorkKind kind;
+    const GameNode *node;
+} Work;
+
+typedef struct WorkStack {
+    Work *items;
+    size_t count, cap;
+} WorkStack;
+
+static void push_work(WorkStack *s, WorkKind kind, const GameNode *node)
+{
+    if (s->count == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        s->items = xrealloc(s->items, s->cap * sizeof *s->items);
+    }
+    s->items[s->count++] = (Work){kind, node};
+}
+
+static void put_code(StrBuf *out, uint16_t c, size_t *count)
+{
+    if (out->len + 3 > out->cap) sb_reserve(out, 2);
+    out->data[out->len++] = (char)(unsigned char)c;
+    out->data[out->len++] = (char)(unsigned char)(c >> 8);
+    out->data[out->len] = '\0';
+    (*count)++;
+}
+
+/* A loop over a stack, not a recursion: a variation can be thousands of
+ * moves deep. */
+size_t movecode_write_tree(const Game *g, StrBuf *out)
+{
+    size_t count = 0;
+    if (!g->has_variations) {   /* the usual game: its main line alone */
+        for (const GameNode *n = g->root->child; n; n = n->child) put_code(out, movecode_of(n->move), &count);
+        return count;
+    }
+    WorkStack stack = {NULL, 0, 0};
+    push_work(&stack, WORK_LINE, g->root);
+    while (stack.count) {
+        Work w = stack.items[--stack.count];
+        if (w.kind == WORK_END) {
+            put_code(out, code_make(0, 0, MOVECODE_END), &count);
+            continue;
+        }
+        if (w.kind == WORK_VARIATION) {
+            put_code(out, code_make(0, 0, MOVECODE_BEGIN), &count);
+            put_code(out, movecode_of(w.node->move), &count);
+            push_work(&stack, WORK_LINE, w.node);
+            continue;
+        }
+        const GameNode *next = w.node->child;
+        if (!next) continue;
+        put_code(out, movecode_of(next->move), &count);
+        /* the line goes on after the alternatives to `next`, which come in order */
+        push_work(&stack, WORK_LINE, next);
+        size_t first = stack.count;
+        for (const GameNode *s = next->sibling; s; s = s->sibling) {
+            push_work(&stack, WORK_END, NULL);
+            push_work(&stack, WORK_VARIATION, s);
+        }
+        /* the pairs were pushed first to last: reverse them, so the first pops first */
+        for (size_t i = first, j = stack.count - 2; stack.count > first && i < j; i += 2, j -= 2) {
+            Work end = stack.items[i], var = stack.items[i + 1];
+            stack.items[i] = stack.items[j];
+            stack.items[i + 1] = stack.items[j + 1];
+            stack.items[j] = end;
+            stack.items[j + 1] = var;
+        }
+    }
+    free(stack.items);
+    return count;
+}
+
+/* }==== */
+/* {==== reading a tree ========================================================= */
+
+/* A pawn on its last rank, or a piece to promote that is no pawn on its
+ * seventh, would break the position (pos_is_ok): the promotion must be a
+ * pawn's, reaching the last rank. */
+static bool promotion_fits(const Position *pos, Square from, Square to, bool promotes)
+{
+    bool pawn = type_of(pos_piece_on(pos, from)) == PAWN;
+    bool last_rank = rank_of(to) == (pos->side == WHITE ? 7 : 0);
+    if (!pawn) return !promotes;
+    return promotes == last_rank;
+}
+
+/* Whether m can be played in pos without breaking the position: the mover
+ * is there, lands on no piece of its own and takes no king; a promotion is
+ * a pawn's to the last rank; en passant takes a pawn that just moved two
+ * squares; castling is the legal castling move. (Whether the mover leaves
+ * its king in check is not asked: the sidecar's checksum keeps the moves
+ * the build wrote; this keeps a damaged one from breaking a position.) */
+static bool code_move_fits(const Position *pos, Move m)
+{
+    Color us = (Color)pos->side;
+    Square from = move_from(m), to = move_to(m);
+    switch (move_kind(m)) {
+    case MK_NULL:
+        return true;
+    case MK_CASTLE_SHORT:
+    case MK_CASTLE_LONG:
+        return mg_castle_move(pos, move_kind(m) == MK_CASTLE_SHORT ? CASTLE_SHORT : CASTLE_LONG) == m;
+    default:
+        break;
+    }
+    Piece mover = pos_piece_on(pos, from);
+    if (from == to || mover == NO_PIECE || color_of(mover) != us) return false;
+    Piece taken = pos_piece_on(pos, to);
+    if (taken != NO_PIECE && (color_of(taken) == us || type_of(taken) == KING)) return false;
+    if (move_kind(m) == MK_EN_PASSANT) {
+        Square passed = make_square(file_of(to), rank_of(from));
+        return type_of(mover) == PAWN && to == pos->ep && taken == NO_PIECE &&
+               pos_piece_on(pos, passed) == make_piece(other_color(us), PAWN);
+    }
+    bool promotes = move_kind(m) == MK_PROMOTION;
+    if (promotes && (move_promo(m) < KNIGHT || move_promo(m) > QUEEN)) return false;
+    return promotion_fits(pos, from, to, promotes);
+}
+
+/* An open variation: where the line it branches from goes on, and its
+ * first node (the last child so far of the position it starts from). */
+typedef struct OpenVariation {
+    GameNode *resume;
+    GameNode *head;
+} OpenVariation;
+
+typedef struct VariationStack {
+    OpenVariation *items;
+    size_t count, cap;
+} VariationStack;
+
+bool movecode_read_tree(const unsigned char *codes, size_t ncodes, Game *g, Arena *a)
+{
+    GameNode *cur = g->root;
+    VariationStack stack = {NULL, 0, 0};
+    bool ok = true;
+    g->variation_tail = NULL;
+    for (size_t i = 0; ok && i < ncodes; i++) {
+        uint16_t c = (uint16_t)(codes[2 * i] | codes[2 * i + 1] << 8);
+        unsigned kind = c >> 12;
+        if (kind == MOVECODE_BEGIN) {
+            ok = cur->parent != NULL;
+            if (!ok) break;
+            if (stack.count == stack.cap) {
+                stack.cap = stack.cap ? 2 * stack.cap : 16;
+                stack.items = xrealloc(stack.items, stack.cap * sizeof *stack.items);
+            }
+            stack.items[stack.count++] = (OpenVariation){cur, NULL};
+            cur = cur->parent;
+            continue;
+        }
+        if (kind == MOVECODE_END) {
+            ok = stack.count > 0 && stack.items[stack.count - 1].head != NULL;   /* not an empty variation */
+            if (!ok) break;
+            OpenVariation v = stack.items[--stack.count];
+            /* the next variation from the same position goes after this one,
+             * found without a walk over its siblings (game_add_move) */
+            g->variation_tail = v.head;
+            cur = v.resume;
+            continue;
+        }
+        Move m;
+        /* a second child only in a variation */
+        ok = movecode_move(c, &m) && code_move_fits(&cur->pos, m) && (!cur->child || stack.count > 0);
+        if (!ok) break;
+        GameNode *n = game_add_move(g, a, cur, m);
+        if (cur->child != n) stack.items[stack.count - 1].head = n;   /* a variation's first move */
+        cur = n;
+    }
+    ok = ok && stack.count == 0;
+    free(stack.items);
+    g->variation_tail = NULL;
+    if (ok) game_number_nodes(g);
+    return ok;
+}
+
+/* }==== */

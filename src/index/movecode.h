@@ -1,0 +1,61 @@
+/*
+ * src/index/movecode.h — moves as two-byte codes, and a game's move tree as
+ * a stream of them: what the sidecar index keeps of a game's moves, read
+ * back without SAN (docs/index.md).
+ *
+ * A code is a Move in 16 bits: bits 0-5 the from square, 6-11 the to square
+ * (for castling the king's destination, as in a Move), 12-15 the kind:
+ *
+ *   0 normal   1 en passant   2 castling short   3 castling long
+ *   4 the null move           5 a variation begins   6 it ends
+ *   8 + T a promotion to piece type T (N = 2 ... Q = 5)
+ *
+ * The tree is written in PGN's order: a move, then each alternative to it
+ * as "variation begins", its moves (and their own variations), "variation
+ * ends", then the line goes on. Reading it back, "begins" goes back to the
+ * position before the last move and "ends" returns to where the line was,
+ * so the tree comes back node for node, children in the same order.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_INDEX_MOVECODE_H
+#define CQL_INDEX_MOVECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "base/strbuf.h"
+#include "chess/position.h"
+#include "pgn/game.h"
+
+enum {
+    MOVECODE_NORMAL = 0,
+    MOVECODE_EN_PASSANT = 1,
+    MOVECODE_CASTLE_SHORT = 2,
+    MOVECODE_CASTLE_LONG = 3,
+    MOVECODE_NULL = 4,
+    MOVECODE_BEGIN = 5,          /* a variation begins */
+    MOVECODE_END = 6,            /* it ends */
+    MOVECODE_PROMOTION = 8       /* + the piece type */
+};
+
+/* The code of move m. */
+uint16_t movecode_of(Move m);
+/* The move of code c; false when c is no move (a variation mark, an unused kind). */
+bool movecode_move(uint16_t c, Move *m);
+
+/* Appends the codes of g's tree (two bytes each, little-endian) to out;
+ * returns how many. */
+size_t movecode_write_tree(const Game *g, StrBuf *out);
+
+/* Adds the tree of ncodes codes (as movecode_write_tree wrote them) under
+ * g->root, in arena a, numbering the nodes. False when they are not a tree
+ * of moves that can be played from the root: a move whose piece is not
+ * there, that takes its own piece or a king, an impossible promotion,
+ * castling or en passant, unbalanced variation marks (the game is then
+ * to be read from its text). */
+bool movecode_read_tree(const unsigned char *codes, size_t ncodes, Game *g, Arena *a);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * src/index/summary.h — what the sidecar index keeps of a game to rule it
+ * out without replaying it (docs/index.md): for each piece (colour and
+ * type) the squares it ever stood on and how many of it there were at
+ * least and at most, and whether the game ever has a check, a mate, a
+ * stalemate, castling, en passant, a null move, a promotion to each type,
+ * a capture of each type. Every position of the tree counts, variations
+ * too, so a summary holds for a search with or without variations.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_INDEX_SUMMARY_H
+#define CQL_INDEX_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/strbuf.h"
+#include "chess/bitboard.h"
+#include "index/bytes.h"
+#include "pgn/game.h"
+
+/* The flags of a summary: something happens somewhere in the game. */
+#define SUMMARY_CHECK         (UINT32_C(1) << 0)    /* a position's side to move is in check */
+#define SUMMARY_MATE          (UINT32_C(1) << 1)    /* ... is mated (`mate`) */
+#define SUMMARY_STALEMATE     (UINT32_C(1) << 2)    /* ... is stalemated (`stalemate`) */
+#define SUMMARY_CASTLE_SHORT  (UINT32_C(1) << 3)    /* a move castles, on the king's side */
+#define SUMMARY_CASTLE_LONG   (UINT32_C(1) << 4)    /* ... on the queen's side */
+#define SUMMARY_EN_PASSANT    (UINT32_C(1) << 5)    /* a move takes en passant */
+#define SUMMARY_NULL_MOVE     (UINT32_C(1) << 6)    /* a null move */
+#define SUMMARY_VARIATIONS    (UINT32_C(1) << 7)    /* a position has more than one move */
+/* a move promotes to piece type t (KNIGHT ... QUEEN; KING in odd setups) */
+static inline uint32_t summary_promotion(PieceType t) { return UINT32_C(1) << (8 + t); }
+/* a move takes a piece of type t (PAWN ... QUEEN), en passant too */
+static inline uint32_t summary_capture(PieceType t) { return UINT32_C(1) << (16 + t); }
+
+/* The game's result (game_result: the Result tag, else the movetext's
+ * end) in bits 24-26 of the flags. */
+typedef enum SummaryResult {
+    RESULT_NONE, RESULT_WHITE_WINS, RESULT_BLACK_WINS, RESULT_DRAW, RESULT_UNKNOWN, RESULT_OTHER
+} SummaryResult;
+#define SUMMARY_RESULT_SHIFT 24
+#define SUMMARY_RESULT_MASK (UINT32_C(7) << SUMMARY_RESULT_SHIFT)
+/* The code of a result's text ("1-0" ..., NULL: none). */
+SummaryResult summary_result_of(const char *result);
+
+/* Counts of one piece are kept up to this; SUMMARY_MANY in max_count means
+ * "this many or more". */
+#define SUMMARY_MANY 15
+
+typedef struct GameSummary {
+    Bitboard squares[PIECE_NB];    /* by Piece code: every square a piece of it stood on */
+    uint8_t min_count[PIECE_NB];   /* the fewest of it in a position (at most SUMMARY_MANY) */
+    uint8_t max_count[PIECE_NB];   /* the most (SUMMARY_MANY: that many or more) */
+    uint32_t flags;                /* SUMMARY_... */
+} GameSummary;
+
+/* The summary of g's whole tree. */
+void summary_of_game(const Game *g, GameSummary *s);
+
+/* The summary's bytes (docs/index.md), and reading them back (c->bad when
+ * they are not a summary). */
+void summary_write(const GameSummary *s, StrBuf *out);
+void summary_read(ByteCursor *c, GameSummary *s);
+
+/* The twelve pieces, in the order the summary writes them. */
+extern const Piece summary_pieces[12];
+
+#endif

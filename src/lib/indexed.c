@@ -1,0 +1,299 @@
+/*
+ * src/lib/indexed.c — the sidecar index in the library face and in a run
+ * (see indexed.h; the format is index/sidecar.h, docs/index.md).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "lib/indexed.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "index/condition.h"
+#include "index/sidecar.h"
+#include "lib/lib_int.h"
+#include "query/filters.h"
+
+struct CqlIndex {
+    Sidecar sidecar;
+};
+
+/* What a run's query makes of a sidecar. */
+struct IndexedQuery {
+    Condition *condition;    /* NULL: none */
+    bool replay;             /* games may be searched from their move codes */
+    /* what the searches from codes cost and saved so far, all the workers'
+     * (nanoseconds): see worth_codes */
+    atomic_long tried;       /* searches from codes */
+    atomic_long spent;       /* the time of those that matched, searched again from the text */
+    atomic_long saved;       /* about what the others saved: half their reading time */
+    atomic_long probes;      /* games asked about once the codes stopped paying */
+};
+
+/* A game searched from its codes saves the text's parse, which costs
+ * about twice the codes' (the SAN, the tokens): about half the time its
+ * codes took to read. A game that matches loses all its search from the
+ * codes, since it is searched again from its text. So the codes are
+ * worth it while what the matches lost stays under what the others
+ * saved: `check`, which 98% of engine games match, soon goes to the text
+ * alone, and so does a costly query that matches a quarter of them (the
+ * second search of a match costs more than the parses saved). Past the
+ * first TRIAL_GAMES, one game in PROBE_EVERY still goes through the codes,
+ * so that the balance keeps being measured. Which way a game goes changes
+ * nothing but the time. */
+enum { TRIAL_GAMES = 32, PROBE_EVERY = 64 };
+
+static bool worth_codes(IndexedQuery *iq)
+{
+    long tried = atomic_load_explicit(&iq->tried, memory_order_relaxed);
+    long spent = atomic_load_explicit(&iq->spent, memory_order_relaxed);
+    long saved = atomic_load_explicit(&iq->saved, memory_order_relaxed);
+    if (tried < TRIAL_GAMES || spent < saved) return true;
+    return atomic_fetch_add_explicit(&iq->probes, 1, memory_order_relaxed) % PROBE_EVERY == 0;
+}
+
+static long nanoseconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* {==== the query ============================================================= */
+
+static bool reads_comments(const Node *n, void *ctx)
+{
+    if (n->kind == ND_HASCOMMENT || n->kind == ND_ORIGINALCOMMENT || n->kind == ND_HHDB) *(bool *)ctx = true;
+    return true;
+}
+
+/* The condition of q's body, when a game needs a matching position to
+ * match (not with matchcount 0), and of its header's result. */
+static Condition *condition_of_query(const CqlQuery *q)
+{
+    return condition_of_search(q->search.matchcount_min >= 1 ? q->query->body : NULL, q->search.result);
+}
+
+static IndexedQuery *indexed_query_new(const CqlQuery *q)
+{
+    IndexedQuery *iq = xcalloc(1, sizeof *iq);
+    atomic_init(&iq->tried, 0);
+    atomic_init(&iq->spent, 0);
+    atomic_init(&iq->saved, 0);
+    atomic_init(&iq->probes, 0);
+    iq->condition = condition_of_query(q);
+    /* a game's codes keep its moves and tags, not its comments; a query
+     * that carries values from game to game, or uses files, would see a
+     * matching game searched twice (from its codes, then its text) */
+    bool comments = false;
+    ast_walk(q->query->body, reads_comments, &comments);
+    iq->replay = !comments && !cql_query_in_order(q) && !filter_tree_uses_files(q->query->body);
+    return iq;
+}
+
+static void indexed_query_free(IndexedQuery *iq)
+{
+    if (!iq) return;
+    condition_free(iq->condition);
+    free(iq);
+}
+
+void cql_index_condition(const CqlQuery *q, CqlText *out)
+{
+    Condition *c = condition_of_query(q);
+    StrBuf sb = lib_text_in(out);
+    condition_print(c, &sb);
+    lib_text_out(out, &sb);
+    condition_free(c);
+}
+
+/* }==== */
+/* {==== opening =============================================================== */
+
+char *cql_index_path(const char *pgn_path)
+{
+    size_t n = strlen(pgn_path);
+    char *path = xmalloc(n + sizeof SIDECAR_SUFFIX);
+    memcpy(path, pgn_path, n);
+    memcpy(path + n, SIDECAR_SUFFIX, sizeof SIDECAR_SUFFIX);
+    return path;
+}
+
+bool cql_index_is_sidecar(const char *path)
+{
+    return sidecar_is_sidecar(path);
+}
+
+CqlIndexStatus cql_index_open(const char *pgn_path, const char *index_path, CqlIndex **out, CqlMessages *m)
+{
+    lib_init();
+    *out = NULL;
+    char *usual = index_path ? NULL : cql_index_path(pgn_path);
+    const char *path = index_path ? index_path : usual;
+    CqlIndex *ix = xcalloc(1, sizeof *ix);
+    char why[256];
+    SidecarStatus st = sidecar_open(&ix->sidecar, pgn_path, path, why, sizeof why);
+    if (st == SIDECAR_STALE || st == SIDECAR_DAMAGED)
+        cql_report(m, CQL_NOTE, "the sidecar index '%s' is %s (%s): the games of '%s' are read from their text "
+                   "(cql -index makes it again)", path, st == SIDECAR_STALE ? "stale" : "damaged", why, pgn_path);
+    free(usual);
+    if (st != SIDECAR_OK) {
+        free(ix);
+        return st == SIDECAR_MISSING ? CQL_INDEX_MISSING : st == SIDECAR_STALE ? CQL_INDEX_STALE : CQL_INDEX_DAMAGED;
+    }
+    *out = ix;
+    return CQL_INDEX_OK;
+}
+
+void cql_index_close(CqlIndex *ix)
+{
+    if (!ix) return;
+    sidecar_close(&ix->sidecar);
+    free(ix);
+}
+
+long cql_index_games(const CqlIndex *ix)
+{
+    return ix->sidecar.games;
+}
+
+long cql_index_ruled_out(const CqlIndex *ix, const CqlQuery *q)
+{
+    Condition *c = condition_of_query(q);
+    long out = 0;
+    SidecarGame sg;
+    for (long k = 1; c && k <= ix->sidecar.games; k++)
+        if (sidecar_game(&ix->sidecar, k, &sg) && sg.clean && !condition_admits(c, &sg.summary)) out++;
+    condition_free(c);
+    return out;
+}
+
+bool indexed_open_inputs(CqlRun *r)
+{
+    if (r->settings.noindex) return true;
+    const char *named = r->settings.index_file;
+    int paths = 0;
+    for (int i = 0; i < r->ninputs; i++) paths += r->inputs[i].path && strcmp(r->inputs[i].path, "-") != 0;
+    if (named && (paths != 1 || r->ninputs != 1)) {
+        cql_report(r->messages, CQL_ERROR, "-indexfile names the sidecar index of one input file, and this run "
+                   "reads %d inputs", r->ninputs);
+        return false;
+    }
+    bool any = false;
+    for (int i = 0; i < r->ninputs; i++) {
+        RunInput *in = &r->inputs[i];
+        if (!in->path || strcmp(in->path, "-") == 0) continue;
+        cql_index_open(in->path, named, &in->index, r->messages);
+        any |= in->index != NULL;
+    }
+    for (int i = 0; any && i < r->nqueries; i++) r->queries[i]->indexed = indexed_query_new(r->queries[i]->query);
+    return true;
+}
+
+void indexed_close_inputs(CqlRun *r)
+{
+    for (int i = 0; i < r->ninputs; i++) {
+        cql_index_close(r->inputs[i].index);
+        r->inputs[i].index = NULL;
+    }
+    for (int i = 0; i < r->nqueries; i++) {
+        indexed_query_free(r->queries[i]->indexed);
+        r->queries[i]->indexed = NULL;
+    }
+}
+
+/* }==== */
+/* {==== building ============================================================== */
+
+typedef struct BuildProgress {
+    CqlRunProgressFn fn;
+    void *ctx;
+} BuildProgress;
+
+static void build_progress(void *ctx, long games, uint64_t bytes)
+{
+    BuildProgress *p = ctx;
+    CqlRunProgress progress = {games, 0, bytes};
+    p->fn(p->ctx, &progress);
+}
+
+bool cql_index_build(const char *pgn_path, CqlIndexWriteFn write, void *ctx, CqlRunProgressFn progress,
+                     void *progress_ctx, CqlIndexTotals *totals, CqlMessages *m)
+{
+    lib_init();
+    BuildProgress p = {progress, progress_ctx};
+    SidecarTotals t;
+    DiagSink d = lib_sink(m);
+    bool ok = sidecar_build(pgn_path, write, ctx, progress ? build_progress : NULL, &p, &d, &t);
+    lib_count(m, &d);
+    if (totals) *totals = (CqlIndexTotals){t.games, t.text_only, t.pgn_bytes, t.sidecar_bytes};
+    return ok;
+}
+
+/* }==== */
+/* {==== searching a game ====================================================== */
+
+IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, const CqlGameText *t, CqlSearcher *s,
+                    CqlGame *g, CqlText *printed)
+{
+    const Search *search = &s->query->search;
+    /* nothing to rule a game out with, and its codes not worth searching:
+     * the record is not even looked at */
+    bool codes = iq->replay && worth_codes(iq);
+    if (!iq->condition && !search->tags_test && !codes) return INDEXED_TEXT;
+    const Sidecar *sc = &in->index->sidecar;
+    SidecarGame sg;
+    /* the game the reader split off is the one indexed: same line, same size */
+    if (!sidecar_game(sc, index, &sg) || !sg.clean || sg.first_line != t->raw.first_line ||
+        sg.text_size != t->raw.text.len)
+        return INDEXED_TEXT;
+    arena_reset(&g->arena);
+    memset(&g->game, 0, sizeof g->game);
+    g->by_id = NULL;
+    g->parses++;   /* another game: what a gate told a searcher about the last holds no more */
+    g->usable = false;
+    bool ruled_out = !condition_admits(iq->condition, &sg.summary);
+    if (!ruled_out && search->tags_test) {
+        /* the gate's question about the tags, asked of the sidecar's tags
+         * (a game where it fails cannot match, and asking changes nothing) */
+        if (!sidecar_game_read(sc, &sg, t->raw.number, SIDECAR_START, &g->game, &g->arena)) return INDEXED_TEXT;
+        bool sure;
+        ruled_out = !eval_at_start(s->eval, &g->game, search->tags_test, &sure);
+    }
+    if (ruled_out) {
+        /* nothing shows of the search of a game ruled out, but whether the
+         * watched tag filters held in it (the note after the run) */
+        if (search->nwatched) {
+            if (!g->game.tags && !sidecar_game_read(sc, &sg, t->raw.number, SIDECAR_TAGS, &g->game, &g->arena))
+                return INDEXED_TEXT;
+            search_watch_tags(search, &g->game, &s->tags);
+        }
+        return INDEXED_RULED_OUT;
+    }
+    arena_reset(&g->arena);
+    if (!codes) return INDEXED_TEXT;
+    long start = nanoseconds();
+    if (!sidecar_game_read(sc, &sg, t->raw.number, SIDECAR_TREE, &g->game, &g->arena)) return INDEXED_TEXT;
+    long read = nanoseconds();
+    g->usable = true;
+    arena_reset(&s->arena);
+    size_t printed_before = printed->len;
+    StrBuf sb = lib_text_in(printed);
+    bool matched = search_matches(search, s->eval, &g->game, false, &s->arena, &s->found, &sb);
+    lib_text_out(printed, &sb);
+    atomic_fetch_add_explicit(&iq->tried, 1, memory_order_relaxed);
+    if (matched) atomic_fetch_add_explicit(&iq->spent, nanoseconds() - start, memory_order_relaxed);
+    else atomic_fetch_add_explicit(&iq->saved, (read - start) / 2, memory_order_relaxed);
+    if (matched || s->found.runtime_error || s->found.stopped_at) {
+        /* searched again from its text, which says and prints it all */
+        printed->len = printed_before;
+        if (printed->data) printed->data[printed_before] = '\0';
+        return INDEXED_TEXT;
+    }
+    search_watch_tags(search, &g->game, &s->tags);
+    return INDEXED_FROM_CODES;
+}
+
+/* }==== */

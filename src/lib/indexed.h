@@ -1,0 +1,51 @@
+/*
+ * src/lib/indexed.h — the sidecar index in a run (include/cql.h, CqlIndex;
+ * docs/index.md): each path input's sidecar opened when the run opens, the
+ * query's condition on a game's summary, and the search of one game
+ * through the sidecar where that gives the same answer as its text.
+ *
+ * The run reads and splits the text of every game as always, so numbers,
+ * lines, messages and ranges are what they are without a sidecar. Before a
+ * game is parsed, indexed_search looks it up (by its number in its input,
+ * checked against the line it starts on and its size): a game the query's
+ * condition rules out is done (not matched, nothing printed); another,
+ * when the query reads nothing a game's codes do not keep (comments) and
+ * keeps nothing from game to game, is searched from its move codes, and
+ * done when it does not match. Every other game, and every match, is
+ * parsed and searched from its text as without a sidecar, so a matching
+ * game is written from its text.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef CQL_LIB_INDEXED_H
+#define CQL_LIB_INDEXED_H
+
+#include <stdbool.h>
+
+#include "cql.h"
+#include "lib/pipeline.h"
+
+/* Opens the sidecar of each path input of r (unless the setting noindex),
+ * saying once through the run's messages when one is stale or damaged,
+ * and makes each query's condition when one was opened. False after
+ * reporting that the setting indexfile names no single input file. */
+bool indexed_open_inputs(CqlRun *r);
+/* Closes them and frees what indexed_open_inputs made. */
+void indexed_close_inputs(CqlRun *r);
+
+/* What the sidecar made of a game. */
+typedef enum IndexedOutcome {
+    INDEXED_TEXT,            /* nothing: it is parsed and searched from its text */
+    INDEXED_RULED_OUT,       /* the query's condition ruled it out */
+    INDEXED_FROM_CODES       /* searched from its move codes, and it does not match */
+} IndexedOutcome;
+
+/* Searches the game of input `in` whose text is t (number `index` in the
+ * input) through its sidecar, for the query of iq (RunQuery.indexed: each
+ * query of a run has its own) with its searcher s, in g. Unless
+ * INDEXED_TEXT, that settled it for that query: it does not match, and
+ * what its search printed is appended to printed. */
+IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, const CqlGameText *t, CqlSearcher *s,
+                    CqlGame *g, CqlText *printed);
+
+#endif
