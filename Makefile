@@ -135,7 +135,7 @@ DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(LIB_OBJ:.o=.d) $(PIC_OBJ:.o=.d) \
         $(UNIT_BINS:%=%.d) $(TOOL_BINS:%=%.d) $(REPLAY_OBJS:.o=.d)
 
 .PHONY: all test check check-slow bench install uninstall clean unity cmocka test-library test-python \
-        test-unit test-tools test-perft test-cql test-cli test-oracle test-conformance \
+        test-matches test-unit test-tools test-perft test-cql test-cli test-oracle test-conformance \
         check-layers check-symbols test-fuzz-replay fuzz fuzz-build
 
 all: $(CQL) $(SHLIB)
@@ -277,6 +277,10 @@ test-cli: test-tools
 	$(Q)sh tests/run-output.sh $(BUILD)
 	$(Q)sh tests/run-options.sh $(BUILD)
 
+# -matches and -report (tests/run-matches.sh).
+test-matches: test-tools
+	$(Q)sh tests/run-matches.sh $(BUILD)
+
 test-oracle: test-tools
 	$(Q)if [ -f tests/run-oracle.sh ]; then sh tests/run-oracle.sh $(BUILD); fi
 
@@ -311,8 +315,8 @@ check-symbols: $(LIB) $(SHLIB)
 
 test: cmocka check-layers
 	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) all test-tools check-symbols $(REPLAY_BINS)
-	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) test-unit test-perft test-cql test-cli test-oracle test-conformance test-fuzz-replay \
-	   test-library test-python
+	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) test-unit test-perft test-cql test-cli test-matches test-oracle \
+	   test-conformance test-fuzz-replay test-library test-python
 	@echo "all tests passed ($(MODE))"
 
 check: test

@@ -62,22 +62,30 @@ static bool all_lower(const char *w, size_t n)
     return true;
 }
 
+const char html_query_style[] =
+    ".comment { color: #6a737d; font-style: italic; }\n"
+    ".string { color: #22863a; }\n"
+    ".number { color: #005cc5; }\n"
+    ".keyword { color: #6f42c1; font-weight: bold; }\n"
+    ".piece { color: #b35900; }\n"
+    ".name { color: #24292e; }\n"
+    ".operator { color: #d73a49; }\n";
+
 void html_write_query(const char *name, const char *text, size_t len, FILE *out)
 {
     fputs("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>", out);
     escaped(name, strlen(name), out);
     fputs("</title>\n<style>\n"
           "body { background: #fdfdf8; }\n"
-          "pre.cql { font-family: monospace; font-size: 110%; }\n"
-          ".comment { color: #6a737d; font-style: italic; }\n"
-          ".string { color: #22863a; }\n"
-          ".number { color: #005cc5; }\n"
-          ".keyword { color: #6f42c1; font-weight: bold; }\n"
-          ".piece { color: #b35900; }\n"
-          ".name { color: #24292e; }\n"
-          ".operator { color: #d73a49; }\n"
-          "</style>\n</head>\n<body>\n<pre class=\"cql\">",
-          out);
+          "pre.cql { font-family: monospace; font-size: 110%; }\n", out);
+    fputs(html_query_style, out);
+    fputs("</style>\n</head>\n<body>\n<pre class=\"cql\">", out);
+    html_write_query_runs(text, len, out);
+    fputs("</pre>\n</body>\n</html>\n", out);
+}
+
+void html_write_query_runs(const char *text, size_t len, FILE *out)
+{
     size_t i = 0;
     while (i < len) {
         const char *s = text + i;
@@ -114,5 +122,4 @@ void html_write_query(const char *name, const char *text, size_t len, FILE *out)
         run_of(cls, s, n, out);
         i += n;
     }
-    fputs("</pre>\n</body>\n</html>\n", out);
 }

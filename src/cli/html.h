@@ -14,4 +14,9 @@
 /* Writes the page for the query text (named `name` in its title) to out. */
 void html_write_query(const char *name, const char *text, size_t len, FILE *out);
 
+/* The query text alone, its runs as <span class="CLASS">, escaped, for a
+ * <pre> of another page (cql -report), with the rules of those classes. */
+void html_write_query_runs(const char *text, size_t len, FILE *out);
+extern const char html_query_style[];
+
 #endif
