@@ -1005,7 +1005,9 @@ static long run_threads(Emitter *e, long threads)
                 continue;
             }
             if (got == READ_END) input_left = false;
-            if (got == READ_END || may_read_alone(&p)) continue;
+            /* the lock was let go while reading: a slot may have been
+             * handed in meanwhile, whose signal nobody waited for */
+            continue;
         }
         if (!input_left && next_emit == p.next_read) break;
         pthread_cond_wait(&p.work_done, &p.mu);
