@@ -7,6 +7,7 @@
 #include "cli/escape.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 static const char replacement[] = "\xEF\xBF\xBD";   /* U+FFFD */
@@ -32,13 +33,35 @@ static size_t utf8_length(const unsigned char *s, size_t n)
  * place, or NULL to write the byte. */
 typedef const char *(*AsciiRule)(unsigned char c, char buf[8]);
 
-/* Appends n bytes of s: ASCII through `rule`, valid UTF-8 sequences as
- * they are, any other byte as U+FFFD. */
-static void escaped(CqlText *out, const char *s, size_t n, AsciiRule rule)
+/* A set of ASCII bytes, a bit per byte: those an escaping writes as they
+ * are without asking its rule (the fast way over most text). */
+typedef struct ByteSet {
+    uint64_t low, high;   /* bytes 0-63, 64-127 */
+} ByteSet;
+#define LOW_BIT(c) ((c) < 64 ? (uint64_t)1 << (c) : 0)
+#define HIGH_BIT(c) ((c) >= 64 ? (uint64_t)1 << ((c) - 64) : 0)
+/* the printable bytes, 0x20 to 0x7e, but those of a, b ... */
+#define PRINTABLE_BUT(a, b, c, d, e)                                                                 \
+    {(~(uint64_t)0 << 0x20) & ~(LOW_BIT(a) | LOW_BIT(b) | LOW_BIT(c) | LOW_BIT(d) | LOW_BIT(e)),   \
+     (~(uint64_t)0 >> 1) & ~(HIGH_BIT(a) | HIGH_BIT(b) | HIGH_BIT(c) | HIGH_BIT(d) | HIGH_BIT(e))}
+
+static bool in_set(ByteSet set, unsigned char c)
+{
+    return c < 64 ? (set.low >> c) & 1 : c < 128 && (set.high >> (c - 64)) & 1;
+}
+
+/* Appends n bytes of s: ASCII through `rule` (those of plain_bytes go as
+ * they are without asking it), valid UTF-8 sequences as they are, any
+ * other byte as U+FFFD. */
+static void escaped(CqlText *out, const char *s, size_t n, ByteSet plain_bytes, AsciiRule rule)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t plain = 0;   /* bytes from u[plain] on that are written as they are */
     for (size_t i = 0; i < n;) {
+        if (in_set(plain_bytes, u[i])) {
+            i++;
+            continue;
+        }
         char buf[8];
         size_t len = utf8_length(u + i, n - i);
         const char *instead = len == 0 ? replacement : len == 1 ? rule(u[i], buf) : NULL;
@@ -74,7 +97,7 @@ static const char *json_rule(unsigned char c, char buf[8])
 void escape_json(CqlText *out, const char *s)
 {
     cql_text_append(out, "\"", 1);
-    escaped(out, s, strlen(s), json_rule);
+    escaped(out, s, strlen(s), (ByteSet)PRINTABLE_BUT('"', '\\', 0, 0, 0), json_rule);
     cql_text_append(out, "\"", 1);
 }
 
@@ -87,7 +110,7 @@ static const char *tsv_rule(unsigned char c, char buf[8])
 
 void escape_tsv(CqlText *out, const char *s)
 {
-    escaped(out, s, strlen(s), tsv_rule);
+    escaped(out, s, strlen(s), (ByteSet)PRINTABLE_BUT(0, 0, 0, 0, 0), tsv_rule);
 }
 
 static const char *epd_rule(unsigned char c, char buf[8])
@@ -99,7 +122,7 @@ static const char *epd_rule(unsigned char c, char buf[8])
 
 void escape_epd(CqlText *out, const char *s)
 {
-    escaped(out, s, strlen(s), epd_rule);
+    escaped(out, s, strlen(s), (ByteSet)PRINTABLE_BUT('"', 0, 0, 0, 0), epd_rule);
 }
 
 static const char *html_rule(unsigned char c, char buf[8])
@@ -118,5 +141,5 @@ static const char *html_rule(unsigned char c, char buf[8])
 
 void escape_html(CqlText *out, const char *s, size_t n)
 {
-    escaped(out, s, n, html_rule);
+    escaped(out, s, n, (ByteSet)PRINTABLE_BUT('&', '<', '>', '"', '\''), html_rule);
 }

@@ -12,6 +12,7 @@
 #include "cli/matches.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/escape.h"
@@ -68,38 +69,67 @@ static const char *rating(const char *value)
 
 /* Each form writes a game's part of its records once (the fields of the
  * game, the same in each), then each record: the game's part and the
- * position's. */
+ * position's. A record is made of appends (printf costs more than the rest
+ * of a record: docs/performance.md). */
+
+static void put(CqlText *out, const char *s)
+{
+    cql_text_append(out, s, strlen(s));
+}
+
+static void put_number(CqlText *out, long n)
+{
+    char digits[24], *d = digits + sizeof digits;
+    unsigned long u = n < 0 ? 0UL - (unsigned long)n : (unsigned long)n;
+    do *--d = (char)('0' + u % 10); while (u /= 10);
+    if (n < 0) *--d = '-';
+    cql_text_append(out, d, (size_t)(digits + sizeof digits - d));
+}
 
 /* {==== JSON Lines ============================================================ */
 
+/* A field after the first: its key, written `, "KEY": ` */
+static void json_number(CqlText *out, const char *key, long n)
+{
+    put(out, key);
+    put_number(out, n);
+}
+
 static void json_text_or_null(CqlText *out, const char *key, const char *value, bool number)
 {
-    cql_text_printf(out, ", \"%s\": ", key);
+    put(out, key);
     if (!value) cql_text_append(out, "null", 4);
-    else if (number) cql_text_append(out, value, strlen(value));
+    else if (number) put(out, value);
     else escape_json(out, value);
 }
 
 static void json_game(CqlText *out, const CqlRunGame *g)
 {
-    cql_text_printf(out, "{\"game\": %ld, \"input\": ", g->number);
-    escape_json(out, g->input);
-    cql_text_printf(out, ", \"index\": %ld", g->index);
+    put(out, "{\"game\": ");
+    put_number(out, g->number);
+    json_text_or_null(out, ", \"input\": ", g->input, false);
+    json_number(out, ", \"index\": ", g->index);
+    CqlText key = {NULL, 0, 0};
     for (size_t t = 0; t < MAIN_TAGS; t++) {
         const char *value = match_tag(g, main_tags[t].tag);
-        json_text_or_null(out, main_tags[t].field, main_tags[t].rating ? rating(value) : value, main_tags[t].rating);
+        cql_text_clear(&key);
+        cql_text_printf(&key, ", \"%s\": ", main_tags[t].field);
+        json_text_or_null(out, key.data, main_tags[t].rating ? rating(value) : value, main_tags[t].rating);
     }
+    cql_text_free(&key);
 }
 
 static void json_position(CqlText *out, const CqlPosition *p)
 {
-    cql_text_printf(out, ", \"position_id\": %d, \"ply\": %d, \"move_number\": %d, \"to_move\": \"%s\"", p->id,
-                    p->ply, p->move_number, p->white_to_move ? "white" : "black");
-    json_text_or_null(out, "san", p->san[0] ? p->san : NULL, false);
-    json_text_or_null(out, "fen", p->fen, false);
-    cql_text_printf(out, ", \"in_variation\": %s", p->in_variation ? "true" : "false");
-    json_text_or_null(out, "variation", p->variation, false);
-    json_text_or_null(out, "comments", p->comments, false);
+    json_number(out, ", \"position_id\": ", p->id);
+    json_number(out, ", \"ply\": ", p->ply);
+    json_number(out, ", \"move_number\": ", p->move_number);
+    put(out, p->white_to_move ? ", \"to_move\": \"white\"" : ", \"to_move\": \"black\"");
+    json_text_or_null(out, ", \"san\": ", p->san[0] ? p->san : NULL, false);
+    json_text_or_null(out, ", \"fen\": ", p->fen, false);
+    put(out, p->in_variation ? ", \"in_variation\": true" : ", \"in_variation\": false");
+    json_text_or_null(out, ", \"variation\": ", p->variation, false);
+    json_text_or_null(out, ", \"comments\": ", p->comments, false);
     cql_text_append(out, "}\n", 2);
 }
 
@@ -122,11 +152,17 @@ static void tsv_field(CqlText *out, const char *value)
     if (value) escape_tsv(out, value);
 }
 
+static void tsv_number(CqlText *out, long n)
+{
+    cql_text_append(out, "\t", 1);
+    put_number(out, n);
+}
+
 static void tsv_game(CqlText *out, const CqlRunGame *g)
 {
-    cql_text_printf(out, "%ld", g->number);
+    put_number(out, g->number);
     tsv_field(out, g->input);
-    cql_text_printf(out, "\t%ld", g->index);
+    tsv_number(out, g->index);
     for (size_t t = 0; t < MAIN_TAGS; t++) {
         const char *value = match_tag(g, main_tags[t].tag);
         tsv_field(out, main_tags[t].rating ? rating(value) : value);
@@ -135,10 +171,13 @@ static void tsv_game(CqlText *out, const CqlRunGame *g)
 
 static void tsv_position(CqlText *out, const CqlPosition *p)
 {
-    cql_text_printf(out, "\t%d\t%d\t%d\t%s", p->id, p->ply, p->move_number, p->white_to_move ? "white" : "black");
+    tsv_number(out, p->id);
+    tsv_number(out, p->ply);
+    tsv_number(out, p->move_number);
+    put(out, p->white_to_move ? "\twhite" : "\tblack");
     tsv_field(out, p->san);
     tsv_field(out, p->fen);
-    cql_text_printf(out, "\t%s", p->in_variation ? "true" : "false");
+    put(out, p->in_variation ? "\ttrue" : "\tfalse");
     tsv_field(out, p->variation);
     tsv_field(out, p->comments);
     cql_text_append(out, "\n", 1);
@@ -185,18 +224,31 @@ static void epd_position(CqlText *out, const CqlText *game_part, long game, cons
     for (int spaces = 0; spaces < 4 && (field = strchr(field, ' ')); spaces++) field++;
     if (!field) return;   /* the library's FEN has six fields */
     cql_text_append(out, fen, (size_t)(field - 1 - fen));
-    int halfmoves = 0, fullmove = 1;
-    sscanf(field, "%d %d", &halfmoves, &fullmove);
-    cql_text_printf(out, " hmvc %d; fmvn %d; id \"game %ld position %d\";", halfmoves, fullmove, game, p->id);
+    char *end;
+    long halfmoves = strtol(field, &end, 10), fullmove = strtol(end, NULL, 10);
+    put(out, " hmvc ");
+    put_number(out, halfmoves);
+    put(out, "; fmvn ");
+    put_number(out, fullmove);
+    put(out, "; id \"game ");
+    put_number(out, game);
+    put(out, " position ");
+    put_number(out, p->id);
+    put(out, "\";");
     cql_text_append(out, game_part->data, game_part->len);
-    cql_text_printf(out, " c2 \"");
+    put(out, " c2 \"");
     if (p->san[0]) {
-        cql_text_printf(out, "%d%s", p->move_number, p->white_to_move ? "..." : ".");
+        put_number(out, p->move_number);
+        put(out, p->white_to_move ? "..." : ".");
         escape_epd(out, p->san);
     } else {
-        cql_text_printf(out, "start");
+        put(out, "start");
     }
-    if (p->variation[0]) cql_text_printf(out, " (variation %s)", p->variation);
+    if (p->variation[0]) {
+        put(out, " (variation ");
+        put(out, p->variation);
+        put(out, ")");
+    }
     cql_text_append(out, "\";", 2);
     if (p->comments[0]) epd_string(out, "c3", p->comments);
     cql_text_append(out, "\n", 1);
