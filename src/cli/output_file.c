@@ -4,8 +4,9 @@
  * input, never destroying what the name already is (a device, a FIFO, a
  * symlink, a file's other hard links). See output_file.h.
  *
- * The temporary file is the only file cql creates; the signal handler that
- * removes it when the run is interrupted is installed here, together with it.
+ * The temporary files (one per output: the PGN file, -matches, -report)
+ * are the only files cql creates; the signal handler that removes them when
+ * the run is interrupted is installed here, together with them.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -46,7 +47,9 @@ enum { KEPT_MAX = 1023 };
 
 /* ==== removing the temporary file when a signal ends the run ================ */
 
-static char *volatile pending_tmp_name;   /* read by the signal handler */
+/* The temporary files of the outputs open at once (the PGN file, -matches,
+ * -report), read by the signal handler: NULL where none. */
+static char *volatile pending_tmp_names[OUTPUT_FILES_MAX];
 /* Every signal whose default action ends the process and that a handler
  * may catch, but those of a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL: the
  * sanitizers report them) and SIGKILL and SIGSTOP, which no handler sees:
@@ -57,12 +60,14 @@ static const int cleanup_signals[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGU
                                       SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPIPE, SIGABRT};
 enum { NCLEANUP = sizeof cleanup_signals / sizeof cleanup_signals[0] };
 
-/* Removes the temporary file, then dies of the signal with its default
+/* Removes the temporary files, then dies of the signal with its default
  * action, so that the shell sees 128+signal and a script loop stops. */
 static void remove_pending_and_die(int sig)
 {
-    char *name = pending_tmp_name;
-    if (name) unlink(name);
+    for (int i = 0; i < OUTPUT_FILES_MAX; i++) {
+        char *name = pending_tmp_names[i];
+        if (name) unlink(name);
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -167,14 +172,17 @@ static int create_temporary(OutputFile *o, char *name, const struct stat *old)
     install_cleanup_handlers();
     sigset_t saved;
     block_cleanup_signals(&saved);
-    int fd = mkstemp(name);
-    if (fd >= 0) pending_tmp_name = name;
+    int slot = 0;
+    while (slot < OUTPUT_FILES_MAX && pending_tmp_names[slot]) slot++;
+    int fd = slot < OUTPUT_FILES_MAX ? mkstemp(name) : -1;
+    int err = slot < OUTPUT_FILES_MAX ? errno : EMFILE;
+    if (fd >= 0) pending_tmp_names[slot] = name;
     restore_signals(&saved);
     if (fd < 0) {
-        int err = errno;
         free(name);
         return -err;
     }
+    o->pending_slot = slot;
     if (old) {
         if (fchown(fd, old->st_uid, old->st_gid) != 0) { /* not ours to give: keep cql's */ }
         fchmod(fd, old->st_mode & 07777);
@@ -290,6 +298,27 @@ int output_open(OutputFile *o, const char *name, const OutputInputs *input, bool
     }
     o->buffer = cli_malloc(OUTPUT_BUFFER);
     return 0;
+}
+
+/* May the outputs named a and b be the same file? The same name, the same
+ * regular file, or two names not yet made for the same place. */
+bool output_same_file(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0) return strcmp(a, "-") != 0;
+    struct stat sa, sb;
+    bool has_a = stat(a, &sa) == 0, has_b = stat(b, &sb) == 0;
+    if (has_a || has_b)
+        return has_a && has_b && S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    const char *base_a = strrchr(a, '/'), *base_b = strrchr(b, '/');
+    if (strcmp(base_a ? base_a + 1 : a, base_b ? base_b + 1 : b) != 0) return false;
+    char *dir_a = base_a ? cli_strdup(a) : NULL, *dir_b = base_b ? cli_strdup(b) : NULL;
+    if (dir_a) dir_a[base_a - a + 1] = '\0';   /* "d/x" -> "d/", "/x" -> "/" */
+    if (dir_b) dir_b[base_b - b + 1] = '\0';
+    bool same = stat(dir_a ? dir_a : ".", &sa) == 0 && stat(dir_b ? dir_b : ".", &sb) == 0 &&
+                sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    free(dir_a);
+    free(dir_b);
+    return same;
 }
 
 /* ==== writing =============================================================== */
@@ -465,7 +494,7 @@ int output_close(OutputFile *o, bool ok, CqlMessages *m)
             ok = false;
         }
         if ((!ok || o->copy_back) && !keep_tmp) unlink(o->tmp_name);
-        pending_tmp_name = NULL;
+        pending_tmp_names[o->pending_slot] = NULL;
         restore_signals(&saved);
     }
     free(o->tmp_name);

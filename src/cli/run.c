@@ -26,10 +26,14 @@
 #include "cli/cpu_share.h"
 #include "cli/html.h"
 #include "cli/indexing.h"
+#include "cli/escape.h"
 #include "cli/input.h"
+#include "cli/matches.h"
+#include "cli/memory.h"
 #include "cli/output_file.h"
 #include "cli/progress.h"
 #include "cli/summary_merge.h"
+#include "cli/report.h"
 #include "cli/terminal.h"
 
 typedef struct Run {
@@ -48,6 +52,11 @@ typedef struct Run {
     CqlRun *run;                /* the library's run over the input */
     OutputFile out;
     bool out_open;
+    MatchesFile matches;        /* -matches */
+    bool matches_open;
+    Report report;              /* -report */
+    bool report_open;
+    long positions;             /* matched positions in the matching games (with either) */
     FILE *notes;                /* where -showmatches and `message` print */
     Progress progress;
     CqlText persistent;         /* persistent variables, printed after the summary */
@@ -306,7 +315,10 @@ static ExitCode read_query_files(Run *r)
     CqlText printed = {NULL, 0, 0};
     bool ok = cql_query_read_files(r->query, &printed, r->m);
     if (printed.len) {
-        FILE *notes = strcmp(r->output, "-") == 0 ? stderr : stdout;
+        const CliOptions *o = r->o;
+        bool on_stdout = strcmp(r->output, "-") == 0 || (o->matches && strcmp(o->matches, "-") == 0) ||
+                         (o->report && strcmp(o->report, "-") == 0);
+        FILE *notes = on_stdout ? stderr : stdout;   /* the outputs are not open yet: by their names */
         terminal_write(notes, printed.data, printed.len);
         fflush(notes);
     }
@@ -349,31 +361,37 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* A JSON string: quotes, backslashes and control bytes escaped. */
-static void json_string(FILE *fp, const char *s)
+/* "<stdout>" or the file's name, as the summary names an output. */
+static const char *summary_name(const char *output)
 {
-    fputc('"', fp);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(fp, "\\%c", c);
-        else if (c < 0x20) fprintf(fp, "\\u%04x", c);
-        else fputc(c, fp);
-    }
-    fputc('"', fp);
+    return strcmp(output, "-") == 0 ? "<stdout>" : output;
 }
 
-/* -summary json: the summary for a program that adds up the parts of a run. */
+/* -summary json: the summary for a program that adds up the parts of a run
+ * (with -matches and -report, the positions they hold and their files). */
 static void print_json_summary(FILE *fp, const Run *r, const CqlRunTotals *t, double secs)
 {
-    fprintf(fp, "{\"matches\": %ld, \"games\": %ld, \"pgn_errors\": %ld, \"seconds\": %.3f, \"threads\": %ld, "
-            "\"output\": ", t->matches, t->games, t->pgn_errors, secs, t->threads);
-    json_string(fp, strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
-    fprintf(fp, ", \"limit_reached\": %s", t->limit_reached ? "true" : "false");
+    CqlText line = {NULL, 0, 0};
+    cql_text_printf(&line, "{\"matches\": %ld, \"games\": %ld, \"pgn_errors\": %ld, \"seconds\": %.3f, "
+                    "\"threads\": %ld, \"output\": ", t->matches, t->games, t->pgn_errors, secs, t->threads);
+    escape_json(&line, summary_name(r->output));
+    cql_text_printf(&line, ", \"limit_reached\": %s", t->limit_reached ? "true" : "false");
     if (t->ruled_out || t->from_codes)
-        fprintf(fp, ", \"ruled_out\": %ld, \"from_codes\": %ld", t->ruled_out, t->from_codes);
+        cql_text_printf(&line, ", \"ruled_out\": %ld, \"from_codes\": %ld", t->ruled_out, t->from_codes);
     long long k, n;
-    if (cql_settings_pair(r->o->settings, "part", &k, &n)) fprintf(fp, ", \"part\": %lld, \"parts\": %lld", k, n);
-    fputs("}\n", fp);
+    if (cql_settings_pair(r->o->settings, "part", &k, &n)) cql_text_printf(&line, ", \"part\": %lld, \"parts\": %lld", k, n);
+    if (r->o->matches || r->o->report) cql_text_printf(&line, ", \"positions\": %ld", r->positions);
+    if (r->o->matches) {
+        cql_text_printf(&line, ", \"matches_file\": ");
+        escape_json(&line, summary_name(r->o->matches));
+    }
+    if (r->o->report) {
+        cql_text_printf(&line, ", \"report\": ");
+        escape_json(&line, summary_name(r->o->report));
+    }
+    cql_text_printf(&line, "}\n");
+    fputs(line.data, fp);
+    cql_text_free(&line);
 }
 
 /* What the run hands over for each game: what the query printed, a runtime
@@ -388,11 +406,16 @@ static void on_game(void *ctx, CqlRun *run, const CqlRunGame *g)
 }
 
 /* A matching game goes to the output, its text written where it is at
- * the end of its batch; the first failed write stops the run. */
+ * the end of its batch, its positions to -matches and -report; the first
+ * failed write stops the run. */
 static void on_match(void *ctx, CqlRun *run, const CqlRunGame *g)
 {
     Run *r = ctx;
-    if (!output_write_kept(&r->out, g->pgn, g->pgn_len)) cql_run_cancel(run);
+    r->positions += g->npositions;
+    bool ok = output_write_kept(&r->out, g->pgn, g->pgn_len);
+    if (ok && r->matches_open) ok = matches_write_game(&r->matches, g);
+    if (ok && r->report_open) ok = report_game(&r->report, g);
+    if (!ok) cql_run_cancel(run);
 }
 
 static void on_batch_end(void *ctx, CqlRun *run)
@@ -407,7 +430,52 @@ static void on_progress(void *ctx, const CqlRunProgress *p)
     progress_update(&r->progress, p->games, p->matches, p->bytes);
 }
 
-/* The run made, its inputs checked and the first opened, then the output
+/* -matches and -report, opened after the PGN output: each a file of its
+ * own (not the PGN output's, nor the other's), at most one of the three on
+ * standard output. */
+static ExitCode open_more_outputs(Run *r, const OutputInputs *inputs)
+{
+    const CliOptions *o = r->o;
+    MatchFormat format;   /* the options checked it (cli_parse) */
+    if (o->matches && !matches_format(o->matchformat, o->matches, &format, r->m)) return EXIT_USAGE;
+    const char *names[] = {r->output, o->matches, o->report};
+    const char *options[] = {r->o->output ? "-o" : "the PGN output", "-matches", "-report"};
+    for (int a = 0; a < 3; a++)
+        for (int b = a + 1; b < 3; b++)
+            if (names[a] && names[b] && output_same_file(names[a], names[b])) {
+                cql_report(r->m, CQL_ERROR, "%s and %s name the same file '%s': give each its own", options[a],
+                           options[b], names[b]);
+                return EXIT_USAGE;
+            }
+    if (o->matches) {
+        if (matches_open(&r->matches, o->matches, format, inputs, o->noclobber, r->m) != 0) return EXIT_USAGE;
+        r->matches_open = true;
+    }
+    if (o->report) {
+        const char **paths = cli_calloc((size_t)r->inputs.count + 1, sizeof *paths);
+        for (int i = 0; i < r->inputs.count; i++) paths[i] = r->inputs.files[i].path;
+        if (r->fen_stream) paths[0] = "-searchposition";
+        ReportHead head = {o->query_file, r->query, paths,
+                           r->fen_stream ? 1 : r->inputs.count, summary_name(r->output)};
+        int failed = report_open(&r->report, o->report, o->reportlimit, &head, inputs, o->noclobber, r->m);
+        free(paths);
+        if (failed) return EXIT_USAGE;
+        r->report_open = true;
+    }
+    const OutputFile *outputs[] = {&r->out, r->matches_open ? &r->matches.out : NULL,
+                                   r->report_open ? &r->report.out : NULL};
+    for (int a = 0; a < 3; a++)
+        for (int b = a + 1; b < 3; b++)
+            if (outputs[a] && outputs[b] && output_is_standard_output(outputs[a]) &&
+                output_is_standard_output(outputs[b])) {
+                cql_report(r->m, CQL_ERROR, "%s and %s would both write to standard output: give %s a file",
+                           options[a], options[b], a == 0 ? options[a] : options[b]);
+                return EXIT_USAGE;
+            }
+    return EXIT_RAN;
+}
+
+/* The run made, its inputs checked and the first opened, then the outputs
  * opened (none when an input cannot be read). */
 static ExitCode open_run(Run *r)
 {
@@ -426,10 +494,36 @@ static ExitCode open_run(Run *r)
         inputs = (OutputInputs){names, names ? r->inputs.count : 0, r->o->query_file};
     }
     int failed = output_open(&r->out, r->output, &inputs, r->o->noclobber, r->m);
+    if (!failed) {
+        r->out_open = true;
+        failed = open_more_outputs(r, &inputs) != EXIT_RAN;
+    }
     free(names);
-    if (failed) return EXIT_USAGE;
-    r->out_open = true;
-    return EXIT_RAN;
+    return failed ? EXIT_USAGE : EXIT_RAN;
+}
+
+/* Whether any output goes to standard output: the summary and what the
+ * query prints then go to standard error. */
+static bool writes_standard_output(const Run *r)
+{
+    return output_is_standard_output(&r->out) || (r->matches_open && output_is_standard_output(&r->matches.out)) ||
+           (r->report_open && output_is_standard_output(&r->report.out));
+}
+
+/* Closes -matches and -report (ok: the run succeeded); false when one is
+ * not complete. */
+static bool close_more_outputs(Run *r, bool ok, const CqlRunTotals *t, double seconds)
+{
+    bool complete = true;
+    if (r->matches_open) {
+        r->matches_open = false;
+        complete = matches_close(&r->matches, ok, r->m) == 0;
+    }
+    if (r->report_open) {
+        r->report_open = false;
+        complete = report_close(&r->report, ok, t, seconds, r->m) == 0 && complete;
+    }
+    return complete;
 }
 
 /* The run, then `N matches of M games in S seconds using T threads to
@@ -441,13 +535,13 @@ static ExitCode search_games(Run *r)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     ExitCode rc = open_run(r);
     if (rc != EXIT_RAN) return rc;
-    bool games_on_stdout = output_is_standard_output(&r->out);
-    r->notes = games_on_stdout ? stderr : stdout;
+    bool on_stdout = writes_standard_output(r);
+    r->notes = on_stdout ? stderr : stdout;
     bool live = !o->nooutputstatus && isatty(STDERR_FILENO);
     progress_start(&r->progress, stderr, live, o->progress && !o->nooutputstatus,
                    o->nooutputstatus ? 0 : o->lineincrement, r->inputs.total_known ? r->inputs.total_size : 0);
     cql_run_on_game(r->run, on_game, r);
-    cql_run_on_match(r->run, on_match, r, false);
+    cql_run_on_match(r->run, on_match, r, r->matches_open || r->report_open);
     cql_run_on_progress(r->run, on_progress, r);
     cql_run_on_batch_end(r->run, on_batch_end, r);
     CpuShare cpu;
@@ -458,16 +552,19 @@ static ExitCode search_games(Run *r)
     progress_end(&r->progress);
     bool read_failed = status == CQL_RUN_FAILED;
     if (!input_finish(&r->inputs, r->m)) read_failed = true;
+    double secs = seconds_since(&t0);
+    bool ran = !read_failed && status != CQL_RUN_STOPPED;
+    /* -matches and -report first: the PGN output is not written when they are not */
+    bool ok = close_more_outputs(r, ran, t, secs);
     r->out_open = false;
-    bool ok = output_close(&r->out, !read_failed && status != CQL_RUN_STOPPED, r->m) == 0;
+    ok = output_close(&r->out, ran && ok, r->m) == 0 && ok;
     cpu_share_report(&cpu, stderr);
     if (status == CQL_RUN_STOPPED) {
         fflush(stdout);
         return EXIT_QUERY;   /* as CQL 6.2: the message printed, no summary, no output */
     }
 
-    double secs = seconds_since(&t0);
-    FILE *summary = games_on_stdout ? stderr : stdout;
+    FILE *summary = on_stdout ? stderr : stdout;
     if (t->pgn_errors)
         cql_report(r->m, CQL_WARNING, "%ld of %ld games had PGN errors (see the messages above)", t->pgn_errors,
                    t->games);
@@ -482,10 +579,17 @@ static ExitCode search_games(Run *r)
     fprintf(summary, "%ld matches of %ld games in ", t->matches, t->games);
     print_seconds(summary, secs);
     fprintf(summary, " seconds using %ld thread%s to %s", t->threads, t->threads == 1 ? "" : "s",
-            strcmp(r->output, "-") == 0 ? "<stdout>" : r->output);
+            summary_name(r->output));
     long long k, n;
     if (cql_settings_pair(o->settings, "part", &k, &n)) fprintf(summary, " (part %lld/%lld)", k, n);
     fputc('\n', summary);
+    if (o->matches) fprintf(summary, "%ld positions of %ld matches to %s\n", r->positions, t->matches,
+                            summary_name(o->matches));
+    if (o->report) {
+        fprintf(summary, "%ld positions of %ld matches to %s", r->positions, t->matches, summary_name(o->report));
+        if (r->report.shown < r->report.games) fprintf(summary, " (the first %ld games shown)", r->report.shown);
+        fputc('\n', summary);
+    }
     if (r->persistent.len) terminal_write(summary, r->persistent.data, r->persistent.len);
     if (o->summary == SUMMARY_JSON) print_json_summary(summary, r, t, secs);
     fflush(summary);
@@ -517,6 +621,7 @@ static ExitCode run_steps(Run *r)
 /* Everything a run may hold, released whichever step it stopped at. */
 static void run_free(Run *r)
 {
+    close_more_outputs(r, false, NULL, 0);
     if (r->out_open) output_close(&r->out, false, r->m);
     cql_run_free(r->run);
     if (r->inputs_ready) input_free(&r->inputs);

@@ -31,7 +31,8 @@ typedef struct GameJob {
     CqlText printed;     /* what `message` filters printed */
     CqlText error;       /* a runtime error that stops the run (cql_search) */
     CqlText positions;   /* its matched positions when asked for (lib_matched_positions) */
-    CqlText strings;     /* and their SAN and FEN */
+    CqlText tags;        /* and its tags (lib_match_tags) */
+    CqlText strings;     /* and their texts */
     bool matched;
     bool stopped;        /* the query stopped the run at this game (CqlGameResult.stopped) */
     bool pgn_error;
@@ -107,6 +108,7 @@ static void job_free(GameJob *job)
     cql_text_free(&job->printed);
     cql_text_free(&job->error);
     cql_text_free(&job->positions);
+    cql_text_free(&job->tags);
     cql_text_free(&job->strings);
     cql_text_free(&job->sort_key);
 }
@@ -132,8 +134,11 @@ static void search_game(Worker *w, GameJob *job)
     if (job->matched) {
         cql_text_clear(&job->sort_key);
         if (found.sort_key_len) cql_text_append(&job->sort_key, found.sort_key, found.sort_key_len);
+        if (w->run->match_positions) {   /* before the start's comment is joined to the game number's */
+            lib_matched_positions(w->searcher, w->game, &job->positions, &job->strings);
+            lib_match_tags(w->searcher, w->game, &job->tags, &job->strings);
+        }
         cql_write_match(w->searcher, w->game, &job->out);
-        if (w->run->match_positions) lib_matched_positions(w->searcher, w->game, &job->positions, &job->strings);
     }
 }
 
@@ -285,7 +290,7 @@ typedef struct SortedGame {
     int input;
     long index;
     CqlText text;
-    CqlText positions, strings;
+    CqlText positions, tags, strings;
 } SortedGame;
 
 /* Where finished games go, the inputs being read, and the totals of a run. */
@@ -368,26 +373,47 @@ static void next_input(Emitter *e, bool read_to_end)
     e->input = r->read_failed ? r->ninputs : e->input + 1;
 }
 
-/* The positions kept with a game, made CqlPositions: their SAN and FEN are
- * kept as offsets into *strings (lib_matched_positions). */
+/* The positions and tags kept with a game (lib_matched_positions,
+ * lib_match_tags), their texts made pointers into *strings. */
 static const CqlPosition *positions_of(CqlText *positions, const CqlText *strings, int *count)
 {
     CqlPosition *p = (CqlPosition *)positions->data;
     *count = (int)(positions->len / sizeof *p);
     for (int i = 0; i < *count; i++) {
-        p[i].san = strings->data + (uintptr_t)p[i].san;
-        p[i].fen = strings->data + (uintptr_t)p[i].fen;
+        p[i].san = lib_text_pointer(p[i].san, strings);
+        p[i].fen = lib_text_pointer(p[i].fen, strings);
+        p[i].variation = lib_text_pointer(p[i].variation, strings);
+        p[i].comments = lib_text_pointer(p[i].comments, strings);
     }
     return p;
 }
 
-static void hand_over_match(Emitter *e, long number, int input, long index, const CqlText *text,
-                            CqlText *positions, const CqlText *strings)
+static const CqlTag *tags_of(CqlText *tags, const CqlText *strings, int *count)
+{
+    CqlTag *t = (CqlTag *)tags->data;
+    *count = (int)(tags->len / sizeof *t);
+    for (int i = 0; i < *count; i++) {
+        t[i].name = lib_text_pointer(t[i].name, strings);
+        t[i].value = lib_text_pointer(t[i].value, strings);
+    }
+    return t;
+}
+
+/* The texts of a matching game: its PGN, and its positions, tags and
+ * their texts when asked for. */
+typedef struct MatchTexts {
+    CqlText *pgn, *positions, *tags, *strings;
+} MatchTexts;
+
+static void hand_over_match(Emitter *e, long number, int input, long index, MatchTexts texts)
 {
     CqlRun *r = e->run;
     CqlRunGame g = {.number = number, .input = r->inputs[input].name, .index = index, .examined = true,
-                    .matched = true, .pgn = text->data, .pgn_len = text->len};
-    if (r->match_positions) g.positions = positions_of(positions, strings, &g.npositions);
+                    .matched = true, .pgn = texts.pgn->data, .pgn_len = texts.pgn->len};
+    if (r->match_positions) {
+        g.positions = positions_of(texts.positions, texts.strings, &g.npositions);
+        g.tags = tags_of(texts.tags, texts.strings, &g.ntags);
+    }
     r->on_match(r->match_ctx, r, &g);
 }
 
@@ -409,6 +435,7 @@ static void release_large_buffers(GameJob *job)
     if (job->out.cap > SLOT_KEEP_BYTES) cql_text_free(&job->out);
     if (job->strings.cap > SLOT_KEEP_BYTES) cql_text_free(&job->strings);
     if (job->positions.cap > SLOT_KEEP_BYTES) cql_text_free(&job->positions);
+    if (job->tags.cap > SLOT_KEEP_BYTES) cql_text_free(&job->tags);
 }
 
 /* Readies a job for the next game: what the last one left is dropped. */
@@ -419,6 +446,7 @@ static void job_clear(GameJob *job)
     cql_text_clear(&job->error);
     cql_text_clear(&job->out);
     cql_text_clear(&job->positions);
+    cql_text_clear(&job->tags);
     cql_text_clear(&job->strings);
     job->matched = job->pgn_error = job->stopped = false;
     job->indexed = INDEXED_TEXT;
@@ -470,11 +498,12 @@ static void emit(Emitter *e, GameJob *job)
                 e->sorted = xrealloc(e->sorted, e->sorted_cap * sizeof *e->sorted);
             }
             e->sorted[e->nsorted++] = (SortedGame){job->sort_key, number, job->input, job->index, job->out,
-                                                   job->positions, job->strings};
+                                                   job->positions, job->tags, job->strings};
             /* the sorted game owns them now */
-            job->out = job->sort_key = job->positions = job->strings = (CqlText){NULL, 0, 0};
+            job->out = job->sort_key = job->positions = job->tags = job->strings = (CqlText){NULL, 0, 0};
         } else if (r->on_match) {
-            hand_over_match(e, number, job->input, job->index, &job->out, &job->positions, &job->strings);
+            hand_over_match(e, number, job->input, job->index,
+                            (MatchTexts){&job->out, &job->positions, &job->tags, &job->strings});
         }
     }
     if (limit_reached(e)) e->totals.limit_reached = true;
@@ -503,7 +532,8 @@ static void emit_sorted(Emitter *e)
     for (size_t i = 0; i < e->nsorted; i++) {
         SortedGame *g = &e->sorted[i];
         if (!e->runtime_error && !cancelled(e) && e->run->on_match)
-            hand_over_match(e, g->number, g->input, g->index, &g->text, &g->positions, &g->strings);
+            hand_over_match(e, g->number, g->input, g->index,
+                            (MatchTexts){&g->text, &g->positions, &g->tags, &g->strings});
     }
     end_batch(e);
     for (size_t i = 0; i < e->nsorted; i++) {
@@ -511,6 +541,7 @@ static void emit_sorted(Emitter *e)
         cql_text_free(&g->text);
         cql_text_free(&g->key);
         cql_text_free(&g->positions);
+        cql_text_free(&g->tags);
         cql_text_free(&g->strings);
     }
     free(e->sorted);
@@ -1025,7 +1056,9 @@ static long run_threads(Emitter *e, long threads)
                 continue;
             }
             if (got == READ_END) input_left = false;
-            if (got == READ_END || may_read_alone(&p)) continue;
+            /* the lock was let go while reading: a slot may have been
+             * handed in meanwhile, whose signal nobody waited for */
+            continue;
         }
         if (!input_left && p.next_emit == p.next_read) break;
         pthread_cond_wait(&p.work_done, &p.mu);
