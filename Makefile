@@ -5,6 +5,7 @@
 #   make MODE=asan         address + undefined sanitizers, into build/asan/
 #   make CC=clang test     the same with clang, into build/release-clang/
 #   make test              every test layer (installs cmocka if it is missing)
+#   make test-browser      the -report page in headless Chromium (DOCS=1: also docs/report.png)
 #   make check-slow        deep perft and the other long checks
 #   make check-layers      the dependency rule between the areas of src/ (in make test)
 #   make check-symbols     libcql.a and libcql.so define no global name but cql_* (in make test)
@@ -142,7 +143,7 @@ DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(LIB_OBJ:.o=.d) $(PIC_OBJ:.o=.d) \
         $(UNIT_BINS:%=%.d) $(TOOL_BINS:%=%.d) $(REPLAY_OBJS:.o=.d)
 
 .PHONY: all test check check-slow bench install uninstall clean unity cmocka test-library test-python \
-        test-unit test-tools test-perft test-cql test-cli test-oracle test-conformance test-index \
+        test-matches test-browser test-unit test-tools test-perft test-cql test-cli test-oracle test-conformance test-index \
         check-layers check-symbols test-fuzz-replay fuzz fuzz-build
 
 all: $(CQL) $(SHLIB)
@@ -286,6 +287,16 @@ test-cli: test-tools
 	$(Q)sh tests/run-multiquery.sh $(BUILD)
 	$(Q)sh tests/run-across-machines.sh $(BUILD)
 
+# -matches and -report (tests/run-matches.sh); in a real browser, headless
+# Chromium (tests/run-browser.sh: installed with apt-get when missing and
+# run as root, skipped with a line saying so where it cannot be had; .ci/run
+# runs it). test-browser DOCS=1 also writes docs/report.png.
+test-matches: test-tools
+	$(Q)sh tests/run-matches.sh $(BUILD)
+
+test-browser: $(CQL)
+	$(Q)sh tests/run-browser.sh $(BUILD) $(if $(DOCS),--docs)
+
 test-oracle: test-tools
 	$(Q)if [ -f tests/run-oracle.sh ]; then sh tests/run-oracle.sh $(BUILD); fi
 
@@ -324,8 +335,8 @@ check-symbols: $(LIB) $(SHLIB)
 
 test: cmocka check-layers
 	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) all test-tools check-symbols $(REPLAY_BINS)
-	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) test-unit test-perft test-cql test-cli test-oracle test-conformance test-index test-fuzz-replay \
-	   test-library test-python
+	$(Q)$(MAKE) --no-print-directory MODE=$(MODE) test-unit test-perft test-cql test-cli test-matches test-oracle \
+	   test-conformance test-index test-fuzz-replay test-library test-python
 	@echo "all tests passed ($(MODE))"
 
 check: test

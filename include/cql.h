@@ -405,6 +405,19 @@ CQL_API void cql_game_write(const CqlGame *g, CqlText *out);
  * with the same values (what writing and reading a game back must keep). */
 CQL_API bool cql_game_same(const CqlGame *a, const CqlGame *b);
 
+/* A position of g described as the match callback describes a matched one
+ * (CqlPosition below; its comments ""): its texts (SAN, FEN, the variation's
+ * path) are appended to *text, and p's pointers point there, valid until
+ * text next changes. */
+typedef struct CqlPosition CqlPosition;
+CQL_API void cql_game_describe(CqlGame *g, int id, CqlPosition *p, CqlText *text);
+/* The tree of g by position ids: the position the main continuation of
+ * position id's move leads to, and the next alternative to the move into
+ * position id (a variation, in the order the PGN gives them); -1 when
+ * there is none. cql_game_child(g, 0) is the first move's position. */
+CQL_API int cql_game_child(CqlGame *g, int id);
+CQL_API int cql_game_sibling(CqlGame *g, int id);
+
 /* Checks a position in FEN. True when it is valid; otherwise *field (1-6),
  * *column and message (size bytes) say why. */
 CQL_API bool cql_fen_check(const char *fen, int *field, int *column, char *message, size_t size);
@@ -507,8 +520,9 @@ CQL_API void cql_searcher_report_unmatched_tags(const CqlSearcher *s, CqlMessage
  * any of them, or another thread, may call cql_run_cancel. */
 typedef struct CqlRun CqlRun;
 
-/* A position where the query matched. */
-typedef struct CqlPosition {
+/* A position where the query matched (or any position of a game:
+ * cql_game_describe). */
+struct CqlPosition {
     int id;                   /* preorder id: 0 the start, the main line first */
     int ply;                  /* plies from the start */
     int move_number;          /* of the move into it, as PGN numbers it (1. e4, 1... e5);
@@ -517,7 +531,21 @@ typedef struct CqlPosition {
     bool in_variation;        /* off the main line */
     const char *san;          /* the move into it in SAN, with + or # ("" at the start) */
     const char *fen;
-} CqlPosition;
+    int from, to;             /* the squares of the move into it, 0 (a1), 1 (b1) ... 63 (h8);
+                                 castling: the king's; -1 at the start and for a null move */
+    const char *variation;    /* where it lies off the main line: PLY:K for each variation
+                                 it lies in, outermost first, joined by '/', where the move
+                                 of ply PLY is the K-th alternative (K >= 1) to the move
+                                 played there ("4:1/7:2"); "" on the main line */
+    const char *comments;     /* what the query wrote there as the match is written (its
+                                 comments, the match string, joined by a blank), "" when
+                                 nothing */
+};
+
+/* A tag pair of a game. */
+typedef struct CqlTag {
+    const char *name, *value;
+} CqlTag;
 
 /* A game of a run. Its pointers are valid during the callback only; with a
  * batch callback (cql_run_on_batch_end), a match's pgn and positions until
@@ -539,6 +567,10 @@ typedef struct CqlRunGame {
     size_t pgn_len;
     const CqlPosition *positions;   /* where it matched, in id order (when asked for) */
     int npositions;
+    const CqlTag *tags;       /* its tags as the match writes them: the input's in order,
+                                 with the values the query's `settag` gave, then the tags
+                                 `settag` added (with the positions, when asked for) */
+    int ntags;
     int query;                /* the run's query it is about: 0, the one of cql_run_new,
                                  then 1, 2 ... in the order of cql_run_add_query */
 } CqlRunGame;
@@ -618,7 +650,7 @@ CQL_API void cql_run_add_range(CqlRun *r, const char *path, uint64_t from, uint6
 
 /* The callbacks (each may be NULL): every game read, in input order, with
  * what its search printed; every matching game with its PGN text, and its
- * matched positions when `positions`; progress after each game. */
+ * matched positions and tags when `positions`; progress after each game. */
 CQL_API void cql_run_on_game(CqlRun *r, CqlRunGameFn fn, void *ctx);
 CQL_API void cql_run_on_match(CqlRun *r, CqlRunGameFn fn, void *ctx, bool positions);
 CQL_API void cql_run_on_progress(CqlRun *r, CqlRunProgressFn fn, void *ctx);

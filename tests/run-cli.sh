@@ -573,47 +573,47 @@ expect_grep "persistent string in 713 games: summary" "$T/out" '^713 matches of 
 # the query file is never written over: not as the output (by any name),
 # nor by writefile
 CQLTOP=$(pwd)
-mkdir "$T/q"
-printf 'cql() check\n' >"$T/q/q.cql"
-printf 'cql(output q2.cql) check\n' >"$T/q/q2.cql"
-ln -s q.cql "$T/q/link.cql"
-cp "$T/q/q.cql" "$T/q/q.orig"
-expect_rc "-o the query file" 2 "$CQL" -i "$MOLINARI" -o "$T/q/q.cql" "$T/q/q.cql"
-expect_grep "-o the query file: message" "$T/err" "^cql: error: refusing to write the output over the query file '$T/q/q.cql'$"
-expect_rc "-o a link to the query file" 2 "$CQL" -i "$MOLINARI" -o "$T/q/link.cql" "$T/q/q.cql"
-"$CQL" -i "$MOLINARI" -o - "$T/q/q.cql" >>"$T/q/q.cql" 2>"$T/err"
+mkdir "$T/qfile"
+printf 'cql() check\n' >"$T/qfile/q.cql"
+printf 'cql(output q2.cql) check\n' >"$T/qfile/q2.cql"
+ln -s q.cql "$T/qfile/link.cql"
+cp "$T/qfile/q.cql" "$T/qfile/q.orig"
+expect_rc "-o the query file" 2 "$CQL" -i "$MOLINARI" -o "$T/qfile/q.cql" "$T/qfile/q.cql"
+expect_grep "-o the query file: message" "$T/err" "^cql: error: refusing to write the output over the query file '$T/qfile/q.cql'$"
+expect_rc "-o a link to the query file" 2 "$CQL" -i "$MOLINARI" -o "$T/qfile/link.cql" "$T/qfile/q.cql"
+"$CQL" -i "$MOLINARI" -o - "$T/qfile/q.cql" >>"$T/qfile/q.cql" 2>"$T/err"
 expect_eq "-o - appended to the query file: exit" "$?" 2
 expect_grep "-o - appended to the query file: message" "$T/err" "^cql: error: refusing to write the output over the query (standard output is the query file)$"
-(cd "$T/q" && "$CQLABS" -i "$CQLTOP/$MOLINARI" q2.cql >stdout 2>stderr); rc=$?
+(cd "$T/qfile" && "$CQLABS" -i "$CQLTOP/$MOLINARI" q2.cql >stdout 2>stderr); rc=$?
 expect_eq "header output is the query file: exit" "$rc" 2
-expect_grep "header output is the query file: message" "$T/q/stderr" "^cql: error: refusing to write the output over the query file 'q2.cql'$"
-expect_eq "header output is the query file: kept" "$(cat "$T/q/q2.cql")" 'cql(output q2.cql) check'
-printf 'cql() writefile("./q3.cql" "x") check\n' >"$T/q/q3.cql"
-(cd "$T/q" && "$CQLABS" -i "$CQLTOP/$MOLINARI" -o out.pgn q3.cql >stdout 2>stderr); rc=$?
+expect_grep "header output is the query file: message" "$T/qfile/stderr" "^cql: error: refusing to write the output over the query file 'q2.cql'$"
+expect_eq "header output is the query file: kept" "$(cat "$T/qfile/q2.cql")" 'cql(output q2.cql) check'
+printf 'cql() writefile("./q3.cql" "x") check\n' >"$T/qfile/q3.cql"
+(cd "$T/qfile" && "$CQLABS" -i "$CQLTOP/$MOLINARI" -o out.pgn q3.cql >stdout 2>stderr); rc=$?
 expect_eq "writefile over the query file: exit" "$rc" 1
-expect_grep "writefile over the query file: message" "$T/q/stderr" "^q3.cql:1:7: error: game 1: writefile: refusing to write over the query file './q3.cql': the run stops here$"
-expect_eq "writefile over the query file: kept" "$(cat "$T/q/q3.cql")" 'cql() writefile("./q3.cql" "x") check'
-expect_same "the query file is kept" "$T/q/q.cql" "$T/q/q.orig"
+expect_grep "writefile over the query file: message" "$T/qfile/stderr" "^q3.cql:1:7: error: game 1: writefile: refusing to write over the query file './q3.cql': the run stops here$"
+expect_eq "writefile over the query file: kept" "$(cat "$T/qfile/q3.cql")" 'cql() writefile("./q3.cql" "x") check'
+expect_same "the query file is kept" "$T/qfile/q.cql" "$T/qfile/q.orig"
 # readfile reads a file once for the run: 13 MB read at 66 positions in 150
 # MB of address space (once a copy each time, 1.58 GB); again after
 # writefile wrote to it; never a device or a FIFO, never more than the text
 # budget
 tight() { ( ulimit -t 120; if [ -n "$VLIMIT" ]; then ulimit -v 150000; fi; exec "$@" ) }
-cat "$MOLINARI" "$MOLINARI" "$MOLINARI" "$MOLINARI" "$MOLINARI" "$MOLINARI" >"$T/q/six.pgn"
-head -c 13000000 /dev/zero | tr '\0' b >"$T/q/big.cql"
-(cd "$T/q" && tight "$CQLABS" -i six.pgn -o out.pgn -cql 'x = readfile "big.cql" #x == 13000000' >stdout 2>stderr); rc=$?
+cat "$MOLINARI" "$MOLINARI" "$MOLINARI" "$MOLINARI" "$MOLINARI" "$MOLINARI" >"$T/qfile/six.pgn"
+head -c 13000000 /dev/zero | tr '\0' b >"$T/qfile/big.cql"
+(cd "$T/qfile" && tight "$CQLABS" -i six.pgn -o out.pgn -cql 'x = readfile "big.cql" #x == 13000000' >stdout 2>stderr); rc=$?
 expect_eq "13 MB readfile in six games: exit" "$rc" 0
-expect_grep "13 MB readfile in six games: summary" "$T/q/stdout" '^6 matches of 6 games'
-expect_eq "13 MB readfile: its lines at every evaluation" "$(grep -c '^Read file: big.cql got 13000000 bytes$' "$T/q/stdout")" 66
-(cd "$T/q" && bounded "$CQLABS" -textbudget 1M -i six.pgn -o out.pgn -cql 'x = readfile "big.cql" #x > 0' >stdout 2>stderr); rc=$?
+expect_grep "13 MB readfile in six games: summary" "$T/qfile/stdout" '^6 matches of 6 games'
+expect_eq "13 MB readfile: its lines at every evaluation" "$(grep -c '^Read file: big.cql got 13000000 bytes$' "$T/qfile/stdout")" 66
+(cd "$T/qfile" && bounded "$CQLABS" -textbudget 1M -i six.pgn -o out.pgn -cql 'x = readfile "big.cql" #x > 0' >stdout 2>stderr); rc=$?
 expect_eq "readfile past -textbudget: exit" "$rc" 1
-expect_grep "readfile past -textbudget: message" "$T/q/stderr" "^-cql:1:5: error: game 1: readfile: 'big.cql' is larger than 1M (-textbudget raises the limit): the run stops here$"
-ln -s /dev/zero "$T/q/zero.cql"
-(cd "$T/q" && bounded "$CQLABS" -i six.pgn -o out.pgn -cql 'x = readfile "zero.cql" #x > 0' >stdout 2>stderr); rc=$?
+expect_grep "readfile past -textbudget: message" "$T/qfile/stderr" "^-cql:1:5: error: game 1: readfile: 'big.cql' is larger than 1M (-textbudget raises the limit): the run stops here$"
+ln -s /dev/zero "$T/qfile/zero.cql"
+(cd "$T/qfile" && bounded "$CQLABS" -i six.pgn -o out.pgn -cql 'x = readfile "zero.cql" #x > 0' >stdout 2>stderr); rc=$?
 expect_eq "readfile of /dev/zero: exit" "$rc" 1
-expect_grep "readfile of /dev/zero: message" "$T/q/stderr" "^-cql:1:5: error: game 1: readfile: 'zero.cql' is not a regular file: the run stops here$"
-(cd "$T/q" && "$CQLABS" -i six.pgn -o out.pgn -cql 'initial writefile("w.cqo" "a") x = readfile "w.cqo" message(x)' >stdout 2>stderr)
-expect_eq "readfile after writefile: the text written" "$(grep '^Game: ' "$T/q/stdout" | cut -d' ' -f5 | tr '\n' ' ')" "a aa aaa aaaa aaaaa aaaaaa "
+expect_grep "readfile of /dev/zero: message" "$T/qfile/stderr" "^-cql:1:5: error: game 1: readfile: 'zero.cql' is not a regular file: the run stops here$"
+(cd "$T/qfile" && "$CQLABS" -i six.pgn -o out.pgn -cql 'initial writefile("w.cqo" "a") x = readfile "w.cqo" message(x)' >stdout 2>stderr)
+expect_eq "readfile after writefile: the text written" "$(grep '^Game: ' "$T/qfile/stdout" | cut -d' ' -f5 | tr '\n' ' ')" "a aa aaa aaaa aaaaa aaaaaa "
 # what message prints is safe on a terminal: a tag's escape sequences show
 # as \xHH there (a pseudo-terminal, made by Python's pty), and go through
 # unchanged to a file or a pipe

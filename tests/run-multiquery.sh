@@ -128,6 +128,33 @@ done
 expect_same "sidecar: each query's games ruled out" "$T/ix/single/ruled_out" "$T/ix/multi/ruled_out"
 expect_eq "sidecar: a count per query" "$(wc -l <"$T/ix/multi/ruled_out" | tr -d ' ')" 4
 
+# ---- -matches and -report: each query's own, STEM-NAME beside the name
+# given, each what its single run writes (the report but for its time)
+mkdir "$T/mr-single" "$T/mr-multi" "$T/mr-multi/sub"
+for q in 03-check 16-sort; do
+    (cd "$T/mr-single" && "$CQL" -threads 2 -i "$ENGINE" -matches "$q-hits.tsv" -report "$q-page.html" "$Q/$q.cql" \
+        >/dev/null 2>&1)
+done
+(cd "$T/mr-multi" && "$CQL" -threads 2 -i "$ENGINE" -matches sub/hits.tsv -report page.html "$Q/03-check.cql" \
+    "$Q/16-sort.cql" >out 2>err)
+expect_eq "-matches -report: exit status" "$?" 0
+for q in 03-check 16-sort; do
+    expect_same "-matches: $q" "$T/mr-single/$q-hits.tsv" "$T/mr-multi/sub/$q-hits.tsv"
+    sed '/<th>time<\/th>/d' "$T/mr-single/$q-page.html" >"$T/mr-single/$q-page.untimed"
+    sed '/<th>time<\/th>/d' "$T/mr-multi/$q-page.html" >"$T/mr-multi/$q-page.untimed"
+    expect_same "-report: $q, but for its time" "$T/mr-single/$q-page.untimed" "$T/mr-multi/$q-page.untimed"
+    expect_same "-matches -report: $q's PGN output" "$T/mr-single/$q-out.pgn" "$T/mr-multi/$q-out.pgn"
+done
+expect_grep "-matches: a positions line per query" "$T/mr-multi/out" "^[0-9]* positions of 1970 matches to sub/03-check-hits.tsv\$"
+expect_rc "-matches - for two queries" 2 "$CQL" -i "$ENGINE" -outdir "$T/mr-multi" -matches - "$Q/03-check.cql" \
+    "$Q/04-mate.cql"
+expect_grep "-matches - for two queries: the message" "$T/err" "would both write '<stdout>'"
+printf 'cql(output %s)\ncheck\n' "$T/mr-multi/00-stalemate-x.html" >"$T/mr-multi/clash.cql"
+expect_rc "-report of one query, the output of another" 2 "$CQL" -i "$ENGINE" -report "$T/mr-multi/x.html" \
+    "$T/extra/00-stalemate.cql" "$T/mr-multi/clash.cql"
+expect_grep "-report of one query, the output of another: the message" "$T/err" \
+    "would both write '$T/mr-multi/00-stalemate-x.html'"
+
 # ---- -limit: each query stops after its own N matches
 mkdir "$T/limit-single" "$T/limit-multi"
 for q in 03-check 04-mate 02-ka1 16-sort; do

@@ -160,10 +160,11 @@ run_interrupted() {   # SIGNAL STATUS [OUTPUT [RUN-AS]]: and the old output stay
     interrupt_run "$1" "$2" "$out" "${4:-}"
     expect_eq "SIG$1 ($out): the old output stays" "$(cat "$out")" old
 }
-# a background job of a non-interactive shell starts with SIGINT and SIGQUIT ignored (and
-# cql keeps it so); env --default-signal gives it back for the test
+# a background job of a non-interactive shell starts with SIGINT and SIGQUIT ignored, and
+# under nohup SIGHUP is ignored too (cql keeps an ignored signal ignored); env
+# --default-signal gives them back for the test
 DEFAULT_SIGNALS=
-if env --default-signal=INT,QUIT true 2>/dev/null; then DEFAULT_SIGNALS="env --default-signal=INT,QUIT"; fi
+if env --default-signal=INT,QUIT,HUP true 2>/dev/null; then DEFAULT_SIGNALS="env --default-signal=INT,QUIT,HUP"; fi
 run_interrupted TERM 143
 run_interrupted HUP 129
 if [ -n "$DEFAULT_SIGNALS" ]; then run_interrupted INT 130; fi

@@ -110,7 +110,13 @@ class _SettingInfo(ctypes.Structure):
 class _Position(ctypes.Structure):
     _fields_ = [("id", ctypes.c_int), ("ply", ctypes.c_int), ("move_number", ctypes.c_int),
                 ("white_to_move", ctypes.c_bool), ("in_variation", ctypes.c_bool),
-                ("san", ctypes.c_char_p), ("fen", ctypes.c_char_p)]
+                ("san", ctypes.c_char_p), ("fen", ctypes.c_char_p),
+                ("from_square", ctypes.c_int), ("to_square", ctypes.c_int),
+                ("variation", ctypes.c_char_p), ("comments", ctypes.c_char_p)]
+
+
+class _Tag(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_char_p)]
 
 
 class _RunGame(ctypes.Structure):
@@ -119,7 +125,8 @@ class _RunGame(ctypes.Structure):
                 ("printed", ctypes.c_void_p), ("printed_len", ctypes.c_size_t),
                 ("error", ctypes.c_char_p),
                 ("pgn", ctypes.c_void_p), ("pgn_len", ctypes.c_size_t),
-                ("positions", ctypes.POINTER(_Position)), ("npositions", ctypes.c_int)]
+                ("positions", ctypes.POINTER(_Position)), ("npositions", ctypes.c_int),
+                ("tags", ctypes.POINTER(_Tag)), ("ntags", ctypes.c_int)]
 
 
 class _RunProgress(ctypes.Structure):
@@ -286,6 +293,10 @@ class Position(NamedTuple):
     in_variation: bool      # off the main line
     san: str                # the move into it, with + or # ("" at the start)
     fen: str
+    from_square: int        # the squares of the move into it, 0 (a1) ... 63 (h8); castling: the king's;
+    to_square: int          # -1 at the start and for a null move
+    variation: str          # where it lies off the main line ("2:1/5:2"; "" on it): docs/matches.md
+    comments: str           # what the query wrote there, with the match string ("check here CQL")
 
 
 class Match(NamedTuple):
@@ -295,6 +306,7 @@ class Match(NamedTuple):
     index: int              # its number within that input, from 1
     pgn: str                # the game as cql writes a match (UTF-8; bytes that are not: U+FFFD)
     positions: Tuple[Position, ...]   # where it matched, in id order (empty unless asked for)
+    tags: Tuple[Tuple[str, str], ...]  # (name, value) as the match writes them (with the positions)
 
 
 class Game(NamedTuple):
@@ -342,7 +354,12 @@ def _string(p):
 
 def _position(p):
     return Position(p.id, p.ply, p.move_number, p.white_to_move, p.in_variation,
-                    p.san.decode("utf-8", "replace"), p.fen.decode("ascii"))
+                    p.san.decode("utf-8", "replace"), p.fen.decode("ascii"), p.from_square, p.to_square,
+                    p.variation.decode("ascii"), p.comments.decode("utf-8", "replace"))
+
+
+def _tag(t):
+    return (t.name.decode("utf-8", "replace"), t.value.decode("utf-8", "replace"))
 
 
 # ---- messages ------------------------------------------------------------------------
@@ -759,7 +776,9 @@ class _Run:
                 return
             g = g.contents
             found = tuple(_position(g.positions[i]) for i in range(g.npositions)) if positions else ()
-            guard.call(on_match, Match(g.number, os.fsdecode(g.input), g.index, _text(g.pgn, g.pgn_len), found))
+            tags = tuple(_tag(g.tags[i]) for i in range(g.ntags)) if positions else ()
+            guard.call(on_match, Match(g.number, os.fsdecode(g.input), g.index, _text(g.pgn, g.pgn_len), found,
+                                       tags))
 
         def progress_received(ctx, p):
             p = p.contents

@@ -201,6 +201,11 @@ class SameAsTheProgram(unittest.TestCase):
                     fields = p.fen.split()
                     self.assertEqual(fields[1], "w" if p.white_to_move else "b")
                     self.assertEqual(int(fields[5]), p.move_number + (1 if p.white_to_move else 0))
+                    self.assertTrue(p.comments.endswith("CQL"), "%s: comments %r" % (where, p.comments))
+                    self.assertEqual(p.variation == "", not p.in_variation)
+                    self.assertTrue(0 <= p.from_square < 64 and 0 <= p.to_square < 64 and p.from_square != p.to_square
+                                    or p.from_square == p.to_square == -1, "%s: %r" % (where, p))
+                self.assertIn(("Event", re.search(r'\[Event "([^"]*)"\]', m.pgn).group(1)), m.tags)
             results[threads] = matches
         self.assertEqual(results[1], results[2], "%s: 1 and 2 threads" % query_name)
         return results[2]

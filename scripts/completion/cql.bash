@@ -41,10 +41,20 @@ _cql()
         summary)
             COMPREPLY=($(compgen -W 'text json' -- "$cur"))
             return ;;
+        matches)
+            # the records' file: its extension names the form
+            COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.@(jsonl|json|tsv|epd)' -- "$cur"))
+            return ;;
+        matchformat)
+            COMPREPLY=($(compgen -W 'jsonl tsv epd' -- "$cur"))
+            return ;;
+        report)
+            COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.@(html|htm)' -- "$cur"))
+            return ;;
         hhdb)
             COMPREPLY=($(compgen -W "info $("$cmd" -hhdb info 2>/dev/null | sed -n 's/^  //p')" -- "$cur"))
             return ;;
-        cql|g|gamenumber|matchcount|matchstring|player|white|black|event|site|year|fen|assign|limit|threads|part|maxgamesize|lineincrement|searchposition)
+        cql|g|gamenumber|matchcount|matchstring|player|white|black|event|site|year|fen|assign|limit|threads|part|maxgamesize|lineincrement|searchposition|reportlimit)
             return ;;   # a value of the user's own
         esac ;;
     esac

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/matches.h"
 #include "cli/memory.h"
 
 typedef enum OptKind {
@@ -85,6 +86,12 @@ static const OptionSpec program_options[] = {
     {NULL, NULL, OPT_SETTINGS, 0, NOMIN, NULL},   /* the settings of the run */
     {"showmatches", NULL, OPT_FLAG, F(showmatches), NOMIN, "print <N> for each matching game"},
     {"noclobber", NULL, OPT_FLAG, F(noclobber), NOMIN, "refuse to replace an existing output file"},
+    /* the outputs beside the PGN file (cli/matches.c, cli/report.c) */
+    {"matches", NULL, OPT_STRING, F(matches), NOMIN,
+     "FILE: a record per matched position (.jsonl, .tsv or .epd; '-' = standard output)"},
+    {"matchformat", NULL, OPT_STRING, F(matchformat), NOMIN, "jsonl, tsv or epd: the form of -matches"},
+    {"report", NULL, OPT_STRING, F(report), NOMIN, "FILE.html: a page with a board for each matched position"},
+    {"reportlimit", NULL, OPT_COUNT, F(reportlimit), NOMIN, "N: games shown in the report (default 200)"},
     {"dryrun", NULL, OPT_FLAG, F(dryrun), NOMIN, "compile the query, check the files, read no game"},
     {"index", NULL, OPT_FLAG, F(index), NOMIN,
      "write the sidecar index of the PGN file (cql -index games.pgn: games.pgn.cqlx), which makes the "
@@ -518,6 +525,16 @@ static ExitCode check_together(const CliOptions *o, CqlMessages *m)
                    "query file");
         return EXIT_USAGE;
     }
+    if (o->matchformat && !o->matches) {
+        cql_report(m, CQL_ERROR, "-matchformat says the form of -matches FILE, which is not given");
+        return EXIT_USAGE;
+    }
+    MatchFormat format;
+    if (o->matches && !matches_format(o->matchformat, o->matches, &format, m)) return EXIT_USAGE;
+    if (o->reportlimit >= 0 && !o->report) {
+        cql_report(m, CQL_ERROR, "-reportlimit says how many games -report FILE shows, which is not given");
+        return EXIT_USAGE;
+    }
     return EXIT_RAN;
 }
 
@@ -532,6 +549,7 @@ static ExitCode parse_arguments(int argc, char **argv, CliOptions *o, const char
 ExitCode cli_parse(int argc, char **argv, CliOptions *o, CqlMessages *m)
 {
     memset(o, 0, sizeof *o);
+    o->reportlimit = -1;   /* not given */
     o->settings = cql_settings_new();
     make_options();
     const char **seen = cli_calloc(option_count, sizeof *seen);   /* as first written, per option */

@@ -68,6 +68,11 @@ typedef struct CliOptions {
     bool wtm, btm;
     /* what is written */
     bool noclobber;
+    /* the outputs beside the PGN file (cli/matches.c, cli/report.c) */
+    const char *matches;        /* -matches FILE: a record per matched position */
+    const char *matchformat;    /* -matchformat jsonl|tsv|epd (default: by the extension) */
+    const char *report;         /* -report FILE: the HTML page */
+    long reportlimit;           /* -reportlimit N: games shown in it (-1: not given) */
     /* how the run reports */
     long lineincrement;         /* -lineincrement N: a line every N games (0: none) */
     bool progress;              /* -progress: the live line even when stderr is no terminal */

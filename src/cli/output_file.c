@@ -4,8 +4,9 @@
  * input, never destroying what the name already is (a device, a FIFO, a
  * symlink, a file's other hard links). See output_file.h.
  *
- * The temporary file is the only file cql creates; the signal handler that
- * removes it when the run is interrupted is installed here, together with it.
+ * The temporary files (one per output: the PGN file, -matches, -report)
+ * are the only files cql creates; the signal handler that removes them when
+ * the run is interrupted is installed here, together with them.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -61,7 +62,7 @@ static const int cleanup_signals[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGU
                                       SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPIPE, SIGABRT};
 enum { NCLEANUP = sizeof cleanup_signals / sizeof cleanup_signals[0] };
 
-/* Removes the temporary file, then dies of the signal with its default
+/* Removes the temporary files, then dies of the signal with its default
  * action, so that the shell sees 128+signal and a script loop stops. */
 static void remove_pending_and_die(int sig)
 {
@@ -323,47 +324,24 @@ int output_open(OutputFile *o, const char *name, const OutputInputs *input, bool
     return 0;
 }
 
-/* The file `name` is, by device and inode, when it exists; else the real
- * path of its directory and its last component, in *path (malloc'd). */
-typedef struct FileIdentity {
-    bool exists;
-    dev_t dev;
-    ino_t ino;
-    char *path;
-} FileIdentity;
-
-static FileIdentity identify(const char *name)
-{
-    FileIdentity id = {false, 0, 0, NULL};
-    struct stat st;
-    int got = strcmp(name, "-") == 0 ? fstat(STDOUT_FILENO, &st) : stat(name, &st);
-    if (got == 0) {
-        id.exists = true;
-        id.dev = st.st_dev;
-        id.ino = st.st_ino;
-        return id;
-    }
-    const char *slash = strrchr(name, '/');
-    char *dir = slash ? cli_strdup(name) : NULL;
-    if (dir) dir[slash - name + (slash == name)] = '\0';   /* "/x" -> "/" */
-    char *real = realpath(dir ? dir : ".", NULL);
-    free(dir);
-    const char *base = slash ? slash + 1 : name;
-    size_t size = (real ? strlen(real) : 0) + strlen(base) + 2;
-    id.path = cli_malloc(size);
-    snprintf(id.path, size, "%s/%s", real ? real : "", base);
-    free(real);
-    return id;
-}
-
+/* May the outputs named a and b be the same file? The same name, the same
+ * regular file, or two names not yet made for the same place. */
 bool output_same_file(const char *a, const char *b)
 {
-    if (strcmp(a, b) == 0) return true;
-    FileIdentity x = identify(a), y = identify(b);
-    bool same = x.exists ? y.exists && x.dev == y.dev && x.ino == y.ino
-                         : !y.exists && x.path && y.path && strcmp(x.path, y.path) == 0;
-    free(x.path);
-    free(y.path);
+    if (strcmp(a, b) == 0) return strcmp(a, "-") != 0;
+    struct stat sa, sb;
+    bool has_a = stat(a, &sa) == 0, has_b = stat(b, &sb) == 0;
+    if (has_a || has_b)
+        return has_a && has_b && S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    const char *base_a = strrchr(a, '/'), *base_b = strrchr(b, '/');
+    if (strcmp(base_a ? base_a + 1 : a, base_b ? base_b + 1 : b) != 0) return false;
+    char *dir_a = base_a ? cli_strdup(a) : NULL, *dir_b = base_b ? cli_strdup(b) : NULL;
+    if (dir_a) dir_a[base_a - a + 1] = '\0';   /* "d/x" -> "d/", "/x" -> "/" */
+    if (dir_b) dir_b[base_b - b + 1] = '\0';
+    bool same = stat(dir_a ? dir_a : ".", &sa) == 0 && stat(dir_b ? dir_b : ".", &sb) == 0 &&
+                sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    free(dir_a);
+    free(dir_b);
     return same;
 }
 

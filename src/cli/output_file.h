@@ -1,6 +1,7 @@
 /*
- * src/cli/output_file.h — where cql's matching games go, written so that
- * nothing the user owns is ever destroyed.
+ * src/cli/output_file.h — where cql's matching games go (and the -matches
+ * records and the -report page), written so that nothing the user owns is
+ * ever destroyed.
  *
  * What the output name is decides how it is written:
  *   - "-" is standard output, written as it is;
@@ -18,8 +19,8 @@
  *     copied into it when the run succeeds: until then it keeps its content.
  * An output that is the input or a query file (by any name: a link,
  * standard input) is refused. Every catchable signal that ends the process
- * (but a crash's) removes the temporary file before the process dies of the
- * signal. Writes are unbuffered by stdio: the first
+ * (but a crash's) removes the temporary files of the outputs open before
+ * the process dies of the signal. Writes are unbuffered by stdio: the first
  * failed write is remembered with its errno, and the caller stops the run.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -75,14 +76,14 @@ bool output_release(OutputFile *o);
  * is complete, -1 otherwise. */
 int output_close(OutputFile *o, bool ok, CqlMessages *m);
 
+/* True when the outputs named a and b may be the same file (the same
+ * name, the same regular file by any name, or the same place for a file
+ * not made yet): a run refuses to write both. */
+bool output_same_file(const char *a, const char *b);
+
 /* True when the games go to standard output ("-", /dev/stdout, or a name
  * for the same file or pipe): the summary and notes then go to stderr. */
 bool output_is_standard_output(const OutputFile *o);
-
-/* True when the output names a and b are the same file ("-" is standard
- * output): the same name, the same existing file by any name, or the same
- * new file in the same directory. */
-bool output_same_file(const char *a, const char *b);
 
 /* "standard output" or the file name, for messages. */
 const char *output_display_name(const OutputFile *o);

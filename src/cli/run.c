@@ -28,11 +28,14 @@
 #include "cli/cpu_share.h"
 #include "cli/html.h"
 #include "cli/indexing.h"
+#include "cli/escape.h"
 #include "cli/input.h"
+#include "cli/matches.h"
 #include "cli/memory.h"
 #include "cli/output_file.h"
 #include "cli/progress.h"
 #include "cli/summary_merge.h"
+#include "cli/report.h"
 #include "cli/terminal.h"
 
 /* One query of the run and its output. */
@@ -47,7 +50,15 @@ typedef struct QueryRun {
                                    a name under -outdir) */
     OutputFile out;
     bool out_open;
-    bool ok;                    /* its output complete, after the run */
+    bool ok;                    /* its outputs complete, after the run */
+    const char *matches_name;   /* its -matches file and -report page (NULL: none): as given, */
+    const char *report_name;    /* or with several queries STEM-NAME (matches_made ...) */
+    char *matches_made, *report_made;
+    MatchesFile matches;
+    bool matches_open;
+    Report report;
+    bool report_open;
+    long positions;             /* matched positions in its matching games (with either) */
     CqlText persistent;         /* persistent variables, printed after the summary */
 } QueryRun;
 
@@ -242,24 +253,31 @@ static ExitCode print_query(Run *r)
 
 /* {==== input and output ===================================================== */
 
-/* A query's output as the summary line names it. */
-static const char *shown_output(const QueryRun *qr)
+/* "<stdout>" or the file's name, as the summary names an output. */
+static const char *shown_output(const char *output)
 {
-    return strcmp(qr->output, "-") == 0 ? "<stdout>" : qr->output;
+    return strcmp(output, "-") == 0 ? "<stdout>" : output;
 }
 
-/* True when a query's games go to standard output ("-"): the notes and
- * the summary lines then go to standard error. */
-static bool games_on_standard_output(const Run *r)
+/* True when an output of a query is named "-", standard output: the notes
+ * and the summary lines then go to standard error (before the outputs are
+ * open: by their names). */
+static bool names_standard_output(const Run *r)
 {
-    for (int i = 0; i < r->nqueries; i++)
-        if (strcmp(r->queries[i].output, "-") == 0) return true;
+    for (int i = 0; i < r->nqueries; i++) {
+        const QueryRun *qr = &r->queries[i];
+        if (strcmp(qr->output, "-") == 0 || (qr->matches_name && strcmp(qr->matches_name, "-") == 0) ||
+            (qr->report_name && strcmp(qr->report_name, "-") == 0))
+            return true;
+    }
     return false;
 }
 
-/* "dir/query.cql" -> "query-out.pgn", in the current directory as CQL 6.2
- * writes it */
-static char *default_output_name(const char *query_file)
+/* The name of a file made for a query: its file's name without its
+ * directory and extension ("dir/query.cql": "query"; cqldefault without a
+ * query file), then "-" and `what`, in the directory `dir` (NULL: the
+ * current one). */
+static char *query_file_name(const char *query_file, const char *dir, size_t dir_len, const char *what)
 {
     const char *base = query_file ? query_file : "cqldefault.cql";
     const char *slash = strrchr(base, '/');
@@ -268,8 +286,32 @@ static char *default_output_name(const char *query_file)
     const char *dot = strrchr(base, '.');
     if (dot && dot > base) n = (size_t)(dot - base);
     CqlText name = {NULL, 0, 0};
-    cql_text_printf(&name, "%.*s-out.pgn", (int)n, base);
+    cql_text_printf(&name, "%.*s%s%.*s-%s", (int)dir_len, dir ? dir : "",
+                    dir_len && dir[dir_len - 1] != '/' ? "/" : "", (int)n, base, what);
     return name.data;
+}
+
+/* `name` moved into -outdir DIR (its last part there), when given and not
+ * standard output: *made holds the new name, freed when it held another. */
+static const char *in_outdir(const CliOptions *o, const char *name, char **made)
+{
+    if (!o->outdir || !name || strcmp(name, "-") == 0) return name;
+    const char *slash = strrchr(name, '/');
+    size_t dl = strlen(o->outdir);
+    CqlText moved = {NULL, 0, 0};
+    cql_text_printf(&moved, "%s%s%s", o->outdir, dl && o->outdir[dl - 1] == '/' ? "" : "/", slash ? slash + 1 : name);
+    free(*made);
+    return *made = moved.data;
+}
+
+/* A query's -matches or -report file: the name given; with several
+ * queries, each its own, STEM-NAME beside the name given ("-": standard
+ * output, as given). */
+static const char *per_query_name(const Run *r, const QueryRun *qr, const char *given, char **made)
+{
+    if (!given || r->nqueries == 1 || strcmp(given, "-") == 0) return given;
+    const char *slash = strrchr(given, '/');
+    return *made = query_file_name(qr->file, given, slash ? (size_t)(slash - given + 1) : 0, slash ? slash + 1 : given);
 }
 
 /* The input the queries' headers name (cql(input F)), when no -i is
@@ -291,10 +333,40 @@ static ExitCode header_input(Run *r)
     return EXIT_RAN;
 }
 
-/* Each query's output: -o, standard output with -guipgnstdout, its
- * header's output, else <query-stem>-out.pgn; under -outdir DIR, DIR/ and
- * the last part of that name. Two queries that would write the same file
- * are refused. */
+/* One of the files a run writes: a query's PGN output (kind 0), its
+ * -matches file (1) or its -report page (2). */
+typedef struct Written {
+    const char *name;
+    int query;
+    int kind;
+} Written;
+
+static const char *const kind_option[] = {"the PGN output", "-matches", "-report"};
+
+/* Two files of the run that would be one: refused, naming them. */
+static void report_clash(const Run *r, const Written *a, const Written *b)
+{
+    const CliOptions *o = r->o;
+    const QueryRun *qa = &r->queries[a->query], *qb = &r->queries[b->query];
+    if (a->query == b->query) {   /* as for one query alone */
+        cql_report(r->m, CQL_ERROR, "%s and %s name the same file '%s': give each its own",
+                   a->kind == 0 && o->output ? "-o" : kind_option[a->kind], kind_option[b->kind], b->name);
+    } else if (a->kind == 0 && b->kind == 0 && (o->output || o->gui_stdout)) {
+        cql_report(r->m, CQL_ERROR, "%s names one output for all the queries: give each query its own with "
+                   "-outdir DIR (or an output in its header)", o->output ? "-o" : "-guipgnstdout");
+    } else {
+        const char *shown = strcmp(b->name, "-") == 0 ? "<stdout>" : b->name;
+        cql_report(r->m, CQL_ERROR, "the queries %s and %s would both write %s%s': give them outputs of their own "
+                   "(-outdir DIR, or an output in the header)", qa->file, qb->file,
+                   strcmp(a->name, b->name) == 0 ? "'" : "the same file, '", shown);
+    }
+}
+
+/* Each query's outputs: -o, standard output with -guipgnstdout, its
+ * header's output, else <query-stem>-out.pgn; its -matches and -report
+ * files (per_query_name); under -outdir DIR, DIR/ and the last part of
+ * those names. Two that would write the same file are refused (standard
+ * output for two queries too; for one query's, once open). */
 static ExitCode output_names(Run *r)
 {
     const CliOptions *o = r->o;
@@ -305,37 +377,32 @@ static ExitCode output_names(Run *r)
             return EXIT_USAGE;
         }
     }
+    Written *all = cli_calloc((size_t)r->nqueries * 3, sizeof *all);
+    int count = 0;
     for (int i = 0; i < r->nqueries; i++) {
         QueryRun *qr = &r->queries[i];
         const char *header_output = cql_query_output(qr->query);
         if (o->output || o->gui_stdout) qr->output = o->output ? o->output : "-";
         else if (header_output) qr->output = header_output;
-        else qr->output = qr->output_made = default_output_name(qr->file);
-        if (o->outdir) {
-            const char *slash = strrchr(qr->output, '/');
-            size_t dl = strlen(o->outdir);
-            CqlText name = {NULL, 0, 0};
-            cql_text_printf(&name, "%s%s%s", o->outdir, dl && o->outdir[dl - 1] == '/' ? "" : "/",
-                            slash ? slash + 1 : qr->output);
-            free(qr->output_made);
-            qr->output = qr->output_made = name.data;
-        }
+        else qr->output = qr->output_made = query_file_name(qr->file, NULL, 0, "out.pgn");
+        qr->output = in_outdir(o, qr->output, &qr->output_made);
+        qr->matches_name = in_outdir(o, per_query_name(r, qr, o->matches, &qr->matches_made), &qr->matches_made);
+        qr->report_name = in_outdir(o, per_query_name(r, qr, o->report, &qr->report_made), &qr->report_made);
+        const char *names[3] = {qr->output, qr->matches_name, qr->report_name};
+        for (int kind = 0; kind < 3; kind++)
+            if (names[kind]) all[count++] = (Written){names[kind], i, kind};
     }
-    for (int i = 0; i < r->nqueries; i++)
-        for (int k = 0; k < i; k++) {
-            if (!output_same_file(r->queries[k].output, r->queries[i].output)) continue;
-            const char *shown = strcmp(r->queries[i].output, "-") == 0 ? "<stdout>" : r->queries[i].output;
-            if (o->output || o->gui_stdout)
-                cql_report(r->m, CQL_ERROR, "%s names one output for all the queries: give each query its own "
-                           "with -outdir DIR (or an output in its header)", o->output ? "-o" : "-guipgnstdout");
-            else
-                cql_report(r->m, CQL_ERROR, "the queries %s and %s would both write %s%s%s: give them outputs "
-                           "of their own (-outdir DIR, or an output in the header)", r->queries[k].file,
-                           r->queries[i].file, strcmp(shown, r->queries[k].output) == 0 ? "'" : "the same file, '",
-                           shown, "'");
-            return EXIT_USAGE;
+    ExitCode rc = EXIT_RAN;
+    for (int b = 0; b < count && rc == EXIT_RAN; b++)
+        for (int a = 0; a < b && rc == EXIT_RAN; a++) {
+            bool both_stdout = all[a].query != all[b].query && strcmp(all[a].name, "-") == 0 &&
+                               strcmp(all[b].name, "-") == 0;
+            if (!both_stdout && !output_same_file(all[a].name, all[b].name)) continue;
+            report_clash(r, &all[a], &all[b]);
+            rc = EXIT_USAGE;
         }
-    return EXIT_RAN;
+    free(all);
+    return rc;
 }
 
 /* The games: the input files (-i, else the headers' input, else standard
@@ -443,7 +510,7 @@ static ExitCode read_query_files(Run *r)
         CqlText printed = {NULL, 0, 0};
         bool ok = cql_query_read_files(qr->query, &printed, r->m);
         if (printed.len) {
-            FILE *notes = games_on_standard_output(r) ? stderr : stdout;
+            FILE *notes = names_standard_output(r) ? stderr : stdout;
             terminal_write(notes, printed.data, printed.len);
             fflush(notes);
         }
@@ -462,13 +529,13 @@ static ExitCode dry_run(Run *r)
     if (r->nqueries == 1) {
         fprintf(stderr, "cql: the query compiled; %d input file%s (%llu bytes on disk) would be read and the "
                 "matching games written to %s\n", files, files == 1 ? "" : "s", (unsigned long long)bytes,
-                shown_output(&r->queries[0]));
+                shown_output(r->queries[0].output));
     } else {
         fprintf(stderr, "cql: the %d queries compiled; %d input file%s (%llu bytes on disk) would be read once "
                 "and the matching games of each query written to its output:\n", r->nqueries, files,
                 files == 1 ? "" : "s", (unsigned long long)bytes);
         for (int i = 0; i < r->nqueries; i++)
-            fprintf(stderr, "  %s -> %s\n", r->queries[i].file, shown_output(&r->queries[i]));
+            fprintf(stderr, "  %s -> %s\n", r->queries[i].file, shown_output(r->queries[i].output));
     }
     for (int i = 0; i < r->inputs.count; i++)
         fprintf(stderr, "  %s%s%s\n", r->inputs.files[i].path, r->inputs.files[i].decompressor ? " via " : "",
@@ -496,36 +563,36 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* A JSON string: quotes, backslashes and control bytes escaped. */
-static void json_string(FILE *fp, const char *s)
-{
-    fputc('"', fp);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(fp, "\\%c", c);
-        else if (c < 0x20) fprintf(fp, "\\u%04x", c);
-        else fputc(c, fp);
-    }
-    fputc('"', fp);
-}
-
 /* -summary json: the summary for a program that adds up the parts of a
- * run; with several queries it names its query. */
+ * run (with several queries, it names its query; with -matches and
+ * -report, the positions they hold and their files). */
 static void print_json_summary(FILE *fp, const Run *r, const QueryRun *qr, const CqlRunTotals *t, double secs)
 {
-    fprintf(fp, "{\"matches\": %ld, \"games\": %ld, \"pgn_errors\": %ld, \"seconds\": %.3f, \"threads\": %ld, "
-            "\"output\": ", t->matches, t->games, t->pgn_errors, secs, t->threads);
-    json_string(fp, shown_output(qr));
+    CqlText line = {NULL, 0, 0};
+    cql_text_printf(&line, "{\"matches\": %ld, \"games\": %ld, \"pgn_errors\": %ld, \"seconds\": %.3f, "
+                    "\"threads\": %ld, \"output\": ", t->matches, t->games, t->pgn_errors, secs, t->threads);
+    escape_json(&line, shown_output(qr->output));
     if (r->nqueries > 1) {
-        fputs(", \"query\": ", fp);
-        json_string(fp, qr->file);
+        cql_text_printf(&line, ", \"query\": ");
+        escape_json(&line, qr->file);
     }
-    fprintf(fp, ", \"limit_reached\": %s", t->limit_reached ? "true" : "false");
+    cql_text_printf(&line, ", \"limit_reached\": %s", t->limit_reached ? "true" : "false");
     if (t->ruled_out || t->from_codes)
-        fprintf(fp, ", \"ruled_out\": %ld, \"from_codes\": %ld", t->ruled_out, t->from_codes);
+        cql_text_printf(&line, ", \"ruled_out\": %ld, \"from_codes\": %ld", t->ruled_out, t->from_codes);
     long long k, n;
-    if (cql_settings_pair(r->o->settings, "part", &k, &n)) fprintf(fp, ", \"part\": %lld, \"parts\": %lld", k, n);
-    fputs("}\n", fp);
+    if (cql_settings_pair(r->o->settings, "part", &k, &n)) cql_text_printf(&line, ", \"part\": %lld, \"parts\": %lld", k, n);
+    if (qr->matches_name || qr->report_name) cql_text_printf(&line, ", \"positions\": %ld", qr->positions);
+    if (qr->matches_name) {
+        cql_text_printf(&line, ", \"matches_file\": ");
+        escape_json(&line, shown_output(qr->matches_name));
+    }
+    if (qr->report_name) {
+        cql_text_printf(&line, ", \"report\": ");
+        escape_json(&line, shown_output(qr->report_name));
+    }
+    cql_text_printf(&line, "}\n");
+    fputs(line.data, fp);
+    cql_text_free(&line);
 }
 
 /* What the run hands over for each game and query: what the query
@@ -540,12 +607,17 @@ static void on_game(void *ctx, CqlRun *run, const CqlRunGame *g)
 }
 
 /* A matching game goes to its query's output, its text written where it
- * is at the end of its batch; the first failed write stops that query. */
+ * is at the end of its batch, its positions to the query's -matches and
+ * -report; the first failed write stops that query. */
 static void on_match(void *ctx, CqlRun *run, const CqlRunGame *g)
 {
     Run *r = ctx;
     QueryRun *qr = &r->queries[g->query];
-    if (!output_write_kept(&qr->out, g->pgn, g->pgn_len)) cql_run_cancel_query(run, g->query);
+    qr->positions += g->npositions;
+    bool ok = output_write_kept(&qr->out, g->pgn, g->pgn_len);
+    if (ok && qr->matches_open) ok = matches_write_game(&qr->matches, g);
+    if (ok && qr->report_open) ok = report_game(&qr->report, g);
+    if (!ok) cql_run_cancel_query(run, g->query);
 }
 
 static void on_batch_end(void *ctx, CqlRun *run)
@@ -559,6 +631,62 @@ static void on_progress(void *ctx, const CqlRunProgress *p)
 {
     Run *r = ctx;
     progress_update(&r->progress, p->games, p->matches, p->bytes);
+}
+
+/* A query's -matches and -report, opened after its PGN output. */
+static ExitCode open_more_outputs(Run *r, QueryRun *qr, const OutputInputs *inputs)
+{
+    const CliOptions *o = r->o;
+    if (qr->matches_name) {
+        MatchFormat format;   /* the options checked it (cli_parse) */
+        if (!matches_format(o->matchformat, qr->matches_name, &format, r->m) ||
+            matches_open(&qr->matches, qr->matches_name, format, inputs, o->noclobber, r->m) != 0)
+            return EXIT_USAGE;
+        qr->matches_open = true;
+    }
+    if (qr->report_name) {
+        const char **paths = cli_calloc((size_t)r->inputs.count + 1, sizeof *paths);
+        for (int i = 0; i < r->inputs.count; i++) paths[i] = r->inputs.files[i].path;
+        if (r->fen_stream) paths[0] = "-searchposition";
+        ReportHead head = {qr->file, qr->query, paths, r->fen_stream ? 1 : r->inputs.count,
+                           shown_output(qr->output)};
+        int failed = report_open(&qr->report, qr->report_name, o->reportlimit, &head, inputs, o->noclobber, r->m);
+        free(paths);
+        if (failed) return EXIT_USAGE;
+        qr->report_open = true;
+    }
+    return EXIT_RAN;
+}
+
+/* At most one output of the run on standard output (by any name:
+ * /dev/stdout ...), now that they are open. */
+static ExitCode one_standard_output(Run *r)
+{
+    const OutputFile *first = NULL;
+    int first_query = 0, first_kind = 0;
+    for (int i = 0; i < r->nqueries; i++) {
+        QueryRun *qr = &r->queries[i];
+        const OutputFile *outputs[3] = {&qr->out, qr->matches_open ? &qr->matches.out : NULL,
+                                        qr->report_open ? &qr->report.out : NULL};
+        for (int kind = 0; kind < 3; kind++) {
+            if (!outputs[kind] || !output_is_standard_output(outputs[kind])) continue;
+            if (!first) {
+                first = outputs[kind];
+                first_query = i;
+                first_kind = kind;
+                continue;
+            }
+            const char *a = first_kind == 0 && r->o->output ? "-o" : kind_option[first_kind];
+            if (first_query == i)
+                cql_report(r->m, CQL_ERROR, "%s and %s would both write to standard output: give %s a file", a,
+                           kind_option[kind], first_kind == 0 ? a : kind_option[kind]);
+            else
+                cql_report(r->m, CQL_ERROR, "the queries %s and %s would both write to standard output: give "
+                           "them outputs of their own", r->queries[first_query].file, qr->file);
+            return EXIT_USAGE;
+        }
+    }
+    return EXIT_RAN;
 }
 
 /* The run made, its inputs checked and the first opened, then the outputs
@@ -583,10 +711,40 @@ static ExitCode open_run(Run *r)
         QueryRun *qr = &r->queries[i];
         if (output_open(&qr->out, qr->output, &inputs, r->o->noclobber, r->m) != 0) rc = EXIT_USAGE;
         else qr->out_open = true;
+        if (rc == EXIT_RAN) rc = open_more_outputs(r, qr, &inputs);
     }
     free(names);
     free(files);
-    return rc;
+    return rc == EXIT_RAN ? one_standard_output(r) : rc;
+}
+
+/* Whether any output goes to standard output: the summary and what the
+ * queries print then go to standard error. */
+static bool writes_standard_output(const Run *r)
+{
+    for (int i = 0; i < r->nqueries; i++) {
+        const QueryRun *qr = &r->queries[i];
+        if (output_is_standard_output(&qr->out) || (qr->matches_open && output_is_standard_output(&qr->matches.out)) ||
+            (qr->report_open && output_is_standard_output(&qr->report.out)))
+            return true;
+    }
+    return false;
+}
+
+/* Closes a query's -matches and -report (ok: the run succeeded for it);
+ * false when one is not complete. */
+static bool close_more_outputs(Run *r, QueryRun *qr, bool ok, const CqlRunTotals *t, double seconds)
+{
+    bool complete = true;
+    if (qr->matches_open) {
+        qr->matches_open = false;
+        complete = matches_close(&qr->matches, ok, r->m) == 0;
+    }
+    if (qr->report_open) {
+        qr->report_open = false;
+        complete = report_close(&qr->report, ok, t, seconds, r->m) == 0 && complete;
+    }
+    return complete;
 }
 
 /* The PGN errors of the input, said once, or once per count where the
@@ -627,10 +785,19 @@ static ExitCode summarize(Run *r, QueryRun *qr, bool ok, FILE *summary, double s
      * tools that parse this line */
     fprintf(summary, "%ld matches of %ld games in ", t->matches, t->games);
     print_seconds(summary, secs);
-    fprintf(summary, " seconds using %ld thread%s to %s", t->threads, t->threads == 1 ? "" : "s", shown_output(qr));
+    fprintf(summary, " seconds using %ld thread%s to %s", t->threads, t->threads == 1 ? "" : "s", shown_output(qr->output));
     long long k, n;
     if (cql_settings_pair(o->settings, "part", &k, &n)) fprintf(summary, " (part %lld/%lld)", k, n);
     fputc('\n', summary);
+    if (qr->matches_name)
+        fprintf(summary, "%ld positions of %ld matches to %s\n", qr->positions, t->matches,
+                shown_output(qr->matches_name));
+    if (qr->report_name) {
+        fprintf(summary, "%ld positions of %ld matches to %s", qr->positions, t->matches,
+                shown_output(qr->report_name));
+        if (qr->report.shown < qr->report.games) fprintf(summary, " (the first %ld games shown)", qr->report.shown);
+        fputc('\n', summary);
+    }
     cql_run_query_print_persistent(r->run, qr->index, &qr->persistent);
     if (qr->persistent.len) terminal_write(summary, qr->persistent.data, qr->persistent.len);
     if (o->summary == SUMMARY_JSON) print_json_summary(summary, r, qr, t, secs);
@@ -650,14 +817,15 @@ static ExitCode search_games(Run *r)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     ExitCode rc = open_run(r);
     if (rc != EXIT_RAN) return rc;
-    bool games_on_stdout = false;
-    for (int i = 0; i < r->nqueries; i++) games_on_stdout |= output_is_standard_output(&r->queries[i].out);
-    r->notes = games_on_stdout ? stderr : stdout;
+    bool on_stdout = writes_standard_output(r);
+    r->notes = on_stdout ? stderr : stdout;
     bool live = !o->nooutputstatus && isatty(STDERR_FILENO);
     progress_start(&r->progress, stderr, live, o->progress && !o->nooutputstatus,
                    o->nooutputstatus ? 0 : o->lineincrement, r->inputs.total_known ? r->inputs.total_size : 0);
     cql_run_on_game(r->run, on_game, r);
-    cql_run_on_match(r->run, on_match, r, false);
+    bool positions = false;   /* -matches and -report want them */
+    for (int i = 0; i < r->nqueries; i++) positions |= r->queries[i].matches_open || r->queries[i].report_open;
+    cql_run_on_match(r->run, on_match, r, positions);
     cql_run_on_progress(r->run, on_progress, r);
     cql_run_on_batch_end(r->run, on_batch_end, r);
     CpuShare cpu;
@@ -665,13 +833,17 @@ static ExitCode search_games(Run *r)
     cql_run_start(r->run);
     progress_end(&r->progress);
     bool input_ok = input_finish(&r->inputs, r->m);
+    double secs = seconds_since(&t0);
     bool any_stopped = false;
     for (int i = 0; i < r->nqueries; i++) {
         QueryRun *qr = &r->queries[i];
         CqlRunStatus status = cql_run_query_status(r->run, qr->index);
         any_stopped |= status == CQL_RUN_STOPPED;
+        bool ran = input_ok && status == CQL_RUN_DONE;
+        /* -matches and -report first: the PGN output is not written when they are not */
+        qr->ok = close_more_outputs(r, qr, ran, cql_run_query_totals(r->run, qr->index), secs);
         qr->out_open = false;
-        qr->ok = output_close(&qr->out, input_ok && status == CQL_RUN_DONE, r->m) == 0;
+        qr->ok = output_close(&qr->out, ran && qr->ok, r->m) == 0 && qr->ok;
     }
     cpu_share_report(&cpu, stderr);
     if (r->nqueries == 1 && any_stopped) {
@@ -679,8 +851,7 @@ static ExitCode search_games(Run *r)
         return EXIT_QUERY;   /* as CQL 6.2: the message printed, no summary, no output */
     }
 
-    double secs = seconds_since(&t0);
-    FILE *summary = games_on_stdout ? stderr : stdout;
+    FILE *summary = on_stdout ? stderr : stdout;
     report_pgn_errors(r);
     bool pgn_errors = false;
     for (int i = 0; i < r->nqueries; i++) {
@@ -715,8 +886,10 @@ static ExitCode run_steps(Run *r)
 /* Everything a run may hold, released whichever step it stopped at. */
 static void run_free(Run *r)
 {
-    for (int i = 0; i < r->nqueries; i++)
+    for (int i = 0; i < r->nqueries; i++) {
+        close_more_outputs(r, &r->queries[i], false, NULL, 0);
         if (r->queries[i].out_open) output_close(&r->queries[i].out, false, r->m);
+    }
     cql_run_free(r->run);
     if (r->inputs_ready) input_free(&r->inputs);
     if (r->fen_stream) fclose(r->fen_stream);
@@ -724,6 +897,8 @@ static void run_free(Run *r)
     for (int i = 0; i < r->nqueries; i++) {
         QueryRun *qr = &r->queries[i];
         free(qr->output_made);
+        free(qr->matches_made);
+        free(qr->report_made);
         free(qr->text);
         cql_text_free(&qr->persistent);
         cql_query_free(qr->query);

@@ -87,8 +87,17 @@ static void put_code(StrBuf *out, uint16_t c, size_t *count)
 size_t movecode_write_tree(const Game *g, StrBuf *out)
 {
     size_t count = 0;
-    if (!g->has_variations) {   /* the usual game: its main line alone */
-        for (const GameNode *n = g->root->child; n; n = n->child) put_code(out, movecode_of(n->move), &count);
+    if (!g->has_variations) {   /* the usual game: its main line alone, room made once */
+        for (const GameNode *n = g->root->child; n; n = n->child) count++;
+        sb_reserve(out, 2 * count);
+        unsigned char *p = (unsigned char *)out->data + out->len;
+        for (const GameNode *n = g->root->child; n; n = n->child) {
+            uint16_t c = movecode_of(n->move);
+            *p++ = (unsigned char)c;
+            *p++ = (unsigned char)(c >> 8);
+        }
+        out->len += 2 * count;
+        out->data[out->len] = '\0';
         return count;
     }
     WorkStack stack = {NULL, 0, 0};

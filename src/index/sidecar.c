@@ -172,11 +172,22 @@ typedef struct StringTable {
     size_t count, cap_ids, nslots;
 } StringTable;
 
+/* Eight bytes a step, each mixed in by a multiply (the tags' strings are
+ * hashed 19 times a game: a byte a step was 2% of the build). */
 static uint64_t string_hash(const char *s, size_t len)
 {
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * UINT64_C(0x100000001b3);
-    return h;
+    uint64_t h = UINT64_C(0xcbf29ce484222325) ^ len;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * UINT64_C(0x9e3779b97f4a7c15);
+        h ^= h >> 29;
+    }
+    uint64_t tail = 0;
+    memcpy(&tail, s + i, len - i);
+    h = (h ^ tail) * UINT64_C(0x9e3779b97f4a7c15);
+    return h ^ h >> 32;
 }
 
 static const char *table_string(const StringTable *t, uint32_t id, size_t *len)

@@ -148,6 +148,17 @@ void summary_of_game(const Game *g, GameSummary *s)
     s->flags |= (uint32_t)summary_result_of(game_result(g)) << SUMMARY_RESULT_SHIFT;
 }
 
+/* The ranks (bit r: rank r + 1) on which b has a square: each byte's bits
+ * folded into its lowest, then those eight bits gathered by a multiply. */
+static unsigned ranks_of(Bitboard b)
+{
+    b |= b >> 4;
+    b |= b >> 2;
+    b |= b >> 1;
+    b &= UINT64_C(0x0101010101010101);
+    return (unsigned)((b * UINT64_C(0x0102040810204080)) >> 56);
+}
+
 /* flags (a varint); the counts, min in the high nibble; a 12-bit mask of
  * the pieces that stood anywhere (two bytes); for each of those a mask of
  * the ranks it stood on, then a byte per such rank (files a..h, bit 0 a). */
@@ -164,12 +175,9 @@ void summary_write(const GameSummary *s, StrBuf *out)
     for (int i = 0; i < 12; i++) {
         Bitboard b = s->squares[summary_pieces[i]];
         if (!b) continue;
-        unsigned ranks = 0;
-        for (int r = 0; r < 8; r++)
-            if ((b >> (8 * r)) & 0xff) ranks |= 1u << r;
-        sb_putc(out, (char)(unsigned char)ranks);
-        for (int r = 0; r < 8; r++)
-            if (ranks & (1u << r)) sb_putc(out, (char)(unsigned char)(b >> (8 * r)));
+        sb_putc(out, (char)(unsigned char)ranks_of(b));
+        for (Bitboard rest = ranks_of(b); rest; rest &= rest - 1)
+            sb_putc(out, (char)(unsigned char)(b >> (8 * bb_lsb(rest))));
     }
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "chess/position.h"
+#include "chess/san.h"
 #include "lib/lib_int.h"
 #include "pgn/writer.h"
 
@@ -190,6 +191,8 @@ CqlGameStatus lib_parse_game(CqlGame *g, CqlGameText *t, const char *file, CqlMe
 {
     arena_reset(&g->arena);
     g->by_id = NULL;
+    g->alternative = NULL;
+    g->branch = NULL;
     g->parses++;
     DiagSink d = lib_sink(m);
     PgnParseStatus st = pgn_parse_game_gated(&t->raw, file, &g->arena, &g->game, &d, gate);
@@ -214,13 +217,30 @@ int cql_game_positions(const CqlGame *g)
     return g->usable ? g->game.node_count : 0;
 }
 
+/* Makes g->by_id, and for a game with variations g->alternative and
+ * g->branch, in one walk: a parent comes before its children. */
+static void index_game(CqlGame *g)
+{
+    if (g->by_id) return;
+    int count = g->game.node_count;
+    const GameNode **by_id = ARENA_ARRAY(&g->arena, const GameNode *, count);
+    uint32_t *alternative = g->game.has_variations ? ARENA_ARRAY(&g->arena, uint32_t, count) : NULL;
+    int32_t *branch = alternative ? ARENA_ARRAY(&g->arena, int32_t, count) : NULL;
+    for (const GameNode *n = g->game.root; n; n = game_walk_next(NULL, n, true)) {
+        by_id[n->id] = n;
+        if (!alternative) continue;
+        uint32_t k = 0;
+        for (const GameNode *c = n->child; c; c = c->sibling) alternative[c->id] = k++;
+        branch[n->id] = n->parent && alternative[n->id] ? n->id : n->parent ? branch[n->parent->id] : -1;
+    }
+    g->by_id = by_id;
+    g->alternative = alternative;
+    g->branch = branch;
+}
+
 void cql_game_position(CqlGame *g, int id, int *ply, bool *mainline)
 {
-    if (!g->by_id) {
-        const GameNode **by_id = ARENA_ARRAY(&g->arena, const GameNode *, g->game.node_count);
-        for (const GameNode *n = g->game.root; n; n = game_walk_next(NULL, n, true)) by_id[n->id] = n;
-        g->by_id = by_id;
-    }
+    index_game(g);
     const GameNode *n = g->by_id[id];
     *ply = n->ply;
     *mainline = node_is_mainline(n);
@@ -234,6 +254,84 @@ void cql_game_fen(CqlGame *g, int id, CqlText *out)
     char fen[FEN_MAX];
     size_t len = pos_to_fen(&g->by_id[id]->pos, fen);
     cql_text_append(out, fen, len);
+}
+
+int cql_game_child(CqlGame *g, int id)
+{
+    index_game(g);
+    const GameNode *c = g->by_id[id]->child;
+    return c ? c->id : -1;
+}
+
+int cql_game_sibling(CqlGame *g, int id)
+{
+    index_game(g);
+    const GameNode *s = g->by_id[id]->sibling;
+    return s ? s->id : -1;
+}
+
+/* The SAN of the move into n, with + or # as the writer marks it. */
+static size_t move_into(const GameNode *n, char out[SAN_MAX])
+{
+    static const char check_marks[] = {[NODE_NO_CHECK] = '\0', [NODE_IN_CHECK] = '+', [NODE_MATED] = '#'};
+    if (!n->parent) {
+        out[0] = '\0';
+        return 0;
+    }
+    return san_write_marked(&n->parent->pos, n->move, check_marks[game_node_check(n)], out);
+}
+
+/* Appends the path of node id off the main line (CqlPosition.variation)
+ * and its NUL: "PLY:K" for each alternative from the root to it. */
+static void append_variation(const CqlGame *g, int id, CqlText *out)
+{
+    /* g->branch gives the alternatives innermost first: they are gathered,
+     * then written from the outermost in */
+    int32_t few[32], *path = few;
+    size_t depth = 0, cap = sizeof few / sizeof few[0];
+    for (int32_t at = g->branch ? g->branch[id] : -1; at >= 0; at = g->branch[g->by_id[at]->parent->id]) {
+        if (depth == cap) {
+            cap *= 2;
+            path = path == few ? memcpy(xmalloc(cap * sizeof *path), few, sizeof few)
+                               : xrealloc(path, cap * sizeof *path);
+        }
+        path[depth++] = at;
+    }
+    for (size_t k = depth; k-- > 0;)
+        cql_text_printf(out, "%s%d:%u", k + 1 < depth ? "/" : "", (int)g->by_id[path[k]]->ply,
+                        g->alternative[path[k]]);
+    cql_text_append(out, "", 1);
+    if (path != few) free(path);
+}
+
+void lib_describe_position(CqlGame *g, int id, CqlPosition *p, CqlText *strings)
+{
+    index_game(g);
+    const GameNode *n = g->by_id[id];
+    const Position *before = n->parent ? &n->parent->pos : &n->pos;
+    bool moved = n->parent && move_kind(n->move) != MK_NULL;
+    *p = (CqlPosition){.id = id, .ply = n->ply, .move_number = before->fullmove,
+                       .white_to_move = n->pos.side == WHITE, .in_variation = !node_is_mainline(n),
+                       .from = moved ? (int)move_from(n->move) : -1, .to = moved ? (int)move_to(n->move) : -1};
+    char san[SAN_MAX];
+    size_t len = move_into(n, san);
+    san[len] = '\0';
+    p->san = (const char *)(uintptr_t)strings->len;
+    cql_text_append(strings, san, len + 1);
+    p->fen = (const char *)(uintptr_t)strings->len;
+    cql_game_fen(g, id, strings);
+    cql_text_append(strings, "", 1);
+    p->variation = (const char *)(uintptr_t)strings->len;
+    append_variation(g, id, strings);
+}
+
+void cql_game_describe(CqlGame *g, int id, CqlPosition *p, CqlText *text)
+{
+    lib_describe_position(g, id, p, text);
+    p->san = lib_text_pointer(p->san, text);
+    p->fen = lib_text_pointer(p->fen, text);
+    p->variation = lib_text_pointer(p->variation, text);
+    p->comments = "";
 }
 
 void cql_game_write(const CqlGame *g, CqlText *out)

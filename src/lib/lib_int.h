@@ -12,6 +12,7 @@
 #include "cql.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "base/arena.h"
 #include "base/diag.h"
@@ -54,6 +55,12 @@ struct CqlGame {
     Game game;
     bool usable;
     const GameNode **by_id;      /* made on first cql_game_position */
+    /* made with by_id for a game with variations (the variation paths of
+     * cql_game_describe): each node's place among the alternatives to its
+     * move (0: the main one), and the id of the nearest node from it up to
+     * the root that is an alternative (-1: none, it is on the main line) */
+    const uint32_t *alternative;
+    const int32_t *branch;
     unsigned long parses;        /* games read into it so far: which game a searcher's
                                     verdict is about (CqlSearcher.verdict_parse) */
 };
@@ -125,10 +132,29 @@ void lib_gate_init(LibGate *gate, CqlSearcher *const *searchers, int count);
 CqlGameStatus lib_parse_for(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m, LibGate *gate,
                             const bool *active);
 
+/* Describes position id of g in *p (comments NULL): its texts (SAN, FEN,
+ * the variation's path) go into *strings, each NUL-terminated, and p holds
+ * their offsets there in place of the pointers (lib_text_pointer makes
+ * them pointers). */
+void lib_describe_position(CqlGame *g, int id, CqlPosition *p, CqlText *strings);
+
 /* Appends a CqlPosition to *records for each position of g where the last
- * search of s matched, in id order; their SAN and FEN go into *strings,
- * each NUL-terminated, and the records hold their offsets there in place
- * of the pointers. */
+ * search of s matched, in id order, with the comments the search wrote
+ * there; their texts go into *strings, as lib_describe_position puts them.
+ * To be called before cql_write_match, which joins the game-number comment
+ * to the start's. */
 void lib_matched_positions(const CqlSearcher *s, CqlGame *g, CqlText *records, CqlText *strings);
+
+/* Appends a CqlTag to *records for each tag of g as the match written by
+ * the last search of s has it (the values `settag` gave, the tags it
+ * added); the names and values go into *strings, as offsets. */
+void lib_match_tags(const CqlSearcher *s, const CqlGame *g, CqlText *records, CqlText *strings);
+
+/* A text kept as an offset into strings (lib_describe_position), made a
+ * pointer there. */
+static inline const char *lib_text_pointer(const char *offset, const CqlText *strings)
+{
+    return strings->data + (uintptr_t)offset;
+}
 
 #endif

@@ -30,7 +30,8 @@ typedef struct QueryJob {
     CqlText error;       /* a runtime error that stops the query (cql_search) */
     CqlText stop;        /* the report of a stop, as keep_message keeps messages */
     CqlText positions;   /* its matched positions when asked for (lib_matched_positions) */
-    CqlText strings;     /* and their SAN and FEN */
+    CqlText tags;        /* and its tags (lib_match_tags) */
+    CqlText strings;     /* and their texts */
     CqlText sort_key;    /* a matching game's, when the query sorts (CqlGameResult.sort_key) */
     bool examined;       /* inside the query's gamenumber range */
     IndexedOutcome indexed;  /* what its input's sidecar made of it for this query (lib/indexed.h) */
@@ -127,6 +128,7 @@ static void job_free(GameJob *job)
         cql_text_free(&q->error);
         cql_text_free(&q->stop);
         cql_text_free(&q->positions);
+        cql_text_free(&q->tags);
         cql_text_free(&q->strings);
         cql_text_free(&q->sort_key);
     }
@@ -148,8 +150,11 @@ static void search_with(Worker *w, int i, QueryJob *q)
     if (q->matched) {
         cql_text_clear(&q->sort_key);
         if (found.sort_key_len) cql_text_append(&q->sort_key, found.sort_key, found.sort_key_len);
+        if (w->run->match_positions) {   /* before the start's comment is joined to the game number's */
+            lib_matched_positions(s, w->game, &q->positions, &q->strings);
+            lib_match_tags(s, w->game, &q->tags, &q->strings);
+        }
         cql_write_match(s, w->game, &q->out);
-        if (w->run->match_positions) lib_matched_positions(s, w->game, &q->positions, &q->strings);
     }
 }
 
@@ -333,7 +338,7 @@ typedef struct SortedGame {
     int input;
     long index;
     CqlText text;
-    CqlText positions, strings;
+    CqlText positions, tags, strings;
 } SortedGame;
 
 /* What the handing over keeps for one query of the run. */
@@ -448,26 +453,47 @@ static void next_input(Emitter *e, bool read_to_end)
     e->input = r->read_failed ? r->ninputs : e->input + 1;
 }
 
-/* The positions kept with a game, made CqlPositions: their SAN and FEN are
- * kept as offsets into *strings (lib_matched_positions). */
+/* The positions and tags kept with a game (lib_matched_positions,
+ * lib_match_tags), their texts made pointers into *strings. */
 static const CqlPosition *positions_of(CqlText *positions, const CqlText *strings, int *count)
 {
     CqlPosition *p = (CqlPosition *)positions->data;
     *count = (int)(positions->len / sizeof *p);
     for (int i = 0; i < *count; i++) {
-        p[i].san = strings->data + (uintptr_t)p[i].san;
-        p[i].fen = strings->data + (uintptr_t)p[i].fen;
+        p[i].san = lib_text_pointer(p[i].san, strings);
+        p[i].fen = lib_text_pointer(p[i].fen, strings);
+        p[i].variation = lib_text_pointer(p[i].variation, strings);
+        p[i].comments = lib_text_pointer(p[i].comments, strings);
     }
     return p;
 }
 
-static void hand_over_match(Emitter *e, int query, long number, int input, long index, const CqlText *text,
-                            CqlText *positions, const CqlText *strings)
+static const CqlTag *tags_of(CqlText *tags, const CqlText *strings, int *count)
+{
+    CqlTag *t = (CqlTag *)tags->data;
+    *count = (int)(tags->len / sizeof *t);
+    for (int i = 0; i < *count; i++) {
+        t[i].name = lib_text_pointer(t[i].name, strings);
+        t[i].value = lib_text_pointer(t[i].value, strings);
+    }
+    return t;
+}
+
+/* The texts of a matching game: its PGN, and its positions, tags and
+ * their texts when asked for. */
+typedef struct MatchTexts {
+    CqlText *pgn, *positions, *tags, *strings;
+} MatchTexts;
+
+static void hand_over_match(Emitter *e, int query, long number, int input, long index, MatchTexts texts)
 {
     CqlRun *r = e->run;
     CqlRunGame g = {.number = number, .input = r->inputs[input].name, .index = index, .examined = true,
-                    .matched = true, .pgn = text->data, .pgn_len = text->len, .query = query};
-    if (r->match_positions) g.positions = positions_of(positions, strings, &g.npositions);
+                    .matched = true, .pgn = texts.pgn->data, .pgn_len = texts.pgn->len, .query = query};
+    if (r->match_positions) {
+        g.positions = positions_of(texts.positions, texts.strings, &g.npositions);
+        g.tags = tags_of(texts.tags, texts.strings, &g.ntags);
+    }
     r->on_match(r->match_ctx, r, &g);
 }
 
@@ -491,6 +517,7 @@ static void release_large_buffers(GameJob *job)
         if (q->out.cap > SLOT_KEEP_BYTES) cql_text_free(&q->out);
         if (q->strings.cap > SLOT_KEEP_BYTES) cql_text_free(&q->strings);
         if (q->positions.cap > SLOT_KEEP_BYTES) cql_text_free(&q->positions);
+        if (q->tags.cap > SLOT_KEEP_BYTES) cql_text_free(&q->tags);
     }
 }
 
@@ -506,6 +533,7 @@ static void job_clear(GameJob *job)
         cql_text_clear(&q->stop);
         cql_text_clear(&q->out);
         cql_text_clear(&q->positions);
+        cql_text_clear(&q->tags);
         cql_text_clear(&q->strings);
         q->examined = q->matched = q->stopped = false;
         q->indexed = INDEXED_TEXT;
@@ -564,11 +592,12 @@ static void emit_query(Emitter *e, int i, GameJob *job, long number)
                 qs->sorted = xrealloc(qs->sorted, qs->sorted_cap * sizeof *qs->sorted);
             }
             qs->sorted[qs->nsorted++] = (SortedGame){q->sort_key, number, job->input, job->index, q->out,
-                                                     q->positions, q->strings};
+                                                     q->positions, q->tags, q->strings};
             /* the sorted game owns them now */
-            q->out = q->sort_key = q->positions = q->strings = (CqlText){NULL, 0, 0};
+            q->out = q->sort_key = q->positions = q->tags = q->strings = (CqlText){NULL, 0, 0};
         } else if (r->on_match) {
-            hand_over_match(e, i, number, job->input, job->index, &q->out, &q->positions, &q->strings);
+            hand_over_match(e, i, number, job->input, job->index,
+                            (MatchTexts){&q->out, &q->positions, &q->tags, &q->strings});
         }
     }
     if (limit_reached(e, i)) {
@@ -621,7 +650,8 @@ static void emit_sorted(Emitter *e, int i)
     for (size_t k = 0; k < qs->nsorted; k++) {
         SortedGame *g = &qs->sorted[k];
         if (!qs->runtime_error && !cancelled(e) && !query_cancelled(e, i) && e->run->on_match)
-            hand_over_match(e, i, g->number, g->input, g->index, &g->text, &g->positions, &g->strings);
+            hand_over_match(e, i, g->number, g->input, g->index,
+                            (MatchTexts){&g->text, &g->positions, &g->tags, &g->strings});
     }
     end_batch(e);
     for (size_t k = 0; k < qs->nsorted; k++) {
@@ -629,6 +659,7 @@ static void emit_sorted(Emitter *e, int i)
         cql_text_free(&g->text);
         cql_text_free(&g->key);
         cql_text_free(&g->positions);
+        cql_text_free(&g->tags);
         cql_text_free(&g->strings);
     }
     free(qs->sorted);
@@ -1139,7 +1170,9 @@ static long run_threads(Emitter *e, long threads)
                 continue;
             }
             if (got == READ_END) input_left = false;
-            if (got == READ_END || may_read_alone(&p)) continue;
+            /* the lock was let go while reading: a slot may have been
+             * handed in meanwhile, whose signal nobody waited for */
+            continue;
         }
         if (!input_left && p.next_emit == p.next_read) break;
         pthread_cond_wait(&p.work_done, &p.mu);

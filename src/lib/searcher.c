@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chess/san.h"
 #include "lib/lib_int.h"
 #include "query/contexts.h"
 
@@ -217,36 +216,41 @@ CqlGameStatus cql_game_parse_for(CqlGame *g, CqlGameText *t, const char *file, C
     return lib_parse_for(g, t, file, m, &gate, NULL);
 }
 
-/* The SAN of the move into n, with + or # as the writer marks it. */
-static size_t move_into(const GameNode *n, char out[SAN_MAX])
-{
-    static const char check_marks[] = {[NODE_NO_CHECK] = '\0', [NODE_IN_CHECK] = '+', [NODE_MATED] = '#'};
-    if (!n->parent) {
-        out[0] = '\0';
-        return 0;
-    }
-    return san_write_marked(&n->parent->pos, n->move, check_marks[game_node_check(n)], out);
-}
-
 void lib_matched_positions(const CqlSearcher *s, CqlGame *g, CqlText *records, CqlText *strings)
 {
     for (int id = 0; id < cql_game_positions(g); id++) {
         if (!cql_position_matched(s, id)) continue;
-        int ply;
-        bool mainline;
-        cql_game_position(g, id, &ply, &mainline);   /* makes g->by_id */
-        const GameNode *n = g->by_id[id];
-        const Position *before = n->parent ? &n->parent->pos : &n->pos;
-        CqlPosition p = {.id = id, .ply = ply, .move_number = before->fullmove,
-                         .white_to_move = n->pos.side == WHITE, .in_variation = !mainline};
-        char san[SAN_MAX];
-        size_t len = move_into(n, san);
-        san[len] = '\0';
-        p.san = (const char *)(uintptr_t)strings->len;
-        cql_text_append(strings, san, len + 1);
-        p.fen = (const char *)(uintptr_t)strings->len;
-        cql_game_fen(g, id, strings);
+        CqlPosition p;
+        lib_describe_position(g, id, &p, strings);
+        const char *note = s->found.notes ? s->found.notes[id] : NULL;
+        p.comments = (const char *)(uintptr_t)strings->len;
+        if (note) cql_text_append(strings, note, strlen(note));
         cql_text_append(strings, "", 1);
         cql_text_append(records, (const char *)&p, sizeof p);
     }
+}
+
+/* Appends a tag's record and its texts (lib_match_tags). */
+static void append_tag(const char *name, const char *value, CqlText *records, CqlText *strings)
+{
+    CqlTag t = {(const char *)(uintptr_t)strings->len, NULL};
+    cql_text_append(strings, name, strlen(name) + 1);
+    t.value = (const char *)(uintptr_t)strings->len;
+    cql_text_append(strings, value, strlen(value) + 1);
+    cql_text_append(records, (const char *)&t, sizeof t);
+}
+
+void lib_match_tags(const CqlSearcher *s, const CqlGame *g, CqlText *records, CqlText *strings)
+{
+    /* as the writer has them (pgn/writer.h, PgnAnnotations.tags) */
+    const Tag *set = s->found.set_tags;
+    int nset = s->found.nset_tags;
+    for (int i = 0; i < g->game.tag_count; i++) {
+        const Tag *t = &g->game.tags[i];
+        const Tag *given = game_tag_find(set, nset, t->name);
+        append_tag(t->name, given ? given->value : t->value, records, strings);
+    }
+    for (int i = 0; i < nset; i++)
+        if (!game_tag_find(g->game.tags, g->game.tag_count, set[i].name))
+            append_tag(set[i].name, set[i].value, records, strings);
 }
