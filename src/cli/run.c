@@ -580,7 +580,8 @@ static void print_json_summary(FILE *fp, const Run *r, const QueryRun *qr, const
     if (t->ruled_out || t->from_codes)
         cql_text_printf(&line, ", \"ruled_out\": %ld, \"from_codes\": %ld", t->ruled_out, t->from_codes);
     long long k, n;
-    if (cql_settings_pair(r->o->settings, "part", &k, &n)) cql_text_printf(&line, ", \"part\": %lld, \"parts\": %lld", k, n);
+    if (cql_settings_pair(r->o->settings, "part", &k, &n))
+        cql_text_printf(&line, ", \"part\": %lld, \"parts\": %lld", k, n);
     if (qr->matches_name || qr->report_name) cql_text_printf(&line, ", \"positions\": %ld", qr->positions);
     if (qr->matches_name) {
         cql_text_printf(&line, ", \"matches_file\": ");
@@ -777,15 +778,17 @@ static ExitCode summarize(Run *r, QueryRun *qr, bool ok, FILE *summary, double s
     }
     if (!ok) {
         /* no summary line: tools that read it must not take the run for a success */
-        cql_report(r->m, CQL_ERROR, "%s%sthe run stopped after %ld games; %s", label ? label : "", label ? ": " : "",
-                   t->games, strcmp(qr->output, "-") == 0 ? "the output is incomplete" : "the output file was not written");
+        cql_report(r->m, CQL_ERROR, "%s%sthe run stopped after %ld games; %s", label ? label : "",
+                   label ? ": " : "", t->games,
+                   strcmp(qr->output, "-") == 0 ? "the output is incomplete" : "the output file was not written");
         return EXIT_USAGE;
     }
     /* "1 matches of 1 games": always plural, as CQL 6.2 writes it, for the
      * tools that parse this line */
     fprintf(summary, "%ld matches of %ld games in ", t->matches, t->games);
     print_seconds(summary, secs);
-    fprintf(summary, " seconds using %ld thread%s to %s", t->threads, t->threads == 1 ? "" : "s", shown_output(qr->output));
+    fprintf(summary, " seconds using %ld thread%s to %s", t->threads, t->threads == 1 ? "" : "s",
+            shown_output(qr->output));
     long long k, n;
     if (cql_settings_pair(o->settings, "part", &k, &n)) fprintf(summary, " (part %lld/%lld)", k, n);
     fputc('\n', summary);
