@@ -209,10 +209,6 @@ expect_grep "no match: said" "$T/r.html" "No position matched"
 if command -v bash >/dev/null 2>&1; then
     mkdir "$T/complete" "$T/complete/sub"
     touch "$T/complete/a.jsonl" "$T/complete/b.tsv" "$T/complete/c.epd" "$T/complete/d.pgn" "$T/complete/r.html"
-    complete_words() {   # PREVIOUS CURRENT: the words offered, sorted, on one line
-        (cd "$T/complete" && bash -c '. "$1/scripts/completion/cql.bash"; _cql "$2" "$4" "$3"; for w in "${COMPREPLY[@]}"; do echo "$w"; done' \
-            sh "$OLDPWD" "$CQL" "$1" "$2") | sort | tr '\n' ' '
-    }
     expect_eq "completion: the options" "$(complete_words cql -match)" "-matchcount -matches -matchformat -matchstring "
     expect_eq "completion: -report's options" "$(complete_words cql -rep)" "-report -reportlimit "
     expect_eq "completion: -matches, the files of its forms" "$(complete_words -matches '')" "a.jsonl b.tsv c.epd sub "

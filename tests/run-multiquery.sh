@@ -297,10 +297,6 @@ cd - >/dev/null
 if command -v bash >/dev/null 2>&1; then
     mkdir "$T/complete" "$T/complete/sub"
     touch "$T/complete/a.pgn" "$T/complete/q.cql" "$T/complete/r.cql"
-    complete_words() {   # PREVIOUS CURRENT: the words offered, sorted, on one line
-        (cd "$T/complete" && bash -c '. "$1/scripts/completion/cql.bash"; _cql "$2" "$4" "$3"; for w in "${COMPREPLY[@]}"; do echo "$w"; done' \
-            sh "$OLDPWD" "$CQL" "$1" "$2") | sort | tr '\n' ' '
-    }
     expect_eq "completion: -queries, a directory" "$(complete_words -queries '')" "sub "
     expect_eq "completion: -outdir, a directory" "$(complete_words -OUTDIR '')" "sub "
     expect_eq "completion: a second query file" "$(complete_words q.cql '')" "q.cql r.cql sub "

@@ -445,10 +445,6 @@ expect_grep "-- then a query file named -dash.cql: summary" "$T/err" '^6 matches
 if command -v bash >/dev/null 2>&1; then
     mkdir "$T/complete" "$T/complete/sub"
     touch "$T/complete/a.pgn" "$T/complete/b.pgn.gz" "$T/complete/notes.txt" "$T/complete/q.cql"
-    complete_words() {   # PREVIOUS CURRENT: the words offered, sorted, on one line
-        (cd "$T/complete" && bash -c '. "$1/scripts/completion/cql.bash"; _cql "$2" "$4" "$3"; for w in "${COMPREPLY[@]}"; do echo "$w"; done' \
-            sh "$OLDPWD" "$CQL" "$1" "$2") | sort | tr '\n' ' '
-    }
     expect_eq "completion: an option" "$(complete_words cql -thr)" "-threads "
     expect_eq "completion: options with a prefix" "$(complete_words cql -noh)" "-noheader -noheaders "
     expect_eq "completion: -result, any case" "$(complete_words -RESULT '')" "0-1 1-0 1/2-1/2 "
