@@ -713,6 +713,64 @@ inline void pos_play_move(Position *dst, const Position *src, Move m)
 #endif
 }
 
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline void pos_make_move_undoable(Position *pos, Move m, PosUndo *undo)
+{
+    undo->move = m;
+    undo->victim = pos->board[move_to(m)];
+    undo->ep = pos->ep;
+    memcpy(undo->castle_rook, pos->castle_rook, sizeof undo->castle_rook);
+    undo->halfmove = pos->halfmove;
+    undo->fullmove = pos->fullmove;
+    pos_make_move(pos, m);
+}
+
+void pos_unmake_move(Position *pos, const PosUndo *undo)
+{
+    Move m = undo->move;
+    Color us = other_color((Color)pos->side);
+    Square from = move_from(m), to = move_to(m);
+    switch (move_kind(m)) {
+    case MK_NORMAL:
+        move_piece(pos, to, from);
+        if (undo->victim != NO_PIECE) put_piece(pos, (Piece)undo->victim, to);
+        break;
+    case MK_PROMOTION:
+        remove_piece(pos, to);
+        if (undo->victim != NO_PIECE) put_piece(pos, (Piece)undo->victim, to);
+        put_piece(pos, make_piece(us, PAWN), from);
+        break;
+    case MK_EN_PASSANT:
+        move_piece(pos, to, from);
+        put_piece(pos, make_piece(other_color(us), PAWN), make_square(file_of(to), rank_of(from)));
+        break;
+    case MK_CASTLE_SHORT:
+    case MK_CASTLE_LONG: {
+        /* lift both before placing either, as make_castle does */
+        int wing = move_kind(m) == MK_CASTLE_SHORT ? CASTLE_SHORT : CASTLE_LONG;
+        Square rook_to = make_square(wing == CASTLE_SHORT ? 5 : 3, rank_of(from));
+        remove_piece(pos, to);
+        remove_piece(pos, rook_to);
+        put_piece(pos, make_piece(us, KING), from);
+        put_piece(pos, make_piece(us, ROOK), undo->castle_rook[us][wing]);
+        break;
+    }
+    default:
+        assert(move_kind(m) == MK_NULL);
+        break;
+    }
+    memcpy(pos->castle_rook, undo->castle_rook, sizeof pos->castle_rook);
+    pos->ep = undo->ep;
+    pos->halfmove = undo->halfmove;
+    pos->fullmove = undo->fullmove;
+    pos->side = (uint8_t)us;
+#ifdef CQL_DEBUG
+    assert(pos_is_ok(pos));
+#endif
+}
+
 /* ====================================================================
  * Invariants and comparison
  * ==================================================================== */

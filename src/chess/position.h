@@ -126,6 +126,24 @@ void pos_make_move(Position *pos, Move m);
  * from its parent's, faster than the copy and pos_make_move. */
 void pos_play_move(Position *dst, const Position *src, Move m);
 
+/* What a move made in place cannot give back by itself: the piece it
+ * took on its destination square, the rights, the ep square and the
+ * counters before it (a replay without a tree keeps one per ply of its
+ * line, to go back to where a variation starts). */
+typedef struct PosUndo {
+    Move move;
+    uint8_t victim;
+    uint8_t ep;
+    uint8_t castle_rook[COLOR_NB][2];
+    uint16_t halfmove, fullmove;
+} PosUndo;
+/* pos_make_move, keeping in *undo what pos_unmake_move needs to take the
+ * move back. */
+void pos_make_move_undoable(Position *pos, Move m, PosUndo *undo);
+/* Takes back the move that pos_make_move_undoable made into *undo, the
+ * last one made in pos: pos is then what it was before, byte for byte. */
+void pos_unmake_move(Position *pos, const PosUndo *undo);
+
 /* Every piece of either colour attacking square s, given occupancy occ. */
 Bitboard pos_attackers_to(const Position *pos, Square s, Bitboard occ);
 /* Pieces of the side not to move that give check to the side to move. */

@@ -524,11 +524,16 @@ static inline size_t word_end(const char *s, size_t start)
  * for a game a gate shut out (pgn_parse_game_gated), only keeps the
  * positions of the line being read: the same moves played, the same
  * problems reported, no node made. */
+typedef struct LineReturn {
+    Position pos;
+    PosUndo undo;
+} LineReturn;
+
 typedef struct Movetext {
     GameParser *p;
     Game *game;
     bool build_tree;
-    GameNode *root;              /* the game's root, or line[0] */
+    GameNode *root;              /* the game's root, or the line's node (below) */
     GameNode *cur;               /* the position the next move is played from */
     GameNode *stack[MAX_VARIATION_DEPTH];   /* where each open variation goes back to */
     /* the last child so far of the position a variation at each depth
@@ -543,12 +548,14 @@ typedef struct Movetext {
     Comment *pending;            /* comments before a variation's first move */
     bool at_variation_start;
     bool done;                   /* the result, or a bad move, ends the movetext */
-    /* without a tree: cur is line[ply], whose position (its pos alone is
-     * used) is the one the next move is played from, line[0] the root's,
-     * line[1..ply) the ones between; an open variation keeps the position
-     * it goes back to in returns[] and its ply in return_ply[] */
-    GameNode *line;
-    Position *returns;
+    /* without a tree: cur is root, a node of the arena whose position
+     * (its pos alone is used) is the one the next move is played from,
+     * made in place: ply moves after the game's first position, each
+     * taken back by line_undo[0..ply) in reverse order. An open variation
+     * keeps the position it goes back to, and the entry of line_undo it
+     * overwrites, in returns[], and its ply in return_ply[] */
+    PosUndo *line_undo;
+    LineReturn *returns;
     int ply, line_cap, returns_cap;
     int return_ply[MAX_VARIATION_DEPTH];
     const PgnGate *gate;         /* whose placements to stop at (NULL: none) */
@@ -575,12 +582,12 @@ static void *grow_array(Arena *a, void *old, size_t size, int *cap, int need)
     return grown;
 }
 
-/* Without a tree: plays m from the current position, as a child would. */
+/* Without a tree: plays m in the current position, keeping what takes it
+ * back. */
 static void line_play(Movetext *mt, Move m)
 {
-    mt->line = grow_array(mt->p->arena, mt->line, sizeof *mt->line, &mt->line_cap, mt->ply + 2);
-    pos_play_move(&mt->line[mt->ply + 1].pos, &mt->line[mt->ply].pos, m);
-    mt->cur = &mt->line[++mt->ply];
+    mt->line_undo = grow_array(mt->p->arena, mt->line_undo, sizeof *mt->line_undo, &mt->line_cap, mt->ply + 1);
+    pos_make_move_undoable(&mt->cur->pos, m, &mt->line_undo[mt->ply++]);
     /* a piece comes to a square by a move there, or by castling */
     bool may_arrive = (sq_bb(move_to(m)) & mt->placement_squares) || move_is_castle(m);
     if (mt->gate && may_arrive && has_placement(&mt->cur->pos, mt->gate)) {
@@ -602,7 +609,7 @@ static void on_comment(Movetext *mt, const MovetextToken *t)
 static void on_open_variation(Movetext *mt, size_t at, TextCursor *c)
 {
     GameParser *p = mt->p;
-    if (mt->depth == MAX_VARIATION_DEPTH || mt->cur == mt->root) {
+    if (mt->depth == MAX_VARIATION_DEPTH || (mt->build_tree ? mt->cur == mt->root : mt->ply == 0)) {
         if (mt->depth == MAX_VARIATION_DEPTH)
             problem_at(p, at, "variations nested too deeply (limit is %d)", MAX_VARIATION_DEPTH);
         else
@@ -622,9 +629,9 @@ static void on_open_variation(Movetext *mt, size_t at, TextCursor *c)
         mt->game->variation_tail = mt->sibling_tail[d];
     } else {
         mt->returns = grow_array(p->arena, mt->returns, sizeof *mt->returns, &mt->returns_cap, mt->depth + 1);
-        mt->returns[mt->depth] = mt->cur->pos;
+        mt->returns[mt->depth] = (LineReturn){mt->cur->pos, mt->line_undo[mt->ply - 1]};
         mt->return_ply[mt->depth] = mt->ply;
-        mt->cur = &mt->line[--mt->ply];
+        pos_unmake_move(&mt->cur->pos, &mt->line_undo[--mt->ply]);
     }
     mt->open_at[mt->depth] = at;
     mt->depth++;
@@ -646,8 +653,8 @@ static void on_close_variation(Movetext *mt, size_t at)
         if ((*tail)->sibling) *tail = (*tail)->sibling;
     } else {
         mt->ply = mt->return_ply[mt->depth];
-        mt->cur = &mt->line[mt->ply];
-        mt->cur->pos = mt->returns[mt->depth];
+        mt->cur->pos = mt->returns[mt->depth].pos;
+        mt->line_undo[mt->ply - 1] = mt->returns[mt->depth].undo;
     }
     mt->at_variation_start = false;
     mt->pending = NULL;
@@ -890,14 +897,14 @@ static bool replay_movetext(GameParser *p, bool build_tree, const PgnGate *gate)
     mt.placement_squares = 0;
     for (int i = 0; gate && i < gate->nplacements; i++) mt.placement_squares |= gate->placements[i].squares;
     mt.placement_reached = false;
-    mt.line = NULL;
+    mt.line_undo = NULL;
     mt.returns = NULL;
     mt.line_cap = mt.returns_cap = 0;
     mt.ply = 0;
     if (!build_tree) {
-        mt.line = grow_array(p->arena, NULL, sizeof *mt.line, &mt.line_cap, 1);
-        mt.line[0].pos = p->game->root->pos;
-        mt.root = mt.cur = &mt.line[0];
+        GameNode *line = arena_alloc(p->arena, sizeof *line);
+        line->pos = p->game->root->pos;
+        mt.root = mt.cur = line;
     }
     TextCursor c = {p->s, p->n, p->i};
     cursor_skip_blanks(&c);

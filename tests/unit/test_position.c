@@ -497,6 +497,87 @@ static void test_key_after_moves_on_random_games(void **state)
     }
 }
 
+/* Every field of the two positions is the same (the padding aside). */
+static void assert_same_fields(const Position *a, const Position *b)
+{
+    assert_memory_equal(a->by_type, b->by_type, sizeof a->by_type);
+    assert_memory_equal(a->by_color, b->by_color, sizeof a->by_color);
+    assert_memory_equal(a->board, b->board, sizeof a->board);
+    assert_memory_equal(a->castle_rook, b->castle_rook, sizeof a->castle_rook);
+    assert_int_equal(a->ep, b->ep);
+    assert_int_equal(a->side, b->side);
+    assert_int_equal(a->chess960, b->chess960);
+    assert_int_equal(a->halfmove, b->halfmove);
+    assert_int_equal(a->fullmove, b->fullmove);
+}
+
+/* Every legal move of a perft position (and of each position it leads
+ * to), made by pos_make_move_undoable, gives pos_make_move's position and
+ * is taken back by pos_unmake_move to the first position, field by field:
+ * castling (Chess960 too), promotions, captures, en passant, rights. */
+static void undo_all_moves(const Position *pos, int depth)
+{
+    MoveList list;
+    mg_legal(pos, &list);
+    for (int i = 0; i < list.count; i++) {
+        Position made = *pos, plain = *pos;
+        PosUndo undo;
+        pos_make_move_undoable(&made, list.moves[i], &undo);
+        pos_make_move(&plain, list.moves[i]);
+        assert_same_fields(&made, &plain);
+        if (depth > 1) undo_all_moves(&made, depth - 1);
+        pos_unmake_move(&made, &undo);
+        assert_same_fields(&made, pos);
+    }
+}
+
+static void undo_moves_of_fen(char *fen, void *ctx)
+{
+    (void)ctx;
+    Position pos = position_from(fen);
+    undo_all_moves(&pos, 2);
+}
+
+static void test_unmake_on_data_files(void **state)
+{
+    (void)state;
+    static const char *const FILES[] = {
+        "tests/data/perft/perftsuite.epd", "tests/data/perft/cpw-perft-results.epd",
+        "tests/data/perft/python-chess-tricky.perft", "tests/data/perft/python-chess-chess960.perft",
+    };
+    assert_true(for_each_perft_fen(FILES, sizeof FILES / sizeof FILES[0], undo_moves_of_fen, NULL) > 1000);
+}
+
+/* A null move, and a line of random moves taken back one by one. */
+static void test_unmake_null_and_lines(void **state)
+{
+    (void)state;
+    Position pos = position_from("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 5 9");
+    Position before = pos;
+    PosUndo undo[120];
+    pos_make_move_undoable(&pos, MOVE_NULL, &undo[0]);
+    pos_unmake_move(&pos, &undo[0]);
+    assert_same_fields(&pos, &before);
+    uint64_t seed = 88172645463325252ULL;
+    for (int game = 0; game < 50; game++) {
+        Position line[121];
+        line[0] = game % 2 ? before : position_from(POS_START_FEN);
+        pos = line[0];
+        int n = 0;
+        for (; n < 120; n++) {
+            MoveList list;
+            mg_legal(&pos, &list);
+            if (list.count == 0) break;
+            pos_make_move_undoable(&pos, list.moves[next_random(&seed) % (uint64_t)list.count], &undo[n]);
+            line[n + 1] = pos;
+        }
+        while (n > 0) {
+            pos_unmake_move(&pos, &undo[--n]);
+            assert_same_fields(&pos, &line[n]);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -518,6 +599,8 @@ int main(void)
         cmocka_unit_test(test_checkers_and_attackers),
         cmocka_unit_test(test_is_ok_catches_broken_invariants),
         cmocka_unit_test(test_key_after_moves_on_random_games),
+        cmocka_unit_test(test_unmake_on_data_files),
+        cmocka_unit_test(test_unmake_null_and_lines),
     };
     return cmocka_run_group_tests(tests, chess_setup, NULL);
 }
