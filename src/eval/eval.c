@@ -1753,11 +1753,14 @@ static void search_direct_body(Evaluator *ev, const Node *body, GameSearch *out,
         /* the attackers' designator first, as eval_attacks takes them */
         bool by = body->kind == ND_ATTACKEDBY;
         const Designator *attackers = body->kids[by]->desig, *targets = body->kids[!by]->desig;
+        /* the designators' fields in locals: the stores of a match could
+         * otherwise make them be read again at every position */
+        unsigned x_pieces = attackers->pieces, y_pieces = targets->pieces;
+        Bitboard x_squares = attackers->squares, y_squares = targets->squares;
         for (; n; n = game_walk_next(NULL, n, variations)) {
-            ev->cur = ev->origin = n;
-            Bitboard x = designator_squares(ev, attackers);
+            Bitboard x = pos_squares_with(&n->pos, x_pieces) & x_squares;
             if (!x) continue;
-            Bitboard y = designator_squares(ev, targets);
+            Bitboard y = pos_squares_with(&n->pos, y_pieces) & y_squares;
             if (by ? bq_attacked(&n->pos, y, x) : bq_attackers(&n->pos, x, y)) count_match(ev, out, n, annotate);
         }
         return;
