@@ -522,8 +522,8 @@ static inline size_t word_end(const char *s, size_t start)
 
 /* Where the replay of the movetext stands. It builds the game's tree, or,
  * for a game a gate shut out (pgn_parse_game_gated), only keeps the
- * positions of the line being read: the same moves played, the same
- * problems reported, no node made. */
+ * position the line being read has reached, and what takes its moves
+ * back: the same moves played, the same problems reported, no node made. */
 typedef struct LineReturn {
     Position pos;
     PosUndo undo;
