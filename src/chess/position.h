@@ -2,7 +2,9 @@
  * src/chess/position.h — a chess position: FEN in and out, make move, checks.
  *
  * A Position is a plain value (160 bytes): copy it with `=`. Game-tree
- * nodes store one each, so making a move is copy-then-pos_make_move.
+ * nodes store one each, so making a move is copy-then-pos_make_move; a
+ * replay without a tree makes its moves in place and takes them back
+ * (pos_make_move_undoable, pos_unmake_move).
  * Castling is stored as the square of the rook each side may still castle
  * with (SQ_NONE when the right is gone), which covers Chess960 as well as
  * standard chess. `ep` is the en-passant target square recorded after every
