@@ -92,11 +92,12 @@ void summary_add_node(SummaryBuilder *b, const GameNode *n)
     Move m = n->move;
     Square from = move_from(m), to = move_to(m);
     Color us = (Color)before->side;
-    Piece taken = pos_piece_on(before, to);
+    MoveKind kind = move_kind(m);
+    Piece on_to = pos_piece_on(before, to), taken = on_to;
     uint32_t flags = s->flags;
     /* once the game has a check, a position is asked no more */
     if (!(flags & SUMMARY_CHECK) && pos_in_check(&n->pos)) flags |= SUMMARY_CHECK;
-    switch (move_kind(m)) {
+    switch (kind) {
     case MK_NORMAL:
         s->squares[pos_piece_on(before, from)] |= sq_bb(to);
         break;
@@ -117,7 +118,7 @@ void summary_add_node(SummaryBuilder *b, const GameNode *n)
         break;
     case MK_CASTLE_SHORT:
     case MK_CASTLE_LONG: {
-        bool short_side = move_kind(m) == MK_CASTLE_SHORT;
+        bool short_side = kind == MK_CASTLE_SHORT;
         s->squares[make_piece(us, KING)] |= sq_bb(to);
         s->squares[make_piece(us, ROOK)] |= sq_bb(make_square(short_side ? 5 : 3, rank_of(from)));
         flags |= short_side ? SUMMARY_CASTLE_SHORT : SUMMARY_CASTLE_LONG;
@@ -137,9 +138,10 @@ void summary_add_node(SummaryBuilder *b, const GameNode *n)
     /* the counts followed move by move along a line, counted again where
      * another line goes on */
     if (!follows) count_pieces(&n->pos, counts, s);
-    /* the parent's first move is a null move or takes a king: the parent
-     * has no move after it (its first child is known from now on) */
-    if (parent->child == n && !game_node_plays_a_move(parent)) s->flags |= position_flags(parent);
+    /* the parent's first move (its first child is known from now on) is a
+     * null move or takes a king: the parent has no move after it
+     * (game_node_plays_a_move) */
+    if (parent->child == n && (kind == MK_NULL || type_of(on_to) == KING)) s->flags |= position_flags(parent);
 }
 
 void summary_finish(SummaryBuilder *b, const Game *g, GameSummary *s)
