@@ -95,8 +95,6 @@ void summary_add_node(SummaryBuilder *b, const GameNode *n)
     MoveKind kind = move_kind(m);
     Piece on_to = pos_piece_on(before, to), taken = on_to;
     uint32_t flags = s->flags;
-    /* once the game has a check, a position is asked no more */
-    if (!(flags & SUMMARY_CHECK) && pos_in_check(&n->pos)) flags |= SUMMARY_CHECK;
     switch (kind) {
     case MK_NORMAL:
         s->squares[pos_piece_on(before, from)] |= sq_bb(to);
@@ -142,6 +140,9 @@ void summary_add_node(SummaryBuilder *b, const GameNode *n)
      * null move or takes a king: the parent has no move after it
      * (game_node_plays_a_move) */
     if (parent->child == n && (kind == MK_NULL || type_of(on_to) == KING)) s->flags |= position_flags(parent);
+    /* once the game has a check, a position is asked no more (last: no
+     * value is kept across the call) */
+    if (!(s->flags & SUMMARY_CHECK) && pos_in_check(&n->pos)) s->flags |= SUMMARY_CHECK;
 }
 
 void summary_finish(SummaryBuilder *b, const Game *g, GameSummary *s)
