@@ -66,23 +66,11 @@ static void put_code(StrBuf *out, uint16_t c, size_t *count)
 }
 
 /* A loop over a stack, not a recursion: a variation can be thousands of
- * moves deep. */
+ * moves deep. (The sidecar's build calls it for a tree with variations
+ * alone: a main line's codes it makes during the parse.) */
 size_t movecode_write_tree(const Game *g, StrBuf *out)
 {
     size_t count = 0;
-    if (!g->has_variations) {   /* the usual game: its main line alone, room made once */
-        for (const GameNode *n = g->root->child; n; n = n->child) count++;
-        sb_reserve(out, 2 * count);
-        unsigned char *p = (unsigned char *)out->data + out->len;
-        for (const GameNode *n = g->root->child; n; n = n->child) {
-            uint16_t c = movecode_of(n->move);
-            *p++ = (unsigned char)c;
-            *p++ = (unsigned char)(c >> 8);
-        }
-        out->len += 2 * count;
-        out->data[out->len] = '\0';
-        return count;
-    }
     WorkStack stack = {NULL, 0, 0};
     push_work(&stack, WORK_LINE, g->root);
     while (stack.count) {
