@@ -10,14 +10,15 @@
 
 void bytes_put_varint(StrBuf *out, uint64_t v)
 {
-    char b[10];
-    size_t n = 0;
+    if (out->len + 11 > out->cap) sb_reserve(out, 10);
+    char *p = out->data + out->len, *start = p;
     while (v >= 0x80) {
-        b[n++] = (char)(unsigned char)(v | 0x80);
+        *p++ = (char)(unsigned char)(v | 0x80);
         v >>= 7;
     }
-    b[n++] = (char)(unsigned char)v;
-    sb_append_n(out, b, n);
+    *p++ = (char)(unsigned char)v;
+    *p = '\0';
+    out->len += (size_t)(p - start);
 }
 
 static void put_le(StrBuf *out, uint64_t v, size_t width)

@@ -15,20 +15,6 @@ static uint16_t code_make(Square from, Square to, unsigned kind)
     return (uint16_t)((unsigned)from | (unsigned)to << 6 | kind << 12);
 }
 
-uint16_t movecode_of(Move m)
-{
-    Square from = move_from(m), to = move_to(m);
-    switch (move_kind(m)) {
-    case MK_EN_PASSANT: return code_make(from, to, MOVECODE_EN_PASSANT);
-    case MK_CASTLE_SHORT: return code_make(from, to, MOVECODE_CASTLE_SHORT);
-    case MK_CASTLE_LONG: return code_make(from, to, MOVECODE_CASTLE_LONG);
-    case MK_NULL: return code_make(0, 0, MOVECODE_NULL);
-    case MK_PROMOTION: return code_make(from, to, MOVECODE_PROMOTION + (unsigned)move_promo(m));
-    case MK_NORMAL: break;
-    }
-    return code_make(from, to, MOVECODE_NORMAL);
-}
-
 bool movecode_move(uint16_t c, Move *m)
 {
     Square from = c & 63, to = (c >> 6) & 63;
@@ -75,31 +61,16 @@ static void push_work(WorkStack *s, WorkKind kind, const GameNode *node)
 
 static void put_code(StrBuf *out, uint16_t c, size_t *count)
 {
-    if (out->len + 3 > out->cap) sb_reserve(out, 2);
-    out->data[out->len++] = (char)(unsigned char)c;
-    out->data[out->len++] = (char)(unsigned char)(c >> 8);
-    out->data[out->len] = '\0';
+    movecode_append(out, c);
     (*count)++;
 }
 
 /* A loop over a stack, not a recursion: a variation can be thousands of
- * moves deep. */
+ * moves deep. (The sidecar's build calls it for a tree with variations
+ * alone: a main line's codes it makes during the parse.) */
 size_t movecode_write_tree(const Game *g, StrBuf *out)
 {
     size_t count = 0;
-    if (!g->has_variations) {   /* the usual game: its main line alone, room made once */
-        for (const GameNode *n = g->root->child; n; n = n->child) count++;
-        sb_reserve(out, 2 * count);
-        unsigned char *p = (unsigned char *)out->data + out->len;
-        for (const GameNode *n = g->root->child; n; n = n->child) {
-            uint16_t c = movecode_of(n->move);
-            *p++ = (unsigned char)c;
-            *p++ = (unsigned char)(c >> 8);
-        }
-        out->len += 2 * count;
-        out->data[out->len] = '\0';
-        return count;
-    }
     WorkStack stack = {NULL, 0, 0};
     push_work(&stack, WORK_LINE, g->root);
     while (stack.count) {

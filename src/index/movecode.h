@@ -41,10 +41,32 @@ enum {
     MOVECODE_PROMOTION = 8       /* + the piece type */
 };
 
-/* The code of move m. */
-uint16_t movecode_of(Move m);
+/* The code of move m (inline: the build makes one for each move it reads). */
+static inline uint16_t movecode_of(Move m)
+{
+    /* a Move's bits 0-11 are the code's; the code's kind for each MoveKind
+     * but promotion */
+    static const uint8_t kinds[8] = {[MK_NORMAL] = MOVECODE_NORMAL, [MK_EN_PASSANT] = MOVECODE_EN_PASSANT,
+                                     [MK_CASTLE_SHORT] = MOVECODE_CASTLE_SHORT,
+                                     [MK_CASTLE_LONG] = MOVECODE_CASTLE_LONG};
+    MoveKind kind = move_kind(m);
+    if (kind == MK_NULL) return (uint16_t)(MOVECODE_NULL << 12);
+    unsigned code = kind == MK_PROMOTION ? MOVECODE_PROMOTION + (unsigned)move_promo(m) : kinds[kind];
+    return (uint16_t)((m & 0xfff) | code << 12);
+}
 /* The move of code c; false when c is no move (a variation mark, an unused kind). */
 bool movecode_move(uint16_t c, Move *m);
+
+/* Appends code c to out (two bytes, little-endian). */
+static inline void movecode_append(StrBuf *out, uint16_t c)
+{
+    if (out->len + 3 > out->cap) sb_reserve(out, 2);
+    char *p = out->data + out->len;
+    p[0] = (char)(unsigned char)c;
+    p[1] = (char)(unsigned char)(c >> 8);
+    p[2] = '\0';
+    out->len += 2;
+}
 
 /* Appends the codes of g's tree (two bytes each, little-endian) to out;
  * returns how many. */

@@ -212,9 +212,8 @@ static void grow_slots(StringTable *t)
     t->nslots = n;
 }
 
-static uint32_t intern(StringTable *t, const char *s)
+static uint32_t intern_n(StringTable *t, const char *s, size_t len)
 {
-    size_t len = strlen(s);
     if (2 * (t->count + 1) > t->nslots) grow_slots(t);
     size_t i = (size_t)string_hash(s, len) & (t->nslots - 1);
     for (; t->slots[i]; i = (i + 1) & (t->nslots - 1)) {
@@ -234,6 +233,44 @@ static uint32_t intern(StringTable *t, const char *s)
     sb_putc(&t->bytes, '\0');
     t->slots[i] = (uint32_t)t->count + 1;
     return (uint32_t)t->count++;
+}
+
+static uint32_t intern(StringTable *t, const char *s)
+{
+    return intern_n(t, s, strlen(s));
+}
+
+/* The tags of one game after another: their names, and many of their
+ * values, are those of the game before at the same place (the same tags
+ * in the same order, the same Event and Site), so the id found there last
+ * time is tried first, without a hash. */
+enum { RECENT_TAGS = 32, NO_STRING = UINT32_MAX };
+
+typedef struct RecentTags {
+    uint32_t name[RECENT_TAGS], value[RECENT_TAGS];   /* ids, or NO_STRING */
+} RecentTags;
+
+static uint32_t intern_recent(StringTable *t, uint32_t *recent, const char *s, size_t len)
+{
+    if (*recent != NO_STRING) {
+        size_t have;
+        const char *other = table_string(t, *recent, &have);
+        if (have == len && memcmp(other, s, len) == 0) return *recent;
+    }
+    return *recent = intern_n(t, s, len);
+}
+
+/* The ids of tag i's name and value. */
+static void intern_tag(StringTable *t, RecentTags *r, int i, const Tag *tag, uint32_t *name, uint32_t *value)
+{
+    size_t value_len = tag->plain ? tag->value_len : strlen(tag->value);
+    if (i >= RECENT_TAGS) {
+        *name = intern(t, tag->name);
+        *value = intern_n(t, tag->value, value_len);
+        return;
+    }
+    *name = intern_recent(t, &r->name[i], tag->name, strlen(tag->name));
+    *value = intern_recent(t, &r->value[i], tag->value, value_len);
 }
 
 static void string_table_free(StringTable *t)
@@ -307,8 +344,29 @@ typedef struct Builder {
     uint64_t *offsets;      /* each record's offset, then the end of the records */
     size_t noffsets, cap_offsets;
     StringTable strings;
+    RecentTags recent;
+    /* made while the game is parsed (game_node_made): its summary, and
+     * the codes of its moves, in the order they are made, which are the
+     * codes of its tree when the tree is one line */
+    SummaryBuilder summary;
     StrBuf codes;           /* a game's move codes, before their count is written */
 } Builder;
+
+/* The parse made node n: into the game's summary and codes, while n is in
+ * the cache. */
+static void game_node_made(void *ctx, const GameNode *n)
+{
+    Builder *b = ctx;
+    summary_add_node(&b->summary, n);
+    movecode_append(&b->codes, movecode_of(n->move));
+}
+
+/* Ready for the next game's parse. */
+static void game_begin(Builder *b)
+{
+    summary_start(&b->summary);
+    sb_clear(&b->codes);
+}
 
 static void flush(Builder *b)
 {
@@ -350,19 +408,24 @@ static void write_record(Builder *b, const RawGame *raw, uint64_t offset, uint64
     sb_putc(out, (char)(clean ? RECORD_CLEAN : 0));
     if (clean) {
         GameSummary s;
-        summary_of_game(g, &s);
+        summary_finish(&b->summary, g, &s);
         summary_write(&s, out);
         bytes_put_varint(out, (uint64_t)g->tag_count);
         for (int i = 0; i < g->tag_count; i++) {
-            bytes_put_varint(out, intern(&b->strings, g->tags[i].name));
-            bytes_put_varint(out, intern(&b->strings, g->tags[i].value));
+            uint32_t name, value;
+            intern_tag(&b->strings, &b->recent, i, &g->tags[i], &name, &value);
+            bytes_put_varint(out, name);
+            bytes_put_varint(out, value);
         }
         bytes_put_varint(out, g->result ? (uint64_t)intern(&b->strings, g->result) + 1 : 0);
         bool usual = is_usual_start(&g->root->pos);
         sb_putc(out, (char)(usual ? 0 : 1));
         if (!usual) write_position(out, &g->root->pos);
-        sb_clear(&b->codes);
-        size_t ncodes = movecode_write_tree(g, &b->codes);
+        if (g->has_variations) {   /* the codes in the tree's order, with the variations marked */
+            sb_clear(&b->codes);
+            movecode_write_tree(g, &b->codes);
+        }
+        size_t ncodes = b->codes.len / 2;
         bytes_put_varint(out, ncodes);
         if (ncodes) sb_append_n(out, b->codes.data, b->codes.len);
     }
@@ -395,6 +458,7 @@ bool sidecar_build(const char *pgn_path, SidecarWriteFn write, void *ctx, Sideca
     b.write = write;
     b.ctx = ctx;
     checksum_init(&b.sum);
+    memset(&b.recent, 0xff, sizeof b.recent);   /* NO_STRING */
     write_sidecar_header(&b.out, &id);
 
     long ignored = 0;   /* messages about the text between games: a search reports them */
@@ -411,11 +475,13 @@ bool sidecar_build(const char *pgn_path, SidecarWriteFn write, void *ctx, Sideca
     Arena arena;
     arena_init_growing(&arena, (size_t)16 << 10, (size_t)256 << 10);
     uint64_t text_bytes = 0;
+    PgnMoveHook hook = {game_node_made, &b};
     while (!b.failed && pgn_next_raw(&reader, &raw)) {
         arena_reset(&arena);
         Game g;
         game_messages = 0;
-        PgnParseStatus st = pgn_parse_game(&raw, pgn_path, &arena, &g, &game_sink);
+        game_begin(&b);
+        PgnParseStatus st = pgn_parse_game_hooked(&raw, pgn_path, &arena, &g, &game_sink, &hook);
         bool clean = st == PGN_OK && game_messages == 0;
         uint64_t start = scanner_line_start(lines, raw.first_line) + (raw.first_column ? raw.first_column - 1 : 0);
         uint64_t end = scanner_line_start(lines, raw.last_line + 1);

@@ -12,37 +12,16 @@
 const Piece summary_pieces[12] = {W_PAWN, W_KNIGHT, W_BISHOP, W_ROOK, W_QUEEN, W_KING,
                                   B_PAWN, B_KNIGHT, B_BISHOP, B_ROOK, B_QUEEN, B_KING};
 
-/* What the move into n does: castling, en passant, a null move, a
- * promotion, a capture. */
-static uint32_t move_flags(const GameNode *n)
-{
-    const Position *before = &n->parent->pos;
-    Move m = n->move;
-    switch (move_kind(m)) {
-    case MK_NULL: return SUMMARY_NULL_MOVE;
-    case MK_CASTLE_SHORT: return SUMMARY_CASTLE_SHORT;
-    case MK_CASTLE_LONG: return SUMMARY_CASTLE_LONG;
-    case MK_EN_PASSANT: return SUMMARY_EN_PASSANT | summary_capture(PAWN);
-    case MK_PROMOTION:
-    case MK_NORMAL: break;
-    }
-    uint32_t f = move_kind(m) == MK_PROMOTION ? summary_promotion(move_promo(m)) : 0;
-    Piece taken = pos_piece_on(before, move_to(m));
-    if (taken != NO_PIECE) f |= summary_capture(type_of(taken));
-    return f;
-}
-
 /* What a position is: check, mate, stalemate, as `check`, `mate` and
- * `stalemate` find them (eval.c). Once the game has a check, only the
- * positions without a move after them are asked: mate and stalemate are
- * found there alone. */
-static uint32_t position_flags(const GameNode *n, uint32_t known)
+ * `stalemate` find them (eval.c), for a position without a move after it
+ * (game_node_plays_a_move: the others have a legal move, and are asked
+ * only whether they are in check). */
+static uint32_t position_flags(const GameNode *n)
 {
-    if ((known & SUMMARY_CHECK) && game_node_plays_a_move(n)) return 0;
     NodeCheck state = game_node_check(n);
     if (state == NODE_MATED) return SUMMARY_CHECK | (n->child ? 0 : SUMMARY_MATE);
     if (state == NODE_IN_CHECK) return SUMMARY_CHECK;
-    if (!game_node_plays_a_move(n) && !mg_has_legal_move(&n->pos)) return SUMMARY_STALEMATE;
+    if (!mg_has_legal_move(&n->pos)) return SUMMARY_STALEMATE;
     return 0;
 }
 
@@ -65,53 +44,6 @@ static void count_pieces(const Position *pos, int counts[PIECE_NB], GameSummary 
     }
 }
 
-/* The counts after the move into n, from those before it: a piece taken,
- * a pawn promoted. */
-static void count_move(const GameNode *n, int counts[PIECE_NB], GameSummary *s)
-{
-    const Position *before = &n->parent->pos;
-    Move m = n->move;
-    Color us = (Color)before->side;
-    MoveKind kind = move_kind(m);
-    if (kind == MK_NULL || kind == MK_CASTLE_SHORT || kind == MK_CASTLE_LONG) return;
-    Piece taken = kind == MK_EN_PASSANT ? make_piece(other_color(us), PAWN) : pos_piece_on(before, move_to(m));
-    if (taken != NO_PIECE) note_count(s, taken, --counts[taken]);
-    if (kind == MK_PROMOTION) {
-        Piece pawn = make_piece(us, PAWN), promoted = make_piece(us, move_promo(m));
-        note_count(s, pawn, --counts[pawn]);
-        note_count(s, promoted, ++counts[promoted]);
-    }
-}
-
-/* The squares the move into n brings a piece to: the mover's (or the
- * promoted piece's) destination, and the rook's when castling. With the
- * start position's squares, every square a piece ever stands on. */
-static void add_arrivals(const GameNode *n, GameSummary *s)
-{
-    const Position *before = &n->parent->pos;
-    Move m = n->move;
-    Square from = move_from(m), to = move_to(m);
-    switch (move_kind(m)) {
-    case MK_NULL:
-        return;
-    case MK_CASTLE_SHORT:
-    case MK_CASTLE_LONG: {
-        Color us = (Color)before->side;
-        int rank = rank_of(from);
-        s->squares[make_piece(us, KING)] |= sq_bb(to);
-        s->squares[make_piece(us, ROOK)] |= sq_bb(make_square(move_kind(m) == MK_CASTLE_SHORT ? 5 : 3, rank));
-        return;
-    }
-    case MK_PROMOTION:
-        s->squares[make_piece((Color)before->side, move_promo(m))] |= sq_bb(to);
-        return;
-    case MK_NORMAL:
-    case MK_EN_PASSANT:
-        break;
-    }
-    s->squares[pos_piece_on(before, from)] |= sq_bb(to);
-}
-
 SummaryResult summary_result_of(const char *result)
 {
     static const char *const texts[] = {"1-0", "0-1", "1/2-1/2", "*"};
@@ -121,31 +53,120 @@ SummaryResult summary_result_of(const char *result)
     return RESULT_OTHER;
 }
 
-void summary_of_game(const Game *g, GameSummary *s)
+/* The root's squares, counts and check: the summary's start. */
+static void start_at_root(SummaryBuilder *b, const GameNode *root)
 {
+    GameSummary *s = &b->s;
     memset(s, 0, sizeof *s);
     for (int i = 0; i < 12; i++) {
         Piece p = summary_pieces[i];
         s->min_count[p] = SUMMARY_MANY;
-        s->squares[p] = pos_pieces(&g->root->pos, color_of(p), type_of(p));
+        s->squares[p] = pos_pieces(&root->pos, color_of(p), type_of(p));
     }
-    /* the counts of the node walked last, followed move by move along a
-     * line and counted again where a variation goes back */
-    int counts[PIECE_NB] = {0};
-    const GameNode *last = NULL;
-    for (const GameNode *n = g->root; n; last = n, n = game_walk_next(NULL, n, true)) {
-        s->flags |= position_flags(n, s->flags);
-        if (n->sibling) s->flags |= SUMMARY_VARIATIONS;
-        if (!n->parent || n->parent != last) {
-            count_pieces(&n->pos, counts, s);
-            if (!n->parent) continue;
-        } else {
-            count_move(n, counts, s);
+    count_pieces(&root->pos, b->counts, s);
+    if (pos_in_check(&root->pos)) s->flags |= SUMMARY_CHECK;
+    b->last = root;
+}
+
+void summary_start(SummaryBuilder *b)
+{
+    b->last = NULL;
+}
+
+/* What the move into n does, in one look at it: the squares it brings a
+ * piece to (the mover's or the promoted piece's destination, the rook's
+ * when castling: with the start position's squares, every square a piece
+ * ever stands on), its flags (castling, en passant, a null move, a
+ * promotion, a capture) and, when the counts before it are those of the
+ * parent (`follows`), the counts it changes: a piece taken, a pawn
+ * promoted. */
+void summary_add_node(SummaryBuilder *b, const GameNode *n)
+{
+    const GameNode *parent = n->parent;
+    if (!b->last) start_at_root(b, parent);   /* the first node made is a child of the root */
+    bool follows = parent == b->last;
+    b->last = n;
+    GameSummary *s = &b->s;
+    int *counts = b->counts;
+    const Position *before = &parent->pos;
+    Move m = n->move;
+    Square from = move_from(m), to = move_to(m);
+    Color us = (Color)before->side;
+    MoveKind kind = move_kind(m);
+    Piece on_to = pos_piece_on(before, to), taken = on_to;
+    uint32_t flags = s->flags;
+    switch (kind) {
+    case MK_NORMAL:
+        s->squares[pos_piece_on(before, from)] |= sq_bb(to);
+        break;
+    case MK_PROMOTION: {
+        Piece pawn = make_piece(us, PAWN), promoted = make_piece(us, move_promo(m));
+        s->squares[promoted] |= sq_bb(to);
+        flags |= summary_promotion(move_promo(m));
+        if (follows) {
+            note_count(s, pawn, --counts[pawn]);
+            note_count(s, promoted, ++counts[promoted]);
         }
-        s->flags |= move_flags(n);
-        add_arrivals(n, s);
+        break;
     }
-    s->flags |= (uint32_t)summary_result_of(game_result(g)) << SUMMARY_RESULT_SHIFT;
+    case MK_EN_PASSANT:
+        s->squares[pos_piece_on(before, from)] |= sq_bb(to);
+        flags |= SUMMARY_EN_PASSANT;
+        taken = make_piece(other_color(us), PAWN);
+        break;
+    case MK_CASTLE_SHORT:
+    case MK_CASTLE_LONG: {
+        bool short_side = kind == MK_CASTLE_SHORT;
+        s->squares[make_piece(us, KING)] |= sq_bb(to);
+        s->squares[make_piece(us, ROOK)] |= sq_bb(make_square(short_side ? 5 : 3, rank_of(from)));
+        flags |= short_side ? SUMMARY_CASTLE_SHORT : SUMMARY_CASTLE_LONG;
+        taken = NO_PIECE;
+        break;
+    }
+    case MK_NULL:
+        flags |= SUMMARY_NULL_MOVE;
+        taken = NO_PIECE;
+        break;
+    }
+    if (taken != NO_PIECE) {
+        flags |= summary_capture(type_of(taken));
+        if (follows) note_count(s, taken, --counts[taken]);
+    }
+    s->flags = flags;
+    /* the counts followed move by move along a line, counted again where
+     * another line goes on */
+    if (!follows) count_pieces(&n->pos, counts, s);
+    /* the parent's first move (its first child is known from now on) is a
+     * null move or takes a king: the parent has no move after it
+     * (game_node_plays_a_move) */
+    if (parent->child == n && (kind == MK_NULL || type_of(on_to) == KING)) s->flags |= position_flags(parent);
+    /* once the game has a check, a position is asked no more (last: no
+     * value is kept across the call) */
+    if (!(s->flags & SUMMARY_CHECK) && pos_in_check(&n->pos)) s->flags |= SUMMARY_CHECK;
+}
+
+void summary_finish(SummaryBuilder *b, const Game *g, GameSummary *s)
+{
+    if (!b->last) start_at_root(b, g->root);
+    /* the leaves: the last node made, when the tree is one line */
+    if (g->has_variations) {
+        b->s.flags |= SUMMARY_VARIATIONS;
+        for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, true))
+            if (!n->child) b->s.flags |= position_flags(n);
+    } else {
+        b->s.flags |= position_flags(b->last);
+    }
+    b->s.flags |= (uint32_t)summary_result_of(game_result(g)) << SUMMARY_RESULT_SHIFT;
+    *s = b->s;
+}
+
+void summary_of_game(const Game *g, GameSummary *s)
+{
+    SummaryBuilder b;
+    summary_start(&b);
+    for (const GameNode *n = game_walk_next(NULL, g->root, true); n; n = game_walk_next(NULL, n, true))
+        summary_add_node(&b, n);
+    summary_finish(&b, g, s);
 }
 
 /* The ranks (bit r: rank r + 1) on which b has a square: each byte's bits

@@ -55,8 +55,26 @@ typedef struct GameSummary {
     uint32_t flags;                /* SUMMARY_... */
 } GameSummary;
 
-/* The summary of g's whole tree. */
+/* The summary of g's whole tree, by a walk over it. */
 void summary_of_game(const Game *g, GameSummary *s);
+
+/* The same summary made while the tree is made, a node at a time, when
+ * its position is still in the cache (the sidecar's build: a hook of the
+ * parse, pgn_parse_game_hooked): summary_start, summary_add_node for each
+ * node the tree gains after its root (any order in which a node comes
+ * after its parent: the parse's), then summary_finish once the tree is
+ * whole. What only the finished tree says (which positions have no move
+ * after them, for mate and stalemate) is asked then, of the last node
+ * made, or of the leaves of a tree with variations. */
+typedef struct SummaryBuilder {
+    GameSummary s;
+    int counts[PIECE_NB];      /* each piece's count at `last` */
+    const GameNode *last;      /* the node added last; NULL: none yet */
+} SummaryBuilder;
+
+void summary_start(SummaryBuilder *b);
+void summary_add_node(SummaryBuilder *b, const GameNode *n);
+void summary_finish(SummaryBuilder *b, const Game *g, GameSummary *s);
 
 /* The summary's bytes (docs/index.md), and reading them back (c->bad when
  * they are not a summary). */

@@ -170,6 +170,19 @@ typedef enum PgnParseStatus {
 PgnParseStatus pgn_parse_game(const RawGame *raw, const char *file, Arena *a, Game *out,
                               DiagSink *diag);
 
+/* Told of each node the tree gains while a game is parsed, once the node
+ * is made (its position, move and parent set; its children to come), in
+ * the order of the text: a caller's look at each position while it is
+ * still in the cache. */
+typedef struct PgnMoveHook {
+    void (*node_made)(void *ctx, const GameNode *n);
+    void *ctx;
+} PgnMoveHook;
+
+/* pgn_parse_game, telling hook of each node made. */
+PgnParseStatus pgn_parse_game_hooked(const RawGame *raw, const char *file, Arena *a, Game *out,
+                                     DiagSink *diag, const PgnMoveHook *hook);
+
 /* A piece of one of `pieces` (bit p for Piece code p; bit 0, the empty
  * square, is never set) on one of `squares`. */
 typedef struct PgnPlacement {

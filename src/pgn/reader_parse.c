@@ -47,6 +47,7 @@ typedef struct GameParser {
     size_t nul_at;          /* offset of the first NUL read as a space, or SIZE_MAX */
     bool reported;          /* the game's one message has been given */
     PgnParseStatus status;
+    const PgnMoveHook *hook;   /* told of each node made (NULL: none) */
 } GameParser;
 
 /* Input line and column of offset `off`, counted only when a message needs
@@ -725,11 +726,12 @@ typedef struct MovePlayer {
     bool build_tree;
     GameNode *cur;       /* the node the next move is played from */
     Comment *pending;    /* comments before a variation's first move */
+    const PgnMoveHook *hook;
 } MovePlayer;
 
 static inline MovePlayer move_player(Movetext *mt)
 {
-    return (MovePlayer){mt, mt->game, mt->p->arena, mt->build_tree, mt->cur, mt->pending};
+    return (MovePlayer){mt, mt->game, mt->p->arena, mt->build_tree, mt->cur, mt->pending, mt->p->hook};
 }
 
 /* Back into the Movetext, after a move played. */
@@ -762,6 +764,7 @@ static inline void play_move(MovePlayer *pl, Move m, const char *san, size_t wri
         pl->pending = NULL;
     }
     pl->cur = node;
+    if (pl->hook) pl->hook->node_made(pl->hook->ctx, node);
 }
 
 static void on_move(Movetext *mt, Move m, const char *san, size_t written_len)
@@ -1018,8 +1021,23 @@ PgnParseStatus pgn_parse_game(const RawGame *raw, const char *file, Arena *a, Ga
     return pgn_parse_game_gated(raw, file, a, out, diag, NULL);
 }
 
+static PgnParseStatus parse_game(const RawGame *raw, const char *file, Arena *a, Game *out, DiagSink *diag,
+                                 const PgnGate *gate, const PgnMoveHook *hook);
+
 PgnParseStatus pgn_parse_game_gated(const RawGame *raw, const char *file, Arena *a, Game *out,
                                     DiagSink *diag, const PgnGate *gate)
+{
+    return parse_game(raw, file, a, out, diag, gate, NULL);
+}
+
+PgnParseStatus pgn_parse_game_hooked(const RawGame *raw, const char *file, Arena *a, Game *out,
+                                     DiagSink *diag, const PgnMoveHook *hook)
+{
+    return parse_game(raw, file, a, out, diag, NULL, hook);
+}
+
+static PgnParseStatus parse_game(const RawGame *raw, const char *file, Arena *a, Game *out, DiagSink *diag,
+                                 const PgnGate *gate, const PgnMoveHook *hook)
 {
     memset(out, 0, sizeof *out);
     out->number = raw->number;
@@ -1037,6 +1055,7 @@ PgnParseStatus pgn_parse_game_gated(const RawGame *raw, const char *file, Arena 
     p.tag_marks = raw->tag_marks;
     p.tag_mark_count = raw->tag_mark_count;
     p.status = PGN_OK;
+    p.hook = hook;
 
     if (raw->oversized) {
         char limit[32];

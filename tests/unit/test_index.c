@@ -2,7 +2,9 @@
  * tests/unit/test_index.c — the sidecar index's parts (src/index/): move
  * codes give back every legal move of many positions; a tree with
  * variations written as codes reads back node for node; damaged codes are
- * refused; a summary reads back as written; the condition of a few queries
+ * refused; a summary reads back as written, and is the same made a node
+ * at a time during the parse, walked over the tree, and worked out
+ * position by position from its definition; the condition of a few queries
  * in words; and the condition's soundness, as a property over random
  * games (random legal moves from several starts, random variations) and
  * random queries made of the filters the condition reads and a few it
@@ -27,6 +29,8 @@
 #include "index/movecode.h"
 #include "index/summary.h"
 #include "lib/lib_int.h"
+#include "pgn/reader.h"
+#include "pgn/writer.h"
 
 /* {==== random games ========================================================== */
 
@@ -236,6 +240,104 @@ static void test_a_summary_reads_back(void **state)
     arena_free(&a);
 }
 
+/* The summary of g worked out position by position, as its definition
+ * has it (summary.h): each position's pieces and their counts, whether it
+ * is in check, mated or stalemated, what each move does. */
+static void summary_by_definition(const Game *g, GameSummary *s)
+{
+    memset(s, 0, sizeof *s);
+    for (int i = 0; i < 12; i++) s->min_count[summary_pieces[i]] = SUMMARY_MANY;
+    for (const GameNode *n = g->root; n; n = game_walk_next(NULL, n, true)) {
+        for (int i = 0; i < 12; i++) {
+            Piece p = summary_pieces[i];
+            Bitboard b = pos_pieces(&n->pos, color_of(p), type_of(p));
+            int count = bb_popcount(b) > SUMMARY_MANY ? SUMMARY_MANY : bb_popcount(b);
+            s->squares[p] |= b;
+            if (count < s->min_count[p]) s->min_count[p] = (uint8_t)count;
+            if (count > s->max_count[p]) s->max_count[p] = (uint8_t)count;
+        }
+        MoveList legal;
+        mg_legal(&n->pos, &legal);
+        bool check = pos_in_check(&n->pos);
+        if (check) s->flags |= SUMMARY_CHECK;
+        if (check && !n->child && legal.count == 0) s->flags |= SUMMARY_MATE;
+        if (!check && !game_node_plays_a_move(n) && legal.count == 0) s->flags |= SUMMARY_STALEMATE;
+        if (n->sibling) s->flags |= SUMMARY_VARIATIONS;
+        if (!n->parent) continue;
+        Move m = n->move;
+        Piece taken = pos_piece_on(&n->parent->pos, move_to(m));
+        switch (move_kind(m)) {
+        case MK_NULL: s->flags |= SUMMARY_NULL_MOVE; break;
+        case MK_CASTLE_SHORT: s->flags |= SUMMARY_CASTLE_SHORT; break;
+        case MK_CASTLE_LONG: s->flags |= SUMMARY_CASTLE_LONG; break;
+        case MK_EN_PASSANT: s->flags |= SUMMARY_EN_PASSANT | summary_capture(PAWN); break;
+        case MK_PROMOTION: s->flags |= summary_promotion(move_promo(m)); /* fall through */
+        case MK_NORMAL:
+            if (taken != NO_PIECE) s->flags |= summary_capture(type_of(taken));
+            break;
+        }
+    }
+    s->flags |= (uint32_t)summary_result_of(game_result(g)) << SUMMARY_RESULT_SHIFT;
+}
+
+static void add_to_summary(void *ctx, const GameNode *n)
+{
+    summary_add_node(ctx, n);
+}
+
+static void no_message(void *ctx, DiagSeverity severity, const char *text)
+{
+    (void)severity;
+    (void)text;
+    (*(int *)ctx)++;
+}
+
+/* The summary made during the parse, a node at a time as the reader makes
+ * them (the sidecar's build), and the one walked over the tree are the
+ * summary of the definition, on random games with variations. */
+static void test_a_summary_made_during_the_parse_is_the_walks(void **state)
+{
+    (void)state;
+    Arena a, b;
+    arena_init(&a, 1 << 16);
+    arena_init(&b, 1 << 16);
+    for (int k = 0; k < 160; k++) {
+        Game g, back;
+        arena_reset(&a);
+        arena_reset(&b);
+        random_game(&g, &a, k);
+        GameSummary defined, walked, parsed;
+        summary_by_definition(&g, &defined);
+        summary_of_game(&g, &walked);
+        assert_memory_equal(&defined, &walked, sizeof defined);
+        /* the game as text, its start in a FEN tag, parsed back */
+        Tag tags[2] = {{"SetUp", "1", true, 1}, {"FEN", starts[k % (int)(sizeof starts / sizeof starts[0])], false, 0}};
+        PgnAnnotations notes = {0};
+        notes.tags = tags;
+        notes.ntags = 2;
+        RawGame raw;
+        raw_game_init(&raw);
+        pgn_write_game(&g, &notes, &raw.text);
+        raw.first_line = 1;
+        raw.number = 1;
+        int messages = 0;
+        DiagSink sink;
+        diag_sink_init(&sink, no_message, &messages);
+        SummaryBuilder builder;
+        summary_start(&builder);
+        PgnMoveHook hook = {add_to_summary, &builder};
+        assert_int_equal(pgn_parse_game_hooked(&raw, "random", &b, &back, &sink, &hook), PGN_OK);
+        assert_int_equal(messages, 0);
+        assert_int_equal(back.node_count, g.node_count);
+        summary_finish(&builder, &back, &parsed);
+        summary_by_definition(&back, &defined);
+        assert_memory_equal(&defined, &parsed, sizeof defined);
+        raw_game_free(&raw);
+    }
+    arena_free(&a);
+    arena_free(&b);
+}
+
 /* }==== */
 /* {==== conditions ============================================================ */
 
@@ -435,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_a_tree_reads_back_node_for_node),
         cmocka_unit_test(test_damaged_codes_are_refused),
         cmocka_unit_test(test_a_summary_reads_back),
+        cmocka_unit_test(test_a_summary_made_during_the_parse_is_the_walks),
         cmocka_unit_test(test_conditions_in_words),
         cmocka_unit_test(test_a_game_ruled_out_never_matches),
     };
