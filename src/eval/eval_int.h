@@ -43,6 +43,7 @@ typedef struct SearchMemo {
                                      main continuations) where the body holds; 0 unknown, -1 none */
     uint8_t *banned;              /* line/path nestban: by node id, 1 where the filter may not match */
     int32_t *found;               /* a numeric find's comments: the ids of the positions it counted */
+    uint8_t path_search;          /* path: how it skips work (path.c), 0 until worked out */
 } SearchMemo;
 
 /* The last `path` that matched in this game, for pathstart, pathcount ... */

@@ -1066,6 +1066,27 @@ static bool depends_on_position_alone(const Node *n)
     return filter_tree_is_pure(n);
 }
 
+/* How a path's search skips work, the same from every start: it searches
+ * every state each time it is met, each state once per search (the
+ * constituents only read), or once per game (path_ends). */
+enum { PATH_SEARCH_ALL = 1, PATH_SEARCH_ONCE, PATH_SEARCH_REUSE };
+
+/* Worked out once per game, in the path's memo. */
+static int path_search_kind(Evaluator *ev, const Node *n)
+{
+    SearchMemo *m = filter_memo(ev, n);
+    if (m->path_search) return m->path_search;
+    bool same_again = true, reuse = !(n->flags & (NF_FIRSTMATCH | NF_KEEPALLBEST | NF_SINGLECOLOR));
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        const Node *k = n->kids[i];
+        if (k->kind == ND_PATH_FOCUS || k->kind == ND_PATH_MAX) reuse = false;
+        if (k->kind != ND_PATH_FOCUS) same_again = same_again && finds_the_same_again(k);
+        reuse = reuse && depends_on_position_alone(k);
+    }
+    m->path_search = !same_again ? PATH_SEARCH_ALL : reuse ? PATH_SEARCH_REUSE : PATH_SEARCH_ONCE;
+    return m->path_search;
+}
+
 /* The pieces a path follows, as a set of squares at its start S: those on
  * the set of `focus S`, or with singlecolor all the pieces of the side to
  * move at S (CQL 6.2, cql62-fidelity-2.md R2); 0 when the path follows
@@ -1115,18 +1136,13 @@ static bool eval_path(Evaluator *ev, const Node *n, Value *out)
     if (banned && banned[ps.start->id]) return false;
     Bitboard focus;
     path_focus(&ps, &focus);
-    bool same_again = true;
-    for (uint32_t i = 0; i < n->nkids; i++) {
-        const Node *k = n->kids[i];
-        if (k->kind == ND_PATH_MAX) ps.max = k->kids[0];
-        if (k->kind != ND_PATH_FOCUS) same_again = same_again && finds_the_same_again(k);
-    }
-    ps.memo = same_again;
-    ps.reuse = same_again && !ps.focus && !ps.max && !(n->flags & (NF_FIRSTMATCH | NF_KEEPALLBEST));
-    for (uint32_t i = 0; ps.reuse && i < n->nkids; i++)
-        ps.reuse = depends_on_position_alone(n->kids[i]);
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (n->kids[i]->kind == ND_PATH_MAX) ps.max = n->kids[i]->kids[0];
+    int kind = path_search_kind(ev, n);
+    ps.memo = kind != PATH_SEARCH_ALL;
+    ps.reuse = kind == PATH_SEARCH_REUSE;
     if (ps.reuse) ps.serial = path_ends_search(ev);
-    else if (same_again) path_seen_reset(ev);
+    else if (ps.memo) path_seen_reset(ev);
     int base_pending = ev->npending;
     PathState outer = ev->path;
     Frame end = frame_make(FR_END, NULL, 0, NULL);
