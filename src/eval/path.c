@@ -923,15 +923,43 @@ static void resume_here(PathSearch *ps, const Frame *k, const GameNode *at, int6
     }
 }
 
+/* Writes x in decimal (what "%lld" writes) with a '\0' after it; returns
+ * its length. A path writes two comments with numbers at each match, and
+ * printf would cost more than the search. */
+static size_t number_text(char out[static 21], int64_t x)
+{
+    char digits[20];
+    size_t n = 0, len = 0;
+    uint64_t u = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
+    do {
+        digits[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (x < 0) out[len++] = '-';
+    while (n) out[len++] = digits[--n];
+    out[len] = '\0';
+    return len;
+}
+
+static void append_number(StrBuf *sb, int64_t x)
+{
+    char text[21];
+    sb_append_n(sb, text, number_text(text, x));
+}
+
 /* "move 12(wtm)"; inside a variation the position's id is appended,
  * "move 2(btm)[11]", and the comment "id:11" is made there (CQL 6.2). */
 static void position_id_text(Evaluator *ev, const GameNode *at, StrBuf *sb)
 {
-    sb_printf(sb, "move %u(%s)", at->pos.fullmove, at->pos.side == WHITE ? "wtm" : "btm");
+    sb_append(sb, "move ");
+    append_number(sb, at->pos.fullmove);
+    sb_append(sb, at->pos.side == WHITE ? "(wtm)" : "(btm)");
     if (node_is_mainline(at)) return;
-    sb_printf(sb, "[%d]", (int)at->id);
-    char id[32];
-    snprintf(id, sizeof id, "id:%d", (int)at->id);
+    sb_putc(sb, '[');
+    append_number(sb, at->id);
+    sb_putc(sb, ']');
+    char id[24] = "id:";
+    number_text(id + 3, at->id);
     eval_add_comment(ev, at, id);
 }
 
@@ -1025,7 +1053,9 @@ static void path_end_comments(PathSearch *ps, const PathEnd *e, bool alternative
     }
     if (!(n->flags & NF_QUIET) && !ev->settings.run.quiet) {
         sb_clear(&sb);
-        sb_printf(&sb, "End path of length %lld that starts at ", (long long)e->count);
+        sb_append(&sb, "End path of length ");
+        append_number(&sb, e->count);
+        sb_append(&sb, " that starts at ");
         position_id_text(ev, ps->start, &sb);
         if (ps->max) sb_printf(&sb, " Max value: %lld", (long long)e->value);
         eval_add_comment(ev, e->end, sb_str(&sb));
