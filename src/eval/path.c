@@ -11,7 +11,8 @@
  * kept exactly because its order decides ties (docs/path.md). What this
  * file owns per game — the memos of `find`, the banned positions of
  * nestban, the last path — lives in the game's arena and is forgotten by
- * eval_path_new_game; the states a path search has seen are a heap table
+ * eval_path_new_game; the states a path search has seen, and the best ends
+ * found from them (path_ends, forgotten by each game), are heap tables
  * kept for the run.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -847,7 +848,7 @@ static void resume_reusing(PathSearch *ps, const Frame *k, const GameNode *at, i
         ps->cut = true;
         return;
     }
-    if (slot->known && !slot->busy) {
+    if (slot->known) {
         if (slot->end) path_offer(ps, slot->end, count + slot->moves);
         return;
     }
@@ -1083,17 +1084,23 @@ static bool finds_the_same_again(const Node *n)
     return true;
 }
 
+/* Is there a line or path with nestban in n? Its banned positions change
+ * from one start to the next. */
+static bool bans_positions(const Node *n)
+{
+    if (!n) return false;
+    if ((n->flags & NF_NESTBAN) && (n->kind == ND_LINE || n->kind == ND_PATH)) return true;
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (bans_positions(n->kids[i])) return true;
+    return false;
+}
+
 /* Does what a path finds from a state depend on the position alone? Its
  * constituents (and the sets and targets of its moves) must: nothing they
- * read or write but the game, and no nestban, whose banned positions
- * change from one start to the next. */
+ * read or write but the game, and no nestban. */
 static bool depends_on_position_alone(const Node *n)
 {
-    if (!n) return true;
-    if (n->flags & NF_NESTBAN && (n->kind == ND_LINE || n->kind == ND_PATH)) return false;
-    for (uint32_t i = 0; i < n->nkids; i++)
-        if (!depends_on_position_alone(n->kids[i])) return false;
-    return filter_tree_is_pure(n);
+    return filter_tree_is_pure(n) && !bans_positions(n);
 }
 
 /* How a path's search skips work, the same from every start: it searches
