@@ -43,6 +43,7 @@ typedef struct SearchMemo {
                                      main continuations) where the body holds; 0 unknown, -1 none */
     uint8_t *banned;              /* line/path nestban: by node id, 1 where the filter may not match */
     int32_t *found;               /* a numeric find's comments: the ids of the positions it counted */
+    uint8_t path_search;          /* path: how it skips work (path.c), 0 until worked out */
 } SearchMemo;
 
 /* The last `path` that matched in this game, for pathstart, pathcount ... */
@@ -61,6 +62,25 @@ typedef struct PathSeen {
     PathSeenSlot *slots;          /* heap, cap of them (a power of 2) */
     uint32_t cap, count, gen;
 } PathSeen;
+
+/* What a path search found from each state it has finished in this game
+ * (path.c), for the paths whose constituents depend on the position alone:
+ * the best end below (or at) the state's position and its moves from there
+ * (end NULL: none). busy is the search that is in the state, or that
+ * searched it after the search was cut (its answer is then not kept). One
+ * generation per game. */
+typedef struct PathEndSlot {
+    uint64_t key;
+    const GameNode *end;
+    int32_t moves;
+    uint32_t gen;
+    uint32_t busy;
+    bool known;
+} PathEndSlot;
+typedef struct PathEnds {
+    PathEndSlot *slots;           /* heap, cap of them (a power of 2) */
+    uint32_t cap, count, gen, search;
+} PathEnds;
 
 /* A compiled `~~` pattern, reused for the whole run. */
 typedef struct CachedRegex {
@@ -118,6 +138,7 @@ struct Evaluator {
     int nmemos, memos_cap;
     PathState path;
     PathSeen path_seen;           /* for the whole run (heap) */
+    PathEnds path_ends;           /* for the whole run (heap), forgotten by each game */
     /* echo's index of the game's positions by board (path.c), in the
      * game arena, by node id: the first node (preorder) whose pieces stand
      * as they do here, and the next such node after this one */

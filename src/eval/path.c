@@ -11,7 +11,8 @@
  * kept exactly because its order decides ties (docs/path.md). What this
  * file owns per game — the memos of `find`, the banned positions of
  * nestban, the last path — lives in the game's arena and is forgotten by
- * eval_path_new_game; the states a path search has seen are a heap table
+ * eval_path_new_game; the states a path search has seen, and the best ends
+ * found from them (path_ends, forgotten by each game), are heap tables
  * kept for the run.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -25,11 +26,14 @@
 
 /* {==== per-game state =========================================================== */
 
+static void path_ends_forget(Evaluator *ev);
+
 static void eval_path_new_game(Evaluator *ev)
 {
     ev->memos = NULL;
     ev->nmemos = ev->memos_cap = 0;
     memset(&ev->path, 0, sizeof ev->path);   /* path_seen lives for the run */
+    path_ends_forget(ev);
     ev->same_board_first = ev->same_board_next = NULL;
 }
 
@@ -392,7 +396,22 @@ static bool eval_line(Evaluator *ev, const Node *n, Value *out)
  * (this also makes the search polynomial). The count at a position does
  * not depend on the way the search got there (every move, or every
  * focused move, between S and it was taken), so pathcount inside the path
- * does not stop this. */
+ * does not stop this.
+ *
+ * When moreover the constituents depend on the position alone (no
+ * variable, no comment, no nestban) and the path has no focus, no `max`,
+ * no firstmatch and no keepallbest, what is found from a state does not
+ * depend on the start either: the count of a candidate is its ply less the
+ * start's, so the best end below a state (the first with the most moves)
+ * is the same from every start. Such a path keeps that answer per state
+ * for the whole game (path_ends), and a search from a later start takes it
+ * instead of searching below the state again: offering the best end of a
+ * state is the same as offering all its ends in order, the others cannot
+ * beat it, and those found before by another way cannot be beaten by it
+ * again. A path searched from every position of a game so costs about the
+ * size of the game, not the sum of the sizes of its subtrees. An end at
+ * the start is offered too (a state does not know whether it is the
+ * start's): any end below beats it, and it is dropped at the end. */
 
 /* The search recurses once or twice per step; a path deeper than this much
  * C stack (thousands of moves in release builds) is cut there rather than
@@ -440,6 +459,10 @@ typedef struct PathSearch {
     bool focus, capture;        /* a focus is given; `focus capture` */
     bool focused[256];          /* by piece id: the pieces on the focus at S */
     bool memo;                  /* the constituents only read: search each state once */
+    bool reuse;                 /* ... and depend on the position alone: path_ends */
+    uint32_t serial;            /* reuse: this search's number in path_ends */
+    bool cut;                   /* the stack budget or a zero-move loop cut the search:
+                                   what it finds from here on is not kept */
     const CommentTrail *trail;  /* the comments made on the way to here */
     uintptr_t stack_base;       /* an address in the frame of eval_path */
     long steps;
@@ -466,11 +489,16 @@ static Frame frame_make(FrameKind kind, const Node *node, uint32_t index, const 
     return f;
 }
 
+static uint64_t state_key(const Frame *k, const GameNode *at)
+{
+    return path_mix(k->key ^ ((uint64_t)(uint32_t)at->id * 0x9e3779b97f4a7c15ULL)) | 1;
+}
+
 /* Marks (frame, position) as searched; false when it was already. */
 static bool first_visit(PathSearch *ps, const Frame *k, const GameNode *at)
 {
     Evaluator *ev = ps->ev;
-    uint64_t key = path_mix(k->key ^ ((uint64_t)(uint32_t)at->id * 0x9e3779b97f4a7c15ULL)) | 1;
+    uint64_t key = state_key(k, at);
     if ((ev->path_seen.count + 1) * 2 > ev->path_seen.cap) {
         uint32_t cap = ev->path_seen.cap ? ev->path_seen.cap * 2 : 1024;
         PathSeenSlot *grown = xcalloc(cap, sizeof *grown);
@@ -504,6 +532,56 @@ static void path_seen_reset(Evaluator *ev)
     if (++ev->path_seen.gen == 0) {   /* wrapped: forget every slot */
         if (ev->path_seen.slots) memset(ev->path_seen.slots, 0, sizeof *ev->path_seen.slots * ev->path_seen.cap);
         ev->path_seen.gen = 1;
+    }
+}
+
+static void path_ends_forget(Evaluator *ev)
+{
+    ev->path_ends.count = 0;
+    if (++ev->path_ends.gen == 0) {   /* wrapped: forget every slot */
+        if (ev->path_ends.slots) memset(ev->path_ends.slots, 0, sizeof *ev->path_ends.slots * ev->path_ends.cap);
+        ev->path_ends.gen = 1;
+    }
+}
+
+/* A new search that keeps its answers in path_ends: its serial number. */
+static uint32_t path_ends_search(Evaluator *ev)
+{
+    if (++ev->path_ends.search == 0) {   /* wrapped: no slot may look busy in it */
+        path_ends_forget(ev);
+        ev->path_ends.search = 1;
+    }
+    return ev->path_ends.search;
+}
+
+/* The slot of `key` in this game, made (not known, not busy) if missing.
+ * Valid until the next call. */
+static PathEndSlot *path_ends_slot(Evaluator *ev, uint64_t key)
+{
+    PathEnds *t = &ev->path_ends;
+    if ((t->count + 1) * 2 > t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 1024;
+        PathEndSlot *grown = xcalloc(cap, sizeof *grown);
+        for (uint32_t i = 0; i < t->cap; i++) {
+            PathEndSlot e = t->slots[i];
+            if (e.gen != t->gen) continue;
+            uint32_t j = (uint32_t)e.key & (cap - 1);
+            while (grown[j].gen == t->gen) j = (j + 1) & (cap - 1);
+            grown[j] = e;
+        }
+        free(t->slots);
+        t->slots = grown;
+        t->cap = cap;
+    }
+    uint32_t mask = t->cap - 1, i = (uint32_t)key & mask;
+    for (;; i = (i + 1) & mask) {
+        PathEndSlot *e = &t->slots[i];
+        if (e->gen != t->gen) {
+            *e = (PathEndSlot){.key = key, .gen = t->gen};
+            t->count++;
+            return e;
+        }
+        if (e->key == key) return e;
     }
 }
 
@@ -712,7 +790,7 @@ static PathEnd path_end_here(const PathSearch *ps, const GameNode *at, int64_t c
 static void path_candidate(PathSearch *ps, const GameNode *at, int64_t count)
 {
     Evaluator *ev = ps->ev;
-    if (at == ps->start) return;   /* a path needs a move */
+    if (at == ps->start && !ps->reuse) return;   /* a path needs a move (reuse: eval_path drops it) */
     int64_t value = count;
     if (ps->max) {
         /* F at the end, with pathcount the candidate's count */
@@ -745,16 +823,76 @@ static void path_candidate(PathSearch *ps, const GameNode *at, int64_t count)
     if (ps->path->flags & NF_FIRSTMATCH) ps->stop = true;
 }
 
+static void resume_here(PathSearch *ps, const Frame *k, const GameNode *at, int64_t count);
+
+/* An end found (or taken from path_ends) by a path that keeps what it
+ * finds: the value is the count, the best the first with the most moves. */
+static void path_offer(PathSearch *ps, const GameNode *end, int64_t count)
+{
+    if (ps->have_best && count <= ps->best.value) return;
+    ps->have_best = true;
+    ps->best = path_end_here(ps, end, count, count);
+}
+
+/* resume for a path that keeps what it finds per state (ps->reuse): the
+ * best end below the state offered from path_ends, or searched for and
+ * kept there. A state the search is already in (a loop of constituents
+ * that take no move) adds nothing, as in a search that skips the states it
+ * has seen, but what is found around that loop is not kept. */
+static void resume_reusing(PathSearch *ps, const Frame *k, const GameNode *at, int64_t count)
+{
+    Evaluator *ev = ps->ev;
+    uint64_t key = state_key(k, at);
+    PathEndSlot *slot = path_ends_slot(ev, key);
+    if (slot->busy == ps->serial) {
+        ps->cut = true;
+        return;
+    }
+    if (slot->known) {
+        if (slot->end) path_offer(ps, slot->end, count + slot->moves);
+        return;
+    }
+    slot->busy = ps->serial;
+    bool had_best = ps->have_best;
+    PathEnd outer = ps->best;
+    ps->have_best = false;
+    resume_here(ps, k, at, count);
+    bool found = ps->have_best;
+    PathEnd inner = ps->best;
+    ps->have_best = had_best;
+    ps->best = outer;
+    if (found) path_offer(ps, inner.end, inner.count);
+    if (ps->cut) return;   /* slot stays busy: this search does not come back here */
+    slot = path_ends_slot(ev, key);   /* the table may have grown */
+    slot->busy = 0;
+    slot->known = true;
+    slot->end = found ? inner.end : NULL;
+    slot->moves = found ? (int32_t)(inner.count - count) : 0;
+}
+
 /* Goes on from `at` with what k says is left. */
 static void resume(PathSearch *ps, const Frame *k, const GameNode *at, int64_t count)
 {
     if (ps->stop) return;
-    if (stack_exhausted(ps)) return;
+    if (stack_exhausted(ps)) {
+        ps->cut = true;
+        return;
+    }
     if (++ps->steps > PATH_MAX_STEPS) {
-        ps->stop = true;
+        ps->stop = ps->cut = true;
+        return;
+    }
+    if (ps->reuse) {
+        resume_reusing(ps, k, at, count);
         return;
     }
     if (ps->memo && !first_visit(ps, k, at)) return;
+    resume_here(ps, k, at, count);
+}
+
+/* resume once it is known that the state is to be searched. */
+static void resume_here(PathSearch *ps, const Frame *k, const GameNode *at, int64_t count)
+{
     switch (k->kind) {
     case FR_END:
         path_candidate(ps, at, count);
@@ -786,15 +924,43 @@ static void resume(PathSearch *ps, const Frame *k, const GameNode *at, int64_t c
     }
 }
 
+/* Writes x in decimal (what "%lld" writes) with a '\0' after it; returns
+ * its length. A path writes two comments with numbers at each match, and
+ * printf would cost more than the search. */
+static size_t number_text(char out[static 21], int64_t x)
+{
+    char digits[20];
+    size_t n = 0, len = 0;
+    uint64_t u = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
+    do {
+        digits[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (x < 0) out[len++] = '-';
+    while (n) out[len++] = digits[--n];
+    out[len] = '\0';
+    return len;
+}
+
+static void append_number(StrBuf *sb, int64_t x)
+{
+    char text[21];
+    sb_append_n(sb, text, number_text(text, x));
+}
+
 /* "move 12(wtm)"; inside a variation the position's id is appended,
  * "move 2(btm)[11]", and the comment "id:11" is made there (CQL 6.2). */
 static void position_id_text(Evaluator *ev, const GameNode *at, StrBuf *sb)
 {
-    sb_printf(sb, "move %u(%s)", at->pos.fullmove, at->pos.side == WHITE ? "wtm" : "btm");
+    sb_append(sb, "move ");
+    append_number(sb, at->pos.fullmove);
+    sb_append(sb, at->pos.side == WHITE ? "(wtm)" : "(btm)");
     if (node_is_mainline(at)) return;
-    sb_printf(sb, "[%d]", (int)at->id);
-    char id[32];
-    snprintf(id, sizeof id, "id:%d", (int)at->id);
+    sb_putc(sb, '[');
+    append_number(sb, at->id);
+    sb_putc(sb, ']');
+    char id[24] = "id:";
+    number_text(id + 3, at->id);
     eval_add_comment(ev, at, id);
 }
 
@@ -888,7 +1054,9 @@ static void path_end_comments(PathSearch *ps, const PathEnd *e, bool alternative
     }
     if (!(n->flags & NF_QUIET) && !ev->settings.run.quiet) {
         sb_clear(&sb);
-        sb_printf(&sb, "End path of length %lld that starts at ", (long long)e->count);
+        sb_append(&sb, "End path of length ");
+        append_number(&sb, e->count);
+        sb_append(&sb, " that starts at ");
         position_id_text(ev, ps->start, &sb);
         if (ps->max) sb_printf(&sb, " Max value: %lld", (long long)e->value);
         eval_add_comment(ev, e->end, sb_str(&sb));
@@ -914,6 +1082,46 @@ static bool finds_the_same_again(const Node *n)
     for (uint32_t i = 0; i < n->nkids; i++)
         if (!finds_the_same_again(n->kids[i])) return false;
     return true;
+}
+
+/* Is there a line or path with nestban in n? Its banned positions change
+ * from one start to the next. */
+static bool bans_positions(const Node *n)
+{
+    if (!n) return false;
+    if ((n->flags & NF_NESTBAN) && (n->kind == ND_LINE || n->kind == ND_PATH)) return true;
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (bans_positions(n->kids[i])) return true;
+    return false;
+}
+
+/* Does what a path finds from a state depend on the position alone? Its
+ * constituents (and the sets and targets of its moves) must: nothing they
+ * read or write but the game, and no nestban. */
+static bool depends_on_position_alone(const Node *n)
+{
+    return filter_tree_is_pure(n) && !bans_positions(n);
+}
+
+/* How a path's search skips work, the same from every start: it searches
+ * every state each time it is met, each state once per search (the
+ * constituents only read), or once per game (path_ends). */
+enum { PATH_SEARCH_ALL = 1, PATH_SEARCH_ONCE, PATH_SEARCH_REUSE };
+
+/* Worked out once per game, in the path's memo. */
+static int path_search_kind(Evaluator *ev, const Node *n)
+{
+    SearchMemo *m = filter_memo(ev, n);
+    if (m->path_search) return m->path_search;
+    bool same_again = true, reuse = !(n->flags & (NF_FIRSTMATCH | NF_KEEPALLBEST | NF_SINGLECOLOR));
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        const Node *k = n->kids[i];
+        if (k->kind == ND_PATH_FOCUS || k->kind == ND_PATH_MAX) reuse = false;
+        if (k->kind != ND_PATH_FOCUS) same_again = same_again && finds_the_same_again(k);
+        reuse = reuse && depends_on_position_alone(k);
+    }
+    m->path_search = !same_again ? PATH_SEARCH_ALL : reuse ? PATH_SEARCH_REUSE : PATH_SEARCH_ONCE;
+    return m->path_search;
 }
 
 /* The pieces a path follows, as a set of squares at its start S: those on
@@ -965,14 +1173,13 @@ static bool eval_path(Evaluator *ev, const Node *n, Value *out)
     if (banned && banned[ps.start->id]) return false;
     Bitboard focus;
     path_focus(&ps, &focus);
-    bool same_again = true;
-    for (uint32_t i = 0; i < n->nkids; i++) {
-        const Node *k = n->kids[i];
-        if (k->kind == ND_PATH_MAX) ps.max = k->kids[0];
-        if (k->kind != ND_PATH_FOCUS) same_again = same_again && finds_the_same_again(k);
-    }
-    ps.memo = same_again;
-    if (same_again) path_seen_reset(ev);
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (n->kids[i]->kind == ND_PATH_MAX) ps.max = n->kids[i]->kids[0];
+    int kind = path_search_kind(ev, n);
+    ps.memo = kind != PATH_SEARCH_ALL;
+    ps.reuse = kind == PATH_SEARCH_REUSE;
+    if (ps.reuse) ps.serial = path_ends_search(ev);
+    else if (ps.memo) path_seen_reset(ev);
     int base_pending = ev->npending;
     PathState outer = ev->path;
     Frame end = frame_make(FR_END, NULL, 0, NULL);
@@ -980,6 +1187,7 @@ static bool eval_path(Evaluator *ev, const Node *n, Value *out)
     resume(&ps, &top, ps.start, 0);
     ev->npending = base_pending;
     ev->path = outer;
+    if (ps.have_best && ps.best.end == ps.start) ps.have_best = false;   /* reuse offers S's own end */
     if (!ps.have_best) return false;
     if (ast_has_range(n) && (ps.best.value < n->num || ps.best.value > n->num2)) return false;
     ev->path.start = ps.start;
@@ -1253,6 +1461,8 @@ static void eval_path_free(Evaluator *ev)
 {
     free(ev->path_seen.slots);
     memset(&ev->path_seen, 0, sizeof ev->path_seen);
+    free(ev->path_ends.slots);
+    memset(&ev->path_ends, 0, sizeof ev->path_ends);
 }
 
 const EvalFamily eval_path_family = {path_entries, NULL, eval_path_new_game, eval_path_free};
