@@ -4,16 +4,19 @@
  * query's condition on a game's summary, and the search of one game
  * through the sidecar where that gives the same answer as its text.
  *
- * The run reads and splits the text of every game as always, so numbers,
- * lines, messages and ranges are what they are without a sidecar. Before a
- * game is parsed, indexed_search looks it up (by its number in its input,
- * checked against the line it starts on and its size): a game the query's
- * condition rules out is done (not matched, nothing printed); another,
- * when the query reads nothing a game's codes do not keep (comments) and
- * keeps nothing from game to game, is searched from its move codes, and
- * done when it does not match. Every other game, and every match, is
- * parsed and searched from its text as without a sidecar, so a matching
- * game is written from its text.
+ * On one thread, a game every query rules out from its record, and that
+ * the reader may jump over (indexed_skip_of: the sidecar says that it and
+ * the next game were split off without a message, each from its line's
+ * first column), is not read at all (pipeline.c, skip_game). Every other
+ * game is read and split as without a sidecar, so numbers, lines, messages
+ * and ranges are the same. Before such a game is parsed, indexed_search
+ * looks it up (by its number in its input, checked against the line it
+ * starts on and its size): a game the query's condition rules out is done
+ * (not matched, nothing printed); another, when the query reads nothing a
+ * game's codes do not keep (comments) and keeps nothing from game to game,
+ * is searched from its move codes, and done when it does not match. Every
+ * other game, and every match, is parsed and searched from its text as
+ * without a sidecar, so a matching game is written from its text.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -21,6 +24,8 @@
 #define CQL_LIB_INDEXED_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "cql.h"
 #include "lib/pipeline.h"
@@ -47,5 +52,30 @@ typedef enum IndexedOutcome {
  * what its search printed is appended to printed. */
 IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, const CqlGameText *t, CqlSearcher *s,
                     CqlGame *g, CqlText *printed);
+
+/* A game a reader may count as read without reading it (the reader jumps
+ * to the next one): its record and the next one's say that the reader
+ * split them off without a message, each from the first column of its
+ * line. */
+typedef struct IndexedSkip {
+    unsigned line;           /* the line the game starts on */
+    uint64_t text_size;      /* the size of its text (CqlGameText) */
+    bool clean;              /* it was parsed without a message */
+    uint64_t next_offset;    /* where the next game starts: the first byte of its line */
+    unsigned next_line;
+} IndexedSkip;
+
+/* Game `index` of input in (which has a sidecar), when it may be skipped
+ * for a run whose games' text may reach max_game_size (a larger game
+ * would have had a message). */
+bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, IndexedSkip *out);
+
+/* Does the query of iq rule out game `index` of input in (numbered
+ * `number` in the run) from its record alone, so that its search would show
+ * nothing? s is the query's searcher, g a scratch tree. With `watch`, the
+ * watched tag filters of s see the game's tags, as its search would have
+ * shown (call it so once the game is known to be skipped). */
+bool indexed_rules_out(IndexedQuery *iq, const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g,
+                       bool watch);
 
 #endif

@@ -158,6 +158,16 @@ static void search_with(Worker *w, int i, QueryJob *q)
     }
 }
 
+/* Does query i search game `number` (its game-number range, and it still
+ * wants games)? */
+static bool searches_game(const CqlRun *r, int i, long number)
+{
+    const RunQuery *rq = r->queries[i];
+    return in_gamenumber_range(cql_query_gamenumber(rq->query), number) &&
+           !atomic_load_explicit(&rq->finished, memory_order_relaxed) &&
+           !atomic_load_explicit(&rq->cancelled, memory_order_relaxed);
+}
+
 /* Reads the game, once, and searches it with every query that examines it
  * and still wants games (none: the game is not even read). */
 static void search_game(Worker *w, GameJob *job)
@@ -170,8 +180,7 @@ static void search_game(Worker *w, GameJob *job)
         const RunQuery *rq = r->queries[i];
         QueryJob *q = &job->queries[i];
         q->examined = in_gamenumber_range(cql_query_gamenumber(rq->query), number);
-        w->active[i] = q->examined && !atomic_load_explicit(&rq->finished, memory_order_relaxed) &&
-                       !atomic_load_explicit(&rq->cancelled, memory_order_relaxed);
+        w->active[i] = searches_game(r, i, number);
         /* a game the sidecar settles for the query is not read for it */
         q->indexed = w->active[i] && in->index ? indexed_search(rq->indexed, in, job->index, job->text,
                                                                 w->searchers[i], w->game, &q->printed)
@@ -667,6 +676,18 @@ static void emit_sorted(Emitter *e, int i)
     qs->nsorted = 0;
 }
 
+/* A game of an earlier part of a range input (read and dropped) that the
+ * input's sidecar lets the reader jump over: counted as read, not read. */
+static bool skip_earlier_part(const RunInput *in, CqlReader *reader)
+{
+    IndexedSkip skip;
+    if (!in->index || in->first_line <= 1 ||
+        !indexed_skip_of(in, cql_reader_games(reader) + 1, SIZE_MAX, &skip) || skip.line >= (unsigned long)in->first_line)
+        return false;
+    pgn_skip_game(&reader->reader, skip.next_offset, skip.next_line);
+    return true;
+}
+
 /* Reads the next game into job; false at the end of the inputs or range.
  * Messages about the text before the game (skipped junk) go with the job, so
  * that they come out in input order; those at the end of an input go with
@@ -684,6 +705,7 @@ static bool read_job(Emitter *e, GameJob *job)
             return false;
         }
         const RunInput *in = &e->run->inputs[e->input];
+        if (skip_earlier_part(in, reader)) continue;
         if (!cql_reader_next(reader, job->text, &messages)) {
             e->run->inputs[e->input].ended = true;
             /* what is left after the last game belongs to the last part */
@@ -718,6 +740,47 @@ static bool read_job(Emitter *e, GameJob *job)
 
 /* {==== one thread =========================================================== */
 
+/* With a fresh sidecar of the input being read: when every query that
+ * searches its next game rules it out from its record (or none searches
+ * it), and the reader may jump over it (indexed_skip_of), the game is
+ * counted as read without its text being read; job holds what its search
+ * would have left: nothing, as for a game the sidecar rules out in
+ * search_game. The messages of the games after it keep their lines: the
+ * reader goes on at the next game's line. */
+static bool skip_game(Emitter *e, Worker *w, GameJob *job)
+{
+    CqlRun *r = e->run;
+    if (e->input >= r->ninputs || e->carried.len) return false;
+    RunInput *in = &r->inputs[e->input];
+    if (!in->index || !in->reader) return false;
+    long index = cql_reader_games(in->reader) + 1;
+    long number = e->input_base + index;
+    size_t max_size = r->settings.max_game_size ? (size_t)r->settings.max_game_size : PGN_DEFAULT_MAX_GAME_SIZE;
+    IndexedSkip skip;
+    if (number > last_game_wanted(e) || !indexed_skip_of(in, index, max_size, &skip) ||
+        skip.line < (unsigned long)in->first_line || (in->end_line && skip.line >= (unsigned long)in->end_line))
+        return false;
+    for (int i = 0; i < r->nqueries; i++) {
+        w->active[i] = searches_game(r, i, number);
+        if (w->active[i] && !(skip.clean && indexed_rules_out(r->queries[i]->indexed, in, index, number,
+                                                              w->searchers[i], w->game, false)))
+            return false;
+    }
+    for (int i = 0; i < r->nqueries; i++) {
+        QueryJob *q = &job->queries[i];
+        q->examined = in_gamenumber_range(cql_query_gamenumber(r->queries[i]->query), number);
+        q->indexed = w->active[i] ? INDEXED_RULED_OUT : INDEXED_TEXT;
+        if (w->active[i])   /* the watched tag filters see its tags */
+            indexed_rules_out(r->queries[i]->indexed, in, index, number, w->searchers[i], w->game, true);
+    }
+    pgn_skip_game(&in->reader->reader, skip.next_offset, skip.next_line);
+    job->input = e->input;
+    job->index = index;
+    cql_game_text_set_number(job->text, number);
+    job->text_bytes = (size_t)skip.text_size;
+    return true;
+}
+
 static void run_single(Emitter *e)
 {
     CqlRun *r = e->run;
@@ -725,8 +788,11 @@ static void run_single(Emitter *e)
     worker_init(&w, r);
     GameJob job;
     job_init(&job, r->nqueries);
-    while (!run_stopped(e) && read_job(e, &job)) {
-        search_game(&w, &job);
+    while (!run_stopped(e)) {
+        if (!skip_game(e, &w, &job)) {
+            if (!read_job(e, &job)) break;
+            search_game(&w, &job);
+        }
         emit(e, &job);
         end_batch(e);
         job_clear(&job);
