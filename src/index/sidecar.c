@@ -599,7 +599,7 @@ void sidecar_close(Sidecar *s)
     memset(s, 0, sizeof *s);
 }
 
-bool sidecar_game(const Sidecar *s, long k, SidecarGame *out)
+bool sidecar_game_head(const Sidecar *s, long k, SidecarGame *out)
 {
     if (k < 1 || k > s->games) return false;
     uint64_t at = bytes_u64_at(s->table + 8 * (size_t)(k - 1)), end = bytes_u64_at(s->table + 8 * (size_t)k);
@@ -612,9 +612,15 @@ bool sidecar_game(const Sidecar *s, long k, SidecarGame *out)
     unsigned flags = bytes_get_u8(&c);
     out->clean = (flags & RECORD_CLEAN) != 0;
     out->quiet = (flags & RECORD_QUIET) != 0;
-    if (out->clean) summary_read(&c, &out->summary);
     out->rest = c;
     return !c.bad && line == out->first_line;
+}
+
+bool sidecar_game(const Sidecar *s, long k, SidecarGame *out)
+{
+    if (!sidecar_game_head(s, k, out)) return false;
+    if (out->clean) summary_read(&out->rest, &out->summary);
+    return !out->rest.bad;
 }
 
 /* The string of id (a varint of c), or NULL (c->bad) when there is none. */

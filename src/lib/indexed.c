@@ -274,24 +274,30 @@ bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, Index
 {
     const Sidecar *sc = &in->index->sidecar;
     SidecarGame sg, next;
-    if (!sidecar_game(sc, index, &sg) || !sg.quiet || !sidecar_game(sc, index + 1, &next) || !next.quiet ||
+    if (!sidecar_game_head(sc, index, &sg) || !sg.quiet || !sidecar_game_head(sc, index + 1, &next) || !next.quiet ||
         sg.text_size >= max_game_size)
         return false;
     *out = (IndexedSkip){sg.first_line, sg.text_size, sg.clean, next.offset, next.first_line};
     return true;
 }
 
-bool indexed_rules_out(IndexedQuery *iq, const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g,
-                       bool watch)
+bool indexed_rules_out(IndexedQuery *iq, const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g)
 {
     if (!iq->condition && !s->query->search.tags_test) return false;
     const Sidecar *sc = &in->index->sidecar;
     SidecarGame sg;
     bool ruled_out;
-    if (!sidecar_game(sc, index, &sg) || !sg.clean || !rule_out(iq, sc, &sg, number, s, g, &ruled_out) ||
-        !ruled_out)
-        return false;
-    return !watch || watch_ruled_out(sc, &sg, number, s, g);
+    return sidecar_game(sc, index, &sg) && sg.clean && rule_out(iq, sc, &sg, number, s, g, &ruled_out) && ruled_out;
+}
+
+void indexed_watch_ruled_out(const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g)
+{
+    const Sidecar *sc = &in->index->sidecar;
+    SidecarGame sg;
+    if (s->query->search.nwatched && sidecar_game(sc, index, &sg)) {
+        g->game.tags = NULL;   /* read again: g may hold another game's */
+        watch_ruled_out(sc, &sg, number, s, g);
+    }
 }
 
 IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, const CqlGameText *t, CqlSearcher *s,

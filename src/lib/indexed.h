@@ -72,10 +72,10 @@ bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, Index
 
 /* Does the query of iq rule out game `index` of input in (numbered
  * `number` in the run) from its record alone, so that its search would show
- * nothing? s is the query's searcher, g a scratch tree. With `watch`, the
- * watched tag filters of s see the game's tags, as its search would have
- * shown (call it so once the game is known to be skipped). */
-bool indexed_rules_out(IndexedQuery *iq, const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g,
-                       bool watch);
+ * nothing? s is the query's searcher, g a scratch tree. */
+bool indexed_rules_out(IndexedQuery *iq, const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g);
+/* What would show of the search of such a game, once it is skipped: the
+ * watched tag filters of s see its tags. */
+void indexed_watch_ruled_out(const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g);
 
 #endif

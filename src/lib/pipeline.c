@@ -763,15 +763,14 @@ static bool skip_game(Emitter *e, Worker *w, GameJob *job)
     for (int i = 0; i < r->nqueries; i++) {
         w->active[i] = searches_game(r, i, number);
         if (w->active[i] && !(skip.clean && indexed_rules_out(r->queries[i]->indexed, in, index, number,
-                                                              w->searchers[i], w->game, false)))
+                                                              w->searchers[i], w->game)))
             return false;
     }
     for (int i = 0; i < r->nqueries; i++) {
         QueryJob *q = &job->queries[i];
         q->examined = in_gamenumber_range(cql_query_gamenumber(r->queries[i]->query), number);
         q->indexed = w->active[i] ? INDEXED_RULED_OUT : INDEXED_TEXT;
-        if (w->active[i])   /* the watched tag filters see its tags */
-            indexed_rules_out(r->queries[i]->indexed, in, index, number, w->searchers[i], w->game, true);
+        if (w->active[i]) indexed_watch_ruled_out(in, index, number, w->searchers[i], w->game);
     }
     pgn_skip_game(&in->reader->reader, skip.next_offset, skip.next_line);
     job->input = e->input;
