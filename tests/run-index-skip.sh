@@ -48,11 +48,14 @@ python3 "$T/edit.py" "$T/made.pgn" "$P" 201
 expect_rc "cql -index" 0 "$CQL" -index "$P"
 
 # the same games, messages and summary with and without the sidecar, on one thread
-same() { # NAME QUERY [OPTIONS...]
+printf 'cql(matchcount 1000)\ntrue\n' >"$T/replay.cql"
+printf 'cql(matchcount 1000)\nsort "plies" ply\n' >"$T/sort-replay.cql"
+same() { # NAME QUERY|FILE.cql [OPTIONS...]
     name=$1 query=$2
     shift 2
-    "$CQL" "$@" -threads 1 -noindex -i "$P" -o "$T/plain.pgn" -cql "$query" >"$T/plain.out" 2>"$T/plain.err"
-    "$CQL" "$@" -threads 1 -i "$P" -o "$T/index.pgn" -cql "$query" >"$T/index.out" 2>"$T/index.err"
+    case $query in *.cql) ;; *) printf 'cql()\n%s\n' "$query" >"$T/query.cql" && query=$T/query.cql ;; esac
+    "$CQL" "$@" -threads 1 -noindex -i "$P" -o "$T/plain.pgn" "$query" >"$T/plain.out" 2>"$T/plain.err"
+    "$CQL" "$@" -threads 1 -i "$P" -o "$T/index.pgn" "$query" >"$T/index.out" 2>"$T/index.err"
     expect_same "$name: the same games" "$T/plain.pgn" "$T/index.pgn"
     sed 's/ in [0-9.]* seconds / /' "$T/plain.err" >"$T/plain.said"
     sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
@@ -66,6 +69,21 @@ same "move promote N" 'move promote N'
 same "Ka1, gamenumber" 'Ka1' -gamenumber 120 260
 same "Ka1, limit" 'Ka1' -limit 3
 same "a tag filter that holds in no game" 'Ka1' -player "stockfish"
+# settled from the codes (not ruled out, searched from them, not matched):
+# not read either
+same "replay only" "$T/replay.cql"
+same "sort, replay only" "$T/sort-replay.cql"
+# two queries in one pass: a game is read when one of them needs its text
+printf 'cql()\nKa1\n' >"$T/q1.cql"
+printf 'cql()\nmate\n' >"$T/q2.cql"
+"$CQL" -threads 1 -noindex -i "$P" -o "$T/plain.pgn" "$T/q1.cql" "$T/q2.cql" >/dev/null 2>"$T/plain.err"
+"$CQL" -threads 1 -i "$P" -o "$T/index.pgn" "$T/q1.cql" "$T/q2.cql" >/dev/null 2>"$T/index.err"
+sed 's/ in [0-9.]* seconds / /' "$T/plain.err" >"$T/plain.said"
+sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
+expect_same "two queries: the same messages and summary" "$T/plain.said" "$T/index.said"
+for f in "$T"/plain*.pgn; do
+    expect_same "two queries: $(basename "$f")" "$f" "$T/index${f#$T/plain}"
+done
 for k in 0 1 2 3; do same "Ka1, -part $k/4" 'Ka1' -part $k/4; done
 # the totals: games (the skipped ones counted), damaged games, ruled out
 "$CQL" -threads 1 -noindex -summary json -i "$P" -o "$T/plain.pgn" -cql 'Ka1' >"$T/plain.json" 2>/dev/null
@@ -75,7 +93,8 @@ expect_eq "Ka1: damaged games counted" "$(grep -o '"pgn_errors": [0-9]*' "$T/ind
     "$(grep -o '"pgn_errors": [0-9]*' "$T/plain.json")"
 expect_grep "Ka1: games ruled out" "$T/index.json" '"ruled_out": [1-9]'
 
-# the skip is seen: game 120 (which Ka1 rules out) edited, same size, its
+# the skip is seen: game 120 (which Ka1 rules out, and the replay settles
+# from its codes) edited, same size, its
 # time put back, more than 64 KB from either end of the file: its first
 # move made a result ("1. e4" becomes "1-0 4"), which ends it there and
 # makes the rest another game. Read, every later game's number would change.
@@ -85,16 +104,24 @@ games = open(sys.argv[1]).read().split('[Event ')
 games[120] = re.sub(r'\n1\. [a-h]', '\n1-0 ', games[120], count=1)
 open(sys.argv[2], 'w').write('[Event '.join(games))
 EOF
-"$CQL" -threads 1 -i "$P" -o "$T/before.pgn" -cql 'Ka1' >/dev/null 2>"$T/before.err"
+seen() { # FILE.cql K: the run through the sidecar gives what it gave before the edit
+    rm -f "$T/index.pgn"
+    "$CQL" -threads 1 -i "$P" -o "$T/index.pgn" "$1" >/dev/null 2>"$T/index.err"
+    sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
+    expect_same "$1: a skipped game is not read: the same messages" "$T/before-$2.said" "$T/index.said"
+    expect_same "$1: a skipped game is not read: the same games" "$T/before-$2.pgn" "$T/index.pgn"
+}
+for k in 1 2; do
+    query=$(if [ $k = 1 ]; then echo "$T/q1.cql"; else echo "$T/replay.cql"; fi)
+    "$CQL" -threads 1 -i "$P" -o "$T/before-$k.pgn" "$query" >/dev/null 2>"$T/before.err"
+    sed 's/ in [0-9.]* seconds / /' "$T/before.err" >"$T/before-$k.said"
+done
 cp -p "$P" "$T/saved.pgn"
 python3 "$T/result.py" "$T/saved.pgn" "$P"
 touch -r "$T/saved.pgn" "$P"
 expect_eq "an edit keeps the size" "$(wc -c <"$P")" "$(wc -c <"$T/saved.pgn")"
-"$CQL" -threads 1 -i "$P" -o "$T/index.pgn" -cql 'Ka1' >/dev/null 2>"$T/index.err"
-sed 's/ in [0-9.]* seconds / /' "$T/before.err" >"$T/before.said"
-sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
-expect_same "a skipped game is not read: the same messages" "$T/before.said" "$T/index.said"
-expect_same "a skipped game is not read: the same games" "$T/before.pgn" "$T/index.pgn"
+seen "$T/q1.cql" 1
+seen "$T/replay.cql" 2
 "$CQL" -threads 1 -noindex -i "$P" -o "$T/plain.pgn" -cql 'Ka1' >/dev/null 2>"$T/plain.err"
 expect_grep "without the sidecar it is read" "$T/plain.err" "game 202: illegal move"
 cp -p "$T/saved.pgn" "$P"

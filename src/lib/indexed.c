@@ -277,31 +277,12 @@ bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, Index
     if (!sidecar_game_head(sc, index, &sg) || !sg.quiet || !sidecar_game_head(sc, index + 1, &next) || !next.quiet ||
         sg.text_size >= max_game_size)
         return false;
-    *out = (IndexedSkip){sg.first_line, sg.text_size, sg.clean, next.offset, next.first_line};
+    *out = (IndexedSkip){sg.first_line, sg.text_size, next.offset, next.first_line};
     return true;
 }
 
-bool indexed_rules_out(IndexedQuery *iq, const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g)
-{
-    if (!iq->condition && !s->query->search.tags_test) return false;
-    const Sidecar *sc = &in->index->sidecar;
-    SidecarGame sg;
-    bool ruled_out;
-    return sidecar_game(sc, index, &sg) && sg.clean && rule_out(iq, sc, &sg, number, s, g, &ruled_out) && ruled_out;
-}
-
-void indexed_watch_ruled_out(const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g)
-{
-    const Sidecar *sc = &in->index->sidecar;
-    SidecarGame sg;
-    if (s->query->search.nwatched && sidecar_game(sc, index, &sg)) {
-        g->game.tags = NULL;   /* read again: g may hold another game's */
-        watch_ruled_out(sc, &sg, number, s, g);
-    }
-}
-
-IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, const CqlGameText *t, CqlSearcher *s,
-                    CqlGame *g, CqlText *printed)
+IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, long number, const CqlGameText *t,
+                              CqlSearcher *s, CqlGame *g, CqlText *printed)
 {
     const Search *search = &s->query->search;
     /* nothing to rule a game out with, and its codes not worth searching:
@@ -310,17 +291,18 @@ IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, 
     if (!iq->condition && !search->tags_test && !codes) return INDEXED_TEXT;
     const Sidecar *sc = &in->index->sidecar;
     SidecarGame sg;
-    /* the game the reader split off is the one indexed: same line, same size */
-    if (!sidecar_game(sc, index, &sg) || !sg.clean || sg.first_line != t->raw.first_line ||
-        sg.text_size != t->raw.text.len)
+    /* the game the reader split off, if it did, is the one indexed: same
+     * line, same size */
+    if (!sidecar_game(sc, index, &sg) || !sg.clean ||
+        (t && (sg.first_line != t->raw.first_line || sg.text_size != t->raw.text.len)))
         return INDEXED_TEXT;
     bool ruled_out;
-    if (!rule_out(iq, sc, &sg, t->raw.number, s, g, &ruled_out)) return INDEXED_TEXT;
-    if (ruled_out) return watch_ruled_out(sc, &sg, t->raw.number, s, g) ? INDEXED_RULED_OUT : INDEXED_TEXT;
+    if (!rule_out(iq, sc, &sg, number, s, g, &ruled_out)) return INDEXED_TEXT;
+    if (ruled_out) return watch_ruled_out(sc, &sg, number, s, g) ? INDEXED_RULED_OUT : INDEXED_TEXT;
     arena_reset(&g->arena);
     if (!codes) return INDEXED_TEXT;
     long start = nanoseconds();
-    if (!sidecar_game_read(sc, &sg, t->raw.number, SIDECAR_TREE, &g->game, &g->arena)) return INDEXED_TEXT;
+    if (!sidecar_game_read(sc, &sg, number, SIDECAR_TREE, &g->game, &g->arena)) return INDEXED_TEXT;
     long read = nanoseconds();
     g->usable = true;
     arena_reset(&s->arena);

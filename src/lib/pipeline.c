@@ -48,6 +48,7 @@ typedef struct GameJob {
     size_t text_bytes;   /* length of the game's text when it was read */
     QueryJob *queries;   /* one per query of the run */
     int nqueries;
+    bool asked;          /* its input's sidecar was asked about it before it was read (skip_game) */
 } GameJob;
 
 typedef struct Worker {
@@ -168,26 +169,40 @@ static bool searches_game(const CqlRun *r, int i, long number)
            !atomic_load_explicit(&rq->cancelled, memory_order_relaxed);
 }
 
-/* Reads the game, once, and searches it with every query that examines it
- * and still wants games (none: the game is not even read). */
-static void search_game(Worker *w, GameJob *job)
+/* Asks the sidecar of the game's input about it, for each query that
+ * searches it (t: its text as split off, or NULL before it is read): a
+ * query it settles does not read the game (w->active). True when it
+ * settles every one. */
+static bool ask_sidecar(Worker *w, GameJob *job, long number, const CqlGameText *t)
 {
     const CqlRun *r = w->run;
     const RunInput *in = &r->inputs[job->input];
-    long number = cql_game_text_number(job->text);
-    bool any = false;
+    bool all = true;
     for (int i = 0; i < r->nqueries; i++) {
         const RunQuery *rq = r->queries[i];
         QueryJob *q = &job->queries[i];
         q->examined = in_gamenumber_range(cql_query_gamenumber(rq->query), number);
         w->active[i] = searches_game(r, i, number);
-        /* a game the sidecar settles for the query is not read for it */
-        q->indexed = w->active[i] && in->index ? indexed_search(rq->indexed, in, job->index, job->text,
+        q->indexed = w->active[i] && in->index ? indexed_search(rq->indexed, in, job->index, number, t,
                                                                 w->searchers[i], w->game, &q->printed)
                                                : INDEXED_TEXT;
         w->active[i] &= q->indexed == INDEXED_TEXT;
-        any |= w->active[i];
+        all &= !w->active[i];
     }
+    job->asked = true;
+    return all;
+}
+
+/* Reads the game, once, and searches it with every query that examines it,
+ * still wants games and that the sidecar did not settle (none: the game is
+ * not even parsed). */
+static void search_game(Worker *w, GameJob *job)
+{
+    const CqlRun *r = w->run;
+    const RunInput *in = &r->inputs[job->input];
+    if (!job->asked) ask_sidecar(w, job, cql_game_text_number(job->text), job->text);
+    bool any = false;
+    for (int i = 0; i < r->nqueries; i++) any |= w->active[i];
     if (!any) return;
     CqlMessages messages = {keep_message, &job->messages, 0, 0};
     CqlGameStatus st = lib_parse_for(w->game, job->text, in->name, &messages, &w->gate, w->active);
@@ -534,7 +549,7 @@ static void release_large_buffers(GameJob *job)
 static void job_clear(GameJob *job)
 {
     cql_text_clear(&job->messages);
-    job->pgn_error = false;
+    job->pgn_error = job->asked = false;
     for (int i = 0; i < job->nqueries; i++) {
         QueryJob *q = &job->queries[i];
         cql_text_clear(&q->printed);
@@ -740,13 +755,24 @@ static bool read_job(Emitter *e, GameJob *job)
 
 /* {==== one thread =========================================================== */
 
-/* With a fresh sidecar of the input being read: when every query that
- * searches its next game rules it out from its record (or none searches
- * it), and the reader may jump over it (indexed_skip_of), the game is
- * counted as read without its text being read; job holds what its search
- * would have left: nothing, as for a game the sidecar rules out in
- * search_game. The messages of the games after it keep their lines: the
- * reader goes on at the next game's line. */
+/* Drops what the sidecar said of a game that was not the one read. */
+static void forget_answers(GameJob *job)
+{
+    for (int i = 0; i < job->nqueries; i++) {
+        cql_text_clear(&job->queries[i].printed);
+        job->queries[i].indexed = INDEXED_TEXT;
+    }
+    job->asked = false;
+}
+
+/* With a fresh sidecar of the input being read, asked about its next game
+ * before the game is read (ask_sidecar): when that settles the game for
+ * every query that searches it (ruled out, or searched from its codes and
+ * not matched), and the reader may jump over it (indexed_skip_of), the
+ * game is counted as read without its text being read, and job holds what
+ * its searches left. Else the game is read (read_job) and searched for the
+ * queries not settled. The messages of the games after a skipped one keep
+ * their lines: the reader goes on at the next game's line. */
 static bool skip_game(Emitter *e, Worker *w, GameJob *job)
 {
     CqlRun *r = e->run;
@@ -760,21 +786,10 @@ static bool skip_game(Emitter *e, Worker *w, GameJob *job)
     if (number > last_game_wanted(e) || !indexed_skip_of(in, index, max_size, &skip) ||
         skip.line < (unsigned long)in->first_line || (in->end_line && skip.line >= (unsigned long)in->end_line))
         return false;
-    for (int i = 0; i < r->nqueries; i++) {
-        w->active[i] = searches_game(r, i, number);
-        if (w->active[i] && !(skip.clean && indexed_rules_out(r->queries[i]->indexed, in, index, number,
-                                                              w->searchers[i], w->game)))
-            return false;
-    }
-    for (int i = 0; i < r->nqueries; i++) {
-        QueryJob *q = &job->queries[i];
-        q->examined = in_gamenumber_range(cql_query_gamenumber(r->queries[i]->query), number);
-        q->indexed = w->active[i] ? INDEXED_RULED_OUT : INDEXED_TEXT;
-        if (w->active[i]) indexed_watch_ruled_out(in, index, number, w->searchers[i], w->game);
-    }
-    pgn_skip_game(&in->reader->reader, skip.next_offset, skip.next_line);
     job->input = e->input;
     job->index = index;
+    if (!ask_sidecar(w, job, number, NULL)) return false;
+    pgn_skip_game(&in->reader->reader, skip.next_offset, skip.next_line);
     cql_game_text_set_number(job->text, number);
     job->text_bytes = (size_t)skip.text_size;
     return true;
@@ -789,7 +804,12 @@ static void run_single(Emitter *e)
     job_init(&job, r->nqueries);
     while (!run_stopped(e)) {
         if (!skip_game(e, &w, &job)) {
+            int input = job.input;
+            long index = job.index;
             if (!read_job(e, &job)) break;
+            /* the game asked about ended its input early (the file was cut
+             * while it was read): the next one is asked about anew */
+            if (job.asked && (job.input != input || job.index != index)) forget_answers(&job);
             search_game(&w, &job);
         }
         emit(e, &job);
