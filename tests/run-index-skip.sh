@@ -85,6 +85,15 @@ for f in "$T"/plain*.pgn; do
     expect_same "two queries: $(basename "$f")" "$f" "$T/index${f#$T/plain}"
 done
 for k in 0 1 2 3; do same "Ka1, -part $k/4" 'Ka1' -part $k/4; done
+# on two threads a part's reader jumps over the earlier parts' games too
+for k in 0 1 2 3; do
+    "$CQL" -threads 2 -noindex -part $k/4 -i "$P" -o "$T/plain.pgn" -cql 'mate' >/dev/null 2>"$T/plain.err"
+    "$CQL" -threads 2 -part $k/4 -i "$P" -o "$T/index.pgn" -cql 'mate' >/dev/null 2>"$T/index.err"
+    expect_same "mate, -part $k/4, two threads: the same games" "$T/plain.pgn" "$T/index.pgn"
+    sed 's/ in [0-9.]* seconds / /' "$T/plain.err" >"$T/plain.said"
+    sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
+    expect_same "mate, -part $k/4, two threads: the same messages" "$T/plain.said" "$T/index.said"
+done
 # the totals: games (the skipped ones counted), damaged games, ruled out
 "$CQL" -threads 1 -noindex -summary json -i "$P" -o "$T/plain.pgn" -cql 'Ka1' >"$T/plain.json" 2>/dev/null
 "$CQL" -threads 1 -summary json -i "$P" -o "$T/index.pgn" -cql 'Ka1' >"$T/index.json" 2>/dev/null

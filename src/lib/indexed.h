@@ -12,12 +12,12 @@
  * without a sidecar, so numbers, lines, messages and ranges are the same.
  * indexed_search looks a game up (by its number in its input, checked
  * against the line it starts on and its size when it was split off): a
- * game the query's condition rules out is done
- * (not matched, nothing printed); another, when the query reads nothing a
- * game's codes do not keep (comments) and keeps nothing from game to game,
- * is searched from its move codes, and done when it does not match. Every
- * other game, and every match, is parsed and searched from its text as
- * without a sidecar, so a matching game is written from its text.
+ * game the query's condition rules out is done (not matched, nothing
+ * printed); another, when the query reads nothing a game's codes do not
+ * keep (comments) and keeps nothing from game to game, is searched from its
+ * move codes, and done when it does not match. Every other game, and every
+ * match, is parsed and searched from its text as without a sidecar, so a
+ * matching game is written from its text.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
