@@ -307,6 +307,7 @@ test-conformance: test-tools
 # The sidecar index changes no output, and a stale or damaged one is never used.
 test-index: test-tools
 	$(Q)sh tests/run-index.sh $(BUILD)
+	$(Q)sh tests/run-index-skip.sh $(BUILD)
 
 # The library as a program uses it: installed into a scratch directory
 # (DESTDIR), the example of docs/library.md (examples/search.c) built with

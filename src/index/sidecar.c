@@ -28,8 +28,11 @@ enum {
 
 #define TRAILER_MAGIC "CQLXEND\n"
 
-/* Record flags. */
-enum { RECORD_CLEAN = 1 };
+/* Record flags: read without a message (the rest of the record is there);
+ * split off without a message from the reader (about the text before it,
+ * or its own), starting at the first column of its line, so that a reader
+ * may start at its first byte (version 2). */
+enum { RECORD_CLEAN = 1, RECORD_QUIET = 2 };
 
 /* {==== the PGN file a sidecar is made from =================================== */
 
@@ -397,7 +400,7 @@ static void count_message(void *ctx, DiagSeverity sev, const char *text)
 /* One game's record: where its text is, then, for a game read without a
  * message, its summary, tags, termination marker, start and moves. */
 static void write_record(Builder *b, const RawGame *raw, uint64_t offset, uint64_t length, const Game *g,
-                         bool clean)
+                         bool clean, bool quiet)
 {
     note_offset(b);
     StrBuf *out = &b->out;
@@ -405,7 +408,7 @@ static void write_record(Builder *b, const RawGame *raw, uint64_t offset, uint64
     bytes_put_varint(out, raw->text.len);
     bytes_put_varint(out, offset);
     bytes_put_varint(out, length);
-    sb_putc(out, (char)(clean ? RECORD_CLEAN : 0));
+    sb_putc(out, (char)((clean ? RECORD_CLEAN : 0) | (quiet ? RECORD_QUIET : 0)));
     if (clean) {
         GameSummary s;
         summary_finish(&b->summary, g, &s);
@@ -476,7 +479,10 @@ bool sidecar_build(const char *pgn_path, SidecarWriteFn write, void *ctx, Sideca
     arena_init_growing(&arena, (size_t)16 << 10, (size_t)256 << 10);
     uint64_t text_bytes = 0;
     PgnMoveHook hook = {game_node_made, &b};
-    while (!b.failed && pgn_next_raw(&reader, &raw)) {
+    for (;;) {
+        long before = ignored;
+        if (b.failed || !pgn_next_raw(&reader, &raw)) break;
+        bool quiet = ignored == before && raw.first_column == 1;
         arena_reset(&arena);
         Game g;
         game_messages = 0;
@@ -485,7 +491,7 @@ bool sidecar_build(const char *pgn_path, SidecarWriteFn write, void *ctx, Sideca
         bool clean = st == PGN_OK && game_messages == 0;
         uint64_t start = scanner_line_start(lines, raw.first_line) + (raw.first_column ? raw.first_column - 1 : 0);
         uint64_t end = scanner_line_start(lines, raw.last_line + 1);
-        write_record(&b, &raw, start, end > start ? end - start : 0, &g, clean);
+        write_record(&b, &raw, start, end > start ? end - start : 0, &g, clean, quiet);
         totals->games++;
         if (!clean) totals->text_only++;
         text_bytes += raw.text.len;
@@ -659,7 +665,7 @@ void sidecar_close(Sidecar *s)
     memset(s, 0, sizeof *s);
 }
 
-bool sidecar_game(const Sidecar *s, long k, SidecarGame *out)
+bool sidecar_game_head(const Sidecar *s, long k, SidecarGame *out)
 {
     if (k < 1 || k > s->games) return false;
     uint64_t at = bytes_u64_at(s->table + 8 * (size_t)(k - 1)), end = bytes_u64_at(s->table + 8 * (size_t)k);
@@ -669,10 +675,18 @@ bool sidecar_game(const Sidecar *s, long k, SidecarGame *out)
     out->text_size = bytes_get_varint(&c);
     out->offset = bytes_get_varint(&c);
     out->length = bytes_get_varint(&c);
-    out->clean = (bytes_get_u8(&c) & RECORD_CLEAN) != 0;
-    if (out->clean) summary_read(&c, &out->summary);
+    unsigned flags = bytes_get_u8(&c);
+    out->clean = (flags & RECORD_CLEAN) != 0;
+    out->quiet = (flags & RECORD_QUIET) != 0;
     out->rest = c;
     return !c.bad && line == out->first_line;
+}
+
+bool sidecar_game(const Sidecar *s, long k, SidecarGame *out)
+{
+    if (!sidecar_game_head(s, k, out)) return false;
+    if (out->clean) summary_read(&out->rest, &out->summary);
+    return !out->rest.bad;
 }
 
 /* The string of id (a varint of c), or NULL (c->bad) when there is none. */

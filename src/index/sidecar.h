@@ -6,6 +6,8 @@
  * Per game it keeps where its text is (the line it starts on, the size of
  * the text the reader splits off, its byte range in the file), whether it
  * read without any message (only such a game is searched from the sidecar),
+ * whether the reader split it off without a message from its line's first
+ * column (a reader may jump to it),
  * its summary (summary.h), its tags, its termination marker, its start
  * position when that is not the usual one, and its moves as two-byte codes
  * (movecode.h). The file begins with a header naming the PGN file (size,
@@ -30,7 +32,7 @@
 #include "pgn/game.h"
 
 #define SIDECAR_SUFFIX ".cqlx"
-#define SIDECAR_VERSION 1
+#define SIDECAR_VERSION 2
 /* The first eight bytes of every sidecar: a name, then bytes that a text
  * file or a transfer in text mode would not keep (as PNG's). */
 #define SIDECAR_MAGIC "CQLX\r\n\x1a\n"
@@ -89,6 +91,8 @@ typedef struct SidecarGame {
     uint64_t text_size;      /* the size of its text as the reader splits it off */
     uint64_t offset, length; /* its bytes in the PGN file */
     bool clean;              /* read without a message: the rest is there */
+    bool quiet;              /* split off without a message, from its line's first column: a
+                                reader may start at offset, on line first_line */
     GameSummary summary;
     ByteCursor rest;             /* tags, termination marker, start position, moves */
 } SidecarGame;
@@ -96,6 +100,9 @@ typedef struct SidecarGame {
 /* Game number k (from 1) of the file; false when there is no such game or
  * its record is damaged. */
 bool sidecar_game(const Sidecar *s, long k, SidecarGame *out);
+/* The same as far as its flags (where its text is, clean, quiet): its
+ * summary is not read, and rest is where it begins. */
+bool sidecar_game_head(const Sidecar *s, long k, SidecarGame *out);
 
 /* How much of a game sidecar_game_read makes. */
 typedef enum SidecarRead {

@@ -235,8 +235,54 @@ bool cql_index_build(const char *pgn_path, CqlIndexWriteFn write, void *ctx, Cql
 /* }==== */
 /* {==== searching a game ====================================================== */
 
-IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, const CqlGameText *t, CqlSearcher *s,
-                    CqlGame *g, CqlText *printed)
+/* Readies g, the scratch tree of a search, for game `number` of sidecar
+ * record sg, and asks whether the query's condition, or the gate's question
+ * about the tags (asked of the sidecar's tags: a game where it fails cannot
+ * match, and asking changes nothing), rules it out. False when the record
+ * cannot be read. */
+static bool rule_out(IndexedQuery *iq, const Sidecar *sc, const SidecarGame *sg, long number, CqlSearcher *s,
+                     CqlGame *g, bool *ruled_out)
+{
+    const Search *search = &s->query->search;
+    arena_reset(&g->arena);
+    memset(&g->game, 0, sizeof g->game);
+    g->by_id = NULL;
+    g->parses++;   /* another game: what a gate told a searcher about the last holds no more */
+    g->usable = false;
+    *ruled_out = !condition_admits(iq->condition, &sg->summary);
+    if (!*ruled_out && search->tags_test) {
+        if (!sidecar_game_read(sc, sg, number, SIDECAR_START, &g->game, &g->arena)) return false;
+        bool sure;
+        *ruled_out = !eval_at_start(s->eval, &g->game, search->tags_test, &sure);
+    }
+    return true;
+}
+
+/* What shows of the search of a game ruled out: whether the watched tag
+ * filters held in it (the note after the run). False when the record
+ * cannot be read. */
+static bool watch_ruled_out(const Sidecar *sc, const SidecarGame *sg, long number, CqlSearcher *s, CqlGame *g)
+{
+    const Search *search = &s->query->search;
+    if (!search->nwatched) return true;
+    if (!g->game.tags && !sidecar_game_read(sc, sg, number, SIDECAR_TAGS, &g->game, &g->arena)) return false;
+    search_watch_tags(search, &g->game, &s->tags);
+    return true;
+}
+
+bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, IndexedSkip *out)
+{
+    const Sidecar *sc = &in->index->sidecar;
+    SidecarGame sg, next;
+    if (!sidecar_game_head(sc, index, &sg) || !sg.quiet || !sidecar_game_head(sc, index + 1, &next) || !next.quiet ||
+        sg.text_size >= max_game_size)
+        return false;
+    *out = (IndexedSkip){sg.first_line, sg.text_size, next.offset, next.first_line};
+    return true;
+}
+
+IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, long number, const CqlGameText *t,
+                              CqlSearcher *s, CqlGame *g, CqlText *printed)
 {
     const Search *search = &s->query->search;
     /* nothing to rule a game out with, and its codes not worth searching:
@@ -245,37 +291,18 @@ IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, 
     if (!iq->condition && !search->tags_test && !codes) return INDEXED_TEXT;
     const Sidecar *sc = &in->index->sidecar;
     SidecarGame sg;
-    /* the game the reader split off is the one indexed: same line, same size */
-    if (!sidecar_game(sc, index, &sg) || !sg.clean || sg.first_line != t->raw.first_line ||
-        sg.text_size != t->raw.text.len)
+    /* the game the reader split off, if it did, is the one indexed: same
+     * line, same size */
+    if (!sidecar_game(sc, index, &sg) || !sg.clean ||
+        (t && (sg.first_line != t->raw.first_line || sg.text_size != t->raw.text.len)))
         return INDEXED_TEXT;
-    arena_reset(&g->arena);
-    memset(&g->game, 0, sizeof g->game);
-    g->by_id = NULL;
-    g->parses++;   /* another game: what a gate told a searcher about the last holds no more */
-    g->usable = false;
-    bool ruled_out = !condition_admits(iq->condition, &sg.summary);
-    if (!ruled_out && search->tags_test) {
-        /* the gate's question about the tags, asked of the sidecar's tags
-         * (a game where it fails cannot match, and asking changes nothing) */
-        if (!sidecar_game_read(sc, &sg, t->raw.number, SIDECAR_START, &g->game, &g->arena)) return INDEXED_TEXT;
-        bool sure;
-        ruled_out = !eval_at_start(s->eval, &g->game, search->tags_test, &sure);
-    }
-    if (ruled_out) {
-        /* nothing shows of the search of a game ruled out, but whether the
-         * watched tag filters held in it (the note after the run) */
-        if (search->nwatched) {
-            if (!g->game.tags && !sidecar_game_read(sc, &sg, t->raw.number, SIDECAR_TAGS, &g->game, &g->arena))
-                return INDEXED_TEXT;
-            search_watch_tags(search, &g->game, &s->tags);
-        }
-        return INDEXED_RULED_OUT;
-    }
+    bool ruled_out;
+    if (!rule_out(iq, sc, &sg, number, s, g, &ruled_out)) return INDEXED_TEXT;
+    if (ruled_out) return watch_ruled_out(sc, &sg, number, s, g) ? INDEXED_RULED_OUT : INDEXED_TEXT;
     arena_reset(&g->arena);
     if (!codes) return INDEXED_TEXT;
     long start = nanoseconds();
-    if (!sidecar_game_read(sc, &sg, t->raw.number, SIDECAR_TREE, &g->game, &g->arena)) return INDEXED_TEXT;
+    if (!sidecar_game_read(sc, &sg, number, SIDECAR_TREE, &g->game, &g->arena)) return INDEXED_TEXT;
     long read = nanoseconds();
     g->usable = true;
     arena_reset(&s->arena);

@@ -4,16 +4,20 @@
  * query's condition on a game's summary, and the search of one game
  * through the sidecar where that gives the same answer as its text.
  *
- * The run reads and splits the text of every game as always, so numbers,
- * lines, messages and ranges are what they are without a sidecar. Before a
- * game is parsed, indexed_search looks it up (by its number in its input,
- * checked against the line it starts on and its size): a game the query's
- * condition rules out is done (not matched, nothing printed); another,
- * when the query reads nothing a game's codes do not keep (comments) and
- * keeps nothing from game to game, is searched from its move codes, and
- * done when it does not match. Every other game, and every match, is
- * parsed and searched from its text as without a sidecar, so a matching
- * game is written from its text.
+ * On one thread, the sidecar is asked about a game before it is read; a
+ * game it settles for every query, and that the reader may jump over
+ * (indexed_skip_of: the sidecar says that it and the next game were split
+ * off without a message, each from its line's first column), is not read
+ * at all (pipeline.c, skip_game). Every other game is read and split as
+ * without a sidecar, so numbers, lines, messages and ranges are the same.
+ * indexed_search looks a game up (by its number in its input, checked
+ * against the line it starts on and its size when it was split off): a
+ * game the query's condition rules out is done (not matched, nothing
+ * printed); another, when the query reads nothing a game's codes do not
+ * keep (comments) and keeps nothing from game to game, is searched from its
+ * move codes, and done when it does not match. Every other game, and every
+ * match, is parsed and searched from its text as without a sidecar, so a
+ * matching game is written from its text.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -21,6 +25,8 @@
 #define CQL_LIB_INDEXED_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "cql.h"
 #include "lib/pipeline.h"
@@ -40,12 +46,29 @@ typedef enum IndexedOutcome {
     INDEXED_FROM_CODES       /* searched from its move codes, and it does not match */
 } IndexedOutcome;
 
-/* Searches the game of input `in` whose text is t (number `index` in the
- * input) through its sidecar, for the query of iq (RunQuery.indexed: each
- * query of a run has its own) with its searcher s, in g. Unless
- * INDEXED_TEXT, that settled it for that query: it does not match, and
- * what its search printed is appended to printed. */
-IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, const CqlGameText *t, CqlSearcher *s,
-                    CqlGame *g, CqlText *printed);
+/* Searches game `index` of input `in` (number `number` in the run) through
+ * its sidecar, for the query of iq (RunQuery.indexed: each query of a run
+ * has its own) with its searcher s, in g. t is its text as the reader split
+ * it off, checked against its record, or NULL when it is not read (see
+ * indexed_skip_of). Unless INDEXED_TEXT, that settled it for that query: it
+ * does not match, and what its search printed is appended to printed. */
+IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, long number, const CqlGameText *t,
+                              CqlSearcher *s, CqlGame *g, CqlText *printed);
+
+/* A game a reader may count as read without reading it (the reader jumps
+ * to the next one): its record and the next one's say that the reader
+ * split them off without a message, each from the first column of its
+ * line. */
+typedef struct IndexedSkip {
+    unsigned line;           /* the line the game starts on */
+    uint64_t text_size;      /* the size of its text (CqlGameText) */
+    uint64_t next_offset;    /* where the next game starts: the first byte of its line */
+    unsigned next_line;
+} IndexedSkip;
+
+/* Game `index` of input in (which has a sidecar), when it may be skipped
+ * for a run whose games' text may reach max_game_size (a larger game
+ * would have had a message). */
+bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, IndexedSkip *out);
 
 #endif

@@ -48,6 +48,7 @@ typedef struct GameJob {
     size_t text_bytes;   /* length of the game's text when it was read */
     QueryJob *queries;   /* one per query of the run */
     int nqueries;
+    bool asked;          /* its input's sidecar was asked about it before it was read (skip_game) */
 } GameJob;
 
 typedef struct Worker {
@@ -158,27 +159,50 @@ static void search_with(Worker *w, int i, QueryJob *q)
     }
 }
 
-/* Reads the game, once, and searches it with every query that examines it
- * and still wants games (none: the game is not even read). */
-static void search_game(Worker *w, GameJob *job)
+/* Does query i search game `number` (its game-number range, and it still
+ * wants games)? */
+static bool searches_game(const CqlRun *r, int i, long number)
+{
+    const RunQuery *rq = r->queries[i];
+    return in_gamenumber_range(cql_query_gamenumber(rq->query), number) &&
+           !atomic_load_explicit(&rq->finished, memory_order_relaxed) &&
+           !atomic_load_explicit(&rq->cancelled, memory_order_relaxed);
+}
+
+/* Asks the sidecar of the game's input about it, for each query that
+ * searches it (t: its text as split off, or NULL before it is read): a
+ * query it settles does not read the game (w->active). True when it
+ * settles every one. */
+static bool ask_sidecar(Worker *w, GameJob *job, long number, const CqlGameText *t)
 {
     const CqlRun *r = w->run;
     const RunInput *in = &r->inputs[job->input];
-    long number = cql_game_text_number(job->text);
-    bool any = false;
+    bool all = true;
     for (int i = 0; i < r->nqueries; i++) {
         const RunQuery *rq = r->queries[i];
         QueryJob *q = &job->queries[i];
         q->examined = in_gamenumber_range(cql_query_gamenumber(rq->query), number);
-        w->active[i] = q->examined && !atomic_load_explicit(&rq->finished, memory_order_relaxed) &&
-                       !atomic_load_explicit(&rq->cancelled, memory_order_relaxed);
-        /* a game the sidecar settles for the query is not read for it */
-        q->indexed = w->active[i] && in->index ? indexed_search(rq->indexed, in, job->index, job->text,
+        w->active[i] = searches_game(r, i, number);
+        q->indexed = w->active[i] && in->index ? indexed_search(rq->indexed, in, job->index, number, t,
                                                                 w->searchers[i], w->game, &q->printed)
                                                : INDEXED_TEXT;
         w->active[i] &= q->indexed == INDEXED_TEXT;
-        any |= w->active[i];
+        all &= !w->active[i];
     }
+    job->asked = true;
+    return all;
+}
+
+/* Reads the game, once, and searches it with every query that examines it,
+ * still wants games and that the sidecar did not settle (none: the game is
+ * not even parsed). */
+static void search_game(Worker *w, GameJob *job)
+{
+    const CqlRun *r = w->run;
+    const RunInput *in = &r->inputs[job->input];
+    if (!job->asked) ask_sidecar(w, job, cql_game_text_number(job->text), job->text);
+    bool any = false;
+    for (int i = 0; i < r->nqueries; i++) any |= w->active[i];
     if (!any) return;
     CqlMessages messages = {keep_message, &job->messages, 0, 0};
     CqlGameStatus st = lib_parse_for(w->game, job->text, in->name, &messages, &w->gate, w->active);
@@ -525,7 +549,7 @@ static void release_large_buffers(GameJob *job)
 static void job_clear(GameJob *job)
 {
     cql_text_clear(&job->messages);
-    job->pgn_error = false;
+    job->pgn_error = job->asked = false;
     for (int i = 0; i < job->nqueries; i++) {
         QueryJob *q = &job->queries[i];
         cql_text_clear(&q->printed);
@@ -667,6 +691,18 @@ static void emit_sorted(Emitter *e, int i)
     qs->nsorted = 0;
 }
 
+/* A game of an earlier part of a range input (read and dropped) that the
+ * input's sidecar lets the reader jump over: counted as read, not read. */
+static bool skip_earlier_part(const RunInput *in, CqlReader *reader)
+{
+    IndexedSkip skip;
+    if (!in->index || in->first_line <= 1 ||
+        !indexed_skip_of(in, cql_reader_games(reader) + 1, SIZE_MAX, &skip) || skip.line >= (unsigned long)in->first_line)
+        return false;
+    pgn_skip_game(&reader->reader, skip.next_offset, skip.next_line);
+    return true;
+}
+
 /* Reads the next game into job; false at the end of the inputs or range.
  * Messages about the text before the game (skipped junk) go with the job, so
  * that they come out in input order; those at the end of an input go with
@@ -684,6 +720,7 @@ static bool read_job(Emitter *e, GameJob *job)
             return false;
         }
         const RunInput *in = &e->run->inputs[e->input];
+        if (skip_earlier_part(in, reader)) continue;
         if (!cql_reader_next(reader, job->text, &messages)) {
             e->run->inputs[e->input].ended = true;
             /* what is left after the last game belongs to the last part */
@@ -718,6 +755,46 @@ static bool read_job(Emitter *e, GameJob *job)
 
 /* {==== one thread =========================================================== */
 
+/* Drops what the sidecar said of a game that was not the one read. */
+static void forget_answers(GameJob *job)
+{
+    for (int i = 0; i < job->nqueries; i++) {
+        cql_text_clear(&job->queries[i].printed);
+        job->queries[i].indexed = INDEXED_TEXT;
+    }
+    job->asked = false;
+}
+
+/* With a fresh sidecar of the input being read, asked about its next game
+ * before the game is read (ask_sidecar): when that settles the game for
+ * every query that searches it (ruled out, or searched from its codes and
+ * not matched), and the reader may jump over it (indexed_skip_of), the
+ * game is counted as read without its text being read, and job holds what
+ * its searches left. Else the game is read (read_job) and searched for the
+ * queries not settled. The messages of the games after a skipped one keep
+ * their lines: the reader goes on at the next game's line. */
+static bool skip_game(Emitter *e, Worker *w, GameJob *job)
+{
+    CqlRun *r = e->run;
+    if (e->input >= r->ninputs || e->carried.len) return false;
+    RunInput *in = &r->inputs[e->input];
+    if (!in->index || !in->reader) return false;
+    long index = cql_reader_games(in->reader) + 1;
+    long number = e->input_base + index;
+    size_t max_size = r->settings.max_game_size ? (size_t)r->settings.max_game_size : PGN_DEFAULT_MAX_GAME_SIZE;
+    IndexedSkip skip;
+    if (number > last_game_wanted(e) || !indexed_skip_of(in, index, max_size, &skip) ||
+        skip.line < (unsigned long)in->first_line || (in->end_line && skip.line >= (unsigned long)in->end_line))
+        return false;
+    job->input = e->input;
+    job->index = index;
+    if (!ask_sidecar(w, job, number, NULL)) return false;
+    pgn_skip_game(&in->reader->reader, skip.next_offset, skip.next_line);
+    cql_game_text_set_number(job->text, number);
+    job->text_bytes = (size_t)skip.text_size;
+    return true;
+}
+
 static void run_single(Emitter *e)
 {
     CqlRun *r = e->run;
@@ -725,8 +802,16 @@ static void run_single(Emitter *e)
     worker_init(&w, r);
     GameJob job;
     job_init(&job, r->nqueries);
-    while (!run_stopped(e) && read_job(e, &job)) {
-        search_game(&w, &job);
+    while (!run_stopped(e)) {
+        if (!skip_game(e, &w, &job)) {
+            int input = job.input;
+            long index = job.index;
+            if (!read_job(e, &job)) break;
+            /* the game asked about ended its input early (the file was cut
+             * while it was read): the next one is asked about anew */
+            if (job.asked && (job.input != input || job.index != index)) forget_answers(&job);
+            search_game(&w, &job);
+        }
         emit(e, &job);
         end_batch(e);
         job_clear(&job);

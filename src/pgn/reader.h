@@ -64,6 +64,9 @@ typedef struct PgnReader {
     uint64_t buf_offset;     /* input offset of buf[0] */
     uint64_t no_cut_before;  /* no chunk is taken before this input offset (pgn_take_chunk) */
     bool io_error;
+    bool jump;               /* the next game is read from jump_offset, on line jump_line (pgn_skip_game) */
+    uint64_t jump_offset;
+    unsigned jump_line;
 } PgnReader;
 
 /* A tag pair of the usual form, [Name "value"] with nothing escaped, that
@@ -100,6 +103,12 @@ void pgn_open_stream(PgnReader *r, FILE *fp, const char *name, DiagSink *diag);
  * which sets io_error and is reported). */
 bool pgn_next_raw(PgnReader *r, RawGame *g);
 void pgn_close(PgnReader *r);
+/* Counts the next game as read without reading it: the game after it is
+ * read from byte next_offset of the input, which is the first byte of
+ * line next_line and where that game starts (a sidecar index knows both:
+ * index/sidecar.h). Only for a reader of a file (pgn_open), between games;
+ * the jump is made when the next game is read. */
+void pgn_skip_game(PgnReader *r, uint64_t next_offset, unsigned next_line);
 
 void raw_game_init(RawGame *g);
 void raw_game_free(RawGame *g);

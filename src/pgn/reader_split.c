@@ -267,6 +267,36 @@ static void advance_piece(PgnReader *r, const LinePiece *lp)
     }
 }
 
+void pgn_skip_game(PgnReader *r, uint64_t next_offset, unsigned next_line)
+{
+    r->games++;
+    r->jump = true;
+    r->jump_offset = next_offset;
+    r->jump_line = next_line;
+}
+
+/* Makes the jump pgn_skip_game asked for: within the window when the
+ * offset is in it, else by a seek (the window read again from there). */
+static void make_jump(PgnReader *r)
+{
+    r->jump = false;
+    uint64_t at = r->buf_offset + r->pos;
+    if (r->jump_offset >= at && r->jump_offset <= r->buf_offset + r->len) {
+        r->pos = (size_t)(r->jump_offset - r->buf_offset);
+    } else if (fseeko(r->fp, (off_t)r->jump_offset, SEEK_SET) == 0) {
+        r->buf_offset = r->jump_offset;
+        r->pos = r->len = 0;
+        r->eof = false;
+    } else {
+        r->io_error = r->eof = true;
+        r->pos = r->len;
+        diag_plain(r->diag, DIAG_ERROR, "error reading '%s': %s", r->name, strerror(errno));
+    }
+    r->line = r->jump_line;
+    r->line_offset = 0;
+    r->mid_line = false;
+}
+
 /* Splitting state of the game being collected. */
 typedef struct SplitState {
     bool started;        /* some line of the game was taken */
@@ -750,6 +780,7 @@ static bool ends_unclosed_comment(PgnReader *r, size_t rel, size_t len, SplitSta
 
 bool pgn_next_raw(PgnReader *r, RawGame *g)
 {
+    if (r->jump) make_jump(r);
     SplitState st;
     split_state_clear(&st);
     raw_game_trim(g);

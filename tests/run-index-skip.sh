@@ -1,0 +1,154 @@
+#!/bin/sh
+# tests/run-index-skip.sh — with a fresh sidecar, a run on one thread does
+# not read the text of a game every query rules out: the reader jumps over
+# it to the next game's first byte (docs/index.md, "How a search uses it").
+# The output stays the same: the messages of the games after skipped ones
+# (junk between games, a damaged game) carry their lines, also after a game
+# that starts on the line where the one before it ends; -part, -gamenumber
+# and -limit choose the same games; the totals count the games skipped; the
+# note on a tag filter that held in no game still comes. The skip is seen:
+# an edit inside a skipped game (same size, its time put back: the one
+# change the staleness check cannot see) is not read. A sidecar of the
+# format before the skip (version 1, without the bit that says a game was
+# split off without a message) is refused, said once.
+# Usage: sh tests/run-index-skip.sh build/MODE
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+BUILD=${1:-build/release}
+CQL=$BUILD/cql
+export LC_ALL=C
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. tests/expect.sh
+
+# games.pgn: 300 engine games; junk lines before games 101 and 251 (each a
+# message with its line), game 201's first move made illegal, game 150
+# starting on the line where game 149 ends.
+# edit.py IN OUT GAME: game GAME's first pawn move made illegal (three
+# squares: the same size)
+cat >"$T/make.py" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+games = ['[Event ' + g for g in text.split('[Event ')[1:301]]
+games[100] = 'this line is not PGN\n' + games[100]
+games[250] = 'nor is this one\n\n' + games[250]
+games[148] = games[148].rstrip('\n') + ' '
+open(sys.argv[2], 'w').write(''.join(games))
+EOF
+cat >"$T/edit.py" <<'EOF'
+import re, sys
+games = open(sys.argv[1]).read().split('[Event ')
+k = int(sys.argv[3])
+games[k] = re.sub(r'\n1\. ([a-h])[34] ', r'\n1. \g<1>5 ', games[k], count=1)
+open(sys.argv[2], 'w').write('[Event '.join(games))
+EOF
+P=$T/games.pgn
+python3 "$T/make.py" tests/data/pgn/generated/engine-games-2000.pgn "$T/made.pgn"
+python3 "$T/edit.py" "$T/made.pgn" "$P" 201
+expect_rc "cql -index" 0 "$CQL" -index "$P"
+
+# the same games, messages and summary with and without the sidecar, on one thread
+printf 'cql(matchcount 1000)\ntrue\n' >"$T/replay.cql"
+printf 'cql(matchcount 1000)\nsort "plies" ply\n' >"$T/sort-replay.cql"
+same() { # NAME QUERY|FILE.cql [OPTIONS...]
+    name=$1 query=$2
+    shift 2
+    case $query in *.cql) ;; *) printf 'cql()\n%s\n' "$query" >"$T/query.cql" && query=$T/query.cql ;; esac
+    "$CQL" "$@" -threads 1 -noindex -i "$P" -o "$T/plain.pgn" "$query" >"$T/plain.out" 2>"$T/plain.err"
+    "$CQL" "$@" -threads 1 -i "$P" -o "$T/index.pgn" "$query" >"$T/index.out" 2>"$T/index.err"
+    expect_same "$name: the same games" "$T/plain.pgn" "$T/index.pgn"
+    sed 's/ in [0-9.]* seconds / /' "$T/plain.err" >"$T/plain.said"
+    sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
+    expect_same "$name: the same messages and summary" "$T/plain.said" "$T/index.said"
+}
+same "Ka1" 'Ka1'
+expect_grep "Ka1: the junk's line" "$T/index.err" "games.pgn:[0-9]*: warning: skipped 1 line of text that is not PGN"
+expect_grep "Ka1: the illegal move's line" "$T/index.err" "games.pgn:[0-9]*:[0-9]*: game 201: illegal move"
+same "mate" 'mate'
+same "move promote N" 'move promote N'
+same "Ka1, gamenumber" 'Ka1' -gamenumber 120 260
+same "Ka1, limit" 'Ka1' -limit 3
+same "a tag filter that holds in no game" 'Ka1' -player "stockfish"
+# settled from the codes (not ruled out, searched from them, not matched):
+# not read either
+same "replay only" "$T/replay.cql"
+same "sort, replay only" "$T/sort-replay.cql"
+# two queries in one pass: a game is read when one of them needs its text
+printf 'cql()\nKa1\n' >"$T/q1.cql"
+printf 'cql()\nmate\n' >"$T/q2.cql"
+"$CQL" -threads 1 -noindex -i "$P" -o "$T/plain.pgn" "$T/q1.cql" "$T/q2.cql" >/dev/null 2>"$T/plain.err"
+"$CQL" -threads 1 -i "$P" -o "$T/index.pgn" "$T/q1.cql" "$T/q2.cql" >/dev/null 2>"$T/index.err"
+sed 's/ in [0-9.]* seconds / /' "$T/plain.err" >"$T/plain.said"
+sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
+expect_same "two queries: the same messages and summary" "$T/plain.said" "$T/index.said"
+for f in "$T"/plain*.pgn; do
+    expect_same "two queries: $(basename "$f")" "$f" "$T/index${f#$T/plain}"
+done
+for k in 0 1 2 3; do same "Ka1, -part $k/4" 'Ka1' -part $k/4; done
+# on two threads a part's reader jumps over the earlier parts' games too
+for k in 0 1 2 3; do
+    "$CQL" -threads 2 -noindex -part $k/4 -i "$P" -o "$T/plain.pgn" -cql 'mate' >/dev/null 2>"$T/plain.err"
+    "$CQL" -threads 2 -part $k/4 -i "$P" -o "$T/index.pgn" -cql 'mate' >/dev/null 2>"$T/index.err"
+    expect_same "mate, -part $k/4, two threads: the same games" "$T/plain.pgn" "$T/index.pgn"
+    sed 's/ in [0-9.]* seconds / /' "$T/plain.err" >"$T/plain.said"
+    sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
+    expect_same "mate, -part $k/4, two threads: the same messages" "$T/plain.said" "$T/index.said"
+done
+# the totals: games (the skipped ones counted), damaged games, ruled out
+"$CQL" -threads 1 -noindex -summary json -i "$P" -o "$T/plain.pgn" -cql 'Ka1' >"$T/plain.json" 2>/dev/null
+"$CQL" -threads 1 -summary json -i "$P" -o "$T/index.pgn" -cql 'Ka1' >"$T/index.json" 2>/dev/null
+expect_eq "Ka1: games counted" "$(grep -o '"games": [0-9]*' "$T/index.json")" "$(grep -o '"games": [0-9]*' "$T/plain.json")"
+expect_eq "Ka1: damaged games counted" "$(grep -o '"pgn_errors": [0-9]*' "$T/index.json")" \
+    "$(grep -o '"pgn_errors": [0-9]*' "$T/plain.json")"
+expect_grep "Ka1: games ruled out" "$T/index.json" '"ruled_out": [1-9]'
+
+# the skip is seen: game 120 (which Ka1 rules out, and the replay settles
+# from its codes) edited, same size, its
+# time put back, more than 64 KB from either end of the file: its first
+# move made a result ("1. e4" becomes "1-0 4"), which ends it there and
+# makes the rest another game. Read, every later game's number would change.
+cat >"$T/result.py" <<'EOF'
+import re, sys
+games = open(sys.argv[1]).read().split('[Event ')
+games[120] = re.sub(r'\n1\. [a-h]', '\n1-0 ', games[120], count=1)
+open(sys.argv[2], 'w').write('[Event '.join(games))
+EOF
+seen() { # FILE.cql K: the run through the sidecar gives what it gave before the edit
+    rm -f "$T/index.pgn"
+    "$CQL" -threads 1 -i "$P" -o "$T/index.pgn" "$1" >/dev/null 2>"$T/index.err"
+    sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
+    expect_same "$1: a skipped game is not read: the same messages" "$T/before-$2.said" "$T/index.said"
+    expect_same "$1: a skipped game is not read: the same games" "$T/before-$2.pgn" "$T/index.pgn"
+}
+for k in 1 2; do
+    query=$(if [ $k = 1 ]; then echo "$T/q1.cql"; else echo "$T/replay.cql"; fi)
+    "$CQL" -threads 1 -i "$P" -o "$T/before-$k.pgn" "$query" >/dev/null 2>"$T/before.err"
+    sed 's/ in [0-9.]* seconds / /' "$T/before.err" >"$T/before-$k.said"
+done
+cp -p "$P" "$T/saved.pgn"
+python3 "$T/result.py" "$T/saved.pgn" "$P"
+touch -r "$T/saved.pgn" "$P"
+expect_eq "an edit keeps the size" "$(wc -c <"$P")" "$(wc -c <"$T/saved.pgn")"
+seen "$T/q1.cql" 1
+seen "$T/replay.cql" 2
+"$CQL" -threads 1 -noindex -i "$P" -o "$T/plain.pgn" -cql 'Ka1' >/dev/null 2>"$T/plain.err"
+expect_grep "without the sidecar it is read" "$T/plain.err" "game 202: illegal move"
+cp -p "$T/saved.pgn" "$P"
+
+# a sidecar of version 1 is refused, said once; the run reads the text
+"$CQL" -index "$P" >/dev/null
+cat >"$T/version.py" <<'EOF'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+b[8:12] = (1).to_bytes(4, 'little')
+open(sys.argv[1], 'wb').write(b)
+EOF
+python3 "$T/version.py" "$P.cqlx"
+"$CQL" -threads 1 -i "$P" -o "$T/index.pgn" -cql 'Ka1' >/dev/null 2>"$T/index.err"
+"$CQL" -threads 1 -noindex -i "$P" -o "$T/plain.pgn" -cql 'Ka1' >/dev/null 2>/dev/null
+expect_same "a sidecar of version 1: the same games" "$T/plain.pgn" "$T/index.pgn"
+expect_eq "version 1: said once" \
+    "$(grep -c "sidecar index '$P.cqlx' is damaged (it is of format version 1, and this cql reads version 2)" "$T/index.err")" 1
+
+echo "index skip tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
