@@ -374,7 +374,7 @@ static bool write_gathered(OutputFile *o)
 
 /* Queues the buffer's bytes, then the kept texts, on the output thread;
  * the buffer goes with them (the next copy takes another block). */
-static void hand_over(OutputFile *o)
+static void hand_over(OutputFile *o, bool wake)
 {
     if (!o->kept) o->kept = cli_malloc((KEPT_MAX + 1) * sizeof *o->kept);   /* + 1: the buffer */
     struct iovec *v = o->kept + 1;
@@ -386,7 +386,7 @@ static void hand_over(OutputFile *o)
         block = o->buffer;
         o->buffer = NULL;
     }
-    if (n) output_thread_write(o->thread, o->fd, &o->error, v, n, block);
+    if (n) output_thread_write(o->thread, o->fd, &o->error, v, n, block, wake);
     o->used = 0;
     o->nkept = 0;
     o->kept_bytes = 0;
@@ -412,7 +412,7 @@ void output_leave_thread(OutputFile *o)
 {
     if (!o->thread) return;
     if (o->nkept) output_release(o, false);
-    hand_over(o);
+    hand_over(o, true);
     o->thread = NULL;
 }
 
@@ -436,7 +436,7 @@ bool output_release(OutputFile *o, bool held)
     if (o->error) o->nkept = 0;   /* never written: the texts may go */
     if (o->nkept == 0) return !o->error;
     if (o->thread && held) {
-        hand_over(o);
+        hand_over(o, false);   /* woken by the release queued after */
         return true;
     }
     if (o->kept_bytes >= KEPT_WRITE_BYTES) {   /* not copied: written here, after what the thread was given */
@@ -469,7 +469,7 @@ bool output_write(OutputFile *o, const void *data, size_t len)
         if (part == len) return true;
         p += part;   /* a full block goes to the output thread */
         len -= part;
-        hand_over(o);
+        hand_over(o, true);
     }
 }
 

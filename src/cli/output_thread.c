@@ -158,6 +158,7 @@ char *output_thread_block(OutputThread *t)
 void output_thread_wait(OutputThread *t)
 {
     pthread_mutex_lock(&t->mu);
+    if (t->head != t->tail) pthread_cond_signal(&t->queued);   /* queued without waking it */
     while (t->head != t->tail) pthread_cond_wait(&t->room, &t->mu);
     pthread_mutex_unlock(&t->mu);
 }
@@ -165,18 +166,21 @@ void output_thread_wait(OutputThread *t)
 /* The next place in the queue, once there is room (the lock held). */
 static QueuedWrite *next_place(OutputThread *t)
 {
+    if (t->tail - t->head == QUEUE_WRITES) pthread_cond_signal(&t->queued);   /* queued without waking it */
     while (t->tail - t->head == QUEUE_WRITES) pthread_cond_wait(&t->room, &t->mu);
     return &t->queue[t->tail % QUEUE_WRITES];
 }
 
-/* The write at the tail is queued: the thread is told (the lock held). */
-static void queued(OutputThread *t)
+/* The write at the tail is queued; the thread is woken when `wake` (the
+ * lock held). */
+static void queued(OutputThread *t, bool wake)
 {
     t->tail++;
-    pthread_cond_signal(&t->queued);
+    if (wake) pthread_cond_signal(&t->queued);
 }
 
-void output_thread_write(OutputThread *t, int fd, atomic_int *error, const struct iovec *v, int n, char *block)
+void output_thread_write(OutputThread *t, int fd, atomic_int *error, const struct iovec *v, int n, char *block,
+                         bool wake)
 {
     pthread_mutex_lock(&t->mu);
     QueuedWrite *w = next_place(t);
@@ -194,7 +198,7 @@ void output_thread_write(OutputThread *t, int fd, atomic_int *error, const struc
         t->free_cap = 2 * (t->nfree + t->queued_blocks);
         t->free_blocks = cli_realloc(t->free_blocks, (size_t)t->free_cap * sizeof *t->free_blocks);
     }
-    queued(t);
+    queued(t, wake);
     pthread_mutex_unlock(&t->mu);
 }
 
@@ -205,6 +209,6 @@ void output_thread_release(OutputThread *t, CqlRun *run, CqlRunHold *hold)
     w->n = 0;
     w->run = run;
     w->hold = hold;
-    queued(t);
+    queued(t, true);
     pthread_mutex_unlock(&t->mu);
 }

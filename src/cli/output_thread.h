@@ -19,6 +19,7 @@
 #define CQL_OUTPUT_THREAD_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <sys/uio.h>
 
 #include "cql.h"
@@ -44,8 +45,11 @@ void output_thread_wait(OutputThread *t);
 /* Queues the writing of v[0..n) to fd (the vector is copied; the bytes
  * must stay until written), then the giving back of `block` (NULL: none)
  * to the pool. A failed write's errno goes to *error, unless it holds one
- * already; nothing is written to fd while it does. */
-void output_thread_write(OutputThread *t, int fd, atomic_int *error, const struct iovec *v, int n, char *block);
+ * already; nothing is written to fd while it does. Without `wake`, the
+ * thread is not woken for it: the caller queues a release right after
+ * (one wake-up for a batch's writes and their release, not two). */
+void output_thread_write(OutputThread *t, int fd, atomic_int *error, const struct iovec *v, int n, char *block,
+                         bool wake);
 
 /* Queues the release of a batch of `run` held for the writes queued before
  * (cql_run_release). */
