@@ -41,7 +41,8 @@ enum { OUTPUT_BUFFER = OUTPUT_BLOCK };
 enum { KEPT_WRITE_BYTES = 16 * 1024 };
 
 /* At most this many texts kept at a time (output_write_vector writes them
- * IOV_MAX at a time); more in one batch are copied into the buffer. */
+ * IOV_MAX at a time); at that, those kept so far are written or copied
+ * (output_release) before the next is kept. */
 enum { KEPT_MAX = 1023 };
 
 /* ==== removing the temporary file when a signal ends the run ================ */
@@ -401,11 +402,15 @@ static bool flush(OutputFile *o)
     return ok;
 }
 
-bool output_use_thread(OutputFile *o, OutputThread *t)
+bool output_is_regular_file(const OutputFile *o)
 {
     struct stat st;
-    if (t && o->fd >= 0 && fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode)) o->thread = t;
-    return o->thread != NULL;
+    return o->fd >= 0 && fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void output_use_thread(OutputFile *o, OutputThread *t)
+{
+    o->thread = t;
 }
 
 void output_leave_thread(OutputFile *o)

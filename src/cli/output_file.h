@@ -78,10 +78,11 @@ bool output_write_kept(OutputFile *o, const void *data, size_t len);
  * given) or copied, and may go. */
 bool output_release(OutputFile *o, bool held);
 
-/* From now on the output is written by thread t, when it is a regular file
- * (a device or a pipe is written here); true when it is. Its failed writes
- * are then seen a little later: a write after one returns false. */
-bool output_use_thread(OutputFile *o, OutputThread *t);
+/* True when the output is a regular file (or a temporary file for one). */
+bool output_is_regular_file(const OutputFile *o);
+/* From now on the output is written by thread t. Its failed writes are
+ * then seen a little later: a write after one returns false. */
+void output_use_thread(OutputFile *o, OutputThread *t);
 /* What is buffered goes to the output thread, and the output is written
  * here again; call before the thread stops. */
 void output_leave_thread(OutputFile *o);

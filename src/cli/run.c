@@ -681,15 +681,13 @@ static int outputs_of(QueryRun *qr, OutputFile *outputs[3])
  * thread; one that cannot start: they are written on this thread). */
 static void start_output_thread(Run *r)
 {
-    r->writer = output_thread_start();
-    bool used = false;
     for (int i = 0; i < r->nqueries; i++) {
         OutputFile *outputs[3];
-        for (int k = outputs_of(&r->queries[i], outputs); k-- > 0;) used |= output_use_thread(outputs[k], r->writer);
-    }
-    if (!used) {
-        output_thread_stop(r->writer);
-        r->writer = NULL;
+        for (int k = outputs_of(&r->queries[i], outputs); k-- > 0;) {
+            if (!output_is_regular_file(outputs[k])) continue;
+            if (!r->writer && !(r->writer = output_thread_start())) return;
+            output_use_thread(outputs[k], r->writer);
+        }
     }
 }
 
