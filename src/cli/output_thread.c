@@ -17,10 +17,10 @@
 #include "cli/memory.h"
 
 /* Writes queued at most. Each holds at most one block of the pool, so the
- * queue holds at most 16 blocks (4 MB) of copied output, and a batch of
- * the run per output (a chunk of about 64 KB of input each): the run's
- * ring has as few slots as the workers need, and a held one is not read
- * into again until released. */
+ * queue holds at most 16 blocks (4 MB) of copied output; the batches of
+ * the run it holds are at most the run's slots (three per worker, each a
+ * chunk of about 64 KB of input), since a held slot is not read into
+ * again until released. */
 enum { QUEUE_WRITES = 16 };
 
 /* At most this many pieces in one writev (IOV_MAX: 1024 on Linux; POSIX
