@@ -661,6 +661,19 @@ CQL_API void cql_run_on_progress(CqlRun *r, CqlRunProgressFn fn, void *ctx);
  * a batch's matches at once (writev) instead of copying each. */
 CQL_API void cql_run_on_batch_end(CqlRun *r, CqlRunBatchFn fn, void *ctx);
 
+/* A batch held past its end (cql_run_hold_batch). */
+typedef struct CqlRunHold CqlRunHold;
+/* Called from a batch's callbacks (its match callbacks or its end): the
+ * PGN texts of the batch's matches stay valid after the batch ends, until
+ * cql_run_release(r, hold), which may be called from any thread (one that
+ * writes them): the run goes on meanwhile with other buffers, waits for a
+ * release when it has none left, and returns from cql_run_start once every
+ * hold is released. Each batch is held at most once. NULL when the batch
+ * cannot be held (on one thread; the matches of a sorting query): its texts
+ * then go when the batch ends. */
+CQL_API CqlRunHold *cql_run_hold_batch(CqlRun *r);
+CQL_API void cql_run_release(CqlRun *r, CqlRunHold *hold);
+
 /* Checks the settings against the inputs (a part needs one file ...) and
  * opens the first input; false after reporting. cql_run_start opens the run
  * when the caller has not. */

@@ -9,7 +9,7 @@ BUILD=${1:-build/release}
 CQL=$(pwd)/$BUILD/cql
 export LC_ALL=C
 T=$(mktemp -d)
-trap 'umount "$T/small" 2>/dev/null; rm -rf "$T"' EXIT
+trap 'umount "$T/small" "$T/tiny" 2>/dev/null; rm -rf "$T"' EXIT
 . tests/expect.sh
 no_temporary_left() {
     if ls -a "$T" | grep -q '^\.[^.].*\.[A-Za-z0-9]\{6\}$'; then bad "$1: temporary file left: $(ls -a "$T" | grep '^\.[^.]')"
@@ -213,6 +213,68 @@ if [ -n "$AS_USER" ] && mkdir "$T/small" && mount -t tmpfs -o size=64k,mode=755 
     umount "$T/small"
 else
     echo "note: no small disk could be mounted; the test of a copy that does not fit is skipped" >&2
+fi
+
+# ---- the output thread: a regular file is written by a thread of its own --------
+# The same bytes, in the same order, as through a pipe (written on the main
+# thread, which hands the games over): the PGN output, the -matches
+# records and the -report page (but for its time), on 1, 2 and 3 threads, with the default chunks and with small
+# ones (many batches held by the output thread at once, more than the ring
+# has slots), the 2.3 MB of output over several of its 256 KB blocks.
+"$CQL" -threads 1 -i "$BIG" -o - "$T/true.cql" 2>"$T/err" | cat >"$T/big-want.pgn"
+ln -s /proc/self/fd/1 "$T/stdout.jsonl"
+ln -s /proc/self/fd/1 "$T/stdout.html"
+"$CQL" -threads 1 -i "$BIG" -o /dev/null -matches "$T/stdout.jsonl" "$T/true.cql" 2>"$T/err" | cat >"$T/big-want.jsonl"
+"$CQL" -threads 1 -i "$BIG" -o "$T/big.pgn" -report "$T/stdout.html" "$T/true.cql" 2>"$T/err" |
+    sed '/<th>time<\/th>/d' >"$T/big-want.html"   # (the page names the PGN output)
+expect_eq "output thread: the reference has every game" "$(grep -c '^\[Event ' "$T/big-want.pgn")" 713
+for threads in 1 2 3; do
+    for chunk in 0 3000; do
+        rm -f "$T/big.pgn" "$T/big.jsonl" "$T/big.html"
+        CQL_CHUNK_BYTES=$chunk "$CQL" -threads $threads -i "$BIG" -o "$T/big.pgn" -matches "$T/big.jsonl" \
+            -report "$T/big.html" "$T/true.cql" >"$T/out" 2>"$T/err"
+        expect_eq "output thread, $threads threads, chunks $chunk: exit" $? 0
+        expect_same "output thread, $threads threads, chunks $chunk: the PGN output" "$T/big.pgn" "$T/big-want.pgn"
+        expect_same "output thread, $threads threads, chunks $chunk: the -matches file" "$T/big.jsonl" \
+            "$T/big-want.jsonl"
+        sed '/<th>time<\/th>/d' "$T/big.html" >"$T/big.untimed"
+        expect_same "output thread, $threads threads, chunks $chunk: the -report page" "$T/big.untimed" \
+            "$T/big-want.html"
+    done
+done
+no_temporary_left "output thread"
+
+# A failed write on the output thread (a file size limit, SIGXFSZ ignored:
+# EFBIG): said with the file's name, the run stopped, the old file kept.
+printf 'old\n' >"$T/limited.pgn"
+( trap '' XFSZ; ulimit -f 64; CQL_CHUNK_BYTES=4096 exec "$CQL" -threads 2 -i "$BIG" -o "$T/limited.pgn" \
+    "$T/true.cql" >"$T/out" 2>"$T/err" )
+expect_eq "file size limit: exit" $? 2
+expect_grep "file size limit: message" "$T/err" "cannot write output file '$T/limited.pgn': File too large"
+if grep -q ' matches of ' "$T/out"; then bad "file size limit: the summary line claims success"; else ok; fi
+read_games=$(sed -n 's/.*the run stopped after \([0-9]*\) games.*/\1/p' "$T/err")
+if [ -n "$read_games" ] && [ "$read_games" -lt 713 ]; then ok
+else bad "file size limit: the run did not stop at once (read '$read_games' of 713 games)"; fi
+expect_eq "file size limit: the old output stays" "$(cat "$T/limited.pgn")" old
+no_temporary_left "file size limit"
+# the same with SIGXFSZ as it is: the process dies of it (on the output
+# thread), and its handler removes the temporary file first
+( ( ulimit -c 0; ulimit -f 64; exec "$CQL" -threads 2 -i "$BIG" -o "$T/limited.pgn" "$T/true.cql" >"$T/out" \
+    2>"$T/err" ); exit $? ) 2>/dev/null   # without the shell's "File size limit exceeded"
+expect_eq "SIGXFSZ on the output thread: exit status" $? 153
+expect_eq "SIGXFSZ on the output thread: the old output stays" "$(cat "$T/limited.pgn")" old
+no_temporary_left "SIGXFSZ on the output thread"
+# a disk that fills up (a small disk, mounted where root may): ENOSPC
+if mkdir "$T/tiny" && mount -t tmpfs -o size=64k tmpfs "$T/tiny" 2>/dev/null; then
+    printf 'old\n' >"$T/tiny/out.pgn"
+    "$CQL" -threads 2 -i "$BIG" -o "$T/tiny/out.pgn" "$T/true.cql" >"$T/out" 2>"$T/err"
+    expect_eq "a full disk: exit" $? 2
+    expect_grep "a full disk: message" "$T/err" "cannot write output file '$T/tiny/out.pgn': No space left on device"
+    expect_eq "a full disk: the old output stays" "$(cat "$T/tiny/out.pgn")" old
+    expect_eq "a full disk: no temporary file" "$(ls -A "$T/tiny")" out.pgn
+    umount "$T/tiny"
+else
+    echo "note: no small disk could be mounted; the test of a disk that fills up is skipped" >&2
 fi
 
 # ---- a failed write stops the run at once, says why, and claims nothing --------

@@ -30,20 +30,20 @@
 /* The output is written in blocks of this size: small enough to stay in a
  * core's cache between the copy into it and the kernel's copy out of it
  * (with 1 MB, the main thread took about one point more of the run's CPU
- * time, `check` on 2 threads, the matches copied into the buffer). */
-enum { OUTPUT_BUFFER = 256 * 1024 };
+ * time, `check` on 2 threads, the matches copied into the buffer). With an
+ * output thread, the blocks of its pool. */
+enum { OUTPUT_BUFFER = OUTPUT_BLOCK };
 
 /* Kept texts (output_write_kept) fewer bytes than this are copied into the
- * buffer rather than written apart: a batch of one game on one thread. */
+ * buffer rather than written apart: a batch of one game on one thread.
+ * More, in a batch not held for the output thread, are written on the
+ * calling thread once the output thread has written what it was given. */
 enum { KEPT_WRITE_BYTES = 16 * 1024 };
 
-/* At most this many texts in one writev, with the buffer before them
- * (IOV_MAX: 1024 on Linux; POSIX promises 16). */
-#if defined(IOV_MAX) && IOV_MAX < 1024
-enum { KEPT_MAX = IOV_MAX - 1 };
-#else
+/* At most this many texts kept at a time (output_write_vector writes them
+ * IOV_MAX at a time); at that, those kept so far are written or copied
+ * (output_release) before the next is kept. */
 enum { KEPT_MAX = 1023 };
-#endif
 
 /* ==== removing the temporary file when a signal ends the run ================ */
 
@@ -349,16 +349,9 @@ bool output_same_file(const char *a, const char *b)
 
 static bool write_all(OutputFile *o, const char *p, size_t n)
 {
-    while (n > 0 && !o->error) {
-        ssize_t w = write(o->fd, p, n);
-        if (w < 0) {
-            if (errno != EINTR) o->error = errno;
-            continue;
-        }
-        if (w == 0) o->error = EIO;
-        p += w;
-        n -= (size_t)w;
-    }
+    struct iovec v = {(void *)(uintptr_t)p, n};
+    int err = o->error ? 0 : output_write_vector(o->fd, &v, 1);
+    if (err) o->error = err;
     return !o->error;
 }
 
@@ -372,24 +365,32 @@ static bool write_gathered(OutputFile *o)
         *--v = (struct iovec){o->buffer, o->used};
         n++;
     }
-    while (n > 0 && !o->error) {
-        ssize_t w = writev(o->fd, v, n);
-        if (w < 0) {
-            if (errno != EINTR) o->error = errno;
-            continue;
-        }
-        if (w == 0) o->error = EIO;
-        size_t done = (size_t)w;
-        for (; n > 0 && done >= v->iov_len; v++, n--) done -= v->iov_len;
-        if (n > 0) {   /* part of one went */
-            v->iov_base = (char *)v->iov_base + done;
-            v->iov_len -= done;
-        }
-    }
+    int err = o->error ? 0 : output_write_vector(o->fd, v, n);
+    if (err) o->error = err;
     o->used = 0;
     o->nkept = 0;
     o->kept_bytes = 0;
     return !o->error;
+}
+
+/* Queues the buffer's bytes, then the kept texts, on the output thread;
+ * the buffer goes with them (the next copy takes another block). */
+static void hand_over(OutputFile *o, bool wake)
+{
+    if (!o->kept) o->kept = cli_malloc((KEPT_MAX + 1) * sizeof *o->kept);   /* + 1: the buffer */
+    struct iovec *v = o->kept + 1;
+    int n = o->nkept;
+    char *block = NULL;
+    if (o->used) {
+        *--v = (struct iovec){o->buffer, o->used};
+        n++;
+        block = o->buffer;
+        o->buffer = NULL;
+    }
+    if (n) output_thread_write(o->thread, o->fd, &o->error, v, n, block, wake);
+    o->used = 0;
+    o->nkept = 0;
+    o->kept_bytes = 0;
 }
 
 static bool flush(OutputFile *o)
@@ -401,20 +402,52 @@ static bool flush(OutputFile *o)
     return ok;
 }
 
+bool output_is_regular_file(const OutputFile *o)
+{
+    struct stat st;
+    return o->fd >= 0 && fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void output_use_thread(OutputFile *o, OutputThread *t)
+{
+    o->thread = t;
+}
+
+void output_leave_thread(OutputFile *o)
+{
+    if (!o->thread) return;
+    if (o->nkept) output_release(o, false);
+    hand_over(o, true);
+    o->thread = NULL;
+}
+
+bool output_would_hold(const OutputFile *o)
+{
+    return o->thread && o->nkept > 0;
+}
+
 bool output_write_kept(OutputFile *o, const void *data, size_t len)
 {
     if (o->error) return false;
     if (!o->kept) o->kept = cli_malloc((KEPT_MAX + 1) * sizeof *o->kept);   /* + 1: the buffer */
-    if (o->nkept == KEPT_MAX && !output_release(o)) return false;
+    if (o->nkept == KEPT_MAX && !output_release(o, false)) return false;
     o->kept[1 + o->nkept++] = (struct iovec){(void *)(uintptr_t)data, len};
     o->kept_bytes += len;
     return true;
 }
 
-bool output_release(OutputFile *o)
+bool output_release(OutputFile *o, bool held)
 {
-    if (o->error || o->nkept == 0) return !o->error;
-    if (o->kept_bytes >= KEPT_WRITE_BYTES) return write_gathered(o);
+    if (o->error) o->nkept = 0;   /* never written: the texts may go */
+    if (o->nkept == 0) return !o->error;
+    if (o->thread && held) {
+        hand_over(o, false);   /* woken by the release queued after */
+        return true;
+    }
+    if (o->kept_bytes >= KEPT_WRITE_BYTES) {   /* not copied: written here, after what the thread was given */
+        if (o->thread) output_thread_wait(o->thread);
+        return write_gathered(o);
+    }
     int n = o->nkept;
     o->nkept = 0;
     o->kept_bytes = 0;
@@ -425,16 +458,24 @@ bool output_release(OutputFile *o)
 
 bool output_write(OutputFile *o, const void *data, size_t len)
 {
-    if (o->nkept && !output_release(o)) return false;   /* they go first */
+    if (o->nkept && !output_release(o, false)) return false;   /* they go first */
     if (o->error) return false;
-    if (!o->buffer) o->buffer = cli_malloc(OUTPUT_BUFFER);   /* at the first match: many queries match little */
-    if (o->used + len > OUTPUT_BUFFER) {
+    if (o->used + len > OUTPUT_BUFFER && !o->thread) {
         if (!flush(o)) return false;
         if (len >= OUTPUT_BUFFER) return write_all(o, data, len);
     }
-    memcpy(o->buffer + o->used, data, len);
-    o->used += len;
-    return true;
+    const char *p = data;
+    for (;;) {
+        /* taken at the first match (many queries match little), or after a hand-over */
+        if (!o->buffer) o->buffer = o->thread ? output_thread_block(o->thread) : cli_malloc(OUTPUT_BUFFER);
+        size_t part = len < OUTPUT_BUFFER - o->used ? len : OUTPUT_BUFFER - o->used;
+        memcpy(o->buffer + o->used, p, part);
+        o->used += part;
+        if (part == len) return true;
+        p += part;   /* a full block goes to the output thread */
+        len -= part;
+        hand_over(o, true);
+    }
 }
 
 bool output_is_standard_output(const OutputFile *o)

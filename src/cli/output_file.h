@@ -22,16 +22,19 @@
  * (but a crash's) removes the temporary files of the outputs open before
  * the process dies of the signal. Writes are unbuffered by stdio: the first
  * failed write is remembered with its errno, and the caller stops the run.
+ * A regular file may be written by a thread of its own (output_thread.h).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #ifndef CQL_OUTPUT_FILE_H
 #define CQL_OUTPUT_FILE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/uio.h>
 
+#include "cli/output_thread.h"
 #include "cql.h"
 
 typedef struct OutputFile {
@@ -45,7 +48,8 @@ typedef struct OutputFile {
     struct iovec *kept;     /* texts of output_write_kept, written after the buffer */
     int nkept;
     size_t kept_bytes;
-    int error;              /* errno of the first failed write, 0 while all is well */
+    OutputThread *thread;   /* the thread that writes it, or NULL: written here */
+    atomic_int error;       /* errno of the first failed write, 0 while all is well */
 } OutputFile;
 
 /* The files a run reads ("-" = standard input), which the output may not be. */
@@ -67,8 +71,24 @@ bool output_write(OutputFile *o, const void *data, size_t len);
  * them is written with one system call and no copy (writev), or copied
  * into the buffer when it is small. False once a write has failed. */
 bool output_write_kept(OutputFile *o, const void *data, size_t len);
-/* Done with the bytes of output_write_kept: written or copied, they may go. */
-bool output_release(OutputFile *o);
+/* The end of a batch of bytes of output_write_kept. With an output thread
+ * and `held` (the bytes stay until the thread has written them: a held
+ * batch of the run, whose release the caller queues after), they are
+ * queued as they are; else they are written (after what the thread was
+ * given) or copied, and may go. */
+bool output_release(OutputFile *o, bool held);
+
+/* True when the output is a regular file (or a temporary file for one). */
+bool output_is_regular_file(const OutputFile *o);
+/* From now on the output is written by thread t. Its failed writes are
+ * then seen a little later: a write after one returns false. */
+void output_use_thread(OutputFile *o, OutputThread *t);
+/* What is buffered goes to the output thread, and the output is written
+ * here again; call before the thread stops. */
+void output_leave_thread(OutputFile *o);
+/* True when the output thread would write the kept bytes as they are,
+ * were they held (output_release). */
+bool output_would_hold(const OutputFile *o);
 
 /* Flushes and closes the output. When ok, a temporary file is renamed into
  * place; otherwise it is removed and the old file stays as it was. Reports

@@ -75,6 +75,7 @@ typedef struct Run {
     InputSet inputs;            /* the PGN files, directories, compressed files */
     bool inputs_ready;
     CqlRun *run;                /* the library's run over the input */
+    OutputThread *writer;       /* writes the outputs that are regular files, during the run */
     FILE *notes;                /* where -showmatches and `message` print */
     Progress progress;
 } Run;
@@ -621,11 +622,18 @@ static void on_match(void *ctx, CqlRun *run, const CqlRunGame *g)
     if (!ok) cql_run_cancel_query(run, g->query);
 }
 
+/* The end of a batch: its matches are written, by the output thread when
+ * there is one, the batch then held until the thread has written them
+ * (no copy); else they are written or copied now. */
 static void on_batch_end(void *ctx, CqlRun *run)
 {
     Run *r = ctx;
+    bool to_thread = false;
+    for (int i = 0; i < r->nqueries; i++) to_thread |= output_would_hold(&r->queries[i].out);
+    CqlRunHold *hold = to_thread ? cql_run_hold_batch(run) : NULL;
     for (int i = 0; i < r->nqueries; i++)
-        if (!output_release(&r->queries[i].out)) cql_run_cancel_query(run, r->queries[i].index);
+        if (!output_release(&r->queries[i].out, hold != NULL)) cql_run_cancel_query(run, r->queries[i].index);
+    if (hold) output_thread_release(r->writer, run, hold);
 }
 
 static void on_progress(void *ctx, const CqlRunProgress *p)
@@ -657,6 +665,43 @@ static ExitCode open_more_outputs(Run *r, QueryRun *qr, const OutputInputs *inpu
         qr->report_open = true;
     }
     return EXIT_RAN;
+}
+
+/* The outputs of query qr: its PGN output, its -matches and -report. */
+static int outputs_of(QueryRun *qr, OutputFile *outputs[3])
+{
+    int n = 0;
+    if (qr->out_open) outputs[n++] = &qr->out;
+    if (qr->matches_open) outputs[n++] = &qr->matches.out;
+    if (qr->report_open) outputs[n++] = &qr->report.out;
+    return n;
+}
+
+/* The output thread, for the outputs that are regular files (none: no
+ * thread; one that cannot start: they are written on this thread). */
+static void start_output_thread(Run *r)
+{
+    for (int i = 0; i < r->nqueries; i++) {
+        OutputFile *outputs[3];
+        for (int k = outputs_of(&r->queries[i], outputs); k-- > 0;) {
+            if (!output_is_regular_file(outputs[k])) continue;
+            if (!r->writer && !(r->writer = output_thread_start())) return;
+            output_use_thread(outputs[k], r->writer);
+        }
+    }
+}
+
+/* Every output written on this thread again, once the thread has written
+ * what it was given. */
+static void stop_output_thread(Run *r)
+{
+    if (!r->writer) return;
+    for (int i = 0; i < r->nqueries; i++) {
+        OutputFile *outputs[3];
+        for (int k = outputs_of(&r->queries[i], outputs); k-- > 0;) output_leave_thread(outputs[k]);
+    }
+    output_thread_stop(r->writer);
+    r->writer = NULL;
 }
 
 /* At most one output of the run on standard output (by any name:
@@ -833,7 +878,9 @@ static ExitCode search_games(Run *r)
     cql_run_on_batch_end(r->run, on_batch_end, r);
     CpuShare cpu;
     cpu_share_start(&cpu);
+    start_output_thread(r);
     cql_run_start(r->run);
+    stop_output_thread(r);
     progress_end(&r->progress);
     bool input_ok = input_finish(&r->inputs, r->m);
     double secs = seconds_since(&t0);
@@ -889,6 +936,7 @@ static ExitCode run_steps(Run *r)
 /* Everything a run may hold, released whichever step it stopped at. */
 static void run_free(Run *r)
 {
+    stop_output_thread(r);
     for (int i = 0; i < r->nqueries; i++) {
         close_more_outputs(r, &r->queries[i], false, NULL, 0);
         if (r->queries[i].out_open) output_close(&r->queries[i].out, false, r->m);

@@ -15,7 +15,9 @@
  * read again). With a range of lines (a part of a file) the calling thread
  * reads the games one by one (the range's games are found by their lines).
  * With one thread everything runs on the calling thread, game by game. What
- * the caller is handed is the same for any number of threads.
+ * the caller is handed is the same for any number of threads. A slot handed
+ * over may be held by the caller (its matches' texts written by a thread of
+ * its own): it is read into again once released.
  *
  * A run of several queries reads, splits, parses and replays each game once
  * (through a gate that lets through a game any of them may match) and
@@ -91,6 +93,10 @@ struct CqlRun {
     atomic_bool cancelled;
     bool read_failed;           /* an input could not be opened or read to its end */
     bool stopped;               /* a query stopped */
+    struct Ring *ring;          /* its worker threads' ring, while they run */
+    struct Slot *batch;         /* the slot whose games are being handed over, which the
+                                   caller may hold (cql_run_hold_batch); NULL: none, or a
+                                   batch that cannot be held (one thread, sorted matches) */
 };
 
 /* Works out the line ranges of the inputs (the setting `part` makes the one
@@ -104,5 +110,9 @@ void pipeline_run(CqlRun *r);
 
 /* Closes the inputs still open (a run stopped early, or never started). */
 void pipeline_close_inputs(CqlRun *r);
+
+/* cql_run_hold_batch and cql_run_release (include/cql.h). */
+CqlRunHold *pipeline_hold_batch(CqlRun *r);
+void pipeline_release(CqlRun *r, CqlRunHold *hold);
 
 #endif

@@ -126,6 +126,16 @@ void cql_run_on_batch_end(CqlRun *r, CqlRunBatchFn fn, void *ctx)
     r->batch_ctx = ctx;
 }
 
+CqlRunHold *cql_run_hold_batch(CqlRun *r)
+{
+    return pipeline_hold_batch(r);
+}
+
+void cql_run_release(CqlRun *r, CqlRunHold *hold)
+{
+    pipeline_release(r, hold);
+}
+
 /* The inputs' sidecars, then the inputs, once. */
 static bool open_run(CqlRun *r)
 {
