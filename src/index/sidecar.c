@@ -247,7 +247,8 @@ static uint32_t intern(StringTable *t, const char *s)
  * values, are those of the game before at the same place (the same tags
  * in the same order, the same Event and Site), so the id found there last
  * time is tried first, without a hash. */
-enum { RECENT_TAGS = 32, NO_STRING = UINT32_MAX };
+enum { RECENT_TAGS = 32 };
+#define NO_STRING UINT32_MAX
 
 typedef struct RecentTags {
     uint32_t name[RECENT_TAGS], value[RECENT_TAGS];   /* ids, or NO_STRING */

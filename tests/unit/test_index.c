@@ -271,8 +271,9 @@ static void summary_by_definition(const Game *g, GameSummary *s)
         case MK_CASTLE_SHORT: s->flags |= SUMMARY_CASTLE_SHORT; break;
         case MK_CASTLE_LONG: s->flags |= SUMMARY_CASTLE_LONG; break;
         case MK_EN_PASSANT: s->flags |= SUMMARY_EN_PASSANT | summary_capture(PAWN); break;
-        case MK_PROMOTION: s->flags |= summary_promotion(move_promo(m)); /* fall through */
+        case MK_PROMOTION:
         case MK_NORMAL:
+            if (move_kind(m) == MK_PROMOTION) s->flags |= summary_promotion(move_promo(m));
             if (taken != NO_PIECE) s->flags |= summary_capture(type_of(taken));
             break;
         }

@@ -41,6 +41,7 @@ typedef struct Seen {
     int cancel_after;       /* cancel query 0 after this many of its matches (0: never) */
 } Seen;
 
+__attribute__((format(printf, 2, 3)))
 static void append(char *to, const char *fmt, ...)
 {
     size_t used = strlen(to);
