@@ -709,8 +709,13 @@ bool sidecar_game_head(const Sidecar *s, long k, SidecarGame *out)
 
 bool sidecar_game(const Sidecar *s, long k, SidecarGame *out)
 {
+    return sidecar_game_some(s, k, SUMMARY_ALL_PIECES, out);
+}
+
+bool sidecar_game_some(const Sidecar *s, long k, uint16_t pieces, SidecarGame *out)
+{
     if (!sidecar_game_head(s, k, out)) return false;
-    if (out->clean) summary_read(&out->rest, &out->summary);
+    if (out->clean) summary_read_some(&out->rest, &out->summary, pieces);
     return !out->rest.bad;
 }
 

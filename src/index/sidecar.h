@@ -101,6 +101,9 @@ typedef struct SidecarGame {
 /* Game number k (from 1) of the file; false when there is no such game or
  * its record is damaged. */
 bool sidecar_game(const Sidecar *s, long k, SidecarGame *out);
+/* The same with the squares of only the pieces of `pieces` in its summary
+ * (summary_read_some). */
+bool sidecar_game_some(const Sidecar *s, long k, uint16_t pieces, SidecarGame *out);
 /* The same as far as its flags (where its text is, clean, quiet): its
  * summary is not read, and rest is where it begins. */
 bool sidecar_game_head(const Sidecar *s, long k, SidecarGame *out);

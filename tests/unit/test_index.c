@@ -223,6 +223,19 @@ static void test_a_summary_reads_back(void **state)
         assert_false(c.bad);
         assert_int_equal(cursor_left(&c), 0);
         assert_memory_equal(&s, &back, sizeof s);
+        /* read for a few pieces, it ends at the same byte and has their
+         * squares, and no other piece's */
+        uint16_t pieces = (uint16_t)(1u << W_KING | 1u << B_PAWN | 1u << (k % 15 + 1));
+        GameSummary some;
+        c = cursor_of(bytes.data, bytes.len);
+        summary_read_some(&c, &some, pieces);
+        assert_false(c.bad);
+        assert_int_equal(cursor_left(&c), 0);
+        for (Piece p = 0; p < PIECE_NB; p++)
+            assert_true(some.squares[p] == (pieces & (1u << p) ? s.squares[p] : 0));
+        assert_memory_equal(s.min_count, some.min_count, sizeof s.min_count);
+        assert_memory_equal(s.max_count, some.max_count, sizeof s.max_count);
+        assert_int_equal(s.flags, some.flags);
         /* the summary holds every position's pieces */
         for (const GameNode *n = g.root; n; n = game_walk_next(NULL, n, true))
             for (Piece p = W_PAWN; p <= B_KING; p++) {
