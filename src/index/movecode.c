@@ -155,6 +155,18 @@ static bool code_move_fits(const Position *pos, Move m)
     return promotion_fits(pos, from, to, promotes);
 }
 
+/* code_move_fits for a plain move (MOVECODE_NORMAL, most of them): the
+ * mover is the side to move's, lands on no piece of its own and takes no
+ * king, and is no pawn reaching its last rank (that is a promotion). */
+static bool normal_code_fits(const Position *pos, Square from, Square to)
+{
+    Piece mover = pos_piece_on(pos, from), taken = pos_piece_on(pos, to);
+    Color us = (Color)pos->side;
+    if (from == to || mover == NO_PIECE || color_of(mover) != us) return false;
+    if (taken != NO_PIECE && (color_of(taken) == us || type_of(taken) == KING)) return false;
+    return type_of(mover) != PAWN || rank_of(to) != (us == WHITE ? 7 : 0);
+}
+
 /* An open variation: where the line it branches from goes on, and its
  * first node (the last child so far of the position it starts from). */
 typedef struct OpenVariation {
@@ -198,8 +210,15 @@ bool movecode_read_tree(const unsigned char *codes, size_t ncodes, Game *g, Aren
             continue;
         }
         Move m;
+        if (kind == MOVECODE_NORMAL) {   /* the usual move, without movecode_move's switch */
+            Square from = c & 63, to = (c >> 6) & 63;
+            m = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL);
+            ok = normal_code_fits(&cur->pos, from, to);
+        } else {
+            ok = movecode_move(c, &m) && code_move_fits(&cur->pos, m);
+        }
         /* a second child only in a variation */
-        ok = movecode_move(c, &m) && code_move_fits(&cur->pos, m) && (!cur->child || stack.count > 0);
+        ok = ok && (!cur->child || stack.count > 0);
         if (!ok) break;
         GameNode *n = game_add_move(g, a, cur, m);
         if (cur->child != n) stack.items[stack.count - 1].head = n;   /* a variation's first move */

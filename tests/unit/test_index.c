@@ -179,8 +179,10 @@ static void test_damaged_codes_are_refused(void **state)
         {SQ_E1 | SQ_G1 << 6 | MOVECODE_CASTLE_SHORT << 12},    /* castling through pieces */
         {SQ_G1 | SQ_F3 << 6 | (MOVECODE_PROMOTION + QUEEN) << 12},   /* a knight promoting */
         {SQ_E2 | SQ_D3 << 6 | MOVECODE_EN_PASSANT << 12},     /* en passant with no pawn passed */
+        {SQ_A2 | SQ_A8 << 6},                                   /* a pawn on its last rank, not promoting */
+        {SQ_D1 | SQ_E8 << 6},                                   /* taking the king */
     };
-    static const int count[] = {1, 2, 1, 1, 2, 2, 3, 1, 1, 1};
+    static const int count[] = {1, 2, 1, 1, 2, 2, 3, 1, 1, 1, 1, 1};
     Arena a;
     arena_init(&a, 1 << 16);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
