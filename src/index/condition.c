@@ -397,6 +397,14 @@ static bool admits(const Condition *c, const CondNode *x, const GameSummary *s)
     return true;
 }
 
+uint16_t condition_pieces(const Condition *c)
+{
+    unsigned pieces = 0;
+    for (size_t i = 0; c && i < c->count; i++)
+        if (c->nodes[i].kind == COND_PLACE || c->nodes[i].kind == COND_COUNT) pieces |= c->nodes[i].pieces;
+    return (uint16_t)pieces;
+}
+
 bool condition_admits(const Condition *c, const GameSummary *s)
 {
     return !c || admits(c, &c->nodes[c->root], s);

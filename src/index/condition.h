@@ -53,6 +53,9 @@ typedef struct Condition Condition;
 Condition *condition_of_search(const Node *body, const char *result);
 void condition_free(Condition *c);
 
+/* The pieces (a bit per Piece code) whose squares c asks a summary about:
+ * condition_admits reads no other piece's squares (c NULL: none). */
+uint16_t condition_pieces(const Condition *c);
 /* Whether a game with summary s may meet c (c NULL: yes). */
 bool condition_admits(const Condition *c, const GameSummary *s);
 

@@ -122,6 +122,16 @@ static bool promotion_fits(const Position *pos, Square from, Square to, bool pro
     return promotes == last_rank;
 }
 
+/* Whether the piece on `from` is the side to move's, and lands on no piece
+ * of its own and takes no king on `to`. */
+static inline bool mover_lands(const Position *pos, Square from, Square to)
+{
+    Piece mover = pos_piece_on(pos, from), taken = pos_piece_on(pos, to);
+    Color us = (Color)pos->side;
+    if (from == to || mover == NO_PIECE || color_of(mover) != us) return false;
+    return taken == NO_PIECE || (color_of(taken) != us && type_of(taken) != KING);
+}
+
 /* Whether m can be played in pos without breaking the position: the mover
  * is there, lands on no piece of its own and takes no king; a promotion is
  * a pawn's to the last rank; en passant takes a pawn that just moved two
@@ -141,10 +151,8 @@ static bool code_move_fits(const Position *pos, Move m)
     default:
         break;
     }
-    Piece mover = pos_piece_on(pos, from);
-    if (from == to || mover == NO_PIECE || color_of(mover) != us) return false;
-    Piece taken = pos_piece_on(pos, to);
-    if (taken != NO_PIECE && (color_of(taken) == us || type_of(taken) == KING)) return false;
+    if (!mover_lands(pos, from, to)) return false;
+    Piece mover = pos_piece_on(pos, from), taken = pos_piece_on(pos, to);
     if (move_kind(m) == MK_EN_PASSANT) {
         Square passed = make_square(file_of(to), rank_of(from));
         return type_of(mover) == PAWN && to == pos->ep && taken == NO_PIECE &&
@@ -153,6 +161,15 @@ static bool code_move_fits(const Position *pos, Move m)
     bool promotes = move_kind(m) == MK_PROMOTION;
     if (promotes && (move_promo(m) < KNIGHT || move_promo(m) > QUEEN)) return false;
     return promotion_fits(pos, from, to, promotes);
+}
+
+/* code_move_fits for a plain move (MOVECODE_NORMAL, most of them): the
+ * mover is the side to move's, lands on no piece of its own and takes no
+ * king, and is no pawn reaching its last rank (that is a promotion). */
+static bool normal_code_fits(const Position *pos, Square from, Square to)
+{
+    return mover_lands(pos, from, to) &&
+           (type_of(pos_piece_on(pos, from)) != PAWN || rank_of(to) != (pos->side == WHITE ? 7 : 0));
 }
 
 /* An open variation: where the line it branches from goes on, and its
@@ -198,8 +215,15 @@ bool movecode_read_tree(const unsigned char *codes, size_t ncodes, Game *g, Aren
             continue;
         }
         Move m;
+        if (kind == MOVECODE_NORMAL) {   /* the usual move, without movecode_move's switch */
+            Square from = c & 63, to = (c >> 6) & 63;
+            m = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL);
+            ok = normal_code_fits(&cur->pos, from, to);
+        } else {
+            ok = movecode_move(c, &m) && code_move_fits(&cur->pos, m);
+        }
         /* a second child only in a variation */
-        ok = movecode_move(c, &m) && code_move_fits(&cur->pos, m) && (!cur->child || stack.count > 0);
+        ok = ok && (!cur->child || stack.count > 0);
         if (!ok) break;
         GameNode *n = game_add_move(g, a, cur, m);
         if (cur->child != n) stack.items[stack.count - 1].head = n;   /* a variation's first move */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -555,32 +556,56 @@ bool sidecar_is_sidecar(const char *path)
     return is;
 }
 
+/* Lets go of s->data: unmapped or freed, as it was got. */
+static void release_data(Sidecar *s)
+{
+    if (s->mapped) munmap(s->data, s->len);
+    else free(s->data);
+    s->data = NULL;
+}
+
 /* Gives up on s: st, and why (the reason, unless it is already there). */
 static SidecarStatus refuse(Sidecar *s, SidecarStatus st, char *why, size_t why_size, const char *reason)
 {
     if (reason != why) snprintf(why, why_size, "%s", reason);
-    free(s->data);
+    release_data(s);
     free(s->strings);
     memset(s, 0, sizeof *s);
     return st;
 }
 
-/* Reads the whole file at path into s->data; errno when it cannot. */
+/* The whole file at path in s->data: mapped, or read where it cannot be
+ * mapped (a file system without mmap); errno when neither works. A map
+ * spares the copy into memory of its own and the faults of that memory:
+ * the checksum reads every byte once, the search the records it needs. */
 static bool read_whole(Sidecar *s, const char *path)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return false;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return false;
     struct stat st;
-    bool ok = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode);
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= SIZE_MAX;
+    if (!ok && !errno) errno = EINVAL;
     if (ok) {
         s->len = (size_t)st.st_size;
-        s->data = xmalloc(s->len ? s->len : 1);
-        ok = fread(s->data, 1, s->len, fp) == s->len;
-        if (!ok && !errno) errno = EIO;
-    } else if (!errno) {
-        errno = EINVAL;
+        void *map = s->len ? mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+        s->mapped = map != MAP_FAILED;
+        if (s->mapped) {
+            s->data = map;
+        } else {
+            unsigned char *buf = xmalloc(s->len ? s->len : 1);
+            size_t got = 0;
+            while (got < s->len) {
+                ssize_t n = read(fd, buf + got, s->len - got);
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) break;
+                got += (size_t)n;
+            }
+            s->data = buf;
+            ok = got == s->len;
+            if (!ok && !errno) errno = EIO;
+        }
     }
-    fclose(fp);
+    close(fd);
     return ok;
 }
 
@@ -661,7 +686,7 @@ SidecarStatus sidecar_open(Sidecar *s, const char *pgn_path, const char *sidecar
 
 void sidecar_close(Sidecar *s)
 {
-    free(s->data);
+    release_data(s);
     free(s->strings);
     memset(s, 0, sizeof *s);
 }
@@ -685,8 +710,13 @@ bool sidecar_game_head(const Sidecar *s, long k, SidecarGame *out)
 
 bool sidecar_game(const Sidecar *s, long k, SidecarGame *out)
 {
+    return sidecar_game_some(s, k, SUMMARY_ALL_PIECES, out);
+}
+
+bool sidecar_game_some(const Sidecar *s, long k, uint16_t pieces, SidecarGame *out)
+{
     if (!sidecar_game_head(s, k, out)) return false;
-    if (out->clean) summary_read(&out->rest, &out->summary);
+    if (out->clean) summary_read_some(&out->rest, &out->summary, pieces);
     return !out->rest.bad;
 }
 

@@ -1,6 +1,6 @@
 /*
  * src/index/sidecar.h — the sidecar index of a PGN file (games.pgn.cqlx):
- * written in one pass over the file, read back whole, checked against the
+ * written in one pass over the file, mapped (or read) whole, checked against the
  * file it was made from (docs/index.md has the format).
  *
  * Per game it keeps where its text is (the line it starts on, the size of
@@ -68,10 +68,11 @@ typedef enum SidecarStatus {
     SIDECAR_DAMAGED          /* not a sidecar this version writes, or its bytes do not add up */
 } SidecarStatus;
 
-/* A sidecar read into memory. */
+/* A sidecar in memory. */
 typedef struct Sidecar {
-    unsigned char *data;
+    unsigned char *data;           /* read-only where mapped */
     size_t len;
+    bool mapped;                   /* data is the file mapped (else read into memory) */
     long games;
     const unsigned char *table;    /* games + 1 record offsets (u64 each) */
     const char **strings;          /* the string table: NUL-terminated, in data */
@@ -100,6 +101,9 @@ typedef struct SidecarGame {
 /* Game number k (from 1) of the file; false when there is no such game or
  * its record is damaged. */
 bool sidecar_game(const Sidecar *s, long k, SidecarGame *out);
+/* The same with the squares of only the pieces of `pieces` in its summary
+ * (summary_read_some). */
+bool sidecar_game_some(const Sidecar *s, long k, uint16_t pieces, SidecarGame *out);
 /* The same as far as its flags (where its text is, clean, quiet): its
  * summary is not read, and rest is where it begins. */
 bool sidecar_game_head(const Sidecar *s, long k, SidecarGame *out);

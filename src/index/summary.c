@@ -204,6 +204,11 @@ void summary_write(const GameSummary *s, StrBuf *out)
 
 void summary_read(ByteCursor *c, GameSummary *s)
 {
+    summary_read_some(c, s, SUMMARY_ALL_PIECES);
+}
+
+void summary_read_some(ByteCursor *c, GameSummary *s, uint16_t pieces)
+{
     memset(s, 0, sizeof *s);
     uint64_t flags = bytes_get_varint(c);
     if (flags > UINT32_MAX) c->bad = true;
@@ -221,6 +226,15 @@ void summary_read(ByteCursor *c, GameSummary *s)
         if (!(present & (1u << i))) continue;
         if (at == end) break;
         unsigned ranks = *at++;
+        if (!(pieces & (1u << summary_pieces[i]))) {   /* not asked for: its rank bytes skipped */
+            unsigned n = ranks - ((ranks >> 1) & 0x55);   /* its bits counted (a byte: no call) */
+            n = (n & 0x33) + ((n >> 2) & 0x33);
+            n = (n + (n >> 4)) & 0x0F;
+            if ((size_t)(end - at) < n) break;
+            at += n;
+            present &= ~(1u << i);
+            continue;
+        }
         Bitboard b = 0;
         for (; ranks && at < end; ranks &= ranks - 1) b |= (Bitboard)*at++ << (8 * __builtin_ctz(ranks));
         if (ranks) break;

@@ -80,6 +80,11 @@ void summary_finish(SummaryBuilder *b, const Game *g, GameSummary *s);
  * they are not a summary). */
 void summary_write(const GameSummary *s, StrBuf *out);
 void summary_read(ByteCursor *c, GameSummary *s);
+/* The same, but the squares of only the pieces of `pieces` (a bit per
+ * Piece code): the others' are left empty, their bytes skipped (a
+ * condition asks about the squares of a few pieces: condition_pieces). */
+#define SUMMARY_ALL_PIECES UINT16_C(0xFFFF)
+void summary_read_some(ByteCursor *c, GameSummary *s, uint16_t pieces);
 
 /* The twelve pieces, in the order the summary writes them. */
 extern const Piece summary_pieces[12];

@@ -23,6 +23,7 @@ struct CqlIndex {
 /* What a run's query makes of a sidecar. */
 struct IndexedQuery {
     Condition *condition;    /* NULL: none */
+    uint16_t pieces;         /* whose squares it asks a summary about (condition_pieces) */
     bool replay;             /* games may be searched from their move codes */
     /* what the searches from codes cost and saved so far, all the workers'
      * (nanoseconds): see worth_codes */
@@ -84,6 +85,7 @@ static IndexedQuery *indexed_query_new(const CqlQuery *q)
     atomic_init(&iq->saved, 0);
     atomic_init(&iq->probes, 0);
     iq->condition = condition_of_query(q);
+    iq->pieces = condition_pieces(iq->condition);
     /* a game's codes keep its moves and tags, not its comments; a query
      * that carries values from game to game, or uses files, would see a
      * matching game searched twice (from its codes, then its text) */
@@ -165,7 +167,9 @@ long cql_index_ruled_out(const CqlIndex *ix, const CqlQuery *q)
     long out = 0;
     SidecarGame sg;
     for (long k = 1; c && k <= ix->sidecar.games; k++)
-        if (sidecar_game(&ix->sidecar, k, &sg) && sg.clean && !condition_admits(c, &sg.summary)) out++;
+        if (sidecar_game_some(&ix->sidecar, k, condition_pieces(c), &sg) && sg.clean &&
+            !condition_admits(c, &sg.summary))
+            out++;
     condition_free(c);
     return out;
 }
@@ -293,7 +297,7 @@ IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, 
     SidecarGame sg;
     /* the game the reader split off, if it did, is the one indexed: same
      * line, same size */
-    if (!sidecar_game(sc, index, &sg) || !sg.clean ||
+    if (!sidecar_game_some(sc, index, iq->pieces, &sg) || !sg.clean ||
         (t && (sg.first_line != t->raw.first_line || sg.text_size != t->raw.text.len)))
         return INDEXED_TEXT;
     bool ruled_out;

@@ -179,8 +179,10 @@ static void test_damaged_codes_are_refused(void **state)
         {SQ_E1 | SQ_G1 << 6 | MOVECODE_CASTLE_SHORT << 12},    /* castling through pieces */
         {SQ_G1 | SQ_F3 << 6 | (MOVECODE_PROMOTION + QUEEN) << 12},   /* a knight promoting */
         {SQ_E2 | SQ_D3 << 6 | MOVECODE_EN_PASSANT << 12},     /* en passant with no pawn passed */
+        {SQ_A2 | SQ_A8 << 6},                                   /* a pawn on its last rank, not promoting */
+        {SQ_D1 | SQ_E8 << 6},                                   /* taking the king */
     };
-    static const int count[] = {1, 2, 1, 1, 2, 2, 3, 1, 1, 1};
+    static const int count[] = {1, 2, 1, 1, 2, 2, 3, 1, 1, 1, 1, 1};
     Arena a;
     arena_init(&a, 1 << 16);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -223,6 +225,19 @@ static void test_a_summary_reads_back(void **state)
         assert_false(c.bad);
         assert_int_equal(cursor_left(&c), 0);
         assert_memory_equal(&s, &back, sizeof s);
+        /* read for a few pieces, it ends at the same byte and has their
+         * squares, and no other piece's */
+        uint16_t pieces = (uint16_t)(1u << W_KING | 1u << B_PAWN | 1u << (k % 15 + 1));
+        GameSummary some;
+        c = cursor_of(bytes.data, bytes.len);
+        summary_read_some(&c, &some, pieces);
+        assert_false(c.bad);
+        assert_int_equal(cursor_left(&c), 0);
+        for (Piece p = 0; p < PIECE_NB; p++)
+            assert_true(some.squares[p] == (pieces & (1u << p) ? s.squares[p] : 0));
+        assert_memory_equal(s.min_count, some.min_count, sizeof s.min_count);
+        assert_memory_equal(s.max_count, some.max_count, sizeof s.max_count);
+        assert_int_equal(s.flags, some.flags);
         /* the summary holds every position's pieces */
         for (const GameNode *n = g.root; n; n = game_walk_next(NULL, n, true))
             for (Piece p = W_PAWN; p <= B_KING; p++) {
