@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -556,56 +555,32 @@ bool sidecar_is_sidecar(const char *path)
     return is;
 }
 
-/* Lets go of s->data: unmapped or freed, as it was got. */
-static void release_data(Sidecar *s)
-{
-    if (s->mapped) munmap(s->data, s->len);
-    else free(s->data);
-    s->data = NULL;
-}
-
 /* Gives up on s: st, and why (the reason, unless it is already there). */
 static SidecarStatus refuse(Sidecar *s, SidecarStatus st, char *why, size_t why_size, const char *reason)
 {
     if (reason != why) snprintf(why, why_size, "%s", reason);
-    release_data(s);
+    free(s->data);
     free(s->strings);
     memset(s, 0, sizeof *s);
     return st;
 }
 
-/* The whole file at path in s->data: mapped, or read where it cannot be
- * mapped (a file system without mmap); errno when neither works. A map
- * spares the copy into memory of its own and the faults of that memory:
- * the checksum reads every byte once, the search the records it needs. */
+/* Reads the whole file at path into s->data; errno when it cannot. */
 static bool read_whole(Sidecar *s, const char *path)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return false;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return false;
     struct stat st;
-    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= SIZE_MAX;
-    if (!ok && !errno) errno = EINVAL;
+    bool ok = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode);
     if (ok) {
         s->len = (size_t)st.st_size;
-        void *map = s->len ? mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-        s->mapped = map != MAP_FAILED;
-        if (s->mapped) {
-            s->data = map;
-        } else {
-            unsigned char *buf = xmalloc(s->len ? s->len : 1);
-            size_t got = 0;
-            while (got < s->len) {
-                ssize_t n = read(fd, buf + got, s->len - got);
-                if (n < 0 && errno == EINTR) continue;
-                if (n <= 0) break;
-                got += (size_t)n;
-            }
-            s->data = buf;
-            ok = got == s->len;
-            if (!ok && !errno) errno = EIO;
-        }
+        s->data = xmalloc(s->len ? s->len : 1);
+        ok = fread(s->data, 1, s->len, fp) == s->len;
+        if (!ok && !errno) errno = EIO;
+    } else if (!errno) {
+        errno = EINVAL;
     }
-    close(fd);
+    fclose(fp);
     return ok;
 }
 
@@ -686,7 +661,7 @@ SidecarStatus sidecar_open(Sidecar *s, const char *pgn_path, const char *sidecar
 
 void sidecar_close(Sidecar *s)
 {
-    release_data(s);
+    free(s->data);
     free(s->strings);
     memset(s, 0, sizeof *s);
 }

@@ -1,6 +1,6 @@
 /*
  * src/index/sidecar.h — the sidecar index of a PGN file (games.pgn.cqlx):
- * written in one pass over the file, mapped (or read) whole, checked against the
+ * written in one pass over the file, read back whole, checked against the
  * file it was made from (docs/index.md has the format).
  *
  * Per game it keeps where its text is (the line it starts on, the size of
@@ -68,11 +68,10 @@ typedef enum SidecarStatus {
     SIDECAR_DAMAGED          /* not a sidecar this version writes, or its bytes do not add up */
 } SidecarStatus;
 
-/* A sidecar in memory. */
+/* A sidecar read into memory. */
 typedef struct Sidecar {
-    unsigned char *data;           /* read-only where mapped */
+    unsigned char *data;
     size_t len;
-    bool mapped;                   /* data is the file mapped (else read into memory) */
     long games;
     const unsigned char *table;    /* games + 1 record offsets (u64 each) */
     const char **strings;          /* the string table: NUL-terminated, in data */
