@@ -71,4 +71,20 @@ typedef struct IndexedSkip {
  * would have had a message). */
 bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, IndexedSkip *out);
 
+/* Can the query of iq (NULL: no input has a sidecar) rule games out before
+ * they are read: has it a condition, or a question about the tags? */
+bool indexed_may_rule_out(const IndexedQuery *iq, const CqlQuery *q);
+
+/* Does the query's condition, or the gate's question about the tags, rule
+ * game `index` of input in (number `number` in the run) out, asked of its
+ * record alone, with searcher s, in g? Nothing of it is noted: a game
+ * ruled out for every query that searches it is then told to each of them
+ * (indexed_watch_ruled_out), and is done for them as after indexed_search's
+ * INDEXED_RULED_OUT. False also when its record cannot be read. */
+bool indexed_ruled_out(IndexedQuery *iq, const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g);
+/* What shows of the search of a game ruled out: the watched tag filters of
+ * s see its tags (for the note after the run). False when its record
+ * cannot be read. */
+bool indexed_watch_ruled_out(const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g);
+
 #endif
