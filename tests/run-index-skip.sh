@@ -102,6 +102,47 @@ for k in 0 1 2 3; do
     sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
     expect_same "mate, -part $k/4, two threads: the same messages" "$T/plain.said" "$T/index.said"
 done
+# on two threads the reading thread goes back to chunks once it has read
+# 1,024 games one by one and jumped over fewer than half (Kg1 rules out a
+# third of them, check almost none; Kh1 three quarters): the same output
+# when junk, a damaged game and a game that starts on the line where the
+# one before it ends come after that
+cat >"$T/make2.py" <<'EOF2'
+import sys
+text = open(sys.argv[1]).read()
+games = ['[Event ' + g for g in text.split('[Event ')[1:]]
+games[1200] = 'this line is not PGN\n' + games[1200]
+games[1600] = 'nor is this one\n\n' + games[1600]
+games[1398] = games[1398].rstrip('\n') + ' '
+open(sys.argv[2], 'w').write(''.join(games))
+EOF2
+python3 "$T/make2.py" tests/data/pgn/generated/engine-games-2000.pgn "$T/made2.pgn"
+P300=$P
+P=$T/games2.pgn
+python3 "$T/edit.py" "$T/made2.pgn" "$P" 1501
+expect_rc "cql -index, 2,000 games" 0 "$CQL" -index "$P"
+same "2,000 games: Kg1" 'Kg1'
+expect_grep "Kg1: the illegal move's line" "$T/index.err" "games2.pgn:[0-9]*:[0-9]*: game 1501: illegal move"
+same "2,000 games: check" 'check'
+same "2,000 games: Kh1" 'Kh1'
+same "2,000 games: Kg1, gamenumber" 'Kg1' -gamenumber 900 1700
+same "2,000 games: Kg1, limit" 'Kg1' -limit 1100
+# two inputs (the 300 games, then the 2,000): a piece of the reading holds
+# games of both; the games of the second keep their place in it (the
+# workers look each up in its sidecar by it: every game ruled out on one
+# thread is on two)
+for n in 1 2; do
+    "$CQL" -threads $n -noindex -i "$P300" -i "$P" -o "$T/plain-$n.pgn" -cql 'Kg1' >/dev/null 2>"$T/plain.err"
+    "$CQL" -threads $n -summary json -i "$P300" -i "$P" -o "$T/index-$n.pgn" -cql 'Kg1' >"$T/index-$n.json" 2>"$T/index.err"
+    expect_same "two inputs, Kg1, $n thread(s): the same games" "$T/plain-$n.pgn" "$T/index-$n.pgn"
+    grep -v '^{' "$T/index.err" | sed 's/ in [0-9.]* seconds / /' >"$T/index.said"
+    sed 's/ in [0-9.]* seconds / /' "$T/plain.err" >"$T/plain.said"
+    expect_same "two inputs, Kg1, $n thread(s): the same messages" "$T/plain.said" "$T/index.said"
+done
+expect_eq "two inputs, Kg1: as many ruled out on two threads as on one" \
+    "$(grep -o '"ruled_out": [0-9]*' "$T/index-2.json")" "$(grep -o '"ruled_out": [0-9]*' "$T/index-1.json")"
+P=$P300
+
 # the totals: games (the skipped ones counted), damaged games, ruled out
 for n in 1 2; do
     "$CQL" -threads $n -noindex -summary json -i "$P" -o "$T/plain.pgn" -cql 'Ka1' >"$T/plain.json" 2>/dev/null

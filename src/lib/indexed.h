@@ -4,11 +4,11 @@
  * query's condition on a game's summary, and the search of one game
  * through the sidecar where that gives the same answer as its text.
  *
- * On one thread, the sidecar is asked about a game before it is read; a
- * game it settles for every query, and that the reader may jump over
- * (indexed_skip_of: the sidecar says that it and the next game were split
- * off without a message, each from its line's first column), is not read
- * at all (pipeline.c, skip_game). Every other game is read and split as
+ * The sidecar is asked about a game before it is read; a game it settles
+ * for every query (on worker threads: rules out, indexed_ruled_out), and
+ * that the reader may jump over (indexed_skip_of: the sidecar says that it
+ * and the next game were split off without a message, each from its line's
+ * first column), is not read at all (pipeline.c, skip_game). Every other game is read and split as
  * without a sidecar, so numbers, lines, messages and ranges are the same.
  * indexed_search looks a game up (by its number in its input, checked
  * against the line it starts on and its size when it was split off): a
