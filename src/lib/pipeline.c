@@ -919,9 +919,10 @@ typedef struct Ring {
 enum { CHUNK_BYTES = 64 * 1024 };
 
 /* Games a slot holds when the reading thread reads them one by one; with
- * the games a sidecar let it jump over (a few bytes each), at most
- * SLOT_SKIPPED_GAMES: `Ka1` rules out 95% of engine games. */
-enum { SLOT_GAMES = 32, SLOT_SKIPPED_GAMES = 1024 };
+ * the games a sidecar let it jump over, at most SLOT_SKIPPED_GAMES (`Ka1`
+ * rules out 95% of engine games; each game costs a job, which a slot keeps
+ * for its next piece: with 1,024, `Ka1` on two threads took 6 MB more). */
+enum { SLOT_GAMES = 32, SLOT_SKIPPED_GAMES = 256 };
 
 /* With a sidecar, the reading thread reads the games one by one and jumps
  * over those ruled out; once it has read SKIP_TRIAL_GAMES so and jumped
@@ -1141,10 +1142,14 @@ static ReadOutcome read_slot(Emitter *e, Ring *p, Slot *s, ReadNext *next, Worke
          * SLOT_GAMES at a time, and those jumped over (skip_game, with the
          * reading thread's searchers) */
         size_t read = 0;
+        bool ended = false;   /* the inputs, or the games wanted */
         while (read < SLOT_GAMES && s->ngames < SLOT_SKIPPED_GAMES && !run_stopped(e)) {
             GameJob *job = slot_game(s, s->ngames);
             bool skipped = reading && skip_game(e, reading, job, false);
-            if (!skipped && !read_job(e, job)) break;
+            if (!skipped && !read_job(e, job)) {
+                ended = true;
+                break;
+            }
             if (!skipped) {
                 s->bytes += job->text_bytes;
                 read++;
@@ -1160,7 +1165,7 @@ static ReadOutcome read_slot(Emitter *e, Ring *p, Slot *s, ReadNext *next, Worke
         /* too few jumped over to pay for reading here what the workers
          * would split: chunks from now on */
         p->alone_games += (long)s->ngames;
-        if (!p->ranged && p->alone_games >= SKIP_TRIAL_GAMES && p->alone_skipped < p->alone_games / 2)
+        if (!p->ranged && !ended && p->alone_games >= SKIP_TRIAL_GAMES && p->alone_skipped < p->alone_games / 2)
             p->chunks = true;
         return READ_FILLED;
     }
