@@ -775,6 +775,20 @@ static bool read_job(Emitter *e, GameJob *job)
     return true;
 }
 
+/* }==== */
+
+/* {==== one thread =========================================================== */
+
+/* Drops what the sidecar said of a game that was not the one read. */
+static void forget_answers(GameJob *job)
+{
+    for (int i = 0; i < job->nqueries; i++) {
+        cql_text_clear(&job->queries[i].printed);
+        job->queries[i].indexed = INDEXED_TEXT;
+    }
+    job->asked = false;
+}
+
 /* With a fresh sidecar of the input being read, asked about its next game
  * before the game is read (ask_sidecar; on worker threads ruled_out_for_all,
  * which does not search it from its codes: from_codes false): when that
@@ -805,20 +819,6 @@ static bool skip_game(Emitter *e, Worker *w, GameJob *job, bool from_codes)
     cql_game_text_set_number(job->text, number);
     job->text_bytes = (size_t)skip.text_size;
     return true;
-}
-
-/* }==== */
-
-/* {==== one thread =========================================================== */
-
-/* Drops what the sidecar said of a game that was not the one read. */
-static void forget_answers(GameJob *job)
-{
-    for (int i = 0; i < job->nqueries; i++) {
-        cql_text_clear(&job->queries[i].printed);
-        job->queries[i].indexed = INDEXED_TEXT;
-    }
-    job->asked = false;
 }
 
 static void run_single(Emitter *e)
