@@ -1,7 +1,8 @@
 #!/bin/sh
-# tests/run-index-skip.sh — with a fresh sidecar, a run on one thread does
-# not read the text of a game every query rules out: the reader jumps over
-# it to the next game's first byte (docs/index.md, "How a search uses it").
+# tests/run-index-skip.sh — with a fresh sidecar, a run does not read the
+# text of a game every query rules out (on one thread, also of one settled
+# from its codes): the reader jumps over it to the next game's first byte
+# (docs/index.md, "How a search uses it"). Each check on one thread and two.
 # The output stays the same: the messages of the games after skipped ones
 # (junk between games, a damaged game) carry their lines, also after a game
 # that starts on the line where the one before it ends; -part, -gamenumber
@@ -50,16 +51,18 @@ expect_rc "cql -index" 0 "$CQL" -index "$P"
 # the same games, messages and summary with and without the sidecar, on one thread
 printf 'cql(matchcount 1000)\ntrue\n' >"$T/replay.cql"
 printf 'cql(matchcount 1000)\nsort "plies" ply\n' >"$T/sort-replay.cql"
-same() { # NAME QUERY|FILE.cql [OPTIONS...]
+same() { # NAME QUERY|FILE.cql [OPTIONS...]: on one thread and on two
     name=$1 query=$2
     shift 2
     case $query in *.cql) ;; *) printf 'cql()\n%s\n' "$query" >"$T/query.cql" && query=$T/query.cql ;; esac
-    "$CQL" "$@" -threads 1 -noindex -i "$P" -o "$T/plain.pgn" "$query" >"$T/plain.out" 2>"$T/plain.err"
-    "$CQL" "$@" -threads 1 -i "$P" -o "$T/index.pgn" "$query" >"$T/index.out" 2>"$T/index.err"
-    expect_same "$name: the same games" "$T/plain.pgn" "$T/index.pgn"
-    sed 's/ in [0-9.]* seconds / /' "$T/plain.err" >"$T/plain.said"
-    sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
-    expect_same "$name: the same messages and summary" "$T/plain.said" "$T/index.said"
+    for n in 1 2; do
+        "$CQL" "$@" -threads $n -noindex -i "$P" -o "$T/plain.pgn" "$query" >"$T/plain.out" 2>"$T/plain.err"
+        "$CQL" "$@" -threads $n -i "$P" -o "$T/index.pgn" "$query" >"$T/index.out" 2>"$T/index.err"
+        expect_same "$name, $n thread(s): the same games" "$T/plain.pgn" "$T/index.pgn"
+        sed 's/ in [0-9.]* seconds / /' "$T/plain.err" >"$T/plain.said"
+        sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
+        expect_same "$name, $n thread(s): the same messages and summary" "$T/plain.said" "$T/index.said"
+    done
 }
 same "Ka1" 'Ka1'
 expect_grep "Ka1: the junk's line" "$T/index.err" "games.pgn:[0-9]*: warning: skipped 1 line of text that is not PGN"
@@ -76,13 +79,18 @@ same "sort, replay only" "$T/sort-replay.cql"
 # two queries in one pass: a game is read when one of them needs its text
 printf 'cql()\nKa1\n' >"$T/q1.cql"
 printf 'cql()\nmate\n' >"$T/q2.cql"
-"$CQL" -threads 1 -noindex -i "$P" -o "$T/plain.pgn" "$T/q1.cql" "$T/q2.cql" >/dev/null 2>"$T/plain.err"
-"$CQL" -threads 1 -i "$P" -o "$T/index.pgn" "$T/q1.cql" "$T/q2.cql" >/dev/null 2>"$T/index.err"
-sed 's/ in [0-9.]* seconds / /' "$T/plain.err" >"$T/plain.said"
-sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
-expect_same "two queries: the same messages and summary" "$T/plain.said" "$T/index.said"
-for f in "$T"/plain*.pgn; do
-    expect_same "two queries: $(basename "$f")" "$f" "$T/index${f#$T/plain}"
+for n in 1 2; do
+    rm -rf "$T/plain.d" "$T/index.d"
+    mkdir "$T/plain.d" "$T/index.d"
+    "$CQL" -threads $n -noindex -i "$P" -outdir "$T/plain.d" "$T/q1.cql" "$T/q2.cql" >/dev/null 2>"$T/plain.err"
+    "$CQL" -threads $n -i "$P" -outdir "$T/index.d" "$T/q1.cql" "$T/q2.cql" >/dev/null 2>"$T/index.err"
+    sed 's/ in [0-9.]* seconds / /' "$T/plain.err" >"$T/plain.said"
+    sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
+    expect_same "two queries, $n thread(s): the same messages and summary" "$T/plain.said" "$T/index.said"
+    expect_eq "two queries, $n thread(s): two outputs" "$(ls "$T/plain.d" | wc -l)" 2
+    for f in "$T"/plain.d/*; do
+        expect_same "two queries, $n thread(s): $(basename "$f")" "$f" "$T/index.d/$(basename "$f")"
+    done
 done
 for k in 0 1 2 3; do same "Ka1, -part $k/4" 'Ka1' -part $k/4; done
 # on two threads a part's reader jumps over the earlier parts' games too
@@ -94,13 +102,57 @@ for k in 0 1 2 3; do
     sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
     expect_same "mate, -part $k/4, two threads: the same messages" "$T/plain.said" "$T/index.said"
 done
+# on two threads the reading thread goes back to chunks once it has read
+# 1,024 games one by one and jumped over fewer than half (Kg1 rules out a
+# third of them, check almost none; Kh1 three quarters): the same output
+# when junk, a damaged game and a game that starts on the line where the
+# one before it ends come after that
+cat >"$T/make2.py" <<'EOF2'
+import sys
+text = open(sys.argv[1]).read()
+games = ['[Event ' + g for g in text.split('[Event ')[1:]]
+games[1200] = 'this line is not PGN\n' + games[1200]
+games[1600] = 'nor is this one\n\n' + games[1600]
+games[1398] = games[1398].rstrip('\n') + ' '
+open(sys.argv[2], 'w').write(''.join(games))
+EOF2
+python3 "$T/make2.py" tests/data/pgn/generated/engine-games-2000.pgn "$T/made2.pgn"
+P300=$P
+P=$T/games2.pgn
+python3 "$T/edit.py" "$T/made2.pgn" "$P" 1501
+expect_rc "cql -index, 2,000 games" 0 "$CQL" -index "$P"
+same "2,000 games: Kg1" 'Kg1'
+expect_grep "Kg1: the illegal move's line" "$T/index.err" "games2.pgn:[0-9]*:[0-9]*: game 1501: illegal move"
+same "2,000 games: check" 'check'
+same "2,000 games: Kh1" 'Kh1'
+same "2,000 games: Kg1, gamenumber" 'Kg1' -gamenumber 900 1700
+same "2,000 games: Kg1, limit" 'Kg1' -limit 1100
+# two inputs (the 300 games, then the 2,000): a piece of the reading holds
+# games of both; the games of the second keep their place in it (the
+# workers look each up in its sidecar by it: every game ruled out on one
+# thread is on two)
+for n in 1 2; do
+    "$CQL" -threads $n -noindex -i "$P300" -i "$P" -o "$T/plain-$n.pgn" -cql 'Kg1' >/dev/null 2>"$T/plain.err"
+    "$CQL" -threads $n -summary json -i "$P300" -i "$P" -o "$T/index-$n.pgn" -cql 'Kg1' >"$T/index-$n.json" 2>"$T/index.err"
+    expect_same "two inputs, Kg1, $n thread(s): the same games" "$T/plain-$n.pgn" "$T/index-$n.pgn"
+    grep -v '^{' "$T/index.err" | sed 's/ in [0-9.]* seconds / /' >"$T/index.said"
+    sed 's/ in [0-9.]* seconds / /' "$T/plain.err" >"$T/plain.said"
+    expect_same "two inputs, Kg1, $n thread(s): the same messages" "$T/plain.said" "$T/index.said"
+done
+expect_eq "two inputs, Kg1: as many ruled out on two threads as on one" \
+    "$(grep -o '"ruled_out": [0-9]*' "$T/index-2.json")" "$(grep -o '"ruled_out": [0-9]*' "$T/index-1.json")"
+P=$P300
+
 # the totals: games (the skipped ones counted), damaged games, ruled out
-"$CQL" -threads 1 -noindex -summary json -i "$P" -o "$T/plain.pgn" -cql 'Ka1' >"$T/plain.json" 2>/dev/null
-"$CQL" -threads 1 -summary json -i "$P" -o "$T/index.pgn" -cql 'Ka1' >"$T/index.json" 2>/dev/null
-expect_eq "Ka1: games counted" "$(grep -o '"games": [0-9]*' "$T/index.json")" "$(grep -o '"games": [0-9]*' "$T/plain.json")"
-expect_eq "Ka1: damaged games counted" "$(grep -o '"pgn_errors": [0-9]*' "$T/index.json")" \
-    "$(grep -o '"pgn_errors": [0-9]*' "$T/plain.json")"
-expect_grep "Ka1: games ruled out" "$T/index.json" '"ruled_out": [1-9]'
+for n in 1 2; do
+    "$CQL" -threads $n -noindex -summary json -i "$P" -o "$T/plain.pgn" -cql 'Ka1' >"$T/plain.json" 2>/dev/null
+    "$CQL" -threads $n -summary json -i "$P" -o "$T/index.pgn" -cql 'Ka1' >"$T/index.json" 2>/dev/null
+    expect_eq "Ka1, $n thread(s): games counted" "$(grep -o '"games": [0-9]*' "$T/index.json")" \
+        "$(grep -o '"games": [0-9]*' "$T/plain.json")"
+    expect_eq "Ka1, $n thread(s): damaged games counted" "$(grep -o '"pgn_errors": [0-9]*' "$T/index.json")" \
+        "$(grep -o '"pgn_errors": [0-9]*' "$T/plain.json")"
+    expect_grep "Ka1, $n thread(s): games ruled out" "$T/index.json" '"ruled_out": [1-9]'
+done
 
 # the skip is seen: game 120 (which Ka1 rules out, and the replay settles
 # from its codes) edited, same size, its
@@ -113,24 +165,28 @@ games = open(sys.argv[1]).read().split('[Event ')
 games[120] = re.sub(r'\n1\. [a-h]', '\n1-0 ', games[120], count=1)
 open(sys.argv[2], 'w').write('[Event '.join(games))
 EOF
-seen() { # FILE.cql K: the run through the sidecar gives what it gave before the edit
+seen() { # FILE.cql K THREADS: the run through the sidecar gives what it gave before the edit
     rm -f "$T/index.pgn"
-    "$CQL" -threads 1 -i "$P" -o "$T/index.pgn" "$1" >/dev/null 2>"$T/index.err"
+    "$CQL" -threads $3 -i "$P" -o "$T/index.pgn" "$1" >/dev/null 2>"$T/index.err"
     sed 's/ in [0-9.]* seconds / /' "$T/index.err" >"$T/index.said"
-    expect_same "$1: a skipped game is not read: the same messages" "$T/before-$2.said" "$T/index.said"
-    expect_same "$1: a skipped game is not read: the same games" "$T/before-$2.pgn" "$T/index.pgn"
+    expect_same "$1, $3 thread(s): a skipped game is not read: the same messages" "$T/before-$2.said" "$T/index.said"
+    expect_same "$1, $3 thread(s): a skipped game is not read: the same games" "$T/before-$2.pgn" "$T/index.pgn"
 }
-for k in 1 2; do
-    query=$(if [ $k = 1 ]; then echo "$T/q1.cql"; else echo "$T/replay.cql"; fi)
-    "$CQL" -threads 1 -i "$P" -o "$T/before-$k.pgn" "$query" >/dev/null 2>"$T/before.err"
+# on two threads the reading thread jumps over the games ruled out (not
+# over those settled from their codes, which the workers search): Ka1
+for k in 1 2 3; do
+    query=$(if [ $k = 2 ]; then echo "$T/replay.cql"; else echo "$T/q1.cql"; fi)
+    threads=$(if [ $k = 3 ]; then echo 2; else echo 1; fi)
+    "$CQL" -threads $threads -i "$P" -o "$T/before-$k.pgn" "$query" >/dev/null 2>"$T/before.err"
     sed 's/ in [0-9.]* seconds / /' "$T/before.err" >"$T/before-$k.said"
 done
 cp -p "$P" "$T/saved.pgn"
 python3 "$T/result.py" "$T/saved.pgn" "$P"
 touch -r "$T/saved.pgn" "$P"
 expect_eq "an edit keeps the size" "$(wc -c <"$P")" "$(wc -c <"$T/saved.pgn")"
-seen "$T/q1.cql" 1
-seen "$T/replay.cql" 2
+seen "$T/q1.cql" 1 1
+seen "$T/replay.cql" 2 1
+seen "$T/q1.cql" 3 2
 "$CQL" -threads 1 -noindex -i "$P" -o "$T/plain.pgn" -cql 'Ka1' >/dev/null 2>"$T/plain.err"
 expect_grep "without the sidecar it is read" "$T/plain.err" "game 202: illegal move"
 cp -p "$T/saved.pgn" "$P"

@@ -239,6 +239,16 @@ bool cql_index_build(const char *pgn_path, CqlIndexWriteFn write, void *ctx, Cql
 /* }==== */
 /* {==== searching a game ====================================================== */
 
+/* Readies g, the scratch tree of a search, for another game. */
+static void fresh_scratch(CqlGame *g)
+{
+    arena_reset(&g->arena);
+    memset(&g->game, 0, sizeof g->game);
+    g->by_id = NULL;
+    g->parses++;   /* another game: what a gate told a searcher about the last holds no more */
+    g->usable = false;
+}
+
 /* Readies g, the scratch tree of a search, for game `number` of sidecar
  * record sg, and asks whether the query's condition, or the gate's question
  * about the tags (asked of the sidecar's tags: a game where it fails cannot
@@ -248,11 +258,7 @@ static bool rule_out(IndexedQuery *iq, const Sidecar *sc, const SidecarGame *sg,
                      CqlGame *g, bool *ruled_out)
 {
     const Search *search = &s->query->search;
-    arena_reset(&g->arena);
-    memset(&g->game, 0, sizeof g->game);
-    g->by_id = NULL;
-    g->parses++;   /* another game: what a gate told a searcher about the last holds no more */
-    g->usable = false;
+    fresh_scratch(g);
     *ruled_out = !condition_admits(iq->condition, &sg->summary);
     if (!*ruled_out && search->tags_test) {
         if (!sidecar_game_read(sc, sg, number, SIDECAR_START, &g->game, &g->arena)) return false;
@@ -272,6 +278,30 @@ static bool watch_ruled_out(const Sidecar *sc, const SidecarGame *sg, long numbe
     if (!g->game.tags && !sidecar_game_read(sc, sg, number, SIDECAR_TAGS, &g->game, &g->arena)) return false;
     search_watch_tags(search, &g->game, &s->tags);
     return true;
+}
+
+bool indexed_may_rule_out(const IndexedQuery *iq, const CqlQuery *q)
+{
+    return iq && (iq->condition || q->search.tags_test);
+}
+
+bool indexed_ruled_out(IndexedQuery *iq, const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g)
+{
+    if (!iq->condition && !s->query->search.tags_test) return false;
+    const Sidecar *sc = &in->index->sidecar;
+    SidecarGame sg;
+    bool ruled_out;
+    return sidecar_game(sc, index, &sg) && sg.clean && rule_out(iq, sc, &sg, number, s, g, &ruled_out) && ruled_out;
+}
+
+bool indexed_watch_ruled_out(const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g)
+{
+    if (!s->query->search.nwatched) return true;
+    const Sidecar *sc = &in->index->sidecar;
+    SidecarGame sg;
+    if (!sidecar_game(sc, index, &sg)) return false;
+    fresh_scratch(g);
+    return watch_ruled_out(sc, &sg, number, s, g);
 }
 
 bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, IndexedSkip *out)

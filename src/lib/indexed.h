@@ -4,12 +4,13 @@
  * query's condition on a game's summary, and the search of one game
  * through the sidecar where that gives the same answer as its text.
  *
- * On one thread, the sidecar is asked about a game before it is read; a
- * game it settles for every query, and that the reader may jump over
- * (indexed_skip_of: the sidecar says that it and the next game were split
- * off without a message, each from its line's first column), is not read
- * at all (pipeline.c, skip_game). Every other game is read and split as
- * without a sidecar, so numbers, lines, messages and ranges are the same.
+ * The sidecar is asked about a game before it is read; a game it settles
+ * for every query (on worker threads: rules out, indexed_ruled_out), and
+ * that the reader may jump over (indexed_skip_of: the sidecar says that it
+ * and the next game were split off without a message, each from its line's
+ * first column), is not read at all (pipeline.c, skip_game). Every other
+ * game is read and split as without a sidecar, so numbers, lines, messages
+ * and ranges are the same.
  * indexed_search looks a game up (by its number in its input, checked
  * against the line it starts on and its size when it was split off): a
  * game the query's condition rules out is done (not matched, nothing
@@ -70,5 +71,21 @@ typedef struct IndexedSkip {
  * for a run whose games' text may reach max_game_size (a larger game
  * would have had a message). */
 bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, IndexedSkip *out);
+
+/* Can the query of iq (NULL: no input has a sidecar) rule games out before
+ * they are read: has it a condition, or a question about the tags? */
+bool indexed_may_rule_out(const IndexedQuery *iq, const CqlQuery *q);
+
+/* Does the query's condition, or the gate's question about the tags, rule
+ * game `index` of input in (number `number` in the run) out, asked of its
+ * record alone, with searcher s, in g? Nothing of it is noted: a game
+ * ruled out for every query that searches it is then told to each of them
+ * (indexed_watch_ruled_out), and is done for them as after indexed_search's
+ * INDEXED_RULED_OUT. False also when its record cannot be read. */
+bool indexed_ruled_out(IndexedQuery *iq, const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g);
+/* What shows of the search of a game ruled out: the watched tag filters of
+ * s see its tags (for the note after the run). False when its record
+ * cannot be read. */
+bool indexed_watch_ruled_out(const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g);
 
 #endif

@@ -13,7 +13,10 @@
  * the calling thread; so is a game too long for a chunk. An input is begun
  * once every chunk of the one before it is split (none of them can then be
  * read again). With a range of lines (a part of a file) the calling thread
- * reads the games one by one (the range's games are found by their lines).
+ * reads the games one by one (the range's games are found by their lines);
+ * so it does with a sidecar index that may rule games out, asking it about
+ * each game first and jumping over those ruled out, until it finds that
+ * fewer than half are (then it takes chunks again).
  * With one thread everything runs on the calling thread, game by game. What
  * the caller is handed is the same for any number of threads. A slot handed
  * over may be held by the caller (its matches' texts written by a thread of

@@ -107,7 +107,7 @@ void pgn_close(PgnReader *r);
  * read from byte next_offset of the input, which is the first byte of
  * line next_line and where that game starts (a sidecar index knows both:
  * index/sidecar.h). Only for a reader of a file (pgn_open), between games;
- * the jump is made when the next game is read. */
+ * the jump is made when the next game or chunk is read. */
 void pgn_skip_game(PgnReader *r, uint64_t next_offset, unsigned next_line);
 
 void raw_game_init(RawGame *g);

@@ -1018,6 +1018,7 @@ static bool find_last_cut(const char *s, size_t n, size_t from, size_t *cut, siz
 
 PgnTake pgn_take_chunk(PgnReader *r, size_t bytes, PgnChunk *c)
 {
+    if (r->jump) make_jump(r);
     if (r->mid_line || r->buf_offset + r->pos < r->no_cut_before) return PGN_TAKE_NO_CUT;
     size_t want = bytes, cut = SIZE_MAX, after = 0;
     for (;;) {

@@ -649,6 +649,43 @@ static void test_chunks_split_as_one_by_one(void **state)
     }
 }
 
+/* A chunk taken after pgn_skip_game begins where the jump lands, on its
+ * line (the reading thread goes back to chunks after jumping over games
+ * that a sidecar index rules out). */
+static void test_chunk_after_a_skipped_game(void **state)
+{
+    (void)state;
+    static const char text[] = "[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. d4 *\n\n"
+                               "[Event \"c\"]\n\n1. c4 *\n\n[Event \"d\"]\n\n1. Nf3 *\n";
+    StrBuf said = SB_INIT;
+    DiagSink sink;
+    diag_sink_init(&sink, split_capture, &said);
+    PgnReader r;
+    FILE *fp = open_text(&r, text, sizeof text - 1, 0, &sink);
+    RawGame g;
+    raw_game_init(&g);
+    assert_true(pgn_next_raw(&r, &g));
+    assert_int_equal(g.first_line, 1);
+    /* game 2 (lines 5 to 7) counted as read, not read: the next is game 3 */
+    const char *third = strstr(text, "[Event \"c\"]");
+    pgn_skip_game(&r, (uint64_t)(third - text), 9);
+    PgnChunk c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(pgn_take_chunk(&r, 1 << 16, &c), PGN_TAKE_CHUNK);
+    assert_true(pgn_chunk_next(&c, &g, &sink));
+    assert_int_equal(g.first_line, 9);
+    assert_true(strncmp(g.text.data, "[Event \"c\"]", 11) == 0);
+    assert_true(pgn_chunk_next(&c, &g, &sink));
+    assert_int_equal(g.first_line, 13);
+    assert_false(pgn_chunk_next(&c, &g, &sink));
+    assert_int_equal(said.len, 0);
+    pgn_chunk_free(&c);
+    raw_game_free(&g);
+    pgn_close(&r);
+    fclose(fp);
+    sb_free(&said);
+}
+
 /* Tag pairs of the usual form are taken by runs too (tag_line_usual); a
  * repeated name still starts a game, and lines of other forms (escapes, CR,
  * blanks, text after the pair) still count as lines of their own. */
@@ -1271,6 +1308,7 @@ int main(void)
         cmocka_unit_test(test_runs_at_game_edges),
         cmocka_unit_test(test_marked_tags_read_as_unmarked),
         cmocka_unit_test(test_chunks_split_as_one_by_one),
+        cmocka_unit_test(test_chunk_after_a_skipped_game),
         cmocka_unit_test(test_oversized_game_is_skipped_and_reported),
         cmocka_unit_test(test_gated_games_read_as_ungated),
         cmocka_unit_test(test_gated_problems_read_as_ungated),
