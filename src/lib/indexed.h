@@ -8,7 +8,7 @@
  * for every query (on worker threads: rules out, indexed_ruled_out), and
  * that the reader may jump over (indexed_skip_of: the sidecar says that it
  * and the next game were split off without a message, each from its line's
- * first column), is not read at all (pipeline.c, skip_game). Every other
+ * first column), is not read at all (pipeline_read.c, skip_game). Every other
  * game is read and split as without a sidecar, so numbers, lines, messages
  * and ranges are the same.
  * indexed_search looks a game up (by its number in its input, checked

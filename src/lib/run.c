@@ -1,7 +1,8 @@
 /*
  * src/lib/run.c — runs in the library face: a run made from compiled
  * queries (one, or several searched in one pass) and the run's settings,
- * its inputs and callbacks, started and cancelled; the engine is pipeline.c.
+ * its inputs and callbacks, started and cancelled; the engine is pipeline.c
+ * (and the files beside it, pipeline_int.h).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

@@ -1,0 +1,385 @@
+/*
+ * src/lib/pipeline_ring.c — a run on worker threads: the ring of slots
+ * between the reading thread and the workers (a slot's states, its
+ * numbering in input order, a chunk read again after it overran), the
+ * workers' loop (split, number, search), when the reading thread is woken,
+ * and the reading thread's loop that fills slots and hands them over
+ * (run_threads).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "lib/pipeline_int.h"
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Game text the ring may hold before the reader waits for games to be
+ * handed over (one slot is always let in, however long): with a few huge
+ * games memory stays near this, not the slot count times the size of a game. */
+#define RING_TEXT_BUDGET ((size_t)32 << 20)
+
+static Slot *ring_slot(const Ring *p, long seq)
+{
+    return &p->slots[seq % p->nslots];
+}
+
+GameJob *slot_game(Slot *s, size_t i)
+{
+    if (i == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        s->games = xrealloc(s->games, s->cap * sizeof *s->games);
+        for (size_t k = i; k < s->cap; k++) job_init(&s->games[k], s->nqueries);
+    }
+    return &s->games[i];
+}
+
+static void slot_free(Slot *s)
+{
+    for (size_t i = 0; i < s->cap; i++) job_free(&s->games[i]);
+    free(s->games);
+    cql_chunk_free(s->chunk);
+    cql_text_free(&s->leading);
+    cql_text_free(&s->trailing);
+}
+
+/* Game jobs a slot keeps for its next piece: twice as many as the piece
+ * just handed over held, and at least SLOT_KEEP_GAMES, so that a piece of
+ * about as many games as the one before reuses its jobs (keeping 64 made
+ * and freed some 60 jobs for every chunk of 64 KB of engine games, which
+ * hold about 74, freed on another thread than the one that made them); a
+ * piece of far fewer games lets the rest go (else every slot would in time
+ * keep buffers for the most games a piece ever held). */
+enum { SLOT_KEEP_GAMES = 64 };
+
+/* Empties a handed-over or cancelled slot for the next piece. */
+static void slot_reset(Slot *s)
+{
+    if (s->cancelled)   /* a slot handed over was cleared then (emit_slot) */
+        for (size_t i = 0; i < s->ngames; i++) job_clear(&s->games[i]);
+    size_t keep = s->ngames > SLOT_KEEP_GAMES / 2 ? 2 * s->ngames : SLOT_KEEP_GAMES;
+    if (s->cap > keep) {
+        for (size_t i = keep; i < s->cap; i++) job_free(&s->games[i]);
+        s->cap = keep;
+    }
+    cql_text_clear(&s->leading);
+    cql_text_clear(&s->trailing);
+    s->ngames = 0;
+    s->split = s->numbered = s->overran = s->cancelled = s->held = s->released = false;
+    s->bytes = 0;
+    s->state = SLOT_EMPTY;
+}
+
+/* Splits the slot's chunk into its games (on a worker). */
+static void split_chunk(Slot *s)
+{
+    for (;;) {
+        GameJob *job = slot_game(s, s->ngames);
+        CqlMessages messages = {keep_message, &job->messages, 0, 0};
+        if (!cql_chunk_next(s->chunk, job->text, &messages)) {
+            s->overran = cql_chunk_overran(s->chunk);
+            if (!s->overran) move_messages(&s->trailing, &job->messages);
+            cql_text_clear(&job->messages);
+            return;
+        }
+        job->text_bytes = cql_game_text_size(job->text);
+        s->ngames++;
+    }
+}
+
+/* Gives the slots split so far their place in the numbering of the inputs'
+ * games, in slot order: up to the first one not split yet. After a slot
+ * that overran, the rest are cancelled (done at once). The caller holds the
+ * lock. */
+static void number_split_slots(Ring *p)
+{
+    bool numbered = false;
+    for (; p->next_numbered < p->next_take; p->next_numbered++) {
+        Slot *s = ring_slot(p, p->next_numbered);
+        if (s->state != SLOT_SPLIT) break;
+        if (p->overrun) {
+            s->cancelled = true;
+            s->state = SLOT_DONE;
+            pthread_cond_signal(&p->work_done);
+            continue;
+        }
+        if (s->numbered) {   /* what its last game's number says */
+            p->numbered_input = s->input;
+            p->numbered_input_base = s->input_base;
+        } else if (s->input != p->numbered_input) {   /* the first slot of an input */
+            p->numbered_input = s->input;
+            p->numbered_input_base = p->games_numbered;
+        }
+        s->base = p->games_numbered;
+        s->input_base = p->numbered_input_base;
+        p->games_numbered += (long)s->ngames;
+        p->overrun = s->overran;
+        s->state = SLOT_NUMBERED;
+        numbered = true;
+    }
+    if (numbered) pthread_cond_broadcast(&p->work_ready);
+}
+
+static void search_slot(Worker *w, const Ring *p, Slot *s)
+{
+    for (size_t i = 0; i < s->ngames; i++) {
+        if (atomic_load_explicit(&p->run->cancelled, memory_order_relaxed)) return;   /* never handed over */
+        GameJob *job = &s->games[i];
+        if (job->asked) continue;   /* settled before it was read (skip_game) */
+        if (!s->numbered) {
+            long number = s->base + (long)i + 1;
+            cql_game_text_set_number(job->text, number);
+            job->input = s->input;
+            job->index = number - s->input_base;
+        }
+        search_game(w, job);
+    }
+}
+
+/* Is it worth waking the reading thread (the caller holds the lock and has
+ * just finished a slot)? When it waits, it waits for the slot at the head
+ * of the ring. It is woken once a batch of slots from the head on is
+ * finished, or every slot read is, or the workers are about to run out of
+ * slots to work on; not for every slot, since each wake-up is two switches
+ * of thread in the kernel (`check` on the 40,000 engine games on two
+ * threads: 710 switches of the main thread with a wake-up per slot, 350
+ * with a batch of one slot per worker; its share of the run's CPU time
+ * about half a point less, within the noise of the machine). A cancelled
+ * slot wakes it at once (number_split_slots). */
+static bool worth_waking(const Ring *p)
+{
+    long done = 0;
+    while (p->next_emit + done < p->next_read && ring_slot(p, p->next_emit + done)->state == SLOT_DONE) done++;
+    if (done == 0) return false;
+    bool workers_idle = p->next_search == p->next_numbered && p->next_take == p->next_read;
+    return done >= p->wake_batch || p->next_emit + done == p->next_read || workers_idle;
+}
+
+/* On any thread: the reading thread empties the slot when it comes to it,
+ * and is woken when it waits for this slot, or for the last one held. */
+void pipeline_release(CqlRun *r, CqlRunHold *hold)
+{
+    Slot *s = (Slot *)hold;
+    Ring *p = r->ring;
+    pthread_mutex_lock(&p->mu);
+    assert(s->held && !s->released);
+    s->released = true;
+    p->held--;
+    bool workers_starve = p->next_take == p->next_read;
+    if ((ring_slot(p, p->next_read) == s && workers_starve) || (p->draining && p->held == 0))
+        pthread_cond_signal(&p->work_done);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* A worker searches numbered slots first, else splits the next ready one;
+ * it never waits for another worker's split. */
+static void *worker_main(void *arg)
+{
+    Ring *p = arg;
+    Worker w;
+    worker_init(&w, p->run);
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        if (p->next_search < p->next_numbered) {
+            Slot *s = ring_slot(p, p->next_search++);
+            if (s->state != SLOT_NUMBERED) continue;   /* cancelled */
+            s->state = SLOT_SEARCHING;
+            pthread_mutex_unlock(&p->mu);
+            search_slot(&w, p, s);
+            pthread_mutex_lock(&p->mu);
+            s->state = SLOT_DONE;
+            if (worth_waking(p)) pthread_cond_signal(&p->work_done);
+        } else if (p->next_take < p->next_read) {
+            Slot *s = ring_slot(p, p->next_take++);
+            s->state = SLOT_SPLITTING;
+            pthread_mutex_unlock(&p->mu);
+            if (s->split) split_chunk(s);
+            pthread_mutex_lock(&p->mu);
+            s->state = SLOT_SPLIT;
+            number_split_slots(p);
+        } else if (p->done) {
+            break;
+        } else {
+            pthread_cond_wait(&p->work_ready, &p->mu);
+        }
+    }
+    for (int i = 0; i < p->run->nqueries; i++) cql_searcher_merge_tags(p->tags[i], w.searchers[i]);
+    pthread_mutex_unlock(&p->mu);
+    worker_free(&w);
+    return NULL;
+}
+
+/* After slot `seq` overran, once it is handed over: the slots after it were
+ * cancelled; their text and the overran part of slot `seq` go back to the
+ * reader of its input, newest first, and reading starts again where the
+ * game that ran past the chunk begins. A read error met while taking them
+ * ended the input there: its message is moved to *at_end. Called with the
+ * lock held; returns the bytes the cancelled slots held. */
+static size_t read_again_after(Ring *p, long seq, CqlReader *r, CqlText *at_end)
+{
+    for (;;) {   /* the workers' last use of the cancelled slots */
+        bool busy = p->next_take != p->next_read;
+        for (long q = seq + 1; q < p->next_take; q++)
+            if (ring_slot(p, q)->state != SLOT_DONE) busy = true;
+        if (!busy) break;
+        pthread_cond_wait(&p->work_done, &p->mu);
+    }
+    size_t bytes = 0;
+    for (long q = p->next_read - 1; q > seq; q--) {
+        Slot *s = ring_slot(p, q);
+        assert(s->split);   /* a game read alone waits until no slot overran */
+        cql_reader_give_back(r, s->chunk, true);
+        move_messages(at_end, &s->leading);
+        bytes += s->bytes;
+        slot_reset(s);
+    }
+    cql_reader_give_back(r, ring_slot(p, seq)->chunk, false);
+    p->next_read = p->next_take = p->next_numbered = p->next_search = seq + 1;
+    p->last_chunk = seq;
+    p->overrun = false;
+    return bytes;
+}
+
+/* Games read one by one, and a new input, must follow chunks known to end
+ * between two games. */
+static bool may_read_alone(const Ring *p)
+{
+    return p->next_numbered > p->last_chunk && !p->overrun;
+}
+
+/* Frees the reading thread's searchers (NULL: none), once what their
+ * watched tag filters saw is added to the run's. */
+static void reading_free(Worker *reading, Emitter *e)
+{
+    if (!reading) return;
+    for (int i = 0; i < e->run->nqueries; i++) cql_searcher_merge_tags(e->tags[i], reading->searchers[i]);
+    worker_free(reading);
+    free(reading);
+}
+
+long run_threads(Emitter *e, long threads)
+{
+    Ring p;
+    memset(&p, 0, sizeof p);
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.work_ready, NULL);
+    pthread_cond_init(&p.work_done, NULL);
+    p.run = e->run;
+    e->run->ring = &p;
+    p.tags = e->tags;
+    for (int i = 0; i < e->run->ninputs; i++) p.ranged |= e->run->inputs[i].ranged;
+    p.chunks = !p.ranged;
+    /* the reading thread asks the inputs' sidecars about the games before
+     * it reads them, and jumps over those ruled out (skip_game) */
+    Worker *reading = sidecar_rules_out(e->run) ? xcalloc(1, sizeof *reading) : NULL;
+    if (reading) {
+        worker_init(reading, e->run);
+        p.chunks = false;
+    }
+    p.last_chunk = -1;
+    p.numbered_input = -1;
+    pthread_t *tids = xcalloc((size_t)threads, sizeof *tids);
+    long started = 0;
+    int err = 0;
+    pthread_mutex_lock(&p.mu);   /* the workers see the slots once they are made */
+    while (started < threads && (err = pthread_create(&tids[started], NULL, worker_main, &p)) == 0) started++;
+    if (started == 0)
+        cql_report(e->run->messages, CQL_WARNING, "none of the %ld worker threads asked for could start (%s); "
+                   "the run goes on on one thread", threads, strerror(err));
+    else if (started < threads)
+        cql_report(e->run->messages, CQL_WARNING, "only %ld of the %ld worker threads asked for could start "
+                   "(%s); the run goes on with %ld", started, threads, strerror(err), started);
+    /* per worker one being searched and one ready, and one handed over that
+     * the caller may hold while its thread writes the matches, the reading
+     * thread reading on meanwhile (`check` on 2 threads over the 40,000
+     * engine games, to a file: with two per worker, the reading thread
+     * waited for a held slot 240-300 times, and switched 530 times instead
+     * of 350) */
+    p.nslots = started * 3;
+    p.wake_batch = started;
+    p.slots = xcalloc((size_t)(p.nslots ? p.nslots : 1), sizeof *p.slots);
+    for (long i = 0; i < p.nslots; i++) p.slots[i].nqueries = e->run->nqueries;
+    pthread_mutex_unlock(&p.mu);
+    if (started == 0) {
+        e->run->ring = NULL;
+        reading_free(reading, e);
+        free(p.slots);
+        free(tids);
+        pthread_cond_destroy(&p.work_ready);
+        pthread_cond_destroy(&p.work_done);
+        pthread_mutex_destroy(&p.mu);
+        return 0;
+    }
+
+    bool input_left = true;
+    ReadNext next = NEXT_CHUNK;
+    size_t text_in_ring = 0;     /* input read and not yet handed over */
+    pthread_mutex_lock(&p.mu);
+    for (;;) {
+        Slot *head = ring_slot(&p, p.next_emit);
+        if (p.next_emit < p.next_read && head->state == SLOT_DONE) {
+            pthread_mutex_unlock(&p.mu);
+            text_in_ring -= head->bytes;
+            emit_slot(e, head);
+            pthread_mutex_lock(&p.mu);
+            if (head->overran && !run_stopped(e)) {
+                CqlReader *r = e->run->inputs[head->input].reader;
+                text_in_ring -= read_again_after(&p, p.next_emit, r, &e->trailing);
+                input_left = true;
+                next = NEXT_GAMES;
+            }
+            if (head->held) {   /* emptied once released */
+                head->state = SLOT_HELD;
+                p.held++;
+            } else {
+                slot_reset(head);
+            }
+            p.next_emit++;
+            continue;
+        }
+        Slot *tail = ring_slot(&p, p.next_read);
+        if (tail->state == SLOT_HELD && tail->released) {
+            pthread_mutex_unlock(&p.mu);
+            for (size_t i = 0; i < tail->ngames; i++) job_clear(&tail->games[i]);
+            pthread_mutex_lock(&p.mu);
+            slot_reset(tail);
+        }
+        bool may_read = next == NEXT_CHUNK || may_read_alone(&p);
+        if (input_left && may_read && tail->state == SLOT_EMPTY && p.next_read - p.next_emit < p.nslots &&
+            (text_in_ring < RING_TEXT_BUDGET || p.next_read == p.next_emit)) {
+            pthread_mutex_unlock(&p.mu);
+            ReadOutcome got = run_stopped(e) ? READ_END : read_slot(e, &p, tail, &next, reading);
+            pthread_mutex_lock(&p.mu);
+            if (got == READ_FILLED) {
+                if (tail->split) p.last_chunk = p.next_read;
+                text_in_ring += tail->bytes;
+                tail->state = SLOT_READY;
+                p.next_read++;
+                pthread_cond_signal(&p.work_ready);
+                continue;
+            }
+            if (got == READ_END) input_left = false;
+            /* the lock was let go while reading: a slot may have been
+             * handed in meanwhile, whose signal nobody waited for */
+            continue;
+        }
+        if (!input_left && p.next_emit == p.next_read) break;
+        pthread_cond_wait(&p.work_done, &p.mu);
+    }
+    p.draining = true;   /* the texts of the slots still held are the caller's until released */
+    while (p.held > 0) pthread_cond_wait(&p.work_done, &p.mu);
+    e->run->ring = NULL;
+    p.done = true;
+    pthread_cond_broadcast(&p.work_ready);
+    pthread_mutex_unlock(&p.mu);
+    for (long i = 0; i < started; i++) pthread_join(tids[i], NULL);
+    reading_free(reading, e);
+    for (long i = 0; i < p.nslots; i++) slot_free(&p.slots[i]);
+    free(p.slots);
+    free(tids);
+    pthread_cond_destroy(&p.work_ready);
+    pthread_cond_destroy(&p.work_done);
+    pthread_mutex_destroy(&p.mu);
+    return started;
+}
