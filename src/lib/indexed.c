@@ -259,6 +259,7 @@ static bool rule_out(IndexedQuery *iq, const Sidecar *sc, const SidecarGame *sg,
 {
     const Search *search = &s->query->search;
     fresh_scratch(g);
+    s->conditions_asked++;
     *ruled_out = !condition_admits(iq->condition, &sg->summary);
     if (!*ruled_out && search->tags_test) {
         if (!sidecar_game_read(sc, sg, number, SIDECAR_START, &g->game, &g->arena)) return false;
@@ -285,13 +286,15 @@ bool indexed_may_rule_out(const IndexedQuery *iq, const CqlQuery *q)
     return iq && (iq->condition || q->search.tags_test);
 }
 
-bool indexed_ruled_out(IndexedQuery *iq, const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g)
+IndexedAnswer indexed_ask(IndexedQuery *iq, const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g)
 {
-    if (!iq->condition && !s->query->search.tags_test) return false;
+    if (!iq->condition && !s->query->search.tags_test) return INDEXED_UNASKED;
     const Sidecar *sc = &in->index->sidecar;
     SidecarGame sg;
     bool ruled_out;
-    return sidecar_game(sc, index, &sg) && sg.clean && rule_out(iq, sc, &sg, number, s, g, &ruled_out) && ruled_out;
+    if (!sidecar_game(sc, index, &sg) || !sg.clean || !rule_out(iq, sc, &sg, number, s, g, &ruled_out))
+        return INDEXED_UNASKED;
+    return ruled_out ? INDEXED_EXCLUDED : INDEXED_ADMITTED;
 }
 
 bool indexed_watch_ruled_out(const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g)
@@ -316,13 +319,14 @@ bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, Index
 }
 
 IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, long number, const CqlGameText *t,
-                              CqlSearcher *s, CqlGame *g, CqlText *printed)
+                              IndexedAnswer asked, CqlSearcher *s, CqlGame *g, CqlText *printed)
 {
     const Search *search = &s->query->search;
     /* nothing to rule a game out with, and its codes not worth searching:
      * the record is not even looked at */
     bool codes = iq->replay && worth_codes(iq);
     if (!iq->condition && !search->tags_test && !codes) return INDEXED_TEXT;
+    if (asked == INDEXED_ADMITTED && !codes) return INDEXED_TEXT;   /* let through when asked before */
     const Sidecar *sc = &in->index->sidecar;
     SidecarGame sg;
     /* the game the reader split off, if it did, is the one indexed: same
@@ -330,8 +334,9 @@ IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, 
     if (!sidecar_game_some(sc, index, iq->pieces, &sg) || !sg.clean ||
         (t && (sg.first_line != t->raw.first_line || sg.text_size != t->raw.text.len)))
         return INDEXED_TEXT;
-    bool ruled_out;
-    if (!rule_out(iq, sc, &sg, number, s, g, &ruled_out)) return INDEXED_TEXT;
+    bool ruled_out = asked == INDEXED_EXCLUDED;
+    if (asked != INDEXED_UNASKED) fresh_scratch(g);   /* the answer stands: the same record */
+    else if (!rule_out(iq, sc, &sg, number, s, g, &ruled_out)) return INDEXED_TEXT;
     if (ruled_out) return watch_ruled_out(sc, &sg, number, s, g) ? INDEXED_RULED_OUT : INDEXED_TEXT;
     arena_reset(&g->arena);
     if (!codes) return INDEXED_TEXT;

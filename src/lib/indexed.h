@@ -5,7 +5,7 @@
  * through the sidecar where that gives the same answer as its text.
  *
  * The sidecar is asked about a game before it is read; a game it settles
- * for every query (on worker threads: rules out, indexed_ruled_out), and
+ * for every query (on worker threads: rules out, indexed_ask), and
  * that the reader may jump over (indexed_skip_of: the sidecar says that it
  * and the next game were split off without a message, each from its line's
  * first column), is not read at all (pipeline_read.c, skip_game). Every other
@@ -47,14 +47,26 @@ typedef enum IndexedOutcome {
     INDEXED_FROM_CODES       /* searched from its move codes, and it does not match */
 } IndexedOutcome;
 
+/* What the query's condition, or the gate's question about the tags, said
+ * of a game's record when asked before the game was read (indexed_ask, on
+ * the reading thread): carried with the game to the worker that reads it,
+ * which does not ask again (indexed_search). */
+typedef enum IndexedAnswer {
+    INDEXED_UNASKED,         /* not asked, nothing to ask, or its record could not be read */
+    INDEXED_ADMITTED,        /* it may match */
+    INDEXED_EXCLUDED         /* ruled out */
+} IndexedAnswer;
+
 /* Searches game `index` of input `in` (number `number` in the run) through
  * its sidecar, for the query of iq (RunQuery.indexed: each query of a run
  * has its own) with its searcher s, in g. t is its text as the reader split
  * it off, checked against its record, or NULL when it is not read (see
- * indexed_skip_of). Unless INDEXED_TEXT, that settled it for that query: it
- * does not match, and what its search printed is appended to printed. */
+ * indexed_skip_of). asked: what indexed_ask said of the game, if it was
+ * asked (the condition is then not asked again). Unless INDEXED_TEXT, that
+ * settled it for that query: it does not match, and what its search
+ * printed is appended to printed. */
 IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, long number, const CqlGameText *t,
-                              CqlSearcher *s, CqlGame *g, CqlText *printed);
+                              IndexedAnswer asked, CqlSearcher *s, CqlGame *g, CqlText *printed);
 
 /* A game a reader may count as read without reading it (the reader jumps
  * to the next one): its record and the next one's say that the reader
@@ -81,8 +93,10 @@ bool indexed_may_rule_out(const IndexedQuery *iq, const CqlQuery *q);
  * record alone, with searcher s, in g? Nothing of it is noted: a game
  * ruled out for every query that searches it is then told to each of them
  * (indexed_watch_ruled_out), and is done for them as after indexed_search's
- * INDEXED_RULED_OUT. False also when its record cannot be read. */
-bool indexed_ruled_out(IndexedQuery *iq, const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g);
+ * INDEXED_RULED_OUT; a game read after all is searched with the answers
+ * (indexed_search). INDEXED_UNASKED when the query has nothing to ask or
+ * the record cannot be read. */
+IndexedAnswer indexed_ask(IndexedQuery *iq, const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g);
 /* What shows of the search of a game ruled out: the watched tag filters of
  * s see its tags (for the note after the run). False when its record
  * cannot be read. */

@@ -79,6 +79,8 @@ struct CqlSearcher {
     unsigned long verdict_parse;
     bool tags_held;              /* Search.tags_test held: not evaluated again */
     bool shut_out;               /* the query's own gate shuts the game out: it cannot match */
+    long conditions_asked;       /* game records its query's sidecar condition was asked about
+                                    with it (lib/indexed.c) */
 };
 
 /* The gate through which a game is read for the searchers of one query or

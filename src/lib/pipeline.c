@@ -12,16 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Drops what the sidecar said of a game that was not the one read. */
-static void forget_answers(GameJob *job)
-{
-    for (int i = 0; i < job->nqueries; i++) {
-        cql_text_clear(&job->queries[i].printed);
-        job->queries[i].indexed = INDEXED_TEXT;
-    }
-    job->asked = false;
-}
-
 static void run_single(Emitter *e)
 {
     CqlRun *r = e->run;
@@ -34,19 +24,15 @@ static void run_single(Emitter *e)
             int input = job.input;
             long index = job.index;
             if (!read_job(e, &job)) break;
-            /* the game asked about ended its input early (the file was cut
-             * while it was read): the next one is asked about anew */
-            if (job.asked && (job.input != input || job.index != index)) forget_answers(&job);
+            forget_answers(&job, input, index);
             search_game(&w, &job);
         }
         emit(e, &job);
         end_batch(e);
         job_clear(&job);
     }
-    for (int i = 0; i < r->nqueries; i++) {
-        cql_searcher_print_persistent(w.searchers[i], &r->queries[i]->persistent);
-        cql_searcher_merge_tags(e->tags[i], w.searchers[i]);
-    }
+    for (int i = 0; i < r->nqueries; i++) cql_searcher_print_persistent(w.searchers[i], &r->queries[i]->persistent);
+    worker_report(&w, e->tags);
     job_free(&job);
     worker_free(&w);
 }

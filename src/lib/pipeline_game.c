@@ -51,6 +51,14 @@ void worker_init(Worker *w, const CqlRun *r)
     w->game = cql_game_new();
 }
 
+void worker_report(const Worker *w, CqlSearcher **tags)
+{
+    for (int i = 0; i < w->run->nqueries; i++) {
+        cql_searcher_merge_tags(tags[i], w->searchers[i]);
+        w->run->queries[i]->conditions_asked += w->searchers[i]->conditions_asked;
+    }
+}
+
 void worker_free(Worker *w)
 {
     for (int i = 0; i < w->run->nqueries; i++) cql_searcher_free(w->searchers[i]);
@@ -128,7 +136,7 @@ bool ask_sidecar(Worker *w, GameJob *job, long number, const CqlGameText *t)
         QueryJob *q = &job->queries[i];
         q->examined = in_gamenumber_range(cql_query_gamenumber(rq->query), number);
         w->active[i] = searches_game(r, i, number);
-        q->indexed = w->active[i] && in->index ? indexed_search(rq->indexed, in, job->index, number, t,
+        q->indexed = w->active[i] && in->index ? indexed_search(rq->indexed, in, job->index, number, t, q->answer,
                                                                 w->searchers[i], w->game, &q->printed)
                                                : INDEXED_TEXT;
         w->active[i] &= q->indexed == INDEXED_TEXT;
@@ -142,10 +150,13 @@ bool ruled_out_for_all(Worker *w, GameJob *job, long number)
 {
     const CqlRun *r = w->run;
     const RunInput *in = &r->inputs[job->input];
-    for (int i = 0; i < r->nqueries; i++)
-        if (searches_game(r, i, number) &&
-            !indexed_ruled_out(r->queries[i]->indexed, in, job->index, number, w->searchers[i], w->game))
-            return false;
+    for (int i = 0; i < r->nqueries; i++) job->queries[i].answer = INDEXED_UNASKED;
+    for (int i = 0; i < r->nqueries; i++) {
+        if (!searches_game(r, i, number)) continue;
+        QueryJob *q = &job->queries[i];
+        q->answer = indexed_ask(r->queries[i]->indexed, in, job->index, number, w->searchers[i], w->game);
+        if (q->answer != INDEXED_EXCLUDED) return false;
+    }
     for (int i = 0; i < r->nqueries; i++) {
         QueryJob *q = &job->queries[i];
         q->examined = in_gamenumber_range(cql_query_gamenumber(r->queries[i]->query), number);
@@ -155,6 +166,18 @@ bool ruled_out_for_all(Worker *w, GameJob *job, long number)
     }
     job->asked = true;
     return true;
+}
+
+void forget_answers(GameJob *job, int input, long index)
+{
+    if (job->input == input && job->index == index) return;
+    for (int i = 0; i < job->nqueries; i++) {
+        QueryJob *q = &job->queries[i];
+        cql_text_clear(&q->printed);
+        q->indexed = INDEXED_TEXT;
+        q->answer = INDEXED_UNASKED;
+    }
+    job->asked = false;
 }
 
 void search_game(Worker *w, GameJob *job)
@@ -212,6 +235,7 @@ void job_clear(GameJob *job)
         cql_text_clear(&q->strings);
         q->examined = q->matched = q->stopped = false;
         q->indexed = INDEXED_TEXT;
+        q->answer = INDEXED_UNASKED;
     }
     release_large_buffers(job);
 }

@@ -39,6 +39,8 @@ typedef struct QueryJob {
     CqlText sort_key;    /* a matching game's, when the query sorts (CqlGameResult.sort_key) */
     bool examined;       /* inside the query's gamenumber range */
     IndexedOutcome indexed;  /* what its input's sidecar made of it for this query (lib/indexed.h) */
+    IndexedAnswer answer;    /* what the sidecar's condition said of it, asked before it was read
+                                (ruled_out_for_all): not asked again (ask_sidecar) */
     bool matched;
     bool stopped;        /* the query stopped at this game (CqlGameResult.stopped) */
 } QueryJob;
@@ -76,6 +78,11 @@ void deliver_messages(CqlText *kept, CqlMessages *m);
 /* A worker's searchers, one per query of the run, and its game. */
 void worker_init(Worker *w, const CqlRun *r);
 void worker_free(Worker *w);
+/* Once its games are done: what the worker's searchers saw of their
+ * watched tag filters added to tags (one searcher per query), and the
+ * records their conditions were asked about to the run's queries. On one
+ * thread at a time. */
+void worker_report(const Worker *w, CqlSearcher **tags);
 
 /* A job for the games of a run of nqueries queries. */
 void job_init(GameJob *job, int nqueries);
@@ -90,9 +97,16 @@ bool ask_sidecar(Worker *w, GameJob *job, long number, const CqlGameText *t);
 /* Asks the sidecar of the game's input, before the game is read, whether
  * the query's condition rules it out for every query that searches it;
  * nothing else (its search from codes is left to the worker that reads
- * it), and nothing is noted unless it does. When it does, job says so as
- * ask_sidecar would, and the watched tag filters have seen its tags. */
+ * it). When it does, job says so as ask_sidecar would, and the watched tag
+ * filters have seen its tags. Else the answers of the queries asked stay
+ * in job (QueryJob.answer), for the worker that reads the game: it does
+ * not ask again (ask_sidecar). */
 bool ruled_out_for_all(Worker *w, GameJob *job, long number);
+
+/* Drops what the sidecar said of a game before it was read, when the game
+ * read is not that one (its input ended early: the file was cut while it
+ * was read): the game read is asked about anew. */
+void forget_answers(GameJob *job, int input, long index);
 
 /* Reads the game, once, and searches it with every query that examines it,
  * still wants games and that the sidecar did not settle (none: the game is

@@ -294,11 +294,15 @@ ReadOutcome read_slot(Emitter *e, Ring *p, Slot *s, ReadNext *next, Worker *read
         while (read < SLOT_GAMES && s->ngames < SLOT_SKIPPED_GAMES && !run_stopped(e)) {
             GameJob *job = slot_game(s, s->ngames);
             bool skipped = reading && skip_game(e, reading, job, false);
+            int input = job->input;
+            long index = job->index;
             if (!skipped && !read_job(e, job)) {
+                job_clear(job);   /* no game: what was asked goes */
                 ended = true;
                 break;
             }
             if (!skipped) {
+                forget_answers(job, input, index);
                 s->bytes += job->text_bytes;
                 read++;
             }

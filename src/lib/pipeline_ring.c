@@ -204,7 +204,7 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&p->work_ready, &p->mu);
         }
     }
-    for (int i = 0; i < p->run->nqueries; i++) cql_searcher_merge_tags(p->tags[i], w.searchers[i]);
+    worker_report(&w, p->tags);
     pthread_mutex_unlock(&p->mu);
     worker_free(&w);
     return NULL;
@@ -248,12 +248,12 @@ static bool may_read_alone(const Ring *p)
     return p->next_numbered > p->last_chunk && !p->overrun;
 }
 
-/* Frees the reading thread's searchers (NULL: none), once what their
- * watched tag filters saw is added to the run's. */
+/* Frees the reading thread's searchers (NULL: none), once reported
+ * (worker_report). */
 static void reading_free(Worker *reading, Emitter *e)
 {
     if (!reading) return;
-    for (int i = 0; i < e->run->nqueries; i++) cql_searcher_merge_tags(e->tags[i], reading->searchers[i]);
+    worker_report(reading, e->tags);
     worker_free(reading);
     free(reading);
 }
