@@ -233,8 +233,6 @@ void emit_slot(Emitter *e, Slot *s)
     for (size_t i = 0; i < s->ngames; i++) emit(e, &s->games[i]);
     end_batch(e);
     e->run->batch = NULL;
-    if (!s->held)
-        for (size_t i = 0; i < s->ngames; i++) job_clear(&s->games[i]);
     /* the text after the last game: reported when the run read on */
     bool read_on = !run_stopped(e) && s->base + (long)s->ngames < last_game_wanted(e);
     if (read_on) deliver_messages(&s->trailing, e->run->messages);

@@ -173,8 +173,9 @@ long last_game_wanted(const Emitter *e);
  * go once the caller is told (cql_run_on_batch_end). */
 void end_batch(Emitter *e);
 
-/* Hands a game over; the caller clears its job (job_clear) once the batch
- * it is in has ended. */
+/* Hands a game over; its job is cleared (job_clear) only after the batch
+ * it is in has ended: on one thread at once, on worker threads when the
+ * slot's jobs are handed out again (slot_game). */
 void emit(Emitter *e, GameJob *job);
 
 /* Hands over the games kept for sorting by query i, best first, as one
@@ -208,6 +209,9 @@ typedef struct Slot {
     bool split;
     GameJob *games;
     size_t ngames, cap;
+    size_t dirty;           /* games[0..dirty) may hold what an earlier piece left: each is cleared
+                               (job_clear) when handed out again (slot_game), on the thread that fills
+                               it: for a chunk, the worker that splits it, not the reading thread */
     int input;              /* the input it is a piece of */
     CqlText leading;        /* messages before its games (a read error) */
     CqlText trailing;       /* messages about the text after its last game */
@@ -256,7 +260,8 @@ typedef struct Ring {
     CqlSearcher **tags;          /* Emitter.tags: each worker adds what it saw, at its end */
 } Ring;
 
-/* The slot's i-th game job, made when first needed. */
+/* The slot's i-th game job, made when first needed, cleared of what an
+ * earlier piece left. */
 GameJob *slot_game(Slot *s, size_t i);
 
 /* Runs the game loop on worker threads: as many as the run asks for, or as

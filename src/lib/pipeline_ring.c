@@ -27,6 +27,7 @@ static Slot *ring_slot(const Ring *p, long seq)
 
 GameJob *slot_game(Slot *s, size_t i)
 {
+    if (i < s->dirty) job_clear(&s->games[i]);
     if (i == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 64;
         s->games = xrealloc(s->games, s->cap * sizeof *s->games);
@@ -53,16 +54,17 @@ static void slot_free(Slot *s)
  * keep buffers for the most games a piece ever held). */
 enum { SLOT_KEEP_GAMES = 64 };
 
-/* Empties a handed-over or cancelled slot for the next piece. */
+/* Empties a handed-over or cancelled slot for the next piece; its game
+ * jobs are cleared as they are handed out again (slot_game). */
 static void slot_reset(Slot *s)
 {
-    if (s->cancelled)   /* a slot handed over was cleared then (emit_slot) */
-        for (size_t i = 0; i < s->ngames; i++) job_clear(&s->games[i]);
     size_t keep = s->ngames > SLOT_KEEP_GAMES / 2 ? 2 * s->ngames : SLOT_KEEP_GAMES;
     if (s->cap > keep) {
         for (size_t i = keep; i < s->cap; i++) job_free(&s->games[i]);
         s->cap = keep;
     }
+    if (s->dirty < s->ngames) s->dirty = s->ngames;
+    if (s->dirty > s->cap) s->dirty = s->cap;
     cql_text_clear(&s->leading);
     cql_text_clear(&s->trailing);
     s->ngames = 0;
@@ -339,12 +341,7 @@ long run_threads(Emitter *e, long threads)
             continue;
         }
         Slot *tail = ring_slot(&p, p.next_read);
-        if (tail->state == SLOT_HELD && tail->released) {
-            pthread_mutex_unlock(&p.mu);
-            for (size_t i = 0; i < tail->ngames; i++) job_clear(&tail->games[i]);
-            pthread_mutex_lock(&p.mu);
-            slot_reset(tail);
-        }
+        if (tail->state == SLOT_HELD && tail->released) slot_reset(tail);
         bool may_read = next == NEXT_CHUNK || may_read_alone(&p);
         if (input_left && may_read && tail->state == SLOT_EMPTY && p.next_read - p.next_emit < p.nslots &&
             (text_in_ring < RING_TEXT_BUDGET || p.next_read == p.next_emit)) {
