@@ -20,7 +20,10 @@
 /* Input a worker splits at once: about 70 games of 900 bytes. Smaller
  * chunks cost more waits, each a wake-up and a switch of thread in the
  * kernel: with 32 KB, two threads with nothing to write ran 1.77-1.79 times
- * as fast as one, with 64 KB 1.84, for 0.8-1.3 MB more peak memory. */
+ * as fast as one, with 64 KB 1.84, for 0.8-1.3 MB more peak memory.
+ * Larger ones halve the switches again, but not the reading thread's share
+ * of the CPU, and cost the run more (128 KB: 3% more CPU for `check` on
+ * two threads; docs/performance.md, "The main thread"). */
 enum { CHUNK_BYTES = 64 * 1024 };
 
 /* Games a slot holds when the reading thread reads them one by one; with
