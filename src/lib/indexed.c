@@ -6,12 +6,14 @@
  */
 #include "lib/indexed.h"
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "index/condition.h"
+#include "index/movecode.h"
 #include "index/sidecar.h"
 #include "lib/lib_int.h"
 #include "query/filters.h"
@@ -25,6 +27,8 @@ struct IndexedQuery {
     Condition *condition;    /* NULL: none */
     uint16_t pieces;         /* whose squares it asks a summary about (condition_pieces) */
     bool replay;             /* games may be searched from their move codes */
+    bool in_place;           /* and without a tree when they have no variations:
+                                the query reads only the current position */
     /* what the searches from codes cost and saved so far, all the workers'
      * (nanoseconds): see worth_codes */
     atomic_long tried;       /* searches from codes */
@@ -92,6 +96,7 @@ static IndexedQuery *indexed_query_new(const CqlQuery *q)
     bool comments = false;
     ast_walk(q->query->body, reads_comments, &comments);
     iq->replay = !comments && !cql_query_in_order(q) && !filter_tree_uses_files(q->query->body);
+    iq->in_place = filter_tree_reads_one_position(q->query->body);
     return iq;
 }
 
@@ -280,6 +285,48 @@ static bool watch_ruled_out(const Sidecar *sc, const SidecarGame *sg, long numbe
     return true;
 }
 
+/* Searches the game of record sg from its codes into s->found and *sb:
+ * *matched, whether it matches, and *read, when its tree was read (a
+ * search in place reads its moves as it goes: then when it ended). A game
+ * without variations, for a query that reads only the current position,
+ * has its positions made in place one after another (MovecodeWalk), no
+ * tree built; any other, its tree read (g->game). False when the record
+ * cannot be read. */
+static bool search_codes(const IndexedQuery *iq, const Sidecar *sc, const SidecarGame *sg, long number, CqlSearcher *s,
+                         CqlGame *g, StrBuf *sb, bool *matched, long *read, bool *in_place)
+{
+    const Search *search = &s->query->search;
+    const unsigned char *codes;
+    size_t ncodes;
+    MovecodeWalk walk;
+    if (iq->in_place && sidecar_game_codes(sc, sg, number, &g->game, &g->arena, &codes, &ncodes) &&
+        ncodes < INT_MAX && movecode_walk_start(&walk, codes, ncodes, &g->game.root->pos, search->eval.run.variations)) {
+        *in_place = true;
+        g->game.node_count = (int)ncodes + 1;
+        arena_reset(&s->arena);
+        *matched = false;
+        if (search_positions_begin(search, s->eval, &g->game, &s->arena, &s->found, sb)) {
+            const GameNode *n;
+            while ((n = movecode_walk_next(&walk)) && search_positions_at(search, s->eval, n, &s->found))
+                ;
+            *matched = search_positions_end(search, s->eval, &s->found);
+        }
+        *read = nanoseconds();
+        /* the game has no tree to write or search again: only its tags */
+        g->game.root = NULL;
+        g->game.node_count = 0;
+        return !walk.bad;
+    }
+    *in_place = false;
+    arena_reset(&g->arena);
+    if (!sidecar_game_read(sc, sg, number, SIDECAR_TREE, &g->game, &g->arena)) return false;
+    *read = nanoseconds();
+    g->usable = true;
+    arena_reset(&s->arena);
+    *matched = search_matches(search, s->eval, &g->game, false, &s->arena, &s->found, sb);
+    return true;
+}
+
 bool indexed_may_rule_out(const IndexedQuery *iq, const CqlQuery *q)
 {
     return iq && (iq->condition || q->search.tags_test);
@@ -335,14 +382,16 @@ IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, 
     if (ruled_out) return watch_ruled_out(sc, &sg, number, s, g) ? INDEXED_RULED_OUT : INDEXED_TEXT;
     arena_reset(&g->arena);
     if (!codes) return INDEXED_TEXT;
-    long start = nanoseconds();
-    if (!sidecar_game_read(sc, &sg, number, SIDECAR_TREE, &g->game, &g->arena)) return INDEXED_TEXT;
-    long read = nanoseconds();
-    g->usable = true;
-    arena_reset(&s->arena);
+    long start = nanoseconds(), read;
     size_t printed_before = printed->len;
     StrBuf sb = lib_text_in(printed);
-    bool matched = search_matches(search, s->eval, &g->game, false, &s->arena, &s->found, &sb);
+    bool matched, in_place;
+    if (!search_codes(iq, sc, &sg, number, s, g, &sb, &matched, &read, &in_place)) {
+        lib_text_out(printed, &sb);
+        printed->len = printed_before;
+        if (printed->data) printed->data[printed_before] = '\0';
+        return INDEXED_TEXT;
+    }
     lib_text_out(printed, &sb);
     atomic_fetch_add_explicit(&iq->tried, 1, memory_order_relaxed);
     if (matched) atomic_fetch_add_explicit(&iq->spent, nanoseconds() - start, memory_order_relaxed);
@@ -354,7 +403,7 @@ IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, 
         return INDEXED_TEXT;
     }
     search_watch_tags(search, &g->game, &s->tags);
-    return INDEXED_FROM_CODES;
+    return in_place ? INDEXED_IN_PLACE : INDEXED_FROM_CODES;
 }
 
 /* }==== */
