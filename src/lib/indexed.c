@@ -254,19 +254,29 @@ static void fresh_scratch(CqlGame *g)
     g->usable = false;
 }
 
+/* A game's head read from its record into a scratch tree (tags, result,
+ * start: SIDECAR_START), and where its move codes are. */
+typedef struct GameCodes {
+    bool read;
+    const unsigned char *codes;
+    size_t ncodes;
+} GameCodes;
+
 /* Readies g, the scratch tree of a search, for game `number` of sidecar
- * record sg, and asks whether the query's condition, or the gate's question
+ * record sg (*head: whether that read its head), and asks whether the query's condition, or the gate's question
  * about the tags (asked of the sidecar's tags: a game where it fails cannot
  * match, and asking changes nothing), rules it out. False when the record
  * cannot be read. */
 static bool rule_out(IndexedQuery *iq, const Sidecar *sc, const SidecarGame *sg, long number, CqlSearcher *s,
-                     CqlGame *g, bool *ruled_out)
+                     CqlGame *g, GameCodes *head, bool *ruled_out)
 {
     const Search *search = &s->query->search;
     fresh_scratch(g);
+    head->read = false;
     *ruled_out = !condition_admits(iq->condition, &sg->summary);
     if (!*ruled_out && search->tags_test) {
-        if (!sidecar_game_read(sc, sg, number, SIDECAR_START, &g->game, &g->arena)) return false;
+        head->read = sidecar_game_codes(sc, sg, number, &g->game, &g->arena, &head->codes, &head->ncodes);
+        if (!head->read) return false;
         bool sure;
         *ruled_out = !eval_at_start(s->eval, &g->game, search->tags_test, &sure);
     }
@@ -285,7 +295,8 @@ static bool watch_ruled_out(const Sidecar *sc, const SidecarGame *sg, long numbe
     return true;
 }
 
-/* Searches the game of record sg from its codes into s->found and *sb:
+/* Searches the game of record sg from its codes (its head in g, when
+ * head->read) into s->found and *sb:
  * *matched, whether it matches, and *read, when its tree was read (a
  * search in place reads its moves as it goes: then when it ended). A game
  * without variations, for a query that reads only the current position,
@@ -293,16 +304,18 @@ static bool watch_ruled_out(const Sidecar *sc, const SidecarGame *sg, long numbe
  * tree built; any other, its tree read (g->game). False when the record
  * cannot be read. */
 static bool search_codes(const IndexedQuery *iq, const Sidecar *sc, const SidecarGame *sg, long number, CqlSearcher *s,
-                         CqlGame *g, StrBuf *sb, bool *matched, long *read, bool *in_place)
+                         CqlGame *g, GameCodes *head, StrBuf *sb, bool *matched, long *read, bool *in_place)
 {
     const Search *search = &s->query->search;
-    const unsigned char *codes;
-    size_t ncodes;
     MovecodeWalk walk;
-    if (iq->in_place && sidecar_game_codes(sc, sg, number, &g->game, &g->arena, &codes, &ncodes) &&
-        ncodes < INT_MAX && movecode_walk_start(&walk, codes, ncodes, &g->game.root->pos, search->eval.run.variations)) {
+    if (iq->in_place && !head->read) {
+        arena_reset(&g->arena);
+        head->read = sidecar_game_codes(sc, sg, number, &g->game, &g->arena, &head->codes, &head->ncodes);
+    }
+    if (iq->in_place && head->read && head->ncodes < INT_MAX &&
+        movecode_walk_start(&walk, head->codes, head->ncodes, &g->game.root->pos, search->eval.run.variations)) {
         *in_place = true;
-        g->game.node_count = (int)ncodes + 1;
+        g->game.node_count = (int)head->ncodes + 1;
         arena_reset(&s->arena);
         *matched = false;
         if (search_positions_begin(search, s->eval, &g->game, &s->arena, &s->found, sb)) {
@@ -337,8 +350,10 @@ bool indexed_ruled_out(IndexedQuery *iq, const RunInput *in, long index, long nu
     if (!iq->condition && !s->query->search.tags_test) return false;
     const Sidecar *sc = &in->index->sidecar;
     SidecarGame sg;
+    GameCodes head;
     bool ruled_out;
-    return sidecar_game(sc, index, &sg) && sg.clean && rule_out(iq, sc, &sg, number, s, g, &ruled_out) && ruled_out;
+    return sidecar_game(sc, index, &sg) && sg.clean && rule_out(iq, sc, &sg, number, s, g, &head, &ruled_out) &&
+           ruled_out;
 }
 
 bool indexed_watch_ruled_out(const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g)
@@ -377,16 +392,19 @@ IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, 
     if (!sidecar_game_some(sc, index, iq->pieces, &sg) || !sg.clean ||
         (t && (sg.first_line != t->raw.first_line || sg.text_size != t->raw.text.len)))
         return INDEXED_TEXT;
+    GameCodes head;
     bool ruled_out;
-    if (!rule_out(iq, sc, &sg, number, s, g, &ruled_out)) return INDEXED_TEXT;
+    if (!rule_out(iq, sc, &sg, number, s, g, &head, &ruled_out)) return INDEXED_TEXT;
     if (ruled_out) return watch_ruled_out(sc, &sg, number, s, g) ? INDEXED_RULED_OUT : INDEXED_TEXT;
-    arena_reset(&g->arena);
-    if (!codes) return INDEXED_TEXT;
+    if (!codes) {
+        arena_reset(&g->arena);
+        return INDEXED_TEXT;
+    }
     long start = nanoseconds(), read;
     size_t printed_before = printed->len;
     StrBuf sb = lib_text_in(printed);
     bool matched, in_place;
-    if (!search_codes(iq, sc, &sg, number, s, g, &sb, &matched, &read, &in_place)) {
+    if (!search_codes(iq, sc, &sg, number, s, g, &head, &sb, &matched, &read, &in_place)) {
         lib_text_out(printed, &sb);
         printed->len = printed_before;
         if (printed->data) printed->data[printed_before] = '\0';
