@@ -14,7 +14,9 @@
  * as "variation begins", its moves (and their own variations), "variation
  * ends", then the line goes on. Reading it back, "begins" goes back to the
  * position before the last move and "ends" returns to where the line was,
- * so the tree comes back node for node, children in the same order.
+ * so the tree comes back node for node, children in the same order. A
+ * search that needs no tree walks the main line instead, its positions
+ * made one after another in one node (MovecodeWalk).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
