@@ -1886,7 +1886,8 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
     } else {
         bool variations = ev->settings.run.variations, annotate = !ev->settings.run.silent;
         bool once = ev->body_is_per_game, evaluated = false, matched_once = false;
-        for (const GameNode *n = g->root; n && search_position(ev, body, n, out, once, &evaluated, &matched_once, annotate);
+        for (const GameNode *n = g->root;
+             n && search_position(ev, body, n, out, once, &evaluated, &matched_once, annotate);
              n = game_walk_next(NULL, n, variations))
             ;
     }

@@ -232,14 +232,16 @@ static void test_every_current_row_has_a_probe(void **state)
         if (filter_info((NodeKind)k)->scope != SCOPE_CURRENT) continue;
         int i = 0;
         while (i < NPROBES && probes[i].kind != (NodeKind)k) i++;
-        if (i == NPROBES) fail_msg("filter '%s' is of the CURRENT scope but has no probe here", filter_info((NodeKind)k)->name);
+        if (i == NPROBES)
+            fail_msg("filter '%s' is of the CURRENT scope but has no probe here", filter_info((NodeKind)k)->name);
     }
     for (int i = 0; i < NPROBES; i++) {
         Query *q = compile_run(probes[i].text);
         if (!q) fail_msg("probe '%s' does not compile", probes[i].text);
         if (!find_kind(q->body, probes[i].kind))
             fail_msg("probe '%s' has no filter '%s'", probes[i].text, filter_info(probes[i].kind)->name);
-        if (!filter_tree_reads_one_position(q->body)) fail_msg("probe '%s' reads more than one position", probes[i].text);
+        if (!filter_tree_reads_one_position(q->body))
+            fail_msg("probe '%s' reads more than one position", probes[i].text);
         query_free(q);
     }
 }
