@@ -308,6 +308,7 @@ test-conformance: test-tools
 test-index: test-tools
 	$(Q)sh tests/run-index.sh $(BUILD)
 	$(Q)sh tests/run-index-skip.sh $(BUILD)
+	$(Q)sh tests/run-index-treeless.sh $(BUILD)
 
 # The library as a program uses it: installed into a scratch directory
 # (DESTDIR), the example of docs/library.md (examples/search.c) built with

@@ -615,6 +615,8 @@ typedef struct CqlRunTotals {
                                  messages instead (a value-only filter ...) or not stopped */
     long ruled_out;           /* games a sidecar index ruled out: not replayed (CqlIndex) */
     long from_codes;          /* games searched from a sidecar's move codes, not their text */
+    long in_place;            /* of those, searched with their positions made one after another
+                                 in place, no game tree built (docs/index.md) */
 } CqlRunTotals;
 
 typedef enum CqlRunStatus {

@@ -22,15 +22,18 @@ for body in 'check' 'mate' 'Ka1' 'Q attacks k' 'true' 'pin' 'stalemate' \
     fi
 done
 # The sidecar index (docs/index.md): its build, and searches through it that
-# rule games out (Ka1, move promote N), search them from their codes (true)
-# or go their text's way (check); without these, gcc compiled that code as
-# never run (cql -index: 10% more instructions on these games).
+# rule games out (Ka1, move promote N), search them from their codes with
+# their positions made in place (ply > 1000, which no position matches),
+# build their trees from the codes (parent:check) or go their text's way
+# (true and check, which nearly every game matches); without these, gcc
+# compiled that code as never run (cql -index: 10% more instructions on
+# these games).
 SIDECAR="$SIDECAR_DIR/games.cqlx"
 "$CQL" -index -indexfile "$SIDECAR" "$GAMES" >/dev/null 2>&1 || {
     echo "pgo-train: $CQL -index failed on $GAMES" >&2
     exit 1
 }
-for body in 'Ka1' 'move promote N' 'true' 'check'; do
+for body in 'Ka1' 'move promote N' 'ply > 1000' 'parent:check' 'true' 'check'; do
     printf 'cql()\n%s\n' "$body" >"$QUERY"
     status=0
     "$CQL" -threads 1 -indexfile "$SIDECAR" -i "$GAMES" -o - "$QUERY" >/dev/null 2>&1 || status=$?

@@ -1798,8 +1798,11 @@ static void keep_persistent_strings(Evaluator *ev)
     free(replaced);
 }
 
-void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, GameSearch *out,
-               StrBuf *messages)
+/* Readies ev and *out for the search of game g; returns the body to
+ * evaluate: `body` (NULL: the query's), a compound of one member that
+ * member (a compound's value is its last member's). */
+static const Node *begin_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, GameSearch *out,
+                              StrBuf *messages)
 {
     memset(out, 0, sizeof *out);
     ev->game = g;
@@ -1823,47 +1826,92 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
     out->notes = ARENA_ARRAY(arena, const char *, g->node_count);
     if (ev->q->nsort_keys) out->sort_values = ARENA_ARRAY(arena, SortValue, ev->q->nsort_keys);
     out->matched = ARENA_ARRAY(arena, bool, g->node_count);
-    bool annotate = !ev->settings.run.silent;
-    /* a body of one filter is that filter (a compound's value is its last member's) */
     if (!body) body = ev->q->body;
     if (body->kind == ND_COMPOUND && body->nkids == 1) body = body->kids[0];
-    /* a body that reads only tags is evaluated once, at the first position:
-     * `result 1-0` costs a lookup per game, not per position */
-    bool once = ev->body_is_per_game, evaluated = false, matched_once = false;
-    if (is_direct_body(body)) {
-        search_direct_body(ev, body, out, annotate);
+    return body;
+}
+
+/* Evaluates body at position n of the game begin_game readied, the notes
+ * of a match added when `annotate`; false when the search is to stop there
+ * (a runtime error, or the run stopped). A body that reads only tags
+ * (*once) is evaluated at the first position alone: `result 1-0` costs a
+ * lookup per game, not per position (*evaluated, *matched_once). */
+#if defined(__GNUC__)
+__attribute__((always_inline))   /* in both loops: a call per position costs 5% of a replay */
+#endif
+static inline bool search_position(Evaluator *ev, const Node *body, const GameNode *n, GameSearch *out, bool once,
+                                   bool *evaluated, bool *matched_once, bool annotate)
+{
+    ev->cur = ev->origin = n;
+    ev->npending = 0;
+    ev->loop_steps = 0;
+    Value v;
+    bool matched;
+    if (!once) {
+        matched = eval_node(ev, body, &v);
     } else {
-        for (const GameNode *n = g->root; n && !ev->stopped_at; n = game_walk_next(NULL, n, ev->settings.run.variations)) {
-            ev->cur = ev->origin = n;
-            ev->npending = 0;
-            ev->loop_steps = 0;
-            Value v;
-            bool matched;
-            if (!once) {
-                matched = eval_node(ev, body, &v);
-            } else {
-                if (!evaluated) matched_once = eval_node(ev, body, &v);
-                evaluated = true;
-                matched = matched_once;
-            }
-            if (annotate && (matched || ev->settings.run.alwayscomment))
-                for (int i = 0; i < ev->npending; i++)
-                    add_note(ev, ev->pending[i].node_id, ev->pending[i].text);
-            if (matched) count_match(ev, out, n, annotate);
-            if (ev->runtime_error) {
-                out->runtime_error = arena_strdup(arena, ev->runtime_error);
-                out->error_at = ev->error_at;
-                free(ev->runtime_error);
-                ev->runtime_error = NULL;
-                break;
-            }
-        }
+        if (!*evaluated) *matched_once = eval_node(ev, body, &v);
+        *evaluated = true;
+        matched = *matched_once;
     }
+    if (annotate && (matched || ev->settings.run.alwayscomment))
+        for (int i = 0; i < ev->npending; i++)
+            add_note(ev, ev->pending[i].node_id, ev->pending[i].text);
+    if (matched) count_match(ev, out, n, annotate);
+    if (ev->runtime_error) {
+        out->runtime_error = arena_strdup(ev->arena, ev->runtime_error);
+        out->error_at = ev->error_at;
+        free(ev->runtime_error);
+        ev->runtime_error = NULL;
+        return false;
+    }
+    return !ev->stopped_at;
+}
+
+static void end_game(Evaluator *ev, GameSearch *out)
+{
     join_notes(ev);
     ev->cur = ev->origin = NULL;
     out->stopped_at = ev->stopped_at;
     out->stop_reason = ev->stop_reason;
     keep_persistent_strings(ev);
+}
+
+void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, GameSearch *out,
+               StrBuf *messages)
+{
+    body = begin_game(ev, g, body, arena, out, messages);
+    if (is_direct_body(body)) {
+        search_direct_body(ev, body, out, !ev->settings.run.silent);
+    } else {
+        bool variations = ev->settings.run.variations, annotate = !ev->settings.run.silent;
+        bool once = ev->body_is_per_game, evaluated = false, matched_once = false;
+        for (const GameNode *n = g->root;
+             n && search_position(ev, body, n, out, once, &evaluated, &matched_once, annotate);
+             n = game_walk_next(NULL, n, variations))
+            ;
+    }
+    end_game(ev, out);
+}
+
+void eval_positions_begin(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrBuf *messages)
+{
+    ev->positions_body = begin_game(ev, g, NULL, arena, out, messages);
+    ev->positions_once = ev->body_is_per_game;
+    ev->positions_evaluated = ev->positions_matched = false;
+}
+
+bool eval_positions_at(Evaluator *ev, const GameNode *n)
+{
+    /* the nodes given may be one changed in place: notes at them would be
+     * lost, and are not made */
+    return search_position(ev, ev->positions_body, n, ev->search, ev->positions_once, &ev->positions_evaluated,
+                           &ev->positions_matched, false);
+}
+
+void eval_positions_end(Evaluator *ev)
+{
+    end_game(ev, ev->search);
 }
 
 bool eval_at_start(Evaluator *ev, const Game *g, const Node *n, bool *sure)

@@ -99,6 +99,19 @@ void eval_free(Evaluator *ev);
  * *messages. */
 void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, GameSearch *out,
                StrBuf *messages);
+
+/* A search of game g with the query's body whose positions the caller
+ * gives one by one, in the order of eval_game's walk: eval_positions_begin,
+ * eval_positions_at for each (false: the search stops there, at an error
+ * or a stop of the run), eval_positions_end. The positions may be one node
+ * changed in place from one to the next: for a query that reads nothing of
+ * the tree but the current position (filter_tree_reads_one_position). g
+ * gives the tags, the result, the number, and in node_count more than the
+ * largest position id. *out says which positions matched, but holds no
+ * notes. */
+void eval_positions_begin(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrBuf *messages);
+bool eval_positions_at(Evaluator *ev, const GameNode *n);
+void eval_positions_end(Evaluator *ev);
 /* Whether n matches at g's start, evaluated as the first filter of the body
  * at the first position would be: for a filter of the tags and the game
  * number alone (search.h, Search.tags_test), asked before g's moves are

@@ -125,6 +125,11 @@ struct Evaluator {
     struct NoteList **note_lists;
     struct NoteSeen *note_seen;
     uint32_t note_seen_cap, note_seen_count;
+    /* eval.c: a search whose positions its caller gives one by one
+     * (eval_positions_begin): the body, and whether it is evaluated once
+     * per game, was evaluated, and matched */
+    const Node *positions_body;
+    bool positions_once, positions_evaluated, positions_matched;
     /* what the budgets count (EvalSettings): runs of the bodies of loop
      * and while for the position being searched, text made for this game */
     int64_t loop_steps;

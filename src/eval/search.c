@@ -25,16 +25,48 @@ bool search_examines(const Search *s, const Game *g)
     return !s->gamenumber.set || (g->number >= s->gamenumber.min && g->number <= s->gamenumber.max);
 }
 
-bool search_matches(const Search *s, Evaluator *ev, const Game *g, bool tags_test_held, Arena *a,
-                    GameSearch *found, StrBuf *printed)
+/* Whether a game may match before its positions are searched: its number
+ * is in range, its result the one asked for, its moves read. */
+static bool may_match(const Search *s, const Game *g, GameSearch *found)
 {
     memset(found, 0, sizeof *found);
-    if (!search_examines(s, g)) return false;
-    if (!result_matches(s, g) || g->moves_skipped) return false;
-    eval_game(ev, g, tags_test_held ? s->body_past_tags_test : NULL, a, found, printed);
+    return search_examines(s, g) && result_matches(s, g) && !g->moves_skipped;
+}
+
+/* Whether the game whose positions were searched into *found matches. */
+static bool matched_enough(const Search *s, const GameSearch *found)
+{
     if (found->runtime_error || found->stopped_at) return false;
     return found->matched_positions >= s->matchcount_min &&
            found->matched_positions <= s->matchcount_max;
+}
+
+bool search_matches(const Search *s, Evaluator *ev, const Game *g, bool tags_test_held, Arena *a,
+                    GameSearch *found, StrBuf *printed)
+{
+    if (!may_match(s, g, found)) return false;
+    eval_game(ev, g, tags_test_held ? s->body_past_tags_test : NULL, a, found, printed);
+    return matched_enough(s, found);
+}
+
+bool search_positions_begin(const Search *s, Evaluator *ev, const Game *g, Arena *a, GameSearch *found,
+                            StrBuf *printed)
+{
+    if (!may_match(s, g, found)) return false;
+    eval_positions_begin(ev, g, a, found, printed);
+    return true;
+}
+
+bool search_positions_at(const Search *s, Evaluator *ev, const GameNode *n, const GameSearch *found)
+{
+    return eval_positions_at(ev, n) &&
+           (s->matchcount_max != INT64_MAX || found->matched_positions < s->matchcount_min);
+}
+
+bool search_positions_end(const Search *s, Evaluator *ev, const GameSearch *found)
+{
+    eval_positions_end(ev);
+    return matched_enough(s, found);
 }
 
 /* Appends v to key so that keys compare as the values do (search.h):

@@ -86,6 +86,19 @@ void search_init(Search *s, const Settings *given, const Query *q);
 bool search_matches(const Search *s, Evaluator *ev, const Game *g, bool tags_test_held, Arena *a,
                     GameSearch *found, StrBuf *printed);
 
+/* search_matches over positions the caller gives one by one
+ * (eval_positions_begin: for a query that reads only the current
+ * position): search_positions_begin, false when the game cannot match
+ * (then no position is asked for); search_positions_at for each position,
+ * false when the search is to stop there (an error, or the game is sure to
+ * match: matchcount with no upper bound, reached); search_positions_end,
+ * whether it matches. A game that matches has no notes in *found: it is to
+ * be searched again for them. */
+bool search_positions_begin(const Search *s, Evaluator *ev, const Game *g, Arena *a, GameSearch *found,
+                            StrBuf *printed);
+bool search_positions_at(const Search *s, Evaluator *ev, const GameNode *n, const GameSearch *found);
+bool search_positions_end(const Search *s, Evaluator *ev, const GameSearch *found);
+
 /* The key a matching game is sorted by (when s->sorting), in *key: games
  * are written in the order of their keys compared bytewise (memcmp), ties
  * in input order. The key holds the game's value for each sort key of the

@@ -6,6 +6,7 @@
 #include "index/movecode.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "chess/movegen.h"
 #include "index/bytes.h"
@@ -166,10 +167,26 @@ static bool code_move_fits(const Position *pos, Move m)
 /* code_move_fits for a plain move (MOVECODE_NORMAL, most of them): the
  * mover is the side to move's, lands on no piece of its own and takes no
  * king, and is no pawn reaching its last rank (that is a promotion). */
-static bool normal_code_fits(const Position *pos, Square from, Square to)
+static inline bool normal_code_fits(const Position *pos, Square from, Square to)
 {
     return mover_lands(pos, from, to) &&
            (type_of(pos_piece_on(pos, from)) != PAWN || rank_of(to) != (pos->side == WHITE ? 7 : 0));
+}
+
+/* The move of code c, a move (no variation mark), made from pos; false
+ * when it cannot be made there (code_move_fits). Inline: both callers
+ * call it at every move. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline bool code_to_move(uint16_t c, const Position *pos, Move *m)
+{
+    if (c >> 12 == MOVECODE_NORMAL) {   /* the usual move, without movecode_move's switch */
+        Square from = c & 63, to = (c >> 6) & 63;
+        *m = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL);
+        return normal_code_fits(pos, from, to);
+    }
+    return movecode_move(c, m) && code_move_fits(pos, *m);
 }
 
 /* An open variation: where the line it branches from goes on, and its
@@ -215,15 +232,8 @@ bool movecode_read_tree(const unsigned char *codes, size_t ncodes, Game *g, Aren
             continue;
         }
         Move m;
-        if (kind == MOVECODE_NORMAL) {   /* the usual move, without movecode_move's switch */
-            Square from = c & 63, to = (c >> 6) & 63;
-            m = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL);
-            ok = normal_code_fits(&cur->pos, from, to);
-        } else {
-            ok = movecode_move(c, &m) && code_move_fits(&cur->pos, m);
-        }
         /* a second child only in a variation */
-        ok = ok && (!cur->child || stack.count > 0);
+        ok = code_to_move(c, &cur->pos, &m) && (!cur->child || stack.count > 0);
         if (!ok) break;
         GameNode *n = game_add_move(g, a, cur, m);
         if (cur->child != n) stack.items[stack.count - 1].head = n;   /* a variation's first move */
@@ -234,6 +244,93 @@ bool movecode_read_tree(const unsigned char *codes, size_t ncodes, Game *g, Aren
     g->variation_tail = NULL;
     if (ok) game_number_nodes(g);
     return ok;
+}
+
+/* }==== */
+/* {==== a main line made in place ============================================== */
+
+/* The code at index i of codes. */
+static inline uint16_t code_at(const unsigned char *codes, size_t i)
+{
+    return (uint16_t)(codes[2 * i] | codes[2 * i + 1] << 8);
+}
+
+/* Passes over the variation that begins at the next code, and those
+ * within it; false when it does not end, or holds no move. */
+static bool skip_variation(MovecodeWalk *w)
+{
+    size_t first = ++w->next;
+    for (unsigned depth = 1; depth > 0; w->next++) {
+        if (w->next == w->ncodes) return false;
+        unsigned kind = code_at(w->codes, w->next) >> 12;
+        depth += kind == MOVECODE_BEGIN;
+        depth -= kind == MOVECODE_END;
+    }
+    return w->next - first >= 2;   /* a move and its end at least */
+}
+
+/* Readies w->after for the move of the next code, if any, from the
+ * current position, past the variations of the move that led there: false
+ * when that code cannot be played there. */
+static bool ready_next_move(MovecodeWalk *w)
+{
+    GameNode *here = &w->here;
+    uint16_t c;
+    for (;;) {
+        if (w->next == w->ncodes) {
+            here->child = NULL;
+            return true;
+        }
+        c = code_at(w->codes, w->next);
+        if (c >> 12 != MOVECODE_BEGIN) break;
+        if (here->ply == 0 || !skip_variation(w)) return false;
+    }
+    Move m;
+    if (!code_to_move(c, &here->pos, &m)) return false;
+    w->after.move = m;
+    here->child = &w->after;
+    return true;
+}
+
+bool movecode_walk_start(MovecodeWalk *w, const unsigned char *codes, size_t ncodes, const Position *start,
+                         bool variations)
+{
+    if (variations) {
+        /* a variation mark: a kind of BEGIN or END, in the high byte's
+         * high half (a loop without a branch) */
+        unsigned marks = 0;
+        for (size_t i = 0; i < ncodes; i++) marks |= (unsigned)(codes[2 * i + 1] >> 4) - MOVECODE_BEGIN <= 1u;
+        if (marks) return false;
+    }
+    memset(w, 0, sizeof *w);
+    w->codes = codes;
+    w->ncodes = ncodes;
+    w->here.pos = *start;
+    w->here.move = MOVE_NONE;
+    w->after.parent = &w->here;
+    return true;
+}
+
+const GameNode *movecode_walk_next(MovecodeWalk *w)
+{
+    GameNode *here = &w->here;
+    if (w->started) {
+        if (w->next == w->ncodes) return NULL;
+        /* the move ready_next_move checked, made in place */
+        pos_make_move(&here->pos, w->after.move);
+        here->move = w->after.move;
+        here->parent = &w->before;
+        here->check_state = 0;
+        here->id++;
+        here->ply++;
+        w->next++;
+    }
+    w->started = true;
+    if (!ready_next_move(w)) {
+        w->bad = true;
+        return NULL;
+    }
+    return here;
 }
 
 /* }==== */

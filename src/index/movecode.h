@@ -14,7 +14,9 @@
  * as "variation begins", its moves (and their own variations), "variation
  * ends", then the line goes on. Reading it back, "begins" goes back to the
  * position before the last move and "ends" returns to where the line was,
- * so the tree comes back node for node, children in the same order.
+ * so the tree comes back node for node, children in the same order. A
+ * search that needs no tree walks the main line instead, its positions
+ * made one after another in one node (MovecodeWalk).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -79,5 +81,35 @@ size_t movecode_write_tree(const Game *g, StrBuf *out);
  * castling or en passant, unbalanced variation marks (the game is then
  * to be read from its text). */
 bool movecode_read_tree(const unsigned char *codes, size_t ncodes, Game *g, Arena *a);
+
+/* A game's main line made position after position in one node, no tree
+ * built: each movecode_walk_next makes the next move in place in `here`.
+ * `here` is the current position as a tree's node would be, with its
+ * move, ply and id (on the main line the id is the ply: a tree numbers its
+ * main line first); its links are stand-ins that say only whether a
+ * position comes before it (parent) and whether, by which move, the game
+ * goes on (child, whose move alone is set): what a query that reads only
+ * the current position asks (filter_tree_reads_one_position). The
+ * variations are passed over, their moves not made (the sidecar's checksum
+ * vouches for them). */
+typedef struct MovecodeWalk {
+    const unsigned char *codes;
+    size_t ncodes, next;       /* the codes, and the index of the next to make */
+    bool started;              /* `here` was given once */
+    bool bad;                  /* a code was no move of its position, or the
+                                  variation marks were unbalanced: the walk
+                                  stopped, the game is to be read otherwise */
+    GameNode here;
+    GameNode before, after;    /* the stand-ins */
+} MovecodeWalk;
+
+/* Readies w for the ncodes codes played from start; with `variations`
+ * (the search goes into them), false when they hold variations: the tree
+ * is then to be built. */
+bool movecode_walk_start(MovecodeWalk *w, const unsigned char *codes, size_t ncodes, const Position *start,
+                         bool variations);
+/* The next position of the walk: the start first, NULL past the last, or
+ * at a code that is no move (w->bad). */
+const GameNode *movecode_walk_next(MovecodeWalk *w);
 
 #endif

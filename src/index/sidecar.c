@@ -706,7 +706,10 @@ static const char *string_at(const Sidecar *s, ByteCursor *c)
     return s->strings[id];
 }
 
-bool sidecar_game_read(const Sidecar *s, const SidecarGame *sg, long number, SidecarRead what, Game *g, Arena *a)
+/* sidecar_game_read's, the cursor c left where the game's codes begin when
+ * `what` is SIDECAR_TREE. */
+static bool read_game_head(const Sidecar *s, const SidecarGame *sg, long number, SidecarRead what, Game *g, Arena *a,
+                           ByteCursor *at)
 {
     if (!sg->clean) return false;
     ByteCursor c = sg->rest;
@@ -733,11 +736,34 @@ bool sidecar_game_read(const Sidecar *s, const SidecarGame *sg, long number, Sid
     if (kind == 0) pos_start(&start);
     else if (kind != 1 || !read_position(&c, &start)) return false;
     game_new_root(g, a, &start);
-    if (what == SIDECAR_START) return true;
-    uint64_t ncodes = bytes_get_varint(&c);
-    const unsigned char *codes = ncodes <= cursor_left(&c) / 2 ? bytes_get(&c, (size_t)ncodes * 2) : NULL;
-    return !c.bad && cursor_left(&c) == 0 && (codes || ncodes == 0) &&
-           movecode_read_tree(codes, (size_t)ncodes, g, a);
+    *at = c;
+    return true;
+}
+
+/* The codes at c, the record's last bytes. */
+static bool read_codes(ByteCursor c, const unsigned char **codes, size_t *ncodes)
+{
+    uint64_t n = bytes_get_varint(&c);
+    *codes = n <= cursor_left(&c) / 2 ? bytes_get(&c, (size_t)n * 2) : NULL;
+    *ncodes = (size_t)n;
+    return !c.bad && cursor_left(&c) == 0 && (*codes || n == 0);
+}
+
+bool sidecar_game_read(const Sidecar *s, const SidecarGame *sg, long number, SidecarRead what, Game *g, Arena *a)
+{
+    ByteCursor c;
+    const unsigned char *codes;
+    size_t ncodes;
+    if (!read_game_head(s, sg, number, what, g, a, &c)) return false;
+    return what != SIDECAR_TREE ||
+           (read_codes(c, &codes, &ncodes) && movecode_read_tree(codes, ncodes, g, a));
+}
+
+bool sidecar_game_codes(const Sidecar *s, const SidecarGame *sg, long number, Game *g, Arena *a,
+                        const unsigned char **codes, size_t *ncodes)
+{
+    ByteCursor c;
+    return read_game_head(s, sg, number, SIDECAR_TREE, g, a, &c) && read_codes(c, codes, ncodes);
 }
 
 /* }==== */

@@ -118,4 +118,10 @@ typedef enum SidecarRead {
  * far as `what`. False when the record is damaged. */
 bool sidecar_game_read(const Sidecar *s, const SidecarGame *sg, long number, SidecarRead what, Game *g, Arena *a);
 
+/* sidecar_game_read as far as SIDECAR_START, and where the game's move
+ * codes are (movecode.h): *codes, *ncodes. False when the record is
+ * damaged. */
+bool sidecar_game_codes(const Sidecar *s, const SidecarGame *sg, long number, Game *g, Arena *a,
+                        const unsigned char **codes, size_t *ncodes);
+
 #endif

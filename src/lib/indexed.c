@@ -6,12 +6,14 @@
  */
 #include "lib/indexed.h"
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "index/condition.h"
+#include "index/movecode.h"
 #include "index/sidecar.h"
 #include "lib/lib_int.h"
 #include "query/filters.h"
@@ -25,6 +27,8 @@ struct IndexedQuery {
     Condition *condition;    /* NULL: none */
     uint16_t pieces;         /* whose squares it asks a summary about (condition_pieces) */
     bool replay;             /* games may be searched from their move codes */
+    bool in_place;           /* and without a tree when they have no variations:
+                                the query reads only the current position */
     /* what the searches from codes cost and saved so far, all the workers'
      * (nanoseconds): see worth_codes */
     atomic_long tried;       /* searches from codes */
@@ -92,6 +96,7 @@ static IndexedQuery *indexed_query_new(const CqlQuery *q)
     bool comments = false;
     ast_walk(q->query->body, reads_comments, &comments);
     iq->replay = !comments && !cql_query_in_order(q) && !filter_tree_uses_files(q->query->body);
+    iq->in_place = filter_tree_reads_one_position(q->query->body);
     return iq;
 }
 
@@ -249,20 +254,30 @@ static void fresh_scratch(CqlGame *g)
     g->usable = false;
 }
 
+/* A game's head read from its record into a scratch tree (tags, result,
+ * start: SIDECAR_START), and where its move codes are. */
+typedef struct GameCodes {
+    bool read;
+    const unsigned char *codes;
+    size_t ncodes;
+} GameCodes;
+
 /* Readies g, the scratch tree of a search, for game `number` of sidecar
- * record sg, and asks whether the query's condition, or the gate's question
+ * record sg (*head: whether that read its head), and asks whether the query's condition, or the gate's question
  * about the tags (asked of the sidecar's tags: a game where it fails cannot
  * match, and asking changes nothing), rules it out. False when the record
  * cannot be read. */
 static bool rule_out(IndexedQuery *iq, const Sidecar *sc, const SidecarGame *sg, long number, CqlSearcher *s,
-                     CqlGame *g, bool *ruled_out)
+                     CqlGame *g, GameCodes *head, bool *ruled_out)
 {
     const Search *search = &s->query->search;
     fresh_scratch(g);
     s->conditions_asked++;
+    head->read = false;
     *ruled_out = !condition_admits(iq->condition, &sg->summary);
     if (!*ruled_out && search->tags_test) {
-        if (!sidecar_game_read(sc, sg, number, SIDECAR_START, &g->game, &g->arena)) return false;
+        head->read = sidecar_game_codes(sc, sg, number, &g->game, &g->arena, &head->codes, &head->ncodes);
+        if (!head->read) return false;
         bool sure;
         *ruled_out = !eval_at_start(s->eval, &g->game, search->tags_test, &sure);
     }
@@ -281,6 +296,51 @@ static bool watch_ruled_out(const Sidecar *sc, const SidecarGame *sg, long numbe
     return true;
 }
 
+/* Searches the game of record sg from its codes (its head in g, when
+ * head->read) into s->found and *sb:
+ * *matched, whether it matches, and *read, when its tree was read (a
+ * search in place reads its moves as it goes: then when it ended). A game
+ * without variations, for a query that reads only the current position,
+ * has its positions made in place one after another (MovecodeWalk), no
+ * tree built; any other, its tree read (g->game). False when the record
+ * cannot be read. */
+static bool search_codes(const IndexedQuery *iq, const Sidecar *sc, const SidecarGame *sg, long number, CqlSearcher *s,
+                         CqlGame *g, GameCodes *head, StrBuf *sb, bool *matched, long *read, bool *in_place)
+{
+    const Search *search = &s->query->search;
+    MovecodeWalk walk;
+    if (iq->in_place && !head->read) {
+        arena_reset(&g->arena);
+        head->read = sidecar_game_codes(sc, sg, number, &g->game, &g->arena, &head->codes, &head->ncodes);
+    }
+    if (iq->in_place && head->read && head->ncodes < INT_MAX &&
+        movecode_walk_start(&walk, head->codes, head->ncodes, &g->game.root->pos, search->eval.run.variations)) {
+        *in_place = true;
+        g->game.node_count = (int)head->ncodes + 1;
+        arena_reset(&s->arena);
+        *matched = false;
+        if (search_positions_begin(search, s->eval, &g->game, &s->arena, &s->found, sb)) {
+            const GameNode *n;
+            while ((n = movecode_walk_next(&walk)) && search_positions_at(search, s->eval, n, &s->found))
+                ;
+            *matched = search_positions_end(search, s->eval, &s->found);
+        }
+        *read = nanoseconds();
+        /* the game has no tree to write or search again: only its tags */
+        g->game.root = NULL;
+        g->game.node_count = 0;
+        return !walk.bad;
+    }
+    *in_place = false;
+    arena_reset(&g->arena);
+    if (!sidecar_game_read(sc, sg, number, SIDECAR_TREE, &g->game, &g->arena)) return false;
+    *read = nanoseconds();
+    g->usable = true;
+    arena_reset(&s->arena);
+    *matched = search_matches(search, s->eval, &g->game, false, &s->arena, &s->found, sb);
+    return true;
+}
+
 bool indexed_may_rule_out(const IndexedQuery *iq, const CqlQuery *q)
 {
     return iq && (iq->condition || q->search.tags_test);
@@ -291,8 +351,9 @@ IndexedAnswer indexed_ask(IndexedQuery *iq, const RunInput *in, long index, long
     if (!iq->condition && !s->query->search.tags_test) return INDEXED_UNASKED;
     const Sidecar *sc = &in->index->sidecar;
     SidecarGame sg;
+    GameCodes head;
     bool ruled_out;
-    if (!sidecar_game(sc, index, &sg) || !sg.clean || !rule_out(iq, sc, &sg, number, s, g, &ruled_out))
+    if (!sidecar_game(sc, index, &sg) || !sg.clean || !rule_out(iq, sc, &sg, number, s, g, &head, &ruled_out))
         return INDEXED_UNASKED;
     return ruled_out ? INDEXED_EXCLUDED : INDEXED_ADMITTED;
 }
@@ -334,20 +395,25 @@ IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, 
     if (!sidecar_game_some(sc, index, iq->pieces, &sg) || !sg.clean ||
         (t && (sg.first_line != t->raw.first_line || sg.text_size != t->raw.text.len)))
         return INDEXED_TEXT;
+    GameCodes head = {.read = false};
     bool ruled_out = asked == INDEXED_EXCLUDED;
     if (asked != INDEXED_UNASKED) fresh_scratch(g);   /* the answer stands: the same record */
-    else if (!rule_out(iq, sc, &sg, number, s, g, &ruled_out)) return INDEXED_TEXT;
+    else if (!rule_out(iq, sc, &sg, number, s, g, &head, &ruled_out)) return INDEXED_TEXT;
     if (ruled_out) return watch_ruled_out(sc, &sg, number, s, g) ? INDEXED_RULED_OUT : INDEXED_TEXT;
-    arena_reset(&g->arena);
-    if (!codes) return INDEXED_TEXT;
-    long start = nanoseconds();
-    if (!sidecar_game_read(sc, &sg, number, SIDECAR_TREE, &g->game, &g->arena)) return INDEXED_TEXT;
-    long read = nanoseconds();
-    g->usable = true;
-    arena_reset(&s->arena);
+    if (!codes) {
+        arena_reset(&g->arena);
+        return INDEXED_TEXT;
+    }
+    long start = nanoseconds(), read;
     size_t printed_before = printed->len;
     StrBuf sb = lib_text_in(printed);
-    bool matched = search_matches(search, s->eval, &g->game, false, &s->arena, &s->found, &sb);
+    bool matched, in_place;
+    if (!search_codes(iq, sc, &sg, number, s, g, &head, &sb, &matched, &read, &in_place)) {
+        lib_text_out(printed, &sb);
+        printed->len = printed_before;
+        if (printed->data) printed->data[printed_before] = '\0';
+        return INDEXED_TEXT;
+    }
     lib_text_out(printed, &sb);
     atomic_fetch_add_explicit(&iq->tried, 1, memory_order_relaxed);
     if (matched) atomic_fetch_add_explicit(&iq->spent, nanoseconds() - start, memory_order_relaxed);
@@ -359,7 +425,7 @@ IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, 
         return INDEXED_TEXT;
     }
     search_watch_tags(search, &g->game, &s->tags);
-    return INDEXED_FROM_CODES;
+    return in_place ? INDEXED_IN_PLACE : INDEXED_FROM_CODES;
 }
 
 /* }==== */

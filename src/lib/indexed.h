@@ -44,7 +44,8 @@ void indexed_close_inputs(CqlRun *r);
 typedef enum IndexedOutcome {
     INDEXED_TEXT,            /* nothing: it is parsed and searched from its text */
     INDEXED_RULED_OUT,       /* the query's condition ruled it out */
-    INDEXED_FROM_CODES       /* searched from its move codes, and it does not match */
+    INDEXED_FROM_CODES,      /* searched from its move codes, and it does not match */
+    INDEXED_IN_PLACE         /* so, its positions made in place, no tree built */
 } IndexedOutcome;
 
 /* What the query's condition, or the gate's question about the tags, said

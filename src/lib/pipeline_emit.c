@@ -135,7 +135,8 @@ static void emit_query(Emitter *e, int i, GameJob *job, long number)
     bool damaged = q->examined && q->indexed == INDEXED_TEXT && job->pgn_error;   /* read for this query */
     if (damaged) rq->totals.pgn_errors++;
     rq->totals.ruled_out += q->indexed == INDEXED_RULED_OUT;
-    rq->totals.from_codes += q->indexed == INDEXED_FROM_CODES;
+    rq->totals.from_codes += q->indexed == INDEXED_FROM_CODES || q->indexed == INDEXED_IN_PLACE;
+    rq->totals.in_place += q->indexed == INDEXED_IN_PLACE;
     if (q->matched) {
         rq->totals.matches++;
         e->progress.matches++;

@@ -197,6 +197,11 @@ bool filter_tree_is_per_game(const Node *n)
     return tree_scopes_within(n, 1u << SCOPE_GAME | 1u << SCOPE_TAGS);
 }
 
+bool filter_tree_reads_one_position(const Node *n)
+{
+    return tree_scopes_within(n, 1u << SCOPE_CURRENT | 1u << SCOPE_GAME | 1u << SCOPE_TAGS);
+}
+
 bool filter_tree_changes_nothing(const Node *n)
 {
     if (!n) return true;

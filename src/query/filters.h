@@ -65,6 +65,7 @@ typedef enum FilterEvaluated {
 
 typedef enum FilterScope {
     SCOPE_POSITION,     /* may change from one position of a game to the next */
+    SCOPE_CURRENT,      /* the same, but reads nothing of the tree beyond the current position */
     SCOPE_GAME,         /* the same at every position of a game (the result) */
     SCOPE_TAGS          /* the same, and known from the tags before the moves are read */
 } FilterScope;
@@ -171,6 +172,12 @@ bool filter_tree_uses_files(const Node *n);
  * game (the scope column of filters.def): the tree can be evaluated once
  * per game. */
 bool filter_tree_is_per_game(const Node *n);
+
+/* Every node of n (NULL: true) reads nothing of a game's tree but the
+ * current position (the CURRENT, GAME and TAGS scopes): a game without
+ * variations can be searched with its positions made one after another in
+ * one place, no tree built (lib/indexed.c). */
+bool filter_tree_reads_one_position(const Node *n);
 
 /* Evaluating n cannot be noticed: every node of it (NULL: true) is pure or
  * only reads (the effect column) and cannot stop the run

@@ -57,7 +57,7 @@ static void on_match(void *ctx, CqlRun *run, const CqlRunGame *g)
 
 /* Runs q over path; appends all it handed over to out. */
 static void run_once(const CqlQuery *q, const char *path, const char *sidecar, int threads, CqlText *out,
-                     long *ruled_out, long *from_codes)
+                     long *ruled_out, long *from_codes, long *in_place)
 {
     Record r = {{NULL, 0, 0}};
     CqlMessages messages = {tool_capture, &r.text, 0, 0};
@@ -76,6 +76,7 @@ static void run_once(const CqlQuery *q, const char *path, const char *sidecar, i
     cql_run_print_persistent(run, &r.text);   /* a query that keeps values runs on one thread */
     *ruled_out += t->ruled_out;
     *from_codes += t->from_codes;
+    *in_place += t->in_place;
     cql_run_free(run);
     cql_settings_free(s);
     cql_text_append(out, tool_str(&r.text), r.text.len);
@@ -113,7 +114,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "tool_index: cannot read %s or enter %s\n", argv[3], argv[2]);
         return 2;
     }
-    long queries = 0, runs = 0, differ = 0, ruled_out = 0, from_codes = 0;
+    long queries = 0, runs = 0, differ = 0, ruled_out = 0, from_codes = 0, in_place = 0;
     char *loaded = NULL, path[PATH_MAX + 256];
     const char *sidecar = "identity.cqlx";
     char *save = NULL;
@@ -149,10 +150,10 @@ int main(int argc, char **argv)
         }
         queries++;
         CqlText without = {NULL, 0, 0};
-        run_once(q, path, NULL, 1, &without, &ruled_out, &from_codes);
+        run_once(q, path, NULL, 1, &without, &ruled_out, &from_codes, &in_place);
         for (int threads = 1; threads <= 2; threads++) {
             CqlText with = {NULL, 0, 0};
-            run_once(q, path, sidecar, threads, &with, &ruled_out, &from_codes);
+            run_once(q, path, sidecar, threads, &with, &ruled_out, &from_codes, &in_place);
             runs++;
             bool same = with.len == without.len && memcmp(tool_str(&with), tool_str(&without), with.len) == 0;
             if (!same && differ++ < 10) {
@@ -168,7 +169,8 @@ int main(int argc, char **argv)
     unlink(sidecar);
     free(pairs);
     printf("index identity: %ld queries, %ld runs with the sidecar, %ld differ; %ld games ruled out, "
-           "%ld searched from codes\n", queries, runs, differ, ruled_out, from_codes);
+           "%ld searched from codes (%ld of them in place, no tree)\n", queries, runs, differ, ruled_out, from_codes,
+           in_place);
     if (differ == 0 && ruled_out + from_codes == 0) {
         printf("index identity: the sidecar settled no game: nothing was tested\n");
         return 1;
