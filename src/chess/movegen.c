@@ -93,7 +93,7 @@ Move mg_castle_move(const Position *pos, int wing)
     Bitboard king_path = att_between(king_from, king_to) | sq_bb(king_from) | sq_bb(king_to);
     Bitboard enemy = pos->by_color[other_color(us)];
     while (king_path)
-        if (pos_attackers_to(pos, bb_pop_lsb(&king_path), occupied) & enemy) return MOVE_NONE;
+        if (mg_attacked_after(pos, us, bb_pop_lsb(&king_path), occupied, enemy)) return MOVE_NONE;
     return move_make(king_from, king_to, NO_PIECE_TYPE,
                      wing == CASTLE_SHORT ? MK_CASTLE_SHORT : MK_CASTLE_LONG);
 }
