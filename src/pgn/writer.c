@@ -145,8 +145,44 @@ static bool next_word(const char **s, const char **word, size_t *len)
  * written straight into the output. A text holding '}' becomes one
  * ";first word ... last" atom that ends its line, which reads back as the
  * same words. */
+/* The length of text when it is words with single spaces between them
+ * (no other byte up to ' ', no '}'), else 0: such a comment goes as one
+ * atom "{text}" where it fits on the current line, which is where its
+ * words one by one would go (the driver's "Game number N" of every
+ * matched game, most short comments). */
+static size_t plain_comment_len(const char *text)
+{
+    const char *p = text;
+    for (; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c <= ' ' && (c != ' ' || p == text || p[1] == ' ' || p[1] == '\0')) return 0;
+        if (c == '}') return 0;
+    }
+    return (size_t)(p - text);
+}
+
+/* Whether an atom of n bytes goes on the current line (with its blank,
+ * unless at the line's start or after '('), as place_atom puts it. */
+static bool fits_on_line(const LineFiller *f, size_t n)
+{
+    size_t line_len = f->out.len - f->line_start;
+    if (line_len > 0 && f->end_line) return false;
+    return line_len + (line_len > 0 && !f->glue_next) + n <= PGN_LINE_WIDTH;
+}
+
 static void put_comment_text(LineFiller *f, const char *text, const char *more)
 {
+    if (!more) {
+        size_t len = plain_comment_len(text);
+        if (len && fits_on_line(f, len + 2)) {
+            char *atom = atom_slot(f, len + 2);
+            atom[0] = '{';
+            memcpy(atom + 1, text, len);
+            atom[len + 1] = '}';
+            place_atom(f, len + 2);
+            return;
+        }
+    }
     const char *parts[2] = {text, more ? more : ""};
     bool line_comment = strchr(parts[0], '}') || strchr(parts[1], '}');
     if (line_comment) {
