@@ -266,9 +266,11 @@ static inline size_t write_uint(char *out, unsigned v)
 }
 
 /* The start of a move's atom, its number: move_numbers[n][side] is "n. "
- * (White) or "n... " (Black), for n below 100 */
-#define MOVE_NUMBER_1(d) {{'0' + (d), '.', ' '}, {'0' + (d), '.', '.', '.', ' '}}
-#define MOVE_NUMBER_2(t, u) {{'0' + (t), '0' + (u), '.', ' '}, {'0' + (t), '0' + (u), '.', '.', '.', ' '}}
+ * (White) or "n... " (Black), for n below 100, and its last byte the
+ * length of that text */
+#define MOVE_NUMBER_1(d) {{'0' + (d), '.', ' ', 0, 0, 0, 0, 3}, {'0' + (d), '.', '.', '.', ' ', 0, 0, 5}}
+#define MOVE_NUMBER_2(t, u) \
+    {{'0' + (t), '0' + (u), '.', ' ', 0, 0, 0, 4}, {'0' + (t), '0' + (u), '.', '.', '.', ' ', 0, 6}}
 #define MOVE_NUMBERS_TENS(t) \
     MOVE_NUMBER_2(t, 0), MOVE_NUMBER_2(t, 1), MOVE_NUMBER_2(t, 2), MOVE_NUMBER_2(t, 3), \
     MOVE_NUMBER_2(t, 4), MOVE_NUMBER_2(t, 5), MOVE_NUMBER_2(t, 6), MOVE_NUMBER_2(t, 7), \
@@ -382,8 +384,9 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
     if (before->side == WHITE || need_number) {
         unsigned number = before->fullmove;
         if (number < 100) {   /* nearly always: "12. " or "12... " in one copy */
-            memcpy(atom, move_numbers[number][before->side], 8);
-            len = (number >= 10) + (before->side == WHITE ? 3 : 5);
+            const char *entry = move_numbers[number][before->side];
+            memcpy(atom, entry, 8);
+            len = (size_t)entry[7];
         } else {
             len = write_uint(atom, number);
             atom[len++] = '.';
