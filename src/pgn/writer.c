@@ -408,10 +408,12 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
         len += san_write_marked(before, n->move, mark, atom + len);
     }
     place_atom(&w->fill, len);
-    if (n->nag_count) put_nags(w, n);
+    /* glyphs and comments only where the node is annotated (one test for
+     * the others) */
+    if (n->annotated && n->nag_count) put_nags(w, n);
     /* after a move, the note is a comment of its own: {book} {CQL} */
     const char *note = note_for(w, n);
-    const Comment *comments = comments_of(w, n);
+    const Comment *comments = n->annotated ? comments_of(w, n) : NULL;
     if (!note && !comments) return false;
     if (comments) put_comments(&w->fill, comments);
     if (note) put_note(w, note);
@@ -430,7 +432,10 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
 {
     bool need_number = true;
     for (const GameNode *n = first; n; n = n->child) {
-        if (n->pre_comments) {
+#ifdef CQL_DEBUG
+        assert(n->annotated == (n->pre_comments || n->comments || n->nag_count || n->sibling));
+#endif
+        if (n->annotated && n->pre_comments) {
             put_comments(&w->fill, n->pre_comments);
             need_number = true;
         }
@@ -439,7 +444,7 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
             put_unread_text(w);
             need_number = true;
         }
-        if (n == first && is_variation) continue;
+        if (!n->annotated || (n == first && is_variation)) continue;
         for (const GameNode *v = n->sibling; v; v = v->sibling) {
             LineFiller *f = &w->fill;
             put_str(f, "(");
