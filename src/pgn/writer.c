@@ -140,11 +140,6 @@ static bool next_word(const char **s, const char **word, size_t *len)
     return true;
 }
 
-/* A comment whose text is the words of `text`, then those of `more` (NULL:
- * none), wrapped at its blanks: "{first" "word" ... "last}". Each atom is
- * written straight into the output. A text holding '}' becomes one
- * ";first word ... last" atom that ends its line, which reads back as the
- * same words. */
 /* The length of text when it is words with single spaces between them
  * (no other byte up to ' ', no '}'), else 0: such a comment goes as one
  * atom "{text}" where it fits on the current line, which is where its
@@ -170,6 +165,12 @@ static bool fits_on_line(const LineFiller *f, size_t n)
     return line_len + (line_len > 0 && !f->glue_next) + n <= PGN_LINE_WIDTH;
 }
 
+/* A comment whose text is the words of `text`, then those of `more` (NULL:
+ * none), wrapped at its blanks: "{first" "word" ... "last}". Each atom is
+ * written straight into the output. A text holding '}' becomes one
+ * ";first word ... last" atom that ends its line, which reads back as the
+ * same words. A plain text (plain_comment_len) that fits on the line is
+ * one atom "{text}". */
 static void put_comment_text(LineFiller *f, const char *text, const char *more)
 {
     if (!more) {
