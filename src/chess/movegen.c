@@ -93,7 +93,7 @@ Move mg_castle_move(const Position *pos, int wing)
     Bitboard king_path = att_between(king_from, king_to) | sq_bb(king_from) | sq_bb(king_to);
     Bitboard enemy = pos->by_color[other_color(us)];
     while (king_path)
-        if (pos_attackers_to(pos, bb_pop_lsb(&king_path), occupied) & enemy) return MOVE_NONE;
+        if (mg_attacked_after(pos, us, bb_pop_lsb(&king_path), occupied, enemy)) return MOVE_NONE;
     return move_make(king_from, king_to, NO_PIECE_TYPE,
                      wing == CASTLE_SHORT ? MK_CASTLE_SHORT : MK_CASTLE_LONG);
 }
@@ -316,11 +316,53 @@ static bool finds_legal_move_quickly(const Position *pos)
     return false;
 }
 
+/* Whether one of `from` (own pieces, not the king) moving to `to` is legal. */
+static bool some_move_to_is_legal(const Position *pos, Bitboard from, Square to)
+{
+    while (from)
+        if (mg_normal_move_is_legal(pos, bb_pop_lsb(&from), to)) return true;
+    return false;
+}
+
+/* In check from one piece: a step of the king, else a move of another piece
+ * onto the checker or between it and the king, each tested alone (no move
+ * list, no pin list: a mated side, the usual case here, has few such
+ * moves to try). With no checker, or an en-passant square (a capture that
+ * may answer a pawn's check), the generator answers. */
 bool mg_has_legal_move_in_check(const Position *pos)
 {
-    MoveList list;
-    generate(pos, &list, true, true);
-    return list.count > 0;
+    Color us = (Color)pos->side, them = other_color(us);
+    Bitboard checkers = pos_checkers(pos);
+    if (!checkers || pos->ep != SQ_NONE) {
+        MoveList list;
+        generate(pos, &list, true, true);
+        return list.count > 0;
+    }
+    Square king = pos_king(pos, us);
+    Bitboard own = pos->by_color[us], occupied = pos_occupied(pos);
+    /* never a capture of the king (generate's target) */
+    for (Bitboard steps = att_king(king) & ~own & ~pos_pieces(pos, them, KING); steps;)
+        if (mg_normal_move_is_legal(pos, king, bb_pop_lsb(&steps))) return true;
+    if (bb_more_than_one(checkers)) return false;
+    Square checker = bb_lsb(checkers);
+    Bitboard pawns = pos->by_type[PAWN] & own, queens = pos->by_type[QUEEN];
+    Bitboard knights = pos->by_type[KNIGHT] & own;
+    Bitboard diagonal = (pos->by_type[BISHOP] | queens) & own, straight = (pos->by_type[ROOK] | queens) & own;
+    for (Bitboard targets = att_between(king, checker) | checkers; targets;) {
+        Square to = bb_pop_lsb(&targets);
+        Bitboard from = (att_knight(to) & knights) | (att_bishop(to, occupied) & diagonal)
+                      | (att_rook(to, occupied) & straight);
+        if (to == checker) {
+            from |= att_pawn(them, to) & pawns;   /* own pawns that attack `to` */
+        } else if (rank_of(to) != (us == WHITE ? 0 : 7)) {   /* empty: a pawn's push, one or two squares */
+            Square one_back = us == WHITE ? to - 8 : to + 8;
+            if (pawns & sq_bb(one_back)) from |= sq_bb(one_back);
+            else if (!(occupied & sq_bb(one_back)) && rank_of(to) == (us == WHITE ? 3 : 4))
+                from |= pawns & sq_bb(us == WHITE ? to - 16 : to + 16);
+        }
+        if (some_move_to_is_legal(pos, from, to)) return true;
+    }
+    return false;
 }
 
 bool mg_has_legal_move(const Position *pos)

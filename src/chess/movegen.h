@@ -69,8 +69,9 @@ static inline bool mg_normal_move_is_legal(const Position *pos, Square from, Squ
  * mg_legal: out of check, a move is nearly always found by trying a few). */
 bool mg_has_legal_move(const Position *pos);
 /* The same for a position known to be in check, where those few tries
- * seldom find one: it goes straight to the generator. Right, but slower,
- * out of check. */
+ * seldom find one: the king's steps, then the moves onto the checker or
+ * between it and the king, each tried alone (the generator with a double
+ * check, an en-passant square, or out of check: right there too). */
 bool mg_has_legal_move_in_check(const Position *pos);
 bool mg_is_mate(const Position *pos);
 bool mg_is_stalemate(const Position *pos);

@@ -124,6 +124,7 @@ inline GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
     n->san_len = 0;       /* the reader's game_keep_san */
     n->check_state = 0;
     n->nag_count = 0;
+    n->annotated = 0;
     n->id = g->node_count++;    /* creation order; game_number_nodes fixes variations */
     n->move = m;
     n->child = NULL;
@@ -142,6 +143,7 @@ inline GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
         if (!last || last->parent != parent)
             for (last = parent->child; last->sibling;) last = last->sibling;
         last->sibling = n;
+        last->annotated = 1;
         n->depth++;
         g->has_variations = true;
     }

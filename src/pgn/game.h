@@ -52,6 +52,9 @@ struct GameNode {
                                   writer works it out (san_parse_written) */
     uint8_t check_state;       /* a NodeCheck, or 0 until game_node_check asks */
     uint8_t nag_count;
+    /* 1 when the node has pre_comments, comments, glyphs or a sibling (set
+     * where those are), so that the writer tests one byte for a plain move */
+    uint8_t annotated;
     int32_t id;                /* position id: preorder index, root = 0 */
     Move move;                 /* move that led here; MOVE_NONE at the root */
     GameNode *child;           /* main continuation, NULL at a leaf */

@@ -368,6 +368,7 @@ static void add_nag(GameParser *p, GameNode *node, unsigned nag)
     if (node->nag_count) memcpy(nags, node->nags, node->nag_count);
     nags[node->nag_count++] = (uint8_t)nag;
     node->nags = nags;
+    node->annotated = 1;
 }
 
 /* Glyphs written instead of $N. */
@@ -603,8 +604,12 @@ static void on_comment(Movetext *mt, const MovetextToken *t)
     if (t->kind == MT_COMMENT && !t->closed) problem_at(p, t->start, "comment is not closed by '}'");
     if (!mt->build_tree) return;
     Comment *cm = new_comment(p, p->s + t->text, t->text_end - t->text);
-    if (mt->at_variation_start) append_comment(&mt->pending, cm);
-    else append_comment(&mt->cur->comments, cm);
+    if (mt->at_variation_start) {
+        append_comment(&mt->pending, cm);
+    } else {
+        append_comment(&mt->cur->comments, cm);
+        mt->cur->annotated = 1;
+    }
 }
 
 static void on_open_variation(Movetext *mt, size_t at, TextCursor *c)
@@ -761,6 +766,7 @@ static inline void play_move(MovePlayer *pl, Move m, const char *san, size_t wri
     if (written_len) game_keep_san(node, san, written_len);
     if (pl->pending) {
         node->pre_comments = pl->pending;
+        node->annotated = 1;
         pl->pending = NULL;
     }
     pl->cur = node;

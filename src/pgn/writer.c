@@ -140,13 +140,50 @@ static bool next_word(const char **s, const char **word, size_t *len)
     return true;
 }
 
+/* The length of text when it is words with single spaces between them
+ * (no other byte up to ' ', no '}'), else 0: such a comment goes as one
+ * atom "{text}" where it fits on the current line, which is where its
+ * words one by one would go (the driver's "Game number N" of every
+ * matched game, most short comments). */
+static size_t plain_comment_len(const char *text)
+{
+    const char *p = text;
+    for (; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c <= ' ' && (c != ' ' || p == text || p[1] == ' ' || p[1] == '\0')) return 0;
+        if (c == '}') return 0;
+    }
+    return (size_t)(p - text);
+}
+
+/* Whether an atom of n bytes goes on the current line (with its blank,
+ * unless at the line's start or after '('), as place_atom puts it. */
+static bool fits_on_line(const LineFiller *f, size_t n)
+{
+    size_t line_len = f->out.len - f->line_start;
+    if (line_len > 0 && f->end_line) return false;
+    return line_len + (line_len > 0 && !f->glue_next) + n <= PGN_LINE_WIDTH;
+}
+
 /* A comment whose text is the words of `text`, then those of `more` (NULL:
  * none), wrapped at its blanks: "{first" "word" ... "last}". Each atom is
  * written straight into the output. A text holding '}' becomes one
  * ";first word ... last" atom that ends its line, which reads back as the
- * same words. */
+ * same words. A plain text (plain_comment_len) that fits on the line is
+ * one atom "{text}". */
 static void put_comment_text(LineFiller *f, const char *text, const char *more)
 {
+    if (!more) {
+        size_t len = plain_comment_len(text);
+        if (len && fits_on_line(f, len + 2)) {
+            char *atom = atom_slot(f, len + 2);
+            atom[0] = '{';
+            memcpy(atom + 1, text, len);
+            atom[len + 1] = '}';
+            place_atom(f, len + 2);
+            return;
+        }
+    }
     const char *parts[2] = {text, more ? more : ""};
     bool line_comment = strchr(parts[0], '}') || strchr(parts[1], '}');
     if (line_comment) {
@@ -230,9 +267,11 @@ static inline size_t write_uint(char *out, unsigned v)
 }
 
 /* The start of a move's atom, its number: move_numbers[n][side] is "n. "
- * (White) or "n... " (Black), for n below 100 */
-#define MOVE_NUMBER_1(d) {{'0' + (d), '.', ' '}, {'0' + (d), '.', '.', '.', ' '}}
-#define MOVE_NUMBER_2(t, u) {{'0' + (t), '0' + (u), '.', ' '}, {'0' + (t), '0' + (u), '.', '.', '.', ' '}}
+ * (White) or "n... " (Black), for n below 100, and its last byte the
+ * length of that text */
+#define MOVE_NUMBER_1(d) {{'0' + (d), '.', ' ', 0, 0, 0, 0, 3}, {'0' + (d), '.', '.', '.', ' ', 0, 0, 5}}
+#define MOVE_NUMBER_2(t, u) \
+    {{'0' + (t), '0' + (u), '.', ' ', 0, 0, 0, 4}, {'0' + (t), '0' + (u), '.', '.', '.', ' ', 0, 6}}
 #define MOVE_NUMBERS_TENS(t) \
     MOVE_NUMBER_2(t, 0), MOVE_NUMBER_2(t, 1), MOVE_NUMBER_2(t, 2), MOVE_NUMBER_2(t, 3), \
     MOVE_NUMBER_2(t, 4), MOVE_NUMBER_2(t, 5), MOVE_NUMBER_2(t, 6), MOVE_NUMBER_2(t, 7), \
@@ -346,8 +385,9 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
     if (before->side == WHITE || need_number) {
         unsigned number = before->fullmove;
         if (number < 100) {   /* nearly always: "12. " or "12... " in one copy */
-            memcpy(atom, move_numbers[number][before->side], 8);
-            len = (number >= 10) + (before->side == WHITE ? 3 : 5);
+            const char *entry = move_numbers[number][before->side];
+            memcpy(atom, entry, 8);
+            len = (size_t)entry[7];
         } else {
             len = write_uint(atom, number);
             atom[len++] = '.';
@@ -369,10 +409,12 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
         len += san_write_marked(before, n->move, mark, atom + len);
     }
     place_atom(&w->fill, len);
-    if (n->nag_count) put_nags(w, n);
+    /* glyphs and comments only where the node is annotated (one test for
+     * the others) */
+    if (n->annotated && n->nag_count) put_nags(w, n);
     /* after a move, the note is a comment of its own: {book} {CQL} */
     const char *note = note_for(w, n);
-    const Comment *comments = comments_of(w, n);
+    const Comment *comments = n->annotated ? comments_of(w, n) : NULL;
     if (!note && !comments) return false;
     if (comments) put_comments(&w->fill, comments);
     if (note) put_note(w, note);
@@ -391,7 +433,10 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
 {
     bool need_number = true;
     for (const GameNode *n = first; n; n = n->child) {
-        if (n->pre_comments) {
+#ifdef CQL_DEBUG
+        assert(n->annotated == (n->pre_comments || n->comments || n->nag_count || n->sibling));
+#endif
+        if (n->annotated && n->pre_comments) {
             put_comments(&w->fill, n->pre_comments);
             need_number = true;
         }
@@ -400,7 +445,7 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
             put_unread_text(w);
             need_number = true;
         }
-        if (n == first && is_variation) continue;
+        if (!n->annotated || (n == first && is_variation)) continue;
         for (const GameNode *v = n->sibling; v; v = v->sibling) {
             LineFiller *f = &w->fill;
             put_str(f, "(");

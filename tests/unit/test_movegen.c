@@ -67,10 +67,7 @@ static void check_generators_agree(const Position *pos)
     assert_int_equal(mg_is_stalemate(pos), legal.count == 0 && !pos_in_check(pos));
 }
 
-static void test_generators_agree_on_random_games(void **state)
-{
-    (void)state;
-    static const char *const STARTS[] = {
+static const char *const STARTS[] = {
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
         "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
         "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
@@ -78,7 +75,11 @@ static void test_generators_agree_on_random_games(void **state)
         "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
         "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 0 1",
         "2r5/8/8/8/8/8/6PP/k2KR3 w K - 0 1",
-    };
+};
+
+static void test_generators_agree_on_random_games(void **state)
+{
+    (void)state;
     uint64_t seed = 0x9E3779B97F4A7C15ULL;
     int positions = 0;
     for (size_t s = 0; s < sizeof STARTS / sizeof STARTS[0]; s++) {
@@ -90,14 +91,54 @@ static void test_generators_agree_on_random_games(void **state)
                 MoveList list;
                 mg_legal(&pos, &list);
                 if (list.count == 0) break;
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                pos_make_move(&pos, list.moves[seed % (uint64_t)list.count]);
+                pos_make_move(&pos, list.moves[next_random(&seed) % (uint64_t)list.count]);
             }
         }
     }
     assert_true(positions > 5000);
+}
+
+/* mg_has_legal_move_in_check (the king's steps, then the other pieces'
+ * moves onto the checker or between, pawn pushes of one and two squares
+ * and promotions included) against the generator, at every position in
+ * check of many random games, captures and checks preferred so that the
+ * games reach checks, double checks and mates. */
+static void test_has_legal_move_in_check_on_random_games(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x2545F4914F6CDD1DULL;
+    int checks = 0, mates = 0, double_checks = 0;
+    for (size_t s = 0; s < sizeof STARTS / sizeof STARTS[0]; s++) {
+        for (int game = 0; game < 400; game++) {
+            Position pos = position_from(STARTS[s]);
+            for (int ply = 0; ply < 200; ply++) {
+                MoveList list;
+                mg_legal(&pos, &list);
+                if (pos_in_check(&pos)) {
+                    assert_int_equal(mg_has_legal_move_in_check(&pos), list.count > 0);
+                    checks++;
+                    mates += list.count == 0;
+                    double_checks += bb_more_than_one(pos_checkers(&pos));
+                }
+                if (list.count == 0) break;
+                /* a move that captures or checks, when one of 4 random picks is one */
+                Move m = list.moves[next_random(&seed) % (uint64_t)list.count];
+                for (int pick = 0; pick < 4; pick++) {
+                    Move other = list.moves[next_random(&seed) % (uint64_t)list.count];
+                    Position after = pos;
+                    pos_make_move(&after, other);
+                    if (pos_in_check(&after) || pos_piece_on(&pos, move_to(other)) != NO_PIECE) {
+                        m = other;
+                        break;
+                    }
+                }
+                pos_make_move(&pos, m);
+            }
+        }
+    }
+    assert_true(checks > 30000);
+    assert_true(mates > 150);
+    assert_true(double_checks > 30);
 }
 
 /* Whether a legal move exists (mg_has_legal_move tries a few moves before
@@ -265,6 +306,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_generators_agree_on_random_games),
+        cmocka_unit_test(test_has_legal_move_in_check_on_random_games),
         cmocka_unit_test(test_has_legal_move_on_perft_positions),
         cmocka_unit_test(test_small_perft),
         cmocka_unit_test(test_mate_and_stalemate),
