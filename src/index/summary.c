@@ -54,9 +54,17 @@ SummaryResult summary_result_of(const char *result)
     return RESULT_OTHER;
 }
 
-/* The root's squares, counts and check: the summary's start. */
+/* The root's squares, counts and check: the summary's start (what the
+ * root's pieces and side to move make: those of the last root, when they
+ * are the same). */
 static void start_at_root(SummaryBuilder *b, const GameNode *root)
 {
+    b->last = root;
+    if (b->root_known && b->root_side == root->pos.side && memcmp(b->root_board, root->pos.board, SQ_NB) == 0) {
+        b->s = b->root_summary;
+        memcpy(b->counts, b->root_counts, sizeof b->counts);
+        return;
+    }
     GameSummary *s = &b->s;
     memset(s, 0, sizeof *s);
     for (int i = 0; i < 12; i++) {
@@ -66,7 +74,11 @@ static void start_at_root(SummaryBuilder *b, const GameNode *root)
     }
     count_pieces(&root->pos, b->counts, s);
     if (pos_in_check(&root->pos)) s->flags |= SUMMARY_CHECK;
-    b->last = root;
+    b->root_known = true;
+    b->root_side = root->pos.side;
+    memcpy(b->root_board, root->pos.board, SQ_NB);
+    b->root_summary = *s;
+    memcpy(b->root_counts, b->counts, sizeof b->counts);
 }
 
 void summary_start(SummaryBuilder *b)
@@ -168,7 +180,7 @@ void summary_finish(SummaryBuilder *b, const Game *g, GameSummary *s)
 
 void summary_of_game(const Game *g, GameSummary *s)
 {
-    SummaryBuilder b;
+    SummaryBuilder b = {0};
     summary_start(&b);
     for (const GameNode *n = game_walk_next(NULL, g->root, true); n; n = game_walk_next(NULL, n, true))
         summary_add_node(&b, n);

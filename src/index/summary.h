@@ -70,8 +70,16 @@ typedef struct SummaryBuilder {
     GameSummary s;
     int counts[PIECE_NB];      /* each piece's count at `last` */
     const GameNode *last;      /* the node added last; NULL: none yet */
+    /* the summary and counts of the last root worked out, kept for the
+     * next game's (most games of a file start from the same position) */
+    bool root_known;
+    uint8_t root_side;
+    uint8_t root_board[SQ_NB];
+    GameSummary root_summary;
+    int root_counts[PIECE_NB];
 } SummaryBuilder;
 
+/* A SummaryBuilder starts zeroed ({0}), then summary_start before each game. */
 void summary_start(SummaryBuilder *b);
 void summary_finish(SummaryBuilder *b, const Game *g, GameSummary *s);
 /* summary_add_node for any node (summary_add_node's unusual cases). */
