@@ -204,20 +204,26 @@ static unsigned ranks_of(Bitboard b)
 void summary_write(const GameSummary *s, StrBuf *out)
 {
     bytes_put_varint(out, s->flags);
+    /* written in place, the room made once (a check and a NUL a byte cost
+     * more than the bytes) */
+    enum { MOST_BYTES = 12 + 2 + 12 * 9 };
+    if (out->len + MOST_BYTES + 1 > out->cap) sb_reserve(out, MOST_BYTES);
+    unsigned char *start = (unsigned char *)out->data + out->len, *p = start + 14;
     unsigned present = 0;
     for (int i = 0; i < 12; i++) {
-        Piece p = summary_pieces[i];
-        sb_putc(out, (char)(unsigned char)(s->min_count[p] << 4 | s->max_count[p]));
-        if (s->squares[p]) present |= 1u << i;
-    }
-    bytes_put_u16(out, (uint16_t)present);
-    for (int i = 0; i < 12; i++) {
-        Bitboard b = s->squares[summary_pieces[i]];
+        Piece piece = summary_pieces[i];
+        start[i] = (unsigned char)(s->min_count[piece] << 4 | s->max_count[piece]);
+        Bitboard b = s->squares[piece];
         if (!b) continue;
-        sb_putc(out, (char)(unsigned char)ranks_of(b));
-        for (Bitboard rest = ranks_of(b); rest; rest &= rest - 1)
-            sb_putc(out, (char)(unsigned char)(b >> (8 * bb_lsb(rest))));
+        present |= 1u << i;
+        unsigned ranks = ranks_of(b);
+        *p++ = (unsigned char)ranks;
+        for (; ranks; ranks &= ranks - 1) *p++ = (unsigned char)(b >> (8 * __builtin_ctz(ranks)));
     }
+    start[12] = (unsigned char)(present & 0xFF);   /* little-endian, as bytes_put_u16 */
+    start[13] = (unsigned char)(present >> 8);
+    *p = '\0';
+    out->len += (size_t)(p - start);
 }
 
 void summary_read(ByteCursor *c, GameSummary *s)
