@@ -107,7 +107,11 @@ static inline void summary_add_node(SummaryBuilder *b, const GameNode *n)
         int count = --b->counts[taken];
         if (count < b->s.min_count[taken]) b->s.min_count[taken] = (uint8_t)count;
     }
-    if (!(b->s.flags & SUMMARY_CHECK) && pos_in_check(&n->pos)) b->s.flags |= SUMMARY_CHECK;
+    /* the parent is no root (the first node made goes the other way), so
+     * it was reached by a legal move: the side to move here was not in
+     * check there */
+    if (!(b->s.flags & SUMMARY_CHECK) && pos_in_check_after_plain_move(&n->pos, move_from(m), to))
+        b->s.flags |= SUMMARY_CHECK;
 }
 
 /* The summary's bytes (docs/index.md), and reading them back (c->bad when
