@@ -360,13 +360,29 @@ typedef struct Builder {
     StrBuf codes;           /* a game's move codes, before their count is written */
 } Builder;
 
+/* game_node_made when the codes need more room. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void game_node_made_growing(Builder *b, const GameNode *n)
+{
+    movecode_append(&b->codes, movecode_of(n->move));
+    summary_add_node(&b->summary, n);
+}
+
 /* The parse made node n: into the game's summary and codes, while n is in
- * the cache. */
+ * the cache. Each call it makes is its last act (the room for the codes
+ * is checked first; summary_add_node's calls end it), so that the usual
+ * move saves no registers. */
 static void game_node_made(void *ctx, const GameNode *n)
 {
     Builder *b = ctx;
-    summary_add_node(&b->summary, n);
+    if (b->codes.len + 3 > b->codes.cap) {
+        game_node_made_growing(b, n);
+        return;
+    }
     movecode_append(&b->codes, movecode_of(n->move));
+    summary_add_node(&b->summary, n);
 }
 
 /* Ready for the next game's parse. */

@@ -93,6 +93,17 @@ void summary_start(SummaryBuilder *b)
  * promotion, a capture) and, when the counts before it are those of the
  * parent (`follows`), the counts it changes: a piece taken, a pawn
  * promoted. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+void summary_note_check_after(SummaryBuilder *b, const GameNode *n)
+{
+    /* the parent is no root (the first node made goes the other way), so
+     * it was reached by a legal move: the side to move here was not in
+     * check there */
+    if (pos_in_check_after_plain_move(&n->pos, move_from(n->move), move_to(n->move))) b->s.flags |= SUMMARY_CHECK;
+}
+
 /* (Not inlined into the build's hook: there, its registers would be saved
  * for every move, the usual ones too.) */
 #if defined(__GNUC__)
