@@ -182,29 +182,6 @@ bool pos_in_check(const Position *pos)
                                 enemy & (pos->by_type[ROOK] | queens), pos_occupied(pos)) != 0;
 }
 
-bool pos_in_check_after_plain_move(const Position *pos, Square from, Square to)
-{
-    Color them = (Color)pos->side, us = other_color(them);
-    Square king = pos_king(pos, them);
-    Bitboard occupied = pos_occupied(pos), reach;
-    switch (type_of(pos_piece_on(pos, to))) {
-    case PAWN: reach = att_pawn(us, to); break;
-    case KNIGHT: reach = att_knight(to); break;
-    case BISHOP: reach = att_bishop_empty(to); break;
-    case ROOK: reach = att_rook_empty(to); break;
-    case QUEEN: reach = att_bishop_empty(to) | att_rook_empty(to); break;
-    default: reach = 0; break;   /* a king gives no check */
-    }
-    /* the mover, with nothing between it and the king (a pawn's or a
-     * knight's square has nothing between) */
-    if ((reach & sq_bb(king)) && !(att_between(to, king) & occupied)) return true;
-    Bitboard line = att_line(king, from);
-    if (!line) return false;
-    Bitboard ours = pos->by_color[us] & line, queens = pos->by_type[QUEEN];
-    return att_sliders_reaching(king, ours & (pos->by_type[BISHOP] | queens), ours & (pos->by_type[ROOK] | queens),
-                                occupied) != 0;
-}
-
 /* The king of colour c is attacked (c need not be the side to move). */
 static bool king_attacked(const Position *pos, Color c)
 {

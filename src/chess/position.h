@@ -151,11 +151,6 @@ Bitboard pos_attackers_to(const Position *pos, Square s, Bitboard occ);
 /* Pieces of the side not to move that give check to the side to move. */
 Bitboard pos_checkers(const Position *pos);
 bool pos_in_check(const Position *pos);
-/* pos_in_check, for a position that a plain move (MK_NORMAL) from `from`
- * to `to` made from one in which the side now to move was not in check
- * (a position reached by a legal move): only the piece on `to`, or a
- * slider's line to the king opened through `from`, can give the check. */
-bool pos_in_check_after_plain_move(const Position *pos, Square from, Square to);
 
 /* The structural invariants hold (one king each, bitboards agree with the
  * board array); used after every move in debug builds. */

@@ -86,6 +86,16 @@ void summary_start(SummaryBuilder *b)
     b->last = NULL;
 }
 
+/* (These two are not inlined into the build's hook: there, their
+ * registers would be saved for every move, the usual ones too.) */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+void summary_note_check(SummaryBuilder *b, const GameNode *n)
+{
+    if (pos_in_check(&n->pos)) b->s.flags |= SUMMARY_CHECK;
+}
+
 /* What the move into n does, in one look at it: the squares it brings a
  * piece to (the mover's or the promoted piece's destination, the rook's
  * when castling: with the start position's squares, every square a piece
@@ -93,19 +103,6 @@ void summary_start(SummaryBuilder *b)
  * promotion, a capture) and, when the counts before it are those of the
  * parent (`follows`), the counts it changes: a piece taken, a pawn
  * promoted. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-void summary_note_check_after(SummaryBuilder *b, const GameNode *n)
-{
-    /* the parent is no root (the first node made goes the other way), so
-     * it was reached by a legal move: the side to move here was not in
-     * check there */
-    if (pos_in_check_after_plain_move(&n->pos, move_from(n->move), move_to(n->move))) b->s.flags |= SUMMARY_CHECK;
-}
-
-/* (Not inlined into the build's hook: there, its registers would be saved
- * for every move, the usual ones too.) */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif

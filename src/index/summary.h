@@ -84,10 +84,10 @@ void summary_start(SummaryBuilder *b);
 void summary_finish(SummaryBuilder *b, const Game *g, GameSummary *s);
 /* summary_add_node for any node (summary_add_node's unusual cases). */
 void summary_add_any_node(SummaryBuilder *b, const GameNode *n);
-/* The check flag when the side to move at n, a plain move's node, is in
- * check. (These two are out of line, and the last act of the inline
- * part: a caller of summary_add_node need save no registers for them.) */
-void summary_note_check_after(SummaryBuilder *b, const GameNode *n);
+/* The check flag when the side to move at n is in check. (These two are
+ * out of line, and the last act of the inline part: a caller of
+ * summary_add_node need save no registers for them.) */
+void summary_note_check(SummaryBuilder *b, const GameNode *n);
 
 /* Inline for the usual move, a plain one (no promotion, castling, en
  * passant or null move) taking no king, played from the node added last:
@@ -111,7 +111,7 @@ static inline void summary_add_node(SummaryBuilder *b, const GameNode *n)
         int count = --b->counts[taken];
         if (count < b->s.min_count[taken]) b->s.min_count[taken] = (uint8_t)count;
     }
-    if (!(b->s.flags & SUMMARY_CHECK)) summary_note_check_after(b, n);
+    if (!(b->s.flags & SUMMARY_CHECK)) summary_note_check(b, n);
 }
 
 /* The summary's bytes (docs/index.md), and reading them back (c->bad when

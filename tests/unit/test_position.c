@@ -548,44 +548,6 @@ static void test_unmake_on_data_files(void **state)
     assert_true(for_each_perft_fen(FILES, sizeof FILES / sizeof FILES[0], undo_moves_of_fen, NULL) > 1000);
 }
 
-/* pos_in_check_after_plain_move is pos_in_check after every legal plain
- * move of a perft position and of each position it leads to: direct and
- * discovered checks, double checks, captures. */
-static void check_after_all_plain_moves(const Position *pos, int depth, int *checks)
-{
-    MoveList list;
-    mg_legal(pos, &list);
-    for (int i = 0; i < list.count; i++) {
-        Position child = *pos;
-        pos_make_move(&child, list.moves[i]);
-        if (move_kind(list.moves[i]) == MK_NORMAL) {
-            bool check = pos_in_check(&child);
-            assert_int_equal(pos_in_check_after_plain_move(&child, move_from(list.moves[i]), move_to(list.moves[i])),
-                             check);
-            *checks += check;
-        }
-        if (depth > 1) check_after_all_plain_moves(&child, depth - 1, checks);
-    }
-}
-
-static void check_after_moves_of_fen(char *fen, void *ctx)
-{
-    Position pos = position_from(fen);
-    check_after_all_plain_moves(&pos, 2, ctx);
-}
-
-static void test_check_after_a_plain_move_on_data_files(void **state)
-{
-    (void)state;
-    static const char *const FILES[] = {
-        "tests/data/perft/perftsuite.epd", "tests/data/perft/cpw-perft-results.epd",
-        "tests/data/perft/python-chess-tricky.perft", "tests/data/perft/python-chess-chess960.perft",
-    };
-    int checks = 0;
-    assert_true(for_each_perft_fen(FILES, sizeof FILES / sizeof FILES[0], check_after_moves_of_fen, &checks) > 1000);
-    assert_true(checks > 1000);
-}
-
 /* A null move, and a line of random moves taken back one by one. */
 static void test_unmake_null_and_lines(void **state)
 {
@@ -638,7 +600,6 @@ int main(void)
         cmocka_unit_test(test_is_ok_catches_broken_invariants),
         cmocka_unit_test(test_key_after_moves_on_random_games),
         cmocka_unit_test(test_unmake_on_data_files),
-        cmocka_unit_test(test_check_after_a_plain_move_on_data_files),
         cmocka_unit_test(test_unmake_null_and_lines),
     };
     return cmocka_run_group_tests(tests, chess_setup, NULL);
