@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-void bytes_put_varint(StrBuf *out, uint64_t v)
+void bytes_put_long_varint(StrBuf *out, uint64_t v)
 {
     if (out->len + 11 > out->cap) sb_reserve(out, 10);
     char *p = out->data + out->len, *start = p;

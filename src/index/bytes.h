@@ -35,7 +35,18 @@ static inline size_t cursor_left(const ByteCursor *c)
     return (size_t)(c->end - c->at);
 }
 
-void bytes_put_varint(StrBuf *out, uint64_t v);
+/* Any varint; bytes_put_varint, inline, for the one-byte ones (most of a
+ * record's: tag strings, counts). */
+void bytes_put_long_varint(StrBuf *out, uint64_t v);
+static inline void bytes_put_varint(StrBuf *out, uint64_t v)
+{
+    if (v >= 0x80 || out->len + 2 > out->cap) {
+        bytes_put_long_varint(out, v);
+        return;
+    }
+    out->data[out->len++] = (char)(unsigned char)v;
+    out->data[out->len] = '\0';
+}
 void bytes_put_u16(StrBuf *out, uint16_t v);
 void bytes_put_u32(StrBuf *out, uint32_t v);
 void bytes_put_u64(StrBuf *out, uint64_t v);

@@ -52,6 +52,7 @@ static inline uint16_t movecode_of(Move m)
                                      [MK_CASTLE_SHORT] = MOVECODE_CASTLE_SHORT,
                                      [MK_CASTLE_LONG] = MOVECODE_CASTLE_LONG};
     MoveKind kind = move_kind(m);
+    if (kind == MK_NORMAL) return (uint16_t)(m & 0xfff);   /* most moves: MOVECODE_NORMAL is 0 */
     if (kind == MK_NULL) return (uint16_t)(MOVECODE_NULL << 12);
     unsigned code = kind == MK_PROMOTION ? MOVECODE_PROMOTION + (unsigned)move_promo(m) : kinds[kind];
     return (uint16_t)((m & 0xfff) | code << 12);

@@ -87,9 +87,13 @@ static void write_sidecar_header(StrBuf *out, const PgnIdentity *id)
 /* {==== byte offsets of lines ================================================== */
 
 /* The byte offset where each line of a file starts, found going forward,
- * with line ends as the reader counts them (LF, CRLF, a lone CR). The last
- * few line starts are remembered: a game may start on the line where the
- * one before it ended. */
+ * with line ends as the reader counts them (LF, CRLF, a lone CR), in a
+ * second reading of the file. The reader says where a game's text is
+ * (RawGame's first_offset and end_offset); this is for a game whose last
+ * line's end the reader has not read yet (a termination marker last in
+ * its window: rare), and is started then. The last few line starts are
+ * remembered: a game may start on the line where the one before it
+ * ended. */
 enum { LINES_KEPT = 8, SCAN_BYTES = 1 << 16 };
 
 typedef struct LineScanner {
@@ -356,13 +360,29 @@ typedef struct Builder {
     StrBuf codes;           /* a game's move codes, before their count is written */
 } Builder;
 
+/* game_node_made when the codes need more room. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void game_node_made_growing(Builder *b, const GameNode *n)
+{
+    movecode_append(&b->codes, movecode_of(n->move));
+    summary_add_node(&b->summary, n);
+}
+
 /* The parse made node n: into the game's summary and codes, while n is in
- * the cache. */
+ * the cache. Each call it makes is its last act (the room for the codes
+ * is checked first; summary_add_node's calls end it), so that the usual
+ * move saves no registers. */
 static void game_node_made(void *ctx, const GameNode *n)
 {
     Builder *b = ctx;
-    summary_add_node(&b->summary, n);
+    if (b->codes.len + 3 > b->codes.cap) {
+        game_node_made_growing(b, n);
+        return;
+    }
     movecode_append(&b->codes, movecode_of(n->move));
+    summary_add_node(&b->summary, n);
 }
 
 /* Ready for the next game's parse. */
@@ -471,9 +491,9 @@ bool sidecar_build(const char *pgn_path, SidecarWriteFn write, void *ctx, Sideca
     long game_messages = 0;
     diag_sink_init(&game_sink, count_message, &game_messages);
     PgnReader reader;
+    setvbuf(fp, NULL, _IONBF, 0);   /* read straight into the reader's window, as pgn_open does */
     pgn_open_stream(&reader, fp, pgn_path, &reader_sink);
-    LineScanner *lines = xmalloc(sizeof *lines);
-    scanner_init(lines, lines_fp);
+    LineScanner *lines = NULL;   /* made the first time the reader does not know where a game ends */
     RawGame raw;
     raw_game_init(&raw);
     Arena arena;
@@ -490,8 +510,14 @@ bool sidecar_build(const char *pgn_path, SidecarWriteFn write, void *ctx, Sideca
         game_begin(&b);
         PgnParseStatus st = pgn_parse_game_hooked(&raw, pgn_path, &arena, &g, &game_sink, &hook);
         bool clean = st == PGN_OK && game_messages == 0;
-        uint64_t start = scanner_line_start(lines, raw.first_line) + (raw.first_column ? raw.first_column - 1 : 0);
-        uint64_t end = scanner_line_start(lines, raw.last_line + 1);
+        uint64_t start = raw.first_offset, end = raw.end_offset;
+        if (!raw.end_offset_known) {
+            if (!lines) {
+                lines = xmalloc(sizeof *lines);
+                scanner_init(lines, lines_fp);
+            }
+            end = scanner_line_start(lines, raw.last_line + 1);
+        }
         write_record(&b, &raw, start, end > start ? end - start : 0, &g, clean, quiet);
         totals->games++;
         if (!clean) totals->text_only++;

@@ -34,14 +34,15 @@ static void note_count(GameSummary *s, Piece p, int count)
     if (count > s->max_count[p]) s->max_count[p] = (uint8_t)count;
 }
 
-/* Each piece's count in pos, into counts[] and the summary's range. */
+/* Each piece's count in pos, into counts[] and the summary's range (a
+ * look at each piece on the board: cheaper than twelve population counts
+ * where the processor has no instruction for them). */
 static void count_pieces(const Position *pos, int counts[PIECE_NB], GameSummary *s)
 {
-    for (int i = 0; i < 12; i++) {
-        Piece p = summary_pieces[i];
-        counts[p] = bb_popcount(pos_pieces(pos, color_of(p), type_of(p)));
-        note_count(s, p, counts[p]);
-    }
+    memset(counts, 0, PIECE_NB * sizeof *counts);
+    for (Bitboard occupied = pos_occupied(pos); occupied; occupied &= occupied - 1)
+        counts[pos_piece_on(pos, bb_lsb(occupied))]++;
+    for (int i = 0; i < 12; i++) note_count(s, summary_pieces[i], counts[summary_pieces[i]]);
 }
 
 SummaryResult summary_result_of(const char *result)
@@ -53,9 +54,17 @@ SummaryResult summary_result_of(const char *result)
     return RESULT_OTHER;
 }
 
-/* The root's squares, counts and check: the summary's start. */
+/* The root's squares, counts and check: the summary's start (what the
+ * root's pieces and side to move make: those of the last root, when they
+ * are the same). */
 static void start_at_root(SummaryBuilder *b, const GameNode *root)
 {
+    b->last = root;
+    if (b->root_known && b->root_side == root->pos.side && memcmp(b->root_board, root->pos.board, SQ_NB) == 0) {
+        b->s = b->root_summary;
+        memcpy(b->counts, b->root_counts, sizeof b->counts);
+        return;
+    }
     GameSummary *s = &b->s;
     memset(s, 0, sizeof *s);
     for (int i = 0; i < 12; i++) {
@@ -65,12 +74,26 @@ static void start_at_root(SummaryBuilder *b, const GameNode *root)
     }
     count_pieces(&root->pos, b->counts, s);
     if (pos_in_check(&root->pos)) s->flags |= SUMMARY_CHECK;
-    b->last = root;
+    b->root_known = true;
+    b->root_side = root->pos.side;
+    memcpy(b->root_board, root->pos.board, SQ_NB);
+    b->root_summary = *s;
+    memcpy(b->root_counts, b->counts, sizeof b->counts);
 }
 
 void summary_start(SummaryBuilder *b)
 {
     b->last = NULL;
+}
+
+/* (These two are not inlined into the build's hook: there, their
+ * registers would be saved for every move, the usual ones too.) */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+void summary_note_check(SummaryBuilder *b, const GameNode *n)
+{
+    if (pos_in_check(&n->pos)) b->s.flags |= SUMMARY_CHECK;
 }
 
 /* What the move into n does, in one look at it: the squares it brings a
@@ -80,7 +103,10 @@ void summary_start(SummaryBuilder *b)
  * promotion, a capture) and, when the counts before it are those of the
  * parent (`follows`), the counts it changes: a piece taken, a pawn
  * promoted. */
-void summary_add_node(SummaryBuilder *b, const GameNode *n)
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+void summary_add_any_node(SummaryBuilder *b, const GameNode *n)
 {
     const GameNode *parent = n->parent;
     if (!b->last) start_at_root(b, parent);   /* the first node made is a child of the root */
@@ -162,7 +188,7 @@ void summary_finish(SummaryBuilder *b, const Game *g, GameSummary *s)
 
 void summary_of_game(const Game *g, GameSummary *s)
 {
-    SummaryBuilder b;
+    SummaryBuilder b = {0};
     summary_start(&b);
     for (const GameNode *n = game_walk_next(NULL, g->root, true); n; n = game_walk_next(NULL, n, true))
         summary_add_node(&b, n);
@@ -186,20 +212,26 @@ static unsigned ranks_of(Bitboard b)
 void summary_write(const GameSummary *s, StrBuf *out)
 {
     bytes_put_varint(out, s->flags);
+    /* written in place, the room made once (a check and a NUL a byte cost
+     * more than the bytes) */
+    enum { MOST_BYTES = 12 + 2 + 12 * 9 };
+    if (out->len + MOST_BYTES + 1 > out->cap) sb_reserve(out, MOST_BYTES);
+    unsigned char *start = (unsigned char *)out->data + out->len, *p = start + 14;
     unsigned present = 0;
     for (int i = 0; i < 12; i++) {
-        Piece p = summary_pieces[i];
-        sb_putc(out, (char)(unsigned char)(s->min_count[p] << 4 | s->max_count[p]));
-        if (s->squares[p]) present |= 1u << i;
-    }
-    bytes_put_u16(out, (uint16_t)present);
-    for (int i = 0; i < 12; i++) {
-        Bitboard b = s->squares[summary_pieces[i]];
+        Piece piece = summary_pieces[i];
+        start[i] = (unsigned char)(s->min_count[piece] << 4 | s->max_count[piece]);
+        Bitboard b = s->squares[piece];
         if (!b) continue;
-        sb_putc(out, (char)(unsigned char)ranks_of(b));
-        for (Bitboard rest = ranks_of(b); rest; rest &= rest - 1)
-            sb_putc(out, (char)(unsigned char)(b >> (8 * bb_lsb(rest))));
+        present |= 1u << i;
+        unsigned ranks = ranks_of(b);
+        *p++ = (unsigned char)ranks;
+        for (; ranks; ranks &= ranks - 1) *p++ = (unsigned char)(b >> (8 * __builtin_ctz(ranks)));
     }
+    start[12] = (unsigned char)(present & 0xFF);   /* little-endian, as bytes_put_u16 */
+    start[13] = (unsigned char)(present >> 8);
+    *p = '\0';
+    out->len += (size_t)(p - start);
 }
 
 void summary_read(ByteCursor *c, GameSummary *s)

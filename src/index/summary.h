@@ -70,11 +70,49 @@ typedef struct SummaryBuilder {
     GameSummary s;
     int counts[PIECE_NB];      /* each piece's count at `last` */
     const GameNode *last;      /* the node added last; NULL: none yet */
+    /* the summary and counts of the last root worked out, kept for the
+     * next game's (most games of a file start from the same position) */
+    bool root_known;
+    uint8_t root_side;
+    uint8_t root_board[SQ_NB];
+    GameSummary root_summary;
+    int root_counts[PIECE_NB];
 } SummaryBuilder;
 
+/* A SummaryBuilder starts zeroed ({0}), then summary_start before each game. */
 void summary_start(SummaryBuilder *b);
-void summary_add_node(SummaryBuilder *b, const GameNode *n);
 void summary_finish(SummaryBuilder *b, const Game *g, GameSummary *s);
+/* summary_add_node for any node (summary_add_node's unusual cases). */
+void summary_add_any_node(SummaryBuilder *b, const GameNode *n);
+/* The check flag when the side to move at n is in check. (These two are
+ * out of line, and the last act of the inline part: a caller of
+ * summary_add_node need save no registers for them.) */
+void summary_note_check(SummaryBuilder *b, const GameNode *n);
+
+/* Inline for the usual move, a plain one (no promotion, castling, en
+ * passant or null move) taking no king, played from the node added last:
+ * its piece's square, what it takes (a capture's flag, one piece fewer),
+ * and a check until the game's first. What any other node does is
+ * summary_add_any_node's. */
+static inline void summary_add_node(SummaryBuilder *b, const GameNode *n)
+{
+    const GameNode *parent = n->parent;
+    Move m = n->move;
+    Square to = move_to(m);
+    Piece taken = pos_piece_on(&parent->pos, to);
+    if (parent != b->last || move_kind(m) != MK_NORMAL || type_of(taken) == KING) {
+        summary_add_any_node(b, n);
+        return;
+    }
+    b->last = n;
+    b->s.squares[pos_piece_on(&n->pos, to)] |= sq_bb(to);
+    if (taken != NO_PIECE) {   /* the count falls (it rises only by a promotion) */
+        b->s.flags |= summary_capture(type_of(taken));
+        int count = --b->counts[taken];
+        if (count < b->s.min_count[taken]) b->s.min_count[taken] = (uint8_t)count;
+    }
+    if (!(b->s.flags & SUMMARY_CHECK)) summary_note_check(b, n);
+}
 
 /* The summary's bytes (docs/index.md), and reading them back (c->bad when
  * they are not a summary). */

@@ -67,6 +67,8 @@ typedef struct PgnReader {
     bool jump;               /* the next game is read from jump_offset, on line jump_line (pgn_skip_game) */
     uint64_t jump_offset;
     unsigned jump_line;
+    unsigned bom_line;       /* the line on which bom_bytes of byte-order marks were skipped */
+    size_t bom_bytes;
 } PgnReader;
 
 /* A tag pair of the usual form, [Name "value"] with nothing escaped, that
@@ -90,6 +92,13 @@ typedef struct RawGame {
     bool oversized;          /* longer than the limit: text is empty, the game was skipped */
     size_t size_limit;       /* the limit it passed (for the message) */
     unsigned last_line;      /* input line where the game's text ends */
+    /* For a reader of an input from its start (not a chunk's, not after a
+     * jump): the input offset of the start of first_line, plus
+     * first_column - 1; and the offset where last_line ends (after its
+     * line end), when end_offset_known (the reader may not yet have read
+     * that far: then it is unknown). A byte-order mark takes no column. */
+    uint64_t first_offset, end_offset;
+    bool end_offset_known;
     bool ends_input;         /* the game runs to the end of the input */
     int tag_mark_count;      /* the first RAW_TAG_MARKS such tag pairs, in text order, */
     RawTagMark tag_marks[RAW_TAG_MARKS];   /* so that stage 2 reads them without a scan */

@@ -267,6 +267,41 @@ static void advance_piece(PgnReader *r, const LinePiece *lp)
     }
 }
 
+/* The input offset where the current line starts (its byte-order marks
+ * skipped take no column: line_offset does not count them). */
+static uint64_t line_start_offset(const PgnReader *r)
+{
+    return r->buf_offset + r->pos - r->line_offset - (r->bom_line == r->line ? r->bom_bytes : 0);
+}
+
+/* The game starts at the current line's column `column`. */
+static void game_starts(const PgnReader *r, RawGame *g, unsigned column)
+{
+    g->first_line = r->line;
+    g->first_column = column;
+    g->first_offset = line_start_offset(r) + column - 1;
+}
+
+/* After a termination marker, where its line ends, when the window holds
+ * that line end (or the input ends before one). */
+static bool end_of_result_line(const PgnReader *r, uint64_t *end)
+{
+    const char *s = r->buf + r->pos;
+    size_t avail = r->len - r->pos;
+    const char *nl = memchr(s, '\n', avail);
+    const char *cr = r->saw_cr ? memchr(s, '\r', nl ? (size_t)(nl - s) : avail) : NULL;
+    uint64_t at = r->buf_offset + r->pos;
+    if (cr) {
+        size_t k = (size_t)(cr - s);
+        if (k + 1 == avail && !r->eof) return false;   /* is a '\n' next? */
+        *end = at + k + 1 + (k + 1 < avail && s[k + 1] == '\n');
+        return true;
+    }
+    if (nl) *end = at + (size_t)(nl - s) + 1;
+    else if (r->eof) *end = at + avail;
+    return nl || r->eof;
+}
+
 void pgn_skip_game(PgnReader *r, uint64_t next_offset, unsigned next_line)
 {
     r->games++;
@@ -667,8 +702,7 @@ static UsualLines take_usual_lines(PgnReader *r, RawGame *g, SplitState *st, Jun
         st->has_content = true;
         remember_tag(st, tag.hash);
         mark_tag(g, g->text.len, &tag);
-        g->first_line = r->line;
-        g->first_column = (unsigned)r->line_offset + 1;
+        game_starts(r, g, (unsigned)r->line_offset + 1);
         keep_text(r, g, s, len, false);
         r->pos += len;
         r->line++;
@@ -821,6 +855,9 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
             r->pos += 3;
             lp.content -= 3;
             lp.consumed -= 3;
+            if (r->bom_line != r->line) r->bom_bytes = 0;
+            r->bom_line = r->line;
+            r->bom_bytes += 3;
         }
         const char *s = r->buf + r->pos;
         size_t content = lp.content;
@@ -855,8 +892,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
             }
             junk_end(r, &junk);
             st.started = true;
-            g->first_line = r->line;
-            g->first_column = (unsigned)r->line_offset + 1;
+            game_starts(r, g, (unsigned)r->line_offset + 1);
         } else if (!line_start) {
             /* a further piece of a long line: no game starts here */
         } else if (st.in_comment) {
@@ -868,8 +904,7 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
                 sb_clear(&g->text);
                 g->tag_mark_count = 0;
                 g->oversized = false;
-                g->first_line = r->line;
-                g->first_column = 1;
+                game_starts(r, g, 1);
                 st.started = true;
             } else if (st.has_movetext || seen_tag(&st, tag_hash)) {
                 break;
@@ -923,6 +958,8 @@ bool pgn_next_raw(PgnReader *r, RawGame *g)
     if (!st.started) return false;
     /* the line of the termination marker, or the one before the next game */
     g->last_line = ended_by_result ? r->line : r->line - 1;
+    g->end_offset = line_start_offset(r);   /* of line last_line + 1 */
+    g->end_offset_known = !ended_by_result || end_of_result_line(r, &g->end_offset);
     g->number = ++r->games;
     if (!g->oversized) blank_out_nuls(g);
     return true;

@@ -317,6 +317,7 @@ static void test_a_summary_made_during_the_parse_is_the_walks(void **state)
     Arena a, b;
     arena_init(&a, 1 << 16);
     arena_init(&b, 1 << 16);
+    SummaryBuilder builder = {0};   /* one for all the games, as the build's: a root's summary is kept */
     for (int k = 0; k < 160; k++) {
         Game g, back;
         arena_reset(&a);
@@ -339,19 +340,83 @@ static void test_a_summary_made_during_the_parse_is_the_walks(void **state)
         int messages = 0;
         DiagSink sink;
         diag_sink_init(&sink, no_message, &messages);
-        SummaryBuilder builder;
-        summary_start(&builder);
-        PgnMoveHook hook = {add_to_summary, &builder};
-        assert_int_equal(pgn_parse_game_hooked(&raw, "random", &b, &back, &sink, &hook), PGN_OK);
-        assert_int_equal(messages, 0);
-        assert_int_equal(back.node_count, g.node_count);
-        summary_finish(&builder, &back, &parsed);
-        summary_by_definition(&back, &defined);
-        assert_memory_equal(&defined, &parsed, sizeof defined);
+        /* twice: the second time, the root's summary is the one kept */
+        for (int pass = 0; pass < 2; pass++) {
+            arena_reset(&b);
+            summary_start(&builder);
+            PgnMoveHook hook = {add_to_summary, &builder};
+            assert_int_equal(pgn_parse_game_hooked(&raw, "random", &b, &back, &sink, &hook), PGN_OK);
+            assert_int_equal(messages, 0);
+            assert_int_equal(back.node_count, g.node_count);
+            summary_finish(&builder, &back, &parsed);
+            summary_by_definition(&back, &defined);
+            assert_memory_equal(&defined, &parsed, sizeof defined);
+        }
         raw_game_free(&raw);
     }
     arena_free(&a);
     arena_free(&b);
+}
+
+/* }==== */
+/* {==== where a game's text is ================================================ */
+
+static void silent(void *ctx, DiagSeverity severity, const char *text)
+{
+    (void)ctx;
+    (void)severity;
+    (void)text;
+}
+
+/* The offsets the reader gives each game of text (RawGame.first_offset,
+ * end_offset) against the line starts counted from its bytes: LF, CRLF
+ * and a lone CR end a line; a line past the last starts at the end. */
+static void expect_offsets(const char *text, size_t len, int games)
+{
+    uint64_t line_starts[64];
+    unsigned lines = 1;
+    line_starts[1] = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] != '\n' && text[i] != '\r') continue;
+        if (text[i] == '\r' && i + 1 < len && text[i + 1] == '\n') i++;
+        line_starts[++lines] = i + 1;
+        assert_true(lines < 63);
+    }
+    FILE *fp = fmemopen((void *)(uintptr_t)text, len, "rb");
+    assert_non_null(fp);
+    DiagSink sink;
+    diag_sink_init(&sink, silent, NULL);
+    PgnReader r;
+    pgn_open_stream(&r, fp, "offsets", &sink);
+    RawGame raw;
+    raw_game_init(&raw);
+    int n = 0;
+    for (; pgn_next_raw(&r, &raw); n++) {
+        assert_int_equal(raw.first_offset, line_starts[raw.first_line] + raw.first_column - 1);
+        if (raw.end_offset_known)
+            assert_int_equal(raw.end_offset, raw.last_line + 1 <= lines ? line_starts[raw.last_line + 1] : len);
+    }
+    assert_int_equal(n, games);
+    raw_game_free(&raw);
+    pgn_close(&r);
+    fclose(fp);
+}
+
+static void test_the_readers_offsets_are_its_lines(void **state)
+{
+    (void)state;
+    static const struct { const char *text; int games; } cases[] = {
+        {"[Event \"a\"]\n\n1. e4 e5 1-0\n\n[Event \"b\"]\n\n1. d4 0-1\n", 2},
+        {"[Event \"a\"]\r\n\r\n1. e4 e5 1-0\r\n\r\n[Event \"b\"]\r\n\r\n1. d4 0-1\r\n", 2},
+        {"[Event \"a\"]\r\r1. e4 e5 1-0\r\r[Event \"b\"]\r\r1. d4 0-1\r", 2},
+        {"[Event \"a\"]\n\r\n1. e4\re5 1-0\r[Event \"b\"]\r\n1. d4 0-1", 2},
+        {"1. e4 e5 1-0 1. d4 d5 0-1 1. c4 *", 3},
+        {"\xEF\xBB\xBF[Event \"a\"]\r\n1. e4 *\r\n\xEF\xBB\xBF[Event \"b\"]\n1. d4 *  ", 2},
+        {"[Event \"a\"]\n1. e4 1-0 * \xEF\xBB\xBF[Event \"x\"]\n1. e4 *\n", 2},
+        {"[Event \"a\"]\n1. e4 {a comment\non two lines} e5\n(1... d5) 1/2-1/2\n[Event \"b\"]\n1. e4 *", 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_offsets(cases[i].text, strlen(cases[i].text), cases[i].games);
 }
 
 /* }==== */
@@ -554,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_damaged_codes_are_refused),
         cmocka_unit_test(test_a_summary_reads_back),
         cmocka_unit_test(test_a_summary_made_during_the_parse_is_the_walks),
+        cmocka_unit_test(test_the_readers_offsets_are_its_lines),
         cmocka_unit_test(test_conditions_in_words),
         cmocka_unit_test(test_a_game_ruled_out_never_matches),
     };
