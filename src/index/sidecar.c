@@ -6,6 +6,7 @@
  */
 #include "index/sidecar.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -360,36 +361,49 @@ typedef struct Builder {
     StrBuf codes;           /* a game's move codes, before their count is written */
 } Builder;
 
-/* game_node_made when the codes need more room. */
+/* game_node_made for any node but the usual move. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void game_node_made_growing(Builder *b, const GameNode *n)
+static void game_node_made_other(Builder *b, const GameNode *n)
 {
     movecode_append(&b->codes, movecode_of(n->move));
-    summary_add_node(&b->summary, n);
+    summary_add_any_node(&b->summary, n);
 }
 
 /* The parse made node n: into the game's summary and codes, while n is in
- * the cache. Each call it makes is its last act (the room for the codes
- * is checked first; summary_add_node's calls end it), so that the usual
- * move saves no registers. */
+ * the cache. The usual move (summary_move_is_usual) is told apart once
+ * for both: its code is its from and to squares (movecode_of), written in
+ * the room game_begin made. Each call it makes is its last act, so that
+ * the usual move saves no registers. */
 static void game_node_made(void *ctx, const GameNode *n)
 {
     Builder *b = ctx;
-    if (b->codes.len + 3 > b->codes.cap) {
-        game_node_made_growing(b, n);
+    const GameNode *parent = n->parent;
+    Move m = n->move;
+    Square to = move_to(m);
+    Piece taken = pos_piece_on(&parent->pos, to);
+    if (!summary_move_is_usual(&b->summary, parent, m, taken)) {
+        game_node_made_other(b, n);
         return;
     }
-    movecode_append(&b->codes, movecode_of(n->move));
-    summary_add_node(&b->summary, n);
+    assert(b->codes.len + 2 < b->codes.cap);
+    unsigned code = m & 0xfff;   /* MOVECODE_NORMAL is 0 */
+    char *p = b->codes.data + b->codes.len;
+    p[0] = (char)(unsigned char)code;
+    p[1] = (char)(unsigned char)(code >> 8);
+    b->codes.len += 2;   /* (no NUL: the codes are bytes, never read as a string) */
+    summary_add_usual_node(&b->summary, n, to, taken);
 }
 
-/* Ready for the next game's parse. */
-static void game_begin(Builder *b)
+/* Ready for the parse of raw: room for the codes of every move its text
+ * can hold (each move takes two bytes of it at least, "e4" or "--", and
+ * its code two), so that the usual move's need not be checked. */
+static void game_begin(Builder *b, const RawGame *raw)
 {
     summary_start(&b->summary);
     sb_clear(&b->codes);
+    sb_reserve(&b->codes, raw->text.len + 2);
 }
 
 static void flush(Builder *b)
@@ -507,7 +521,7 @@ bool sidecar_build(const char *pgn_path, SidecarWriteFn write, void *ctx, Sideca
         arena_reset(&arena);
         Game g;
         game_messages = 0;
-        game_begin(&b);
+        game_begin(&b, &raw);
         PgnParseStatus st = pgn_parse_game_hooked(&raw, pgn_path, &arena, &g, &game_sink, &hook);
         bool clean = st == PGN_OK && game_messages == 0;
         uint64_t start = raw.first_offset, end = raw.end_offset;

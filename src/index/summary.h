@@ -89,21 +89,19 @@ void summary_add_any_node(SummaryBuilder *b, const GameNode *n);
  * summary_add_node need save no registers for them.) */
 void summary_note_check(SummaryBuilder *b, const GameNode *n);
 
-/* Inline for the usual move, a plain one (no promotion, castling, en
- * passant or null move) taking no king, played from the node added last:
- * its piece's square, what it takes (a capture's flag, one piece fewer),
- * and a check until the game's first. What any other node does is
- * summary_add_any_node's. */
-static inline void summary_add_node(SummaryBuilder *b, const GameNode *n)
+/* The usual move, a plain one (no promotion, castling, en passant or null
+ * move) taking no king (`taken`: the piece on its destination), played
+ * from the node added last: what summary_add_usual_node takes. */
+static inline bool summary_move_is_usual(const SummaryBuilder *b, const GameNode *parent, Move m, Piece taken)
 {
-    const GameNode *parent = n->parent;
-    Move m = n->move;
-    Square to = move_to(m);
-    Piece taken = pos_piece_on(&parent->pos, to);
-    if (parent != b->last || move_kind(m) != MK_NORMAL || type_of(taken) == KING) {
-        summary_add_any_node(b, n);
-        return;
-    }
+    return parent == b->last && move_kind(m) == MK_NORMAL && type_of(taken) != KING;
+}
+
+/* Inline for the usual move into n, to square `to`, taking `taken`
+ * (summary_move_is_usual): its piece's square, what it takes (a capture's
+ * flag, one piece fewer), and a check until the game's first. */
+static inline void summary_add_usual_node(SummaryBuilder *b, const GameNode *n, Square to, Piece taken)
+{
     b->last = n;
     b->s.squares[pos_piece_on(&n->pos, to)] |= sq_bb(to);
     if (taken != NO_PIECE) {   /* the count falls (it rises only by a promotion) */
@@ -112,6 +110,16 @@ static inline void summary_add_node(SummaryBuilder *b, const GameNode *n)
         if (count < b->s.min_count[taken]) b->s.min_count[taken] = (uint8_t)count;
     }
     if (!(b->s.flags & SUMMARY_CHECK)) summary_note_check(b, n);
+}
+
+/* Any node: the usual move inline, what any other node does in
+ * summary_add_any_node. */
+static inline void summary_add_node(SummaryBuilder *b, const GameNode *n)
+{
+    Move m = n->move;
+    Piece taken = pos_piece_on(&n->parent->pos, move_to(m));
+    if (summary_move_is_usual(b, n->parent, m, taken)) summary_add_usual_node(b, n, move_to(m), taken);
+    else summary_add_any_node(b, n);
 }
 
 /* The summary's bytes (docs/index.md), and reading them back (c->bad when
