@@ -224,9 +224,15 @@ void summary_write(const GameSummary *s, StrBuf *out)
         Bitboard b = s->squares[piece];
         if (!b) continue;
         present |= 1u << i;
-        unsigned ranks = ranks_of(b);
-        *p++ = (unsigned char)ranks;
-        for (; ranks; ranks &= ranks - 1) *p++ = (unsigned char)(b >> (8 * __builtin_ctz(ranks)));
+        *p++ = (unsigned char)ranks_of(b);
+        /* the bytes of its ranks, each written and kept when it is not 0:
+         * eight steps always (a loop over the ranks it has ends where the
+         * processor cannot foresee) */
+        for (int r = 0; r < 8; r++) {
+            unsigned char files = (unsigned char)(b >> (8 * r));
+            *p = files;
+            p += files != 0;
+        }
     }
     start[12] = (unsigned char)(present & 0xFF);   /* little-endian, as bytes_put_u16 */
     start[13] = (unsigned char)(present >> 8);
