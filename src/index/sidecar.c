@@ -192,8 +192,12 @@ static uint64_t string_hash(const char *s, size_t len)
         h = (h ^ w) * UINT64_C(0x9e3779b97f4a7c15);
         h ^= h >> 29;
     }
+    /* the last bytes: the last eight, read again in part, or a short
+     * string's few (no call to copy a length known only now) */
     uint64_t tail = 0;
-    memcpy(&tail, s + i, len - i);
+    if (len >= 8) memcpy(&tail, s + len - 8, 8);
+    else
+        for (; i < len; i++) tail = tail << 8 | (unsigned char)s[i];
     h = (h ^ tail) * UINT64_C(0x9e3779b97f4a7c15);
     return h ^ h >> 32;
 }
