@@ -6,7 +6,6 @@
  */
 #include "index/sidecar.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -387,11 +386,12 @@ static void game_node_made(void *ctx, const GameNode *n)
     Move m = n->move;
     Square to = move_to(m);
     Piece taken = pos_piece_on(&parent->pos, to);
-    if (!summary_move_is_usual(&b->summary, parent, m, taken)) {
+    /* (the room game_begin made holds every move of the text; were it
+     * ever short, the general path, which grows it, writes the move) */
+    if (!summary_move_is_usual(&b->summary, parent, m, taken) || b->codes.len + 2 >= b->codes.cap) {
         game_node_made_other(b, n);
         return;
     }
-    assert(b->codes.len + 2 < b->codes.cap);
     unsigned code = m & 0xfff;   /* MOVECODE_NORMAL is 0 */
     char *p = b->codes.data + b->codes.len;
     p[0] = (char)(unsigned char)code;
