@@ -681,14 +681,7 @@ COLD_PATH static void make_special_move(Position *pos, Move m)
 /* Inline where they are called: a game's replay calls pos_play_move at
  * every move, in game_add_move or (a game read without its tree) in the
  * reader itself, and left to itself the compiler inlines it nowhere once it
- * has two hot callers. position.h declares them without `inline`, so these
- * are external definitions, which may call the static helpers above
- * (C11 6.7.4p3 limits only inline definitions); clang's -pedantic warns
- * all the same. */
-#if defined(__clang__)
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wstatic-in-inline"
-#endif
+ * has two hot callers. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
@@ -733,9 +726,6 @@ inline void pos_make_move_undoable(Position *pos, Move m, PosUndo *undo)
     undo->fullmove = pos->fullmove;
     pos_make_move(pos, m);
 }
-#if defined(__clang__)
-#pragma clang diagnostic pop
-#endif
 
 void pos_unmake_move(Position *pos, const PosUndo *undo)
 {
