@@ -16,6 +16,14 @@ no_temporary_left() {
     else ok; fi
 }
 
+# stopped_early LABEL: the run whose messages are in $T/err said it stopped
+# before the last of $BIG's 713 games
+stopped_early() {
+    read_games=$(sed -n 's/.*the run stopped after \([0-9]*\) games.*/\1/p' "$T/err")
+    if [ -n "$read_games" ] && [ "$read_games" -lt 713 ]; then ok
+    else bad "$1: the run did not stop at once (read '$read_games' of 713 games)"; fi
+}
+
 GAMES=tests/data/pgn/python-chess/molinari-bordais-1979.pgn
 BIG=tests/data/pgn/sunfish/3fold.pgn          # 713 games, 2.3 MB of output for `true`
 printf 'cql() true\n' >"$T/true.cql"
@@ -252,9 +260,7 @@ printf 'old\n' >"$T/limited.pgn"
 expect_eq "file size limit: exit" $? 2
 expect_grep "file size limit: message" "$T/err" "cannot write output file '$T/limited.pgn': File too large"
 if grep -q ' matches of ' "$T/out"; then bad "file size limit: the summary line claims success"; else ok; fi
-read_games=$(sed -n 's/.*the run stopped after \([0-9]*\) games.*/\1/p' "$T/err")
-if [ -n "$read_games" ] && [ "$read_games" -lt 713 ]; then ok
-else bad "file size limit: the run did not stop at once (read '$read_games' of 713 games)"; fi
+stopped_early "file size limit"
 expect_eq "file size limit: the old output stays" "$(cat "$T/limited.pgn")" old
 no_temporary_left "file size limit"
 # the same with SIGXFSZ as it is: the process dies of it (on the output
@@ -286,9 +292,7 @@ if [ -n "$full" ]; then
     expect_eq "full device: exit" $? 2
     expect_grep "full device: message" "$T/err" "cannot write output file '$full': No space left on device"
     if grep -q ' matches of ' "$T/out"; then bad "full device: the summary line claims success"; else ok; fi
-    read_games=$(sed -n 's/.*the run stopped after \([0-9]*\) games.*/\1/p' "$T/err")
-    if [ -n "$read_games" ] && [ "$read_games" -lt 713 ]; then ok
-    else bad "full device: the run did not stop at once (read '$read_games' of 713 games)"; fi
+    stopped_early "full device"
     if [ -c "$full" ]; then ok; else bad "the full device was replaced"; fi
 else
     echo "note: no full device (c 1 7) here; disk-full test skipped" >&2
@@ -298,9 +302,7 @@ fi
 ( trap '' PIPE; "$CQL" -threads 1 -i "$BIG" -o - "$T/true.cql" 2>"$T/err"; echo $? >"$T/rc" ) | head -c 100 >/dev/null
 expect_eq "broken pipe: exit" "$(cat "$T/rc")" 2
 expect_grep "broken pipe: message" "$T/err" "cannot write output file 'standard output': Broken pipe"
-read_games=$(sed -n 's/.*the run stopped after \([0-9]*\) games.*/\1/p' "$T/err")
-if [ -n "$read_games" ] && [ "$read_games" -lt 713 ]; then ok
-else bad "broken pipe: the whole input was read ('$read_games' of 713 games)"; fi
+stopped_early "broken pipe"
 
 echo "output tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
