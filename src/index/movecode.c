@@ -189,6 +189,12 @@ static inline bool code_to_move(uint16_t c, const Position *pos, Move *m)
     return movecode_move(c, m) && code_move_fits(pos, *m);
 }
 
+/* The code at index i of codes. */
+static inline uint16_t code_at(const unsigned char *codes, size_t i)
+{
+    return (uint16_t)(codes[2 * i] | codes[2 * i + 1] << 8);
+}
+
 /* An open variation: where the line it branches from goes on, and its
  * first node (the last child so far of the position it starts from). */
 typedef struct OpenVariation {
@@ -208,7 +214,7 @@ bool movecode_read_tree(const unsigned char *codes, size_t ncodes, Game *g, Aren
     bool ok = true;
     g->variation_tail = NULL;
     for (size_t i = 0; ok && i < ncodes; i++) {
-        uint16_t c = (uint16_t)(codes[2 * i] | codes[2 * i + 1] << 8);
+        uint16_t c = code_at(codes, i);
         unsigned kind = c >> 12;
         if (kind == MOVECODE_BEGIN) {
             ok = cur->parent != NULL;
@@ -248,12 +254,6 @@ bool movecode_read_tree(const unsigned char *codes, size_t ncodes, Game *g, Aren
 
 /* }==== */
 /* {==== a main line made in place ============================================== */
-
-/* The code at index i of codes. */
-static inline uint16_t code_at(const unsigned char *codes, size_t i)
-{
-    return (uint16_t)(codes[2 * i] | codes[2 * i + 1] << 8);
-}
 
 /* Passes over the variation that begins at the next code, and those
  * within it; false when it does not end, or holds no move. */
