@@ -263,10 +263,10 @@ typedef struct GameCodes {
 } GameCodes;
 
 /* Readies g, the scratch tree of a search, for game `number` of sidecar
- * record sg (*head: whether that read its head), and asks whether the query's condition, or the gate's question
- * about the tags (asked of the sidecar's tags: a game where it fails cannot
- * match, and asking changes nothing), rules it out. False when the record
- * cannot be read. */
+ * record sg (*head: whether that read its head), and asks whether the
+ * query's condition, or the gate's question about the tags (asked of the
+ * sidecar's tags: a game where it fails cannot match, and asking changes
+ * nothing), rules it out. False when the record cannot be read. */
 static bool rule_out(IndexedQuery *iq, const Sidecar *sc, const SidecarGame *sg, long number, CqlSearcher *s,
                      CqlGame *g, GameCodes *head, bool *ruled_out)
 {
