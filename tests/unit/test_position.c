@@ -78,6 +78,13 @@ static void test_start_position(void **state)
     assert_false(pos_in_check(&pos));
 }
 
+/* The perft files whose every FEN the tests below go over. */
+static const char *const PERFT_FILES[] = {
+    "tests/data/perft/perftsuite.epd", "tests/data/perft/cpw-perft-results.epd",
+    "tests/data/perft/python-chess-tricky.perft", "tests/data/perft/python-chess-chess960.perft",
+};
+#define PERFT_FILE_COUNT (sizeof PERFT_FILES / sizeof PERFT_FILES[0])
+
 /* Every FEN of the perft files reads and writes back unchanged (EPD lines
  * gain the default counters "0 1"), except Shredder castling (HFhf), which
  * is written as X-FEN: then reading the output gives the same position. */
@@ -103,11 +110,7 @@ static void fen_round_trips(char *fen, void *ctx)
 static void test_fen_round_trip_on_data_files(void **state)
 {
     (void)state;
-    static const char *const FILES[] = {
-        "tests/data/perft/perftsuite.epd", "tests/data/perft/cpw-perft-results.epd",
-        "tests/data/perft/python-chess-tricky.perft", "tests/data/perft/python-chess-chess960.perft",
-    };
-    assert_true(for_each_perft_fen(FILES, sizeof FILES / sizeof FILES[0], fen_round_trips, NULL) > 1000);
+    assert_true(for_each_perft_fen(PERFT_FILES, PERFT_FILE_COUNT, fen_round_trips, NULL) > 1000);
 }
 
 static void test_fen_round_trip_assorted(void **state)
@@ -541,11 +544,7 @@ static void undo_moves_of_fen(char *fen, void *ctx)
 static void test_unmake_on_data_files(void **state)
 {
     (void)state;
-    static const char *const FILES[] = {
-        "tests/data/perft/perftsuite.epd", "tests/data/perft/cpw-perft-results.epd",
-        "tests/data/perft/python-chess-tricky.perft", "tests/data/perft/python-chess-chess960.perft",
-    };
-    assert_true(for_each_perft_fen(FILES, sizeof FILES / sizeof FILES[0], undo_moves_of_fen, NULL) > 1000);
+    assert_true(for_each_perft_fen(PERFT_FILES, PERFT_FILE_COUNT, undo_moves_of_fen, NULL) > 1000);
 }
 
 /* A null move, and a line of random moves taken back one by one. */
