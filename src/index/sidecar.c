@@ -392,7 +392,7 @@ static void game_node_made(void *ctx, const GameNode *n)
         game_node_made_other(b, n);
         return;
     }
-    unsigned code = m & 0xfff;   /* MOVECODE_NORMAL is 0 */
+    uint16_t code = movecode_of(m);
     char *p = b->codes.data + b->codes.len;
     p[0] = (char)(unsigned char)code;
     p[1] = (char)(unsigned char)(code >> 8);
