@@ -58,6 +58,10 @@ static inline bool mg_attacked_after(const Position *pos, Color us, Square s, Bi
  * own king (which may be the mover) must not be attacked. */
 static inline bool mg_normal_move_is_legal(const Position *pos, Square from, Square to)
 {
+    /* never a capture of a king: a position read from a FEN tag may leave
+     * the side not to move in check (pos_from_fen_tolerant), and the SAN
+     * resolvers do not rule that move out before asking */
+    if (pos->by_type[KING] & sq_bb(to)) return false;
     Color us = (Color)pos->side;
     Square king = pos_king(pos, us);
     Bitboard occupied = (pos_occupied(pos) ^ sq_bb(from)) | sq_bb(to);
