@@ -112,30 +112,40 @@ size_t movecode_write_tree(const Game *g, StrBuf *out)
 /* }==== */
 /* {==== reading a tree ========================================================= */
 
-/* A pawn on its last rank, or a piece to promote that is no pawn on its
- * seventh, would break the position (pos_is_ok): the promotion must be a
- * pawn's, reaching the last rank. */
-static bool promotion_fits(const Position *pos, Square from, Square to, bool promotes)
-{
-    bool pawn = type_of(pos_piece_on(pos, from)) == PAWN;
-    bool last_rank = rank_of(to) == (pos->side == WHITE ? 7 : 0);
-    if (!pawn) return !promotes;
-    return promotes == last_rank;
-}
-
-/* Whether the piece on `from` is the side to move's, and lands on no piece
- * of its own and takes no king on `to`. */
+/* Whether a piece of the side to move stands on `from`, and lands on no
+ * piece of its own (so not on `from` itself) and takes no king on `to`:
+ * read from the bitboards, without a branch. */
 static inline bool mover_lands(const Position *pos, Square from, Square to)
 {
-    Piece mover = pos_piece_on(pos, from), taken = pos_piece_on(pos, to);
-    Color us = (Color)pos->side;
-    if (from == to || mover == NO_PIECE || color_of(mover) != us) return false;
-    return taken == NO_PIECE || (color_of(taken) != us && type_of(taken) != KING);
+    Bitboard own = pos->by_color[pos->side];
+    return ((own >> from) & ~((own | pos->by_type[KING]) >> to) & 1) != 0;
 }
 
-/* Whether m can be played in pos without breaking the position: the mover
- * is there, lands on no piece of its own and takes no king; a promotion is
- * a pawn's to the last rank; en passant takes a pawn that just moved two
+/* Whether a pawn's plain move leaves the position whole (pos_is_ok): not
+ * onto its first or last rank (forward, that is a promotion), and not two
+ * squares along its file (which sets the en passant square) but forward
+ * from its second rank over an empty square. Other odd moves of a pawn
+ * (sideways, back one square) break nothing. */
+static bool pawn_step_fits(const Position *pos, Square from, Square to)
+{
+    if (sq_bb(to) & (RANK_1_BB | RANK_8_BB)) return false;
+    if (to - from != 16 && from - to != 16) return true;
+    bool white = pos->side == WHITE;
+    return to - from == (white ? 16 : -16) && rank_of(from) == (white ? 1 : 6) &&
+           pos_piece_on(pos, (from + to) / 2) == NO_PIECE;
+}
+
+/* code_move_fits for a plain move (MOVECODE_NORMAL, most of them): the
+ * mover lands (mover_lands), and a pawn's move breaks nothing
+ * (pawn_step_fits). */
+static inline bool normal_code_fits(const Position *pos, Square from, Square to)
+{
+    return mover_lands(pos, from, to) && (!((pos->by_type[PAWN] >> from) & 1) || pawn_step_fits(pos, from, to));
+}
+
+/* Whether m, a move other than a plain one, can be played in pos without
+ * breaking the position: the mover lands (mover_lands); a promotion is a
+ * pawn's to the last rank; en passant takes a pawn that just moved two
  * squares; castling is the legal castling move. (Whether the mover leaves
  * its king in check is not asked: the sidecar's checksum keeps the moves
  * the build wrote; this keeps a damaged one from breaking a position.) */
@@ -152,25 +162,14 @@ static bool code_move_fits(const Position *pos, Move m)
     default:
         break;
     }
-    if (!mover_lands(pos, from, to)) return false;
-    Piece mover = pos_piece_on(pos, from), taken = pos_piece_on(pos, to);
+    if (!mover_lands(pos, from, to) || type_of(pos_piece_on(pos, from)) != PAWN) return false;
     if (move_kind(m) == MK_EN_PASSANT) {
         Square passed = make_square(file_of(to), rank_of(from));
-        return type_of(mover) == PAWN && to == pos->ep && taken == NO_PIECE &&
+        return to == pos->ep && pos_piece_on(pos, to) == NO_PIECE &&
                pos_piece_on(pos, passed) == make_piece(other_color(us), PAWN);
     }
-    bool promotes = move_kind(m) == MK_PROMOTION;
-    if (promotes && (move_promo(m) < KNIGHT || move_promo(m) > QUEEN)) return false;
-    return promotion_fits(pos, from, to, promotes);
-}
-
-/* code_move_fits for a plain move (MOVECODE_NORMAL, most of them): the
- * mover is the side to move's, lands on no piece of its own and takes no
- * king, and is no pawn reaching its last rank (that is a promotion). */
-static inline bool normal_code_fits(const Position *pos, Square from, Square to)
-{
-    return mover_lands(pos, from, to) &&
-           (type_of(pos_piece_on(pos, from)) != PAWN || rank_of(to) != (pos->side == WHITE ? 7 : 0));
+    return move_kind(m) == MK_PROMOTION && move_promo(m) >= KNIGHT && move_promo(m) <= QUEEN &&
+           rank_of(to) == (us == WHITE ? 7 : 0);
 }
 
 /* The move of code c, a move (no variation mark), made from pos; false

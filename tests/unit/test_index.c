@@ -181,8 +181,13 @@ static void test_damaged_codes_are_refused(void **state)
         {SQ_E2 | SQ_D3 << 6 | MOVECODE_EN_PASSANT << 12},     /* en passant with no pawn passed */
         {SQ_A2 | SQ_A8 << 6},                                   /* a pawn on its last rank, not promoting */
         {SQ_D1 | SQ_E8 << 6},                                   /* taking the king */
+        /* a pawn's plain moves that would break the position (pos_is_ok) */
+        {SQ_G1 | SQ_F3 << 6, SQ_E7 | SQ_E5 << 6, SQ_G2 | SQ_G1 << 6},   /* back onto its first rank */
+        {SQ_E2 | SQ_E4 << 6, SQ_E7 | SQ_E5 << 6, SQ_E4 | SQ_E2 << 6},   /* two squares back */
+        {SQ_B1 | SQ_C3 << 6, SQ_E7 | SQ_E5 << 6, SQ_C2 | SQ_C4 << 6},   /* two squares over a piece */
+        {SQ_E2 | SQ_E3 << 6, SQ_A7 | SQ_A6 << 6, SQ_E3 | SQ_E5 << 6},   /* two squares from its third rank */
     };
-    static const int count[] = {1, 2, 1, 1, 2, 2, 3, 1, 1, 1, 1, 1};
+    static const int count[] = {1, 2, 1, 1, 2, 2, 3, 1, 1, 1, 1, 1, 3, 3, 3, 3};
     Arena a;
     arena_init(&a, 1 << 16);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -198,6 +203,11 @@ static void test_damaged_codes_are_refused(void **state)
         pos_start(&start);
         game_new_root(&g, &a, &start);
         if (movecode_read_tree(bytes, (size_t)count[i], &g, &a)) fail_msg("damaged codes %zu were read", i);
+        /* and a walk in place stops at them, its positions whole */
+        MovecodeWalk walk;
+        assert_true(movecode_walk_start(&walk, bytes, (size_t)count[i], &start, false));
+        for (const GameNode *n; (n = movecode_walk_next(&walk)) != NULL;) assert_true(pos_is_ok(&n->pos));
+        if (!walk.bad) fail_msg("damaged codes %zu were walked", i);
     }
     arena_free(&a);
 }
