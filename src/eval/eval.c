@@ -1903,6 +1903,13 @@ void eval_positions_begin(Evaluator *ev, const Game *g, Arena *arena, GameSearch
 
 bool eval_positions_at(Evaluator *ev, const GameNode *n)
 {
+    /* a body evaluated once per game: its answer stands at every later
+     * position, where nothing else is done (no evaluation: no note, no
+     * error) */
+    if (ev->positions_evaluated) {
+        if (ev->positions_matched) count_match(ev, ev->search, n, false);
+        return !ev->stopped_at;
+    }
     /* the nodes given may be one changed in place: notes at them would be
      * lost, and are not made */
     return search_position(ev, ev->positions_body, n, ev->search, ev->positions_once, &ev->positions_evaluated,
