@@ -180,10 +180,12 @@ __attribute__((always_inline))
 #endif
 static inline bool code_to_move(uint16_t c, const Position *pos, Move *m)
 {
-    if (c >> 12 == MOVECODE_NORMAL) {   /* the usual move, without movecode_move's switch */
-        Square from = c & 63, to = (c >> 6) & 63;
-        *m = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL);
-        return normal_code_fits(pos, from, to);
+    if (c >> 12 == MOVECODE_NORMAL) {
+        /* the usual move, without movecode_move's switch: its code is its
+         * Move (from, to, no promotion, MK_NORMAL: 0) */
+        _Static_assert(MOVECODE_NORMAL == 0 && MK_NORMAL == 0 && NO_PIECE_TYPE == 0, "a plain move's code is its Move");
+        *m = (Move)c;
+        return normal_code_fits(pos, c & 63, c >> 6);
     }
     return movecode_move(c, m) && code_move_fits(pos, *m);
 }
@@ -191,7 +193,13 @@ static inline bool code_to_move(uint16_t c, const Position *pos, Move *m)
 /* The code at index i of codes. */
 static inline uint16_t code_at(const unsigned char *codes, size_t i)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint16_t c;   /* one load where the machine is little-endian */
+    memcpy(&c, codes + 2 * i, sizeof c);
+    return c;
+#else
     return (uint16_t)(codes[2 * i] | codes[2 * i + 1] << 8);
+#endif
 }
 
 /* An open variation: where the line it branches from goes on, and its
