@@ -247,17 +247,21 @@ void summary_read(ByteCursor *c, GameSummary *s)
 
 void summary_read_some(ByteCursor *c, GameSummary *s, uint16_t pieces)
 {
-    memset(s, 0, sizeof *s);
     uint64_t flags = bytes_get_varint(c);
     if (flags > UINT32_MAX) c->bad = true;
-    s->flags = (uint32_t)flags;
     const unsigned char *p = bytes_get(c, 14);   /* the counts and the mask */
-    if (!p) return;
-    for (int i = 0; i < 12; i++) {
-        Piece piece = summary_pieces[i];
-        s->min_count[piece] = p[i] >> 4;
-        s->max_count[piece] = p[i] & 15;
+    if (s) {
+        memset(s, 0, sizeof *s);
+        s->flags = (uint32_t)flags;
+        for (int i = 0; p && i < 12; i++) {
+            Piece piece = summary_pieces[i];
+            s->min_count[piece] = p[i] >> 4;
+            s->max_count[piece] = p[i] & 15;
+        }
+    } else {
+        pieces = 0;   /* passed over: every piece's rank bytes skipped */
     }
+    if (!p) return;
     unsigned present = p[12] | (unsigned)p[13] << 8;
     const unsigned char *at = c->at, *end = c->end;
     for (int i = 0; i < 12; i++) {

@@ -128,7 +128,8 @@ void summary_write(const GameSummary *s, StrBuf *out);
 void summary_read(ByteCursor *c, GameSummary *s);
 /* The same, but the squares of only the pieces of `pieces` (a bit per
  * Piece code): the others' are left empty, their bytes skipped (a
- * condition asks about the squares of a few pieces: condition_pieces). */
+ * condition asks about the squares of a few pieces: condition_pieces).
+ * With s NULL, the summary is passed over, c->bad as when it is read. */
 #define SUMMARY_ALL_PIECES UINT16_C(0xFFFF)
 void summary_read_some(ByteCursor *c, GameSummary *s, uint16_t pieces);
 

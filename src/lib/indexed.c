@@ -15,6 +15,7 @@
 #include "index/condition.h"
 #include "index/movecode.h"
 #include "index/sidecar.h"
+#include "index/summary.h"
 #include "lib/lib_int.h"
 #include "query/filters.h"
 
@@ -262,6 +263,17 @@ typedef struct GameCodes {
     size_t ncodes;
 } GameCodes;
 
+/* Record `index` of sc, its summary read as far as iq's condition asks:
+ * the squares of the pieces it asks about (condition_pieces), and without
+ * a condition none of it, passed over. */
+static bool record_for(const IndexedQuery *iq, const Sidecar *sc, long index, SidecarGame *sg)
+{
+    if (iq->condition) return sidecar_game_some(sc, index, iq->pieces, sg);
+    if (!sidecar_game_head(sc, index, sg)) return false;
+    if (sg->clean) summary_read_some(&sg->rest, NULL, 0);
+    return !sg->rest.bad;
+}
+
 /* Readies g, the scratch tree of a search, for game `number` of sidecar
  * record sg (*head: whether that read its head), and asks whether the
  * query's condition, or the gate's question about the tags (asked of the
@@ -366,7 +378,7 @@ IndexedAnswer indexed_ask(IndexedQuery *iq, const RunInput *in, long index, long
     SidecarGame sg;
     GameCodes head;
     bool ruled_out;
-    if (!sidecar_game(sc, index, &sg) || !sg.clean || !rule_out(iq, sc, &sg, number, s, g, &head, &ruled_out))
+    if (!record_for(iq, sc, index, &sg) || !sg.clean || !rule_out(iq, sc, &sg, number, s, g, &head, &ruled_out))
         return INDEXED_UNASKED;
     return ruled_out ? INDEXED_EXCLUDED : INDEXED_ADMITTED;
 }
@@ -405,7 +417,7 @@ IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, 
     SidecarGame sg;
     /* the game the reader split off, if it did, is the one indexed: same
      * line, same size */
-    if (!sidecar_game_some(sc, index, iq->pieces, &sg) || !sg.clean ||
+    if (!record_for(iq, sc, index, &sg) || !sg.clean ||
         (t && (sg.first_line != t->raw.first_line || sg.text_size != t->raw.text.len)))
         return INDEXED_TEXT;
     GameCodes head = {.read = false};
