@@ -23,8 +23,10 @@ for body in 'check' 'mate' 'Ka1' 'Q attacks k' 'true' 'pin' 'stalemate' \
 done
 # The sidecar index (docs/index.md): its build, and searches through it that
 # rule games out (Ka1, move promote N), search them from their codes with
-# their positions made in place (ply > 1000, which no position matches),
-# build their trees from the codes (parent:check) or go their text's way
+# their positions made in place (ply > 1000, which no position matches;
+# true counted at every position, a body evaluated once per game, with a
+# matchcount no game reaches: the replay-only search of make bench), build
+# their trees from the codes (parent:check) or go their text's way
 # (true and check, which nearly every game matches); without these, gcc
 # compiled that code as never run (cql -index: 10% more instructions on
 # these games).
@@ -33,12 +35,13 @@ SIDECAR="$SIDECAR_DIR/games.cqlx"
     echo "pgo-train: $CQL -index failed on $GAMES" >&2
     exit 1
 }
-for body in 'Ka1' 'move promote N' 'ply > 1000' 'parent:check' 'true' 'check'; do
-    printf 'cql()\n%s\n' "$body" >"$QUERY"
+for query in 'cql() Ka1' 'cql() move promote N' 'cql() ply > 1000' 'cql(matchcount 1000) true' \
+             'cql() parent:check' 'cql() true' 'cql() check'; do
+    printf '%s\n' "$query" >"$QUERY"
     status=0
     "$CQL" -threads 1 -indexfile "$SIDECAR" -i "$GAMES" -o - "$QUERY" >/dev/null 2>&1 || status=$?
     if [ "$status" -gt 1 ]; then
-        echo "pgo-train: $CQL failed (status $status) through the sidecar on: $body" >&2
+        echo "pgo-train: $CQL failed (status $status) through the sidecar on: $query" >&2
         exit 1
     fi
 done
