@@ -278,7 +278,9 @@ static bool skip_variation(MovecodeWalk *w)
 
 /* Readies w->after for the move of the next code, if any, from the
  * current position, past the variations of the move that led there: false
- * when that code cannot be played there. */
+ * when that code is no move. Whether it can be played there is asked when
+ * it is made (movecode_walk_next): the position, its board read then for
+ * both, is not changed in between. */
 static bool ready_next_move(MovecodeWalk *w)
 {
     GameNode *here = &w->here;
@@ -292,8 +294,8 @@ static bool ready_next_move(MovecodeWalk *w)
         if (c >> 12 != MOVECODE_BEGIN) break;
         if (here->ply == 0 || !skip_variation(w)) return false;
     }
-    Move m;
-    if (!code_to_move(c, &here->pos, &m)) return false;
+    Move m = (Move)c;   /* a plain move's code is its Move (code_to_move) */
+    if (c >> 12 != MOVECODE_NORMAL && !movecode_move(c, &m)) return false;
     w->after.move = m;
     here->child = &w->after;
     return true;
@@ -323,9 +325,16 @@ const GameNode *movecode_walk_next(MovecodeWalk *w)
     GameNode *here = &w->here;
     if (w->started) {
         if (w->next == w->ncodes) return NULL;
-        /* the move ready_next_move checked, made in place */
-        pos_make_move(&here->pos, w->after.move);
-        here->move = w->after.move;
+        /* the move ready_next_move readied, checked (code_to_move's
+         * checks) and made in place */
+        Move m = w->after.move;
+        if (move_kind(m) == MK_NORMAL ? !normal_code_fits(&here->pos, move_from(m), move_to(m))
+                                      : !code_move_fits(&here->pos, m)) {
+            w->bad = true;
+            return NULL;
+        }
+        pos_make_move(&here->pos, m);
+        here->move = m;
         here->parent = &w->before;
         here->check_state = 0;
         here->id++;

@@ -110,7 +110,12 @@ typedef struct MovecodeWalk {
 bool movecode_walk_start(MovecodeWalk *w, const unsigned char *codes, size_t ncodes, const Position *start,
                          bool variations);
 /* The next position of the walk: the start first, NULL past the last, or
- * at a code that is no move (w->bad). */
+ * at a code that is no move of its position (w->bad). A move's code is
+ * checked when the move is made, at the call after the one that gave the
+ * position it is played from, whose child's move it was (a game whose
+ * walk ends so is read otherwise, and one whose search stopped at a match
+ * is searched again from its text: an unchecked child's move decides
+ * nothing). */
 const GameNode *movecode_walk_next(MovecodeWalk *w);
 
 #endif
