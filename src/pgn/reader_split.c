@@ -139,7 +139,8 @@ int pgn_open(PgnReader *r, const char *path, DiagSink *diag)
     }
     /* read straight into the window, 64 KB at a time, not through stdio's
      * buffer (which copied 4 KB of every 64 KB once more); the kernel may
-     * read further ahead of a file read from start to end */
+     * read further ahead of a file read from start to end. A regular file
+     * is read by offset (read_at), so that a jump needs no seek. */
     setvbuf(fp, NULL, _IONBF, 0);
     posix_fadvise(fileno(fp), 0, 0, POSIX_FADV_SEQUENTIAL);
     pgn_open_stream(r, fp, path, diag);
@@ -158,9 +159,9 @@ void pgn_close(PgnReader *r)
 }
 
 /* Reads n bytes at the input offset after the window's end into to, or
- * fewer at the end of the file; sets io_error on a read error (errno says
- * why). */
-static size_t read_at(PgnReader *r, char *to, size_t n)
+ * fewer at the end of the file or on a read error (*failed set, errno
+ * says why). */
+static size_t read_at(const PgnReader *r, char *to, size_t n, bool *failed)
 {
     size_t got = 0;
     while (got < n) {
@@ -168,7 +169,7 @@ static size_t read_at(PgnReader *r, char *to, size_t n)
         if (k > 0) {
             got += (size_t)k;
         } else if (k == 0 || errno != EINTR) {
-            r->io_error = k < 0;
+            *failed = k < 0;
             break;
         }
     }
@@ -192,9 +193,10 @@ static bool fill_up_to(PgnReader *r, size_t n)
         while (r->cap - r->len < n) r->cap *= 2;
         r->buf = xrealloc(r->buf, r->cap + 1);
     }
-    size_t got = r->by_offset ? read_at(r, r->buf + r->len, n) : fread(r->buf + r->len, 1, n, r->fp);
+    bool failed = false;
+    size_t got = r->by_offset ? read_at(r, r->buf + r->len, n, &failed) : fread(r->buf + r->len, 1, n, r->fp);
     if (got == 0) {
-        if (r->by_offset ? r->io_error : ferror(r->fp)) {
+        if (r->by_offset ? failed : ferror(r->fp) != 0) {
             r->io_error = true;
             diag_plain(r->diag, DIAG_ERROR, "error reading '%s': %s", r->name, strerror(errno));
         }
@@ -213,8 +215,9 @@ static bool fill_up_to(PgnReader *r, size_t n)
  * gone on since its last jump far ahead if that is further. After a jump
  * far ahead (over games ruled out) a game is then read alone, not with the
  * 64 KB after it; a run of games read one after another, or with short
- * jumps between them, is read in reads that grow back to whole chunks
- * (a read call costs about what copying 8 KB does). */
+ * jumps between them, is read in reads that grow back to whole chunks (a
+ * read call costs about what the kernel's copy of 4 KB does: each game of
+ * `check` read alone cost 11% more). */
 static bool fill(PgnReader *r)
 {
     uint64_t next = r->buf_offset + r->len;   /* the input offset read next */
