@@ -309,6 +309,7 @@ test-index: test-tools
 	$(Q)sh tests/run-index.sh $(BUILD)
 	$(Q)sh tests/run-index-skip.sh $(BUILD)
 	$(Q)sh tests/run-index-treeless.sh $(BUILD)
+	$(Q)sh tests/run-index-reads.sh $(BUILD)
 
 # The library as a program uses it: installed into a scratch directory
 # (DESTDIR), the example of docs/library.md (examples/search.c) built with

@@ -617,6 +617,8 @@ typedef struct CqlRunTotals {
     long from_codes;          /* games searched from a sidecar's move codes, not their text */
     long in_place;            /* of those, searched with their positions made one after another
                                  in place, no game tree built (docs/index.md) */
+    uint64_t pgn_read;        /* bytes read of the run's inputs: less than their size when a
+                                 sidecar let the reader jump over games (docs/index.md) */
 } CqlRunTotals;
 
 typedef enum CqlRunStatus {

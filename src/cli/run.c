@@ -579,8 +579,8 @@ static void print_json_summary(FILE *fp, const Run *r, const QueryRun *qr, const
     }
     cql_text_printf(&line, ", \"limit_reached\": %s", t->limit_reached ? "true" : "false");
     if (t->ruled_out || t->from_codes)
-        cql_text_printf(&line, ", \"ruled_out\": %ld, \"from_codes\": %ld, \"in_place\": %ld", t->ruled_out,
-                        t->from_codes, t->in_place);
+        cql_text_printf(&line, ", \"ruled_out\": %ld, \"from_codes\": %ld, \"in_place\": %ld, \"pgn_read\": %llu",
+                        t->ruled_out, t->from_codes, t->in_place, (unsigned long long)t->pgn_read);
     long long k, n;
     if (cql_settings_pair(r->o->settings, "part", &k, &n))
         cql_text_printf(&line, ", \"part\": %lld, \"parts\": %lld", k, n);

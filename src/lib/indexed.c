@@ -404,6 +404,14 @@ bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, Index
     return true;
 }
 
+bool indexed_end_of(const RunInput *in, long index, uint64_t *end)
+{
+    SidecarGame sg;
+    if (!sidecar_game_head(&in->index->sidecar, index, &sg) || !sg.quiet) return false;
+    *end = sg.offset + sg.length;
+    return true;
+}
+
 IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, long number, const CqlGameText *t,
                               IndexedAnswer asked, CqlSearcher *s, CqlGame *g, CqlText *printed)
 {

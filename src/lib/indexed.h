@@ -85,6 +85,11 @@ typedef struct IndexedSkip {
  * would have had a message). */
 bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, IndexedSkip *out);
 
+/* Where game `index` of input in (which has a sidecar) ends, when the
+ * sidecar says that the reader splits it off without a message: the input
+ * offset after its last line's end (pgn_expect_game). */
+bool indexed_end_of(const RunInput *in, long index, uint64_t *end);
+
 /* Can the query of iq (NULL: no input has a sidecar) rule games out before
  * they are read: has it a condition, or a question about the tags? */
 bool indexed_may_rule_out(const IndexedQuery *iq, const CqlQuery *q);

@@ -108,6 +108,7 @@ void pipeline_run(CqlRun *r)
     for (int i = 0; i < r->nqueries; i++) {
         RunQuery *rq = r->queries[i];
         rq->totals.threads = ran;
+        rq->totals.pgn_read = r->pgn_read;
         rq->totals.cancelled = cancelled(&e) || query_cancelled(&e, i);
         rq->stopped = e.queries[i].runtime_error;
         rq->totals.error = rq->stop_error.len ? rq->stop_error.data : NULL;

@@ -98,6 +98,7 @@ struct CqlRun {
     bool opened, open_failed, started;
     atomic_bool cancelled;
     bool read_failed;           /* an input could not be opened or read to its end */
+    uint64_t pgn_read;          /* bytes read of the inputs closed so far (CqlRunTotals) */
     bool stopped;               /* a query stopped */
     struct Ring *ring;          /* its worker threads' ring, while they run */
     struct Slot *batch;         /* the slot whose games are being handed over, which the

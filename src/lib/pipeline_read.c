@@ -147,6 +147,7 @@ static void close_run_input(CqlRun *r, RunInput *in, bool read_to_end)
     if (in->done) return;
     in->done = true;
     if (in->reader && cql_reader_failed(in->reader)) r->read_failed = true;
+    if (in->reader) r->pgn_read += in->reader->reader.bytes_read;
     cql_reader_close(in->reader);
     in->reader = NULL;
     if (in->source_fp && !in->close(in->ctx, in->source_fp, read_to_end)) r->read_failed = true;
@@ -221,6 +222,15 @@ static bool skip_earlier_part(const RunInput *in, CqlReader *reader)
     return true;
 }
 
+/* Tells the reader where the game it reads next ends, when the input's
+ * sidecar knows: after a jump, it then reads that game, not the 64 KB of
+ * games (most of them to be jumped over) after it. */
+static void expect_game(const RunInput *in, CqlReader *reader)
+{
+    uint64_t end;
+    if (in->index && indexed_end_of(in, cql_reader_games(reader) + 1, &end)) pgn_expect_game(&reader->reader, end);
+}
+
 bool read_job(Emitter *e, GameJob *job)
 {
     CqlMessages messages = {keep_message, &job->messages, 0, 0};
@@ -234,6 +244,7 @@ bool read_job(Emitter *e, GameJob *job)
         }
         const RunInput *in = &e->run->inputs[e->input];
         if (skip_earlier_part(in, reader)) continue;
+        expect_game(in, reader);
         if (!cql_reader_next(reader, job->text, &messages)) {
             e->run->inputs[e->input].ended = true;
             /* what is left after the last game belongs to the last part */

@@ -48,6 +48,7 @@
 typedef struct PgnReader {
     FILE *fp;
     bool owns_fp;
+    bool by_offset;          /* fp is a regular file, read by offset (pread): a jump needs no seek */
     const char *name;        /* file name used in messages ("-" shows as "<stdin>") */
     DiagSink *diag;
     char *buf;               /* input window: buf[pos..len) not yet consumed */
@@ -67,6 +68,10 @@ typedef struct PgnReader {
     bool jump;               /* the next game is read from jump_offset, on line jump_line (pgn_skip_game) */
     uint64_t jump_offset;
     unsigned jump_line;
+    uint64_t read_until;     /* a read for the next game goes no further than this input offset, when
+                                ahead (pgn_expect_game); 0: none */
+    size_t read_run;         /* bytes read since the last jump far ahead, up to a chunk (fill) */
+    uint64_t bytes_read;     /* bytes read from fp so far */
     unsigned bom_line;       /* the line on which bom_bytes of byte-order marks were skipped */
     size_t bom_bytes;
 } PgnReader;
@@ -118,6 +123,13 @@ void pgn_close(PgnReader *r);
  * index/sidecar.h). Only for a reader of a file (pgn_open), between games;
  * the jump is made when the next game or chunk is read. */
 void pgn_skip_game(PgnReader *r, uint64_t next_offset, unsigned next_line);
+/* The next game read ends at input offset end_offset (after its last
+ * line's end), as a sidecar index knows: a read for it goes no further
+ * than that, instead of a whole chunk (after a jump, the games jumped to
+ * are read without the skipped ones after them). Only reads are sized by
+ * it: what the game's text is does not change, and when it needs more
+ * (the sidecar was wrong) the reader reads on as always. */
+void pgn_expect_game(PgnReader *r, uint64_t end_offset);
 
 void raw_game_init(RawGame *g);
 void raw_game_free(RawGame *g);
