@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -610,27 +609,6 @@ static SidecarStatus refuse(Sidecar *s, SidecarStatus st, char *why, size_t why_
     return st;
 }
 
-/* Memory for a sidecar of len bytes, in huge pages where the system gives
- * them: fresh memory is faulted in as the file is read into it, a page at
- * a time, which for the bench's 14 MB in 4 KB pages cost more than the
- * copy (3,600 faults; 570 with huge pages, `move promote N` through the
- * sidecar 22.7 ms to 17.2 ms of CPU). MADV_HUGEPAGE (14 on Linux) is
- * hidden by _POSIX_C_SOURCE, as madvise is; posix_madvise hands any advice
- * on to madvise there (glibc, musl), and the advice is only advice: where
- * it is refused, the memory is the same. */
-static unsigned char *sidecar_memory(size_t len)
-{
-#if defined(__linux__)
-    enum { HUGE_PAGE = 2 << 20, ADVICE_HUGEPAGE = 14 };
-    void *p;
-    if (len >= HUGE_PAGE && posix_memalign(&p, HUGE_PAGE, len) == 0) {
-        posix_madvise(p, len, ADVICE_HUGEPAGE);
-        return p;
-    }
-#endif
-    return xmalloc(len ? len : 1);
-}
-
 /* Reads the whole file at path into s->data; errno when it cannot. */
 static bool read_whole(Sidecar *s, const char *path)
 {
@@ -640,7 +618,7 @@ static bool read_whole(Sidecar *s, const char *path)
     bool ok = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode);
     if (ok) {
         s->len = (size_t)st.st_size;
-        s->data = sidecar_memory(s->len);
+        s->data = xmalloc(s->len ? s->len : 1);
         ok = fread(s->data, 1, s->len, fp) == s->len;
         if (!ok && !errno) errno = EIO;
     } else if (!errno) {
