@@ -194,6 +194,7 @@ static bool king_attacked(const Position *pos, Color c)
  * ==================================================================== */
 
 enum { FEN_MIN_FIELDS = 4, FEN_MAX_FIELDS = 6, COUNTER_MAX = 65535 };
+_Static_assert(COUNTER_MAX == UINT16_MAX, "pos_fullmove_after stops the move number where its field does");
 
 typedef struct FenField {
     const char *text;
@@ -565,9 +566,7 @@ COLD_PATH static void drop_rights_touched(Position *pos, Move m)
 static inline void pass_turn(Position *dst, const Position *src)
 {
     Color side = (Color)src->side;
-    unsigned fullmove = src->fullmove;
-    if (side == BLACK && fullmove < COUNTER_MAX) fullmove++;
-    dst->fullmove = (uint16_t)fullmove;
+    dst->fullmove = (uint16_t)pos_fullmove_after(side, src->fullmove);
     dst->side = (uint8_t)other_color(side);
 }
 

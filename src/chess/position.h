@@ -120,6 +120,16 @@ static inline Square pos_king(const Position *pos, Color c)
     return bb_lsb(pos->by_type[KING] & pos->by_color[c]);
 }
 
+/* The move number of the position after any move (a null move too) from
+ * one where `side` is to move at move `fullmove`: Black's move completes a
+ * full move, and the counter stops at its largest value, 65535. With the
+ * side, which every move passes to the other, it is all a walk down a line
+ * needs to number its moves without reading each position. */
+static inline unsigned pos_fullmove_after(Color side, unsigned fullmove)
+{
+    return side == BLACK && fullmove < UINT16_MAX ? fullmove + 1 : fullmove;
+}
+
 /* Plays a move that is legal (or at least pseudo-legal) in pos, in place:
  * board, castling rights, ep square, counters and side are all updated.
  * MOVE_NULL passes the turn. */

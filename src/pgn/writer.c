@@ -375,23 +375,47 @@ static void put_nags(Writer *w, const GameNode *n)
     }
 }
 
-/* Writes the move into `n` with its number when needed, then its glyphs and comments.
- * Returns whether the next move needs its number repeated. */
-static bool put_move(Writer *w, const GameNode *n, bool need_number)
+/* The side to move and the move number of the position before a move:
+ * its parent's, followed down a line from the first parent
+ * (pos_fullmove_after) rather than read at every parent, whose position
+ * is on another cache line than what the writer reads of a node. */
+typedef struct MoveClock {
+    Color side;
+    unsigned number;
+} MoveClock;
+
+static MoveClock clock_before(const GameNode *n)
 {
-    const Position *before = &n->parent->pos;
-    char *atom = atom_slot(&w->fill, 32 + SAN_MAX);
+    return (MoveClock){(Color)n->parent->pos.side, n->parent->pos.fullmove};
+}
+
+/* The clock before n's child, from the clock before n. */
+static inline MoveClock clock_after(MoveClock c)
+{
+    return (MoveClock){other_color(c.side), pos_fullmove_after(c.side, c.number)};
+}
+
+/* The atom of the move into n, at `atom`: its number when it is White's
+ * move or need_number ("12. ", "12... "), its SAN and its check mark.
+ * `before` is the clock of n's parent. Returns its length, at most
+ * MOVE_ATOM_MAX. */
+enum { MOVE_ATOM_MAX = 32 + SAN_MAX };
+static inline size_t write_move_atom(char *atom, const GameNode *n, MoveClock before, bool need_number)
+{
+#ifdef CQL_DEBUG
+    assert(before.side == n->parent->pos.side && before.number == n->parent->pos.fullmove);
+#endif
     size_t len = 0;
-    if (before->side == WHITE || need_number) {
-        unsigned number = before->fullmove;
+    if (before.side == WHITE || need_number) {
+        unsigned number = before.number;
         if (number < 100) {   /* nearly always: "12. " or "12... " in one copy */
-            const char *entry = move_numbers[number][before->side];
+            const char *entry = move_numbers[number][before.side];
             memcpy(atom, entry, 8);
             len = (size_t)entry[7];
         } else {
             len = write_uint(atom, number);
             atom[len++] = '.';
-            if (before->side == BLACK) {
+            if (before.side == BLACK) {
                 atom[len++] = '.';
                 atom[len++] = '.';
             }
@@ -406,9 +430,16 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
         atom[len] = mark;
         len += mark != '\0';
     } else {
-        len += san_write_marked(before, n->move, mark, atom + len);
+        len += san_write_marked(&n->parent->pos, n->move, mark, atom + len);
     }
-    place_atom(&w->fill, len);
+    return len;
+}
+
+/* Writes the move into `n` with its number when needed, then its glyphs and comments.
+ * Returns whether the next move needs its number repeated. */
+static bool put_move(Writer *w, const GameNode *n, MoveClock before, bool need_number)
+{
+    place_atom(&w->fill, write_move_atom(atom_slot(&w->fill, MOVE_ATOM_MAX), n, before, need_number));
     /* glyphs and comments only where the node is annotated (one test for
      * the others) */
     if (n->annotated && n->nag_count) put_nags(w, n);
@@ -419,6 +450,45 @@ static bool put_move(Writer *w, const GameNode *n, bool need_number)
     if (comments) put_comments(&w->fill, comments);
     if (note) put_note(w, note);
     return true;
+}
+
+/* Writes the moves from n on that are plain: no comment, glyph, variation
+ * or note, and not where a truncated game's unread rest goes (nearly every
+ * move). The line filler's usual case, an atom after a blank on the
+ * current line, is done here with the output's length in a local: kept in
+ * the LineFiller, it would be read back from memory after each byte
+ * written (a char store may alias anything), and every move would wait on
+ * the store of the last one. Returns the first move not written (NULL: the
+ * line has no more). *before is the clock before n, and then before the
+ * move returned. */
+static const GameNode *put_plain_moves(Writer *w, const GameNode *n, MoveClock *before, bool need_number)
+{
+    LineFiller *f = &w->fill;
+    char *data = f->out.data;
+    size_t len = f->out.len, cap = f->out.cap, fast_end = f->fast_end;
+    MoveClock clock = *before;
+    for (; n && !n->annotated && !note_for(w, n) && n != w->unread_after; clock = clock_after(clock), n = n->child) {
+        if (len + MOVE_ATOM_MAX + 2 > cap) {   /* as atom_slot */
+            f->out.len = len;
+            sb_reserve(&f->out, MOVE_ATOM_MAX + 1);
+            data = f->out.data;
+            cap = f->out.cap;
+        }
+        size_t atom_len = write_move_atom(data + len + 1, n, clock, need_number);
+        need_number = false;
+        if (len + 1 + atom_len <= fast_end) {   /* as place_atom */
+            data[len] = ' ';
+            len += 1 + atom_len;
+        } else {
+            f->out.len = len;
+            place_atom_anywhere(f, atom_len);
+            len = f->out.len;
+            fast_end = f->fast_end;
+        }
+    }
+    f->out.len = len;
+    *before = clock;
+    return n;
 }
 
 /* The unread rest of a truncated game, as a comment. */
@@ -432,7 +502,14 @@ static void put_unread_text(Writer *w)
 static void put_line(Writer *w, const GameNode *first, bool is_variation)
 {
     bool need_number = true;
-    for (const GameNode *n = first; n; n = n->child) {
+    MoveClock before = clock_before(first);
+    for (const GameNode *n = first; n; before = clock_after(before), n = n->child) {
+        const GameNode *rest = put_plain_moves(w, n, &before, need_number);
+        if (!rest) break;
+        if (rest != n) {
+            need_number = false;
+            n = rest;
+        }
 #ifdef CQL_DEBUG
         assert(n->annotated == (n->pre_comments || n->comments || n->nag_count || n->sibling));
 #endif
@@ -440,7 +517,7 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
             put_comments(&w->fill, n->pre_comments);
             need_number = true;
         }
-        need_number = put_move(w, n, need_number);
+        need_number = put_move(w, n, before, need_number);
         if (n == w->unread_after) {
             put_unread_text(w);
             need_number = true;
