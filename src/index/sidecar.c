@@ -710,9 +710,12 @@ void sidecar_close(Sidecar *s)
     memset(s, 0, sizeof *s);
 }
 
+_Thread_local long sidecar_heads_read;
+
 bool sidecar_game_head(const Sidecar *s, long k, SidecarGame *out)
 {
     if (k < 1 || k > s->games) return false;
+    sidecar_heads_read++;
     uint64_t at = bytes_u64_at(s->table + 8 * (size_t)(k - 1)), end = bytes_u64_at(s->table + 8 * (size_t)k);
     ByteCursor c = cursor_of(s->data + at, (size_t)(end - at));
     uint64_t line = bytes_get_varint(&c);

@@ -93,8 +93,8 @@ typedef struct SidecarGame {
     bool clean;              /* read without a message: the rest is there */
     bool quiet;              /* split off without a message, from its line's first column: a
                                 reader may start at offset, on line first_line */
-    GameSummary summary;
     ByteCursor rest;             /* tags, termination marker, start position, moves */
+    GameSummary summary;         /* last: a head is copied without it (offsetof) */
 } SidecarGame;
 
 /* Game number k (from 1) of the file; false when there is no such game or
@@ -106,6 +106,9 @@ bool sidecar_game_some(const Sidecar *s, long k, uint16_t pieces, SidecarGame *o
 /* The same as far as its flags (where its text is, clean, quiet): its
  * summary is not read, and rest is where it begins. */
 bool sidecar_game_head(const Sidecar *s, long k, SidecarGame *out);
+/* The heads of records sidecar_game_head read on this thread (that game k
+ * of the file exists), for the tests: a search reads each game's once. */
+extern _Thread_local long sidecar_heads_read;
 
 /* How much of a game sidecar_game_read makes. */
 typedef enum SidecarRead {

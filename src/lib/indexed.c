@@ -7,6 +7,7 @@
 #include "lib/indexed.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,15 +264,26 @@ typedef struct GameCodes {
     size_t ncodes;
 } GameCodes;
 
-/* Record `index` of sc, its summary read as far as iq's condition asks:
- * the squares of the pieces it asks about (condition_pieces), and without
- * a condition none of it, passed over. */
-static bool record_for(const IndexedQuery *iq, const Sidecar *sc, long index, SidecarGame *sg)
+/* Record `index` of sc, from its head (read here unless head, as
+ * indexed_skip_of read it), its summary read as far as summary: the
+ * squares of the pieces of `pieces`, and without summary none of it,
+ * passed over (sidecar_game_some). */
+static bool record_at(const Sidecar *sc, long index, const SidecarGame *head, GameSummary *summary, uint16_t pieces,
+                      SidecarGame *sg)
 {
-    if (iq->condition) return sidecar_game_some(sc, index, iq->pieces, sg);
-    if (!sidecar_game_head(sc, index, sg)) return false;
-    if (sg->clean) summary_read_some(&sg->rest, NULL, 0);
+    if (head) memcpy(sg, head, offsetof(SidecarGame, summary));
+    else if (!sidecar_game_head(sc, index, sg)) return false;
+    if (sg->clean) summary_read_some(&sg->rest, summary ? &sg->summary : NULL, pieces);
     return !sg->rest.bad;
+}
+
+/* Record `index` of sc (head: as for record_at), its summary read as far
+ * as iq's condition asks: the squares of the pieces it asks about
+ * (condition_pieces), and without a condition none of it, passed over. */
+static bool record_for(const IndexedQuery *iq, const Sidecar *sc, long index, const SidecarGame *head,
+                       SidecarGame *sg)
+{
+    return record_at(sc, index, head, iq->condition ? &sg->summary : NULL, iq->pieces, sg);
 }
 
 /* Readies g, the scratch tree of a search, for game `number` of sidecar
@@ -371,36 +383,43 @@ bool indexed_may_rule_out(const IndexedQuery *iq, const CqlQuery *q)
     return iq && (iq->condition || q->search.tags_test);
 }
 
-IndexedAnswer indexed_ask(IndexedQuery *iq, const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g)
+IndexedAnswer indexed_ask(IndexedQuery *iq, const RunInput *in, long index, long number, const SidecarGame *known_head,
+                          CqlSearcher *s, CqlGame *g)
 {
     if (!iq->condition && !s->query->search.tags_test) return INDEXED_UNASKED;
     const Sidecar *sc = &in->index->sidecar;
     SidecarGame sg;
     GameCodes head;
     bool ruled_out;
-    if (!record_for(iq, sc, index, &sg) || !sg.clean || !rule_out(iq, sc, &sg, number, s, g, &head, &ruled_out))
+    if (!record_for(iq, sc, index, known_head, &sg) || !sg.clean || !rule_out(iq, sc, &sg, number, s, g, &head, &ruled_out))
         return INDEXED_UNASKED;
     return ruled_out ? INDEXED_EXCLUDED : INDEXED_ADMITTED;
 }
 
-bool indexed_watch_ruled_out(const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g)
+bool indexed_watch_ruled_out(const RunInput *in, long index, long number, const SidecarGame *known_head, CqlSearcher *s,
+                             CqlGame *g)
 {
     if (!s->query->search.nwatched) return true;
     const Sidecar *sc = &in->index->sidecar;
     SidecarGame sg;
-    if (!sidecar_game(sc, index, &sg)) return false;
+    if (!record_at(sc, index, known_head, NULL, 0, &sg)) return false;
     fresh_scratch(g);
     return watch_ruled_out(sc, &sg, number, s, g);
 }
 
-bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, IndexedSkip *out)
+bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, const IndexedSkip *before,
+                     IndexedSkip *out)
 {
     const Sidecar *sc = &in->index->sidecar;
-    SidecarGame sg, next;
-    if (!sidecar_game_head(sc, index, &sg) || !sg.quiet || !sidecar_game_head(sc, index + 1, &next) || !next.quiet ||
-        sg.text_size >= max_game_size)
+    out->head = before ? &before->next : &out->own;
+    if (!before && !sidecar_game_head(sc, index, &out->own)) return false;
+    if (!out->head->quiet || !sidecar_game_head(sc, index + 1, &out->next) || !out->next.quiet ||
+        out->head->text_size >= max_game_size)
         return false;
-    *out = (IndexedSkip){sg.first_line, sg.text_size, next.offset, next.first_line};
+    out->line = out->head->first_line;
+    out->text_size = out->head->text_size;
+    out->next_offset = out->next.offset;
+    out->next_line = out->next.first_line;
     return true;
 }
 
@@ -413,7 +432,8 @@ bool indexed_end_of(const RunInput *in, long index, uint64_t *end)
 }
 
 IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, long number, const CqlGameText *t,
-                              IndexedAnswer asked, CqlSearcher *s, CqlGame *g, CqlText *printed)
+                              const SidecarGame *known_head, IndexedAnswer asked, CqlSearcher *s, CqlGame *g,
+                              CqlText *printed)
 {
     const Search *search = &s->query->search;
     /* nothing to rule a game out with, and its codes not worth searching:
@@ -425,7 +445,7 @@ IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, 
     SidecarGame sg;
     /* the game the reader split off, if it did, is the one indexed: same
      * line, same size */
-    if (!record_for(iq, sc, index, &sg) || !sg.clean ||
+    if (!record_for(iq, sc, index, known_head, &sg) || !sg.clean ||
         (t && (sg.first_line != t->raw.first_line || sg.text_size != t->raw.text.len)))
         return INDEXED_TEXT;
     GameCodes head = {.read = false};

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "cql.h"
+#include "index/sidecar.h"
 #include "lib/pipeline.h"
 
 /* Opens the sidecar of each path input of r (unless the setting noindex),
@@ -62,12 +63,14 @@ typedef enum IndexedAnswer {
  * its sidecar, for the query of iq (RunQuery.indexed: each query of a run
  * has its own) with its searcher s, in g. t is its text as the reader split
  * it off, checked against its record, or NULL when it is not read (see
- * indexed_skip_of). asked: what indexed_ask said of the game, if it was
- * asked (the condition is then not asked again). Unless INDEXED_TEXT, that
- * settled it for that query: it does not match, and what its search
+ * indexed_skip_of). known_head: its record's head as indexed_skip_of read it, or
+ * NULL (it is read here). asked: what indexed_ask said of the game, if it
+ * was asked (the condition is then not asked again). Unless INDEXED_TEXT,
+ * that settled it for that query: it does not match, and what its search
  * printed is appended to printed. */
 IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, long number, const CqlGameText *t,
-                              IndexedAnswer asked, CqlSearcher *s, CqlGame *g, CqlText *printed);
+                              const SidecarGame *known_head, IndexedAnswer asked, CqlSearcher *s, CqlGame *g,
+                              CqlText *printed);
 
 /* A game a reader may count as read without reading it (the reader jumps
  * to the next one): its record and the next one's say that the reader
@@ -78,12 +81,20 @@ typedef struct IndexedSkip {
     uint64_t text_size;      /* the size of its text (CqlGameText) */
     uint64_t next_offset;    /* where the next game starts: the first byte of its line */
     unsigned next_line;
+    /* the heads of the game's record and the next one's, each read once:
+     * the game's is passed on to its searches (indexed_search, indexed_ask,
+     * indexed_watch_ruled_out), the next one's to the next indexed_skip_of */
+    const SidecarGame *head; /* own, or the `next` of the skip before */
+    SidecarGame own, next;
 } IndexedSkip;
 
 /* Game `index` of input in (which has a sidecar), when it may be skipped
  * for a run whose games' text may reach max_game_size (a larger game
- * would have had a message). */
-bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, IndexedSkip *out);
+ * would have had a message). before: what this said of game index - 1 of
+ * the same input (its next head is this game's head, not read again, and
+ * out->head points into it: before stays while out is used), or NULL. */
+bool indexed_skip_of(const RunInput *in, long index, size_t max_game_size, const IndexedSkip *before,
+                     IndexedSkip *out);
 
 /* Where game `index` of input in (which has a sidecar) ends, when the
  * sidecar says that the reader splits it off without a message: the input
@@ -102,10 +113,12 @@ bool indexed_may_rule_out(const IndexedQuery *iq, const CqlQuery *q);
  * INDEXED_RULED_OUT; a game read after all is searched with the answers
  * (indexed_search). INDEXED_UNASKED when the query has nothing to ask or
  * the record cannot be read. */
-IndexedAnswer indexed_ask(IndexedQuery *iq, const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g);
+IndexedAnswer indexed_ask(IndexedQuery *iq, const RunInput *in, long index, long number, const SidecarGame *known_head,
+                          CqlSearcher *s, CqlGame *g);
 /* What shows of the search of a game ruled out: the watched tag filters of
  * s see its tags (for the note after the run). False when its record
- * cannot be read. */
-bool indexed_watch_ruled_out(const RunInput *in, long index, long number, CqlSearcher *s, CqlGame *g);
+ * cannot be read. known_head: as for indexed_search. */
+bool indexed_watch_ruled_out(const RunInput *in, long index, long number, const SidecarGame *known_head, CqlSearcher *s,
+                             CqlGame *g);
 
 #endif

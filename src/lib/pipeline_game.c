@@ -126,7 +126,7 @@ static bool searches_game(const CqlRun *r, int i, long number)
            !atomic_load_explicit(&rq->cancelled, memory_order_relaxed);
 }
 
-bool ask_sidecar(Worker *w, GameJob *job, long number, const CqlGameText *t)
+bool ask_sidecar(Worker *w, GameJob *job, long number, const CqlGameText *t, const SidecarGame *head)
 {
     const CqlRun *r = w->run;
     const RunInput *in = &r->inputs[job->input];
@@ -136,8 +136,8 @@ bool ask_sidecar(Worker *w, GameJob *job, long number, const CqlGameText *t)
         QueryJob *q = &job->queries[i];
         q->examined = in_gamenumber_range(cql_query_gamenumber(rq->query), number);
         w->active[i] = searches_game(r, i, number);
-        q->indexed = w->active[i] && in->index ? indexed_search(rq->indexed, in, job->index, number, t, q->answer,
-                                                                w->searchers[i], w->game, &q->printed)
+        q->indexed = w->active[i] && in->index ? indexed_search(rq->indexed, in, job->index, number, t, head,
+                                                                q->answer, w->searchers[i], w->game, &q->printed)
                                                : INDEXED_TEXT;
         w->active[i] &= q->indexed == INDEXED_TEXT;
         all &= !w->active[i];
@@ -146,7 +146,7 @@ bool ask_sidecar(Worker *w, GameJob *job, long number, const CqlGameText *t)
     return all;
 }
 
-bool ruled_out_for_all(Worker *w, GameJob *job, long number)
+bool ruled_out_for_all(Worker *w, GameJob *job, long number, const SidecarGame *head)
 {
     const CqlRun *r = w->run;
     const RunInput *in = &r->inputs[job->input];
@@ -154,7 +154,7 @@ bool ruled_out_for_all(Worker *w, GameJob *job, long number)
     for (int i = 0; i < r->nqueries; i++) {
         if (!searches_game(r, i, number)) continue;
         QueryJob *q = &job->queries[i];
-        q->answer = indexed_ask(r->queries[i]->indexed, in, job->index, number, w->searchers[i], w->game);
+        q->answer = indexed_ask(r->queries[i]->indexed, in, job->index, number, head, w->searchers[i], w->game);
         if (q->answer != INDEXED_EXCLUDED) return false;
     }
     for (int i = 0; i < r->nqueries; i++) {
@@ -162,7 +162,7 @@ bool ruled_out_for_all(Worker *w, GameJob *job, long number)
         q->examined = in_gamenumber_range(cql_query_gamenumber(r->queries[i]->query), number);
         bool searched = searches_game(r, i, number);
         q->indexed = searched ? INDEXED_RULED_OUT : INDEXED_TEXT;
-        if (searched) indexed_watch_ruled_out(in, job->index, number, w->searchers[i], w->game);
+        if (searched) indexed_watch_ruled_out(in, job->index, number, head, w->searchers[i], w->game);
     }
     job->asked = true;
     return true;
@@ -184,7 +184,7 @@ void search_game(Worker *w, GameJob *job)
 {
     const CqlRun *r = w->run;
     const RunInput *in = &r->inputs[job->input];
-    if (!job->asked) ask_sidecar(w, job, cql_game_text_number(job->text), job->text);
+    if (!job->asked) ask_sidecar(w, job, cql_game_text_number(job->text), job->text, NULL);
     bool any = false;
     for (int i = 0; i < r->nqueries; i++) any |= w->active[i];
     if (!any) return;

@@ -89,10 +89,11 @@ void job_init(GameJob *job, int nqueries);
 void job_free(GameJob *job);
 
 /* Asks the sidecar of the game's input about it, for each query that
- * searches it (t: its text as split off, or NULL before it is read): a
- * query it settles does not read the game (w->active). True when it
- * settles every one. */
-bool ask_sidecar(Worker *w, GameJob *job, long number, const CqlGameText *t);
+ * searches it (t: its text as split off, or NULL before it is read; head:
+ * its record's head as indexed_skip_of read it, or NULL): a query it
+ * settles does not read the game (w->active). True when it settles every
+ * one. */
+bool ask_sidecar(Worker *w, GameJob *job, long number, const CqlGameText *t, const SidecarGame *head);
 
 /* Asks the sidecar of the game's input, before the game is read, whether
  * the query's condition rules it out for every query that searches it;
@@ -101,7 +102,7 @@ bool ask_sidecar(Worker *w, GameJob *job, long number, const CqlGameText *t);
  * filters have seen its tags. Else the answers of the queries asked stay
  * in job (QueryJob.answer), for the worker that reads the game: it does
  * not ask again (ask_sidecar). */
-bool ruled_out_for_all(Worker *w, GameJob *job, long number);
+bool ruled_out_for_all(Worker *w, GameJob *job, long number, const SidecarGame *head);
 
 /* Drops what the sidecar said of a game before it was read, when the game
  * read is not that one (its input ended early: the file was cut while it
@@ -153,6 +154,12 @@ typedef struct Emitter {
     int input;
     long input_base;
     CqlText carried;     /* messages about the end of an input, handed over with the next game */
+    /* what indexed_skip_of said of game skip_index of input skip_input
+     * (skip_index 0: nothing), in skips[skip_index & 1]: its next head is
+     * the next game's, in the other one */
+    IndexedSkip skips[2];
+    int skip_input;
+    long skip_index;
 } Emitter;
 
 /* The run was cancelled (cql_run_cancel); query i was (cql_run_cancel_query). */

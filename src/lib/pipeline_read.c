@@ -216,7 +216,7 @@ static bool skip_earlier_part(const RunInput *in, CqlReader *reader)
 {
     IndexedSkip skip;
     if (!in->index || in->first_line <= 1 ||
-        !indexed_skip_of(in, cql_reader_games(reader) + 1, SIZE_MAX, &skip) || skip.line >= (unsigned long)in->first_line)
+        !indexed_skip_of(in, cql_reader_games(reader) + 1, SIZE_MAX, NULL, &skip) || skip.line >= (unsigned long)in->first_line)
         return false;
     pgn_skip_game(&reader->reader, skip.next_offset, skip.next_line);
     return true;
@@ -284,16 +284,23 @@ bool skip_game(Emitter *e, Worker *w, GameJob *job, bool from_codes)
     long index = cql_reader_games(in->reader) + 1;
     long number = e->input_base + index;
     size_t max_size = r->settings.max_game_size ? (size_t)r->settings.max_game_size : PGN_DEFAULT_MAX_GAME_SIZE;
-    IndexedSkip skip;
-    if (number > last_game_wanted(e) || !indexed_skip_of(in, index, max_size, &skip) ||
-        skip.line < (unsigned long)in->first_line || (in->end_line && skip.line >= (unsigned long)in->end_line))
+    if (number > last_game_wanted(e)) return false;
+    /* the head of the game's record: read as the last game's next */
+    bool follows = e->skip_index && e->skip_input == e->input && e->skip_index + 1 == index;
+    IndexedSkip *skip = &e->skips[index & 1];
+    bool skippable = indexed_skip_of(in, index, max_size, follows ? &e->skips[(index - 1) & 1] : NULL, skip);
+    e->skip_index = skippable ? index : 0;
+    e->skip_input = e->input;
+    if (!skippable || skip->line < (unsigned long)in->first_line ||
+        (in->end_line && skip->line >= (unsigned long)in->end_line))
         return false;
     job->input = e->input;
     job->index = index;
-    if (from_codes ? !ask_sidecar(w, job, number, NULL) : !ruled_out_for_all(w, job, number)) return false;
-    pgn_skip_game(&in->reader->reader, skip.next_offset, skip.next_line);
+    if (from_codes ? !ask_sidecar(w, job, number, NULL, skip->head) : !ruled_out_for_all(w, job, number, skip->head))
+        return false;
+    pgn_skip_game(&in->reader->reader, skip->next_offset, skip->next_line);
     cql_game_text_set_number(job->text, number);
-    job->text_bytes = (size_t)skip.text_size;
+    job->text_bytes = (size_t)skip->text_size;
     return true;
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "index/sidecar.h"
 #include "lib/pipeline.h"
 
 #define ENGINE_GAMES "tests/data/pgn/generated/engine-games-2000.pgn"
@@ -90,10 +91,48 @@ static void test_the_condition_is_asked_once_per_game(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* On one thread, a query without a condition, searched from the codes of
+ * every game the reader jumps over (none matches), reads the head of each
+ * game's record once: to jump over the game (which reads the next one's
+ * too, then not read again) and to search it from the same head. The last
+ * game has no next record to jump to: it is read from its text, and its
+ * head read twice more (where its text ends, and for its search). */
+static void test_a_record_head_is_read_once_per_game(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cql-test-pipeline-sidecar-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char pgn[256];
+    make_indexed_copy(dir, pgn, sizeof pgn);
+    CqlMessages messages = {.fn = ignore};
+    CqlSettings *settings = cql_settings_new();
+    assert_true(cql_settings_set_number(settings, "threads", 1));
+    const char *query = "cql(matchcount 1000) true";
+    CqlQuery *q = cql_compile(query, strlen(query), settings, CQL_COMPILE_RUN, &messages);
+    assert_non_null(q);
+    CqlRun *run = cql_run_new(q, settings, &messages);
+    cql_run_add_path(run, pgn);
+    long before = sidecar_heads_read;
+    assert_int_equal(cql_run_start(run), CQL_RUN_DONE);
+    const CqlRunTotals *totals = cql_run_totals(run);
+    assert_int_equal(totals->games, 2000);
+    assert_int_equal(totals->matches, 0);
+    assert_int_equal(sidecar_heads_read - before, 2000 + 2);   /* three a game before: 6,000 */
+    cql_run_free(run);
+    cql_query_free(q);
+    cql_settings_free(settings);
+    char *index_path = cql_index_path(pgn);
+    assert_int_equal(unlink(index_path), 0);
+    free(index_path);
+    assert_int_equal(unlink(pgn), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_the_condition_is_asked_once_per_game),
+        cmocka_unit_test(test_a_record_head_is_read_once_per_game),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
