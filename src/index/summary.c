@@ -245,21 +245,48 @@ void summary_read(ByteCursor *c, GameSummary *s)
     summary_read_some(c, s, SUMMARY_ALL_PIECES);
 }
 
+/* The rank bytes that follow a piece's ranks byte: its bits, by the
+ * byte's value (a table: no call, a load). */
+#define BITS2(n) n, n + 1, n + 1, n + 2
+#define BITS4(n) BITS2(n), BITS2(n + 1), BITS2(n + 1), BITS2(n + 2)
+#define BITS6(n) BITS4(n), BITS4(n + 1), BITS4(n + 1), BITS4(n + 2)
+static const unsigned char rank_bytes[256] = {BITS6(0), BITS6(1), BITS6(1), BITS6(2)};
+#undef BITS2
+#undef BITS4
+#undef BITS6
+
+/* Passes over the pieces' bytes of a summary whose mask is present, from
+ * c->at: c->bad as summary_read_some has it. A loop over the pieces
+ * present alone (a search without a condition passes over every game's
+ * summary). */
+static void skip_pieces(ByteCursor *c, unsigned present)
+{
+    const unsigned char *at = c->at, *end = c->end;
+    unsigned left = present & 0xFFF;
+    for (; left && at < end; left &= left - 1) {
+        unsigned n = rank_bytes[*at++];
+        if ((size_t)(end - at) < n) break;
+        at += n;
+    }
+    c->at = at;
+    if (left || present >> 12) c->bad = true;   /* the bytes ran out, or a piece that is none */
+}
+
 void summary_read_some(ByteCursor *c, GameSummary *s, uint16_t pieces)
 {
     uint64_t flags = bytes_get_varint(c);
     if (flags > UINT32_MAX) c->bad = true;
     const unsigned char *p = bytes_get(c, 14);   /* the counts and the mask */
-    if (s) {
-        memset(s, 0, sizeof *s);
-        s->flags = (uint32_t)flags;
-        for (int i = 0; p && i < 12; i++) {
-            Piece piece = summary_pieces[i];
-            s->min_count[piece] = p[i] >> 4;
-            s->max_count[piece] = p[i] & 15;
-        }
-    } else {
-        pieces = 0;   /* passed over: every piece's rank bytes skipped */
+    if (!s) {   /* passed over */
+        if (p) skip_pieces(c, p[12] | (unsigned)p[13] << 8);
+        return;
+    }
+    memset(s, 0, sizeof *s);
+    s->flags = (uint32_t)flags;
+    for (int i = 0; p && i < 12; i++) {
+        Piece piece = summary_pieces[i];
+        s->min_count[piece] = p[i] >> 4;
+        s->max_count[piece] = p[i] & 15;
     }
     if (!p) return;
     unsigned present = p[12] | (unsigned)p[13] << 8;
@@ -269,9 +296,7 @@ void summary_read_some(ByteCursor *c, GameSummary *s, uint16_t pieces)
         if (at == end) break;
         unsigned ranks = *at++;
         if (!(pieces & (1u << summary_pieces[i]))) {   /* not asked for: its rank bytes skipped */
-            unsigned n = ranks - ((ranks >> 1) & 0x55);   /* its bits counted (a byte: no call) */
-            n = (n & 0x33) + ((n >> 2) & 0x33);
-            n = (n + (n >> 4)) & 0x0F;
+            unsigned n = rank_bytes[ranks];
             if ((size_t)(end - at) < n) break;
             at += n;
             present &= ~(1u << i);
