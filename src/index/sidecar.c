@@ -742,10 +742,12 @@ bool sidecar_game_some(const Sidecar *s, long k, uint16_t pieces, SidecarGame *o
     return !out->rest.bad;
 }
 
-/* The string of id (a varint of c), or NULL (c->bad) when there is none. */
+/* The string of id (a varint of c), or NULL (c->bad) when there is none.
+ * Most ids are one byte: read without a call (a game's tags are about 18
+ * of them). */
 static const char *string_at(const Sidecar *s, ByteCursor *c)
 {
-    uint64_t id = bytes_get_varint(c);
+    uint64_t id = c->at < c->end && *c->at < 0x80 ? *c->at++ : bytes_get_varint(c);
     if (id >= s->nstrings) {
         c->bad = true;
         return NULL;
