@@ -7,8 +7,8 @@
 #include "lib/indexed.h"
 
 #include <limits.h>
-#include <stddef.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -265,10 +265,10 @@ typedef struct GameCodes {
 } GameCodes;
 
 /* Record `index` of sc, from its head (read here unless head, as
- * indexed_skip_of read it), its summary read as far as summary: the
- * squares of the pieces of `pieces`, and without summary none of it,
- * passed over (sidecar_game_some). */
-static bool record_at(const Sidecar *sc, long index, const SidecarGame *head, GameSummary *summary, uint16_t pieces,
+ * indexed_skip_of read it), its summary read with the squares of the
+ * pieces of `pieces`, or without `summary` passed over
+ * (sidecar_game_some). */
+static bool record_at(const Sidecar *sc, long index, const SidecarGame *head, bool summary, uint16_t pieces,
                       SidecarGame *sg)
 {
     if (head) memcpy(sg, head, offsetof(SidecarGame, summary));
@@ -283,7 +283,7 @@ static bool record_at(const Sidecar *sc, long index, const SidecarGame *head, Ga
 static bool record_for(const IndexedQuery *iq, const Sidecar *sc, long index, const SidecarGame *head,
                        SidecarGame *sg)
 {
-    return record_at(sc, index, head, iq->condition ? &sg->summary : NULL, iq->pieces, sg);
+    return record_at(sc, index, head, iq->condition != NULL, iq->pieces, sg);
 }
 
 /* Readies g, the scratch tree of a search, for game `number` of sidecar
@@ -391,7 +391,8 @@ IndexedAnswer indexed_ask(IndexedQuery *iq, const RunInput *in, long index, long
     SidecarGame sg;
     GameCodes head;
     bool ruled_out;
-    if (!record_for(iq, sc, index, known_head, &sg) || !sg.clean || !rule_out(iq, sc, &sg, number, s, g, &head, &ruled_out))
+    if (!record_for(iq, sc, index, known_head, &sg) || !sg.clean ||
+        !rule_out(iq, sc, &sg, number, s, g, &head, &ruled_out))
         return INDEXED_UNASKED;
     return ruled_out ? INDEXED_EXCLUDED : INDEXED_ADMITTED;
 }
@@ -402,7 +403,7 @@ bool indexed_watch_ruled_out(const RunInput *in, long index, long number, const 
     if (!s->query->search.nwatched) return true;
     const Sidecar *sc = &in->index->sidecar;
     SidecarGame sg;
-    if (!record_at(sc, index, known_head, NULL, 0, &sg)) return false;
+    if (!record_at(sc, index, known_head, false, 0, &sg)) return false;
     fresh_scratch(g);
     return watch_ruled_out(sc, &sg, number, s, g);
 }

@@ -63,11 +63,11 @@ typedef enum IndexedAnswer {
  * its sidecar, for the query of iq (RunQuery.indexed: each query of a run
  * has its own) with its searcher s, in g. t is its text as the reader split
  * it off, checked against its record, or NULL when it is not read (see
- * indexed_skip_of). known_head: its record's head as indexed_skip_of read it, or
- * NULL (it is read here). asked: what indexed_ask said of the game, if it
- * was asked (the condition is then not asked again). Unless INDEXED_TEXT,
- * that settled it for that query: it does not match, and what its search
- * printed is appended to printed. */
+ * indexed_skip_of). known_head: its record's head as indexed_skip_of read
+ * it, or NULL (it is read here). asked: what indexed_ask said of the game,
+ * if it was asked (the condition is then not asked again). Unless
+ * INDEXED_TEXT, that settled it for that query: it does not match, and
+ * what its search printed is appended to printed. */
 IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, long number, const CqlGameText *t,
                               const SidecarGame *known_head, IndexedAnswer asked, CqlSearcher *s, CqlGame *g,
                               CqlText *printed);

@@ -216,7 +216,8 @@ static bool skip_earlier_part(const RunInput *in, CqlReader *reader)
 {
     IndexedSkip skip;
     if (!in->index || in->first_line <= 1 ||
-        !indexed_skip_of(in, cql_reader_games(reader) + 1, SIZE_MAX, NULL, &skip) || skip.line >= (unsigned long)in->first_line)
+        !indexed_skip_of(in, cql_reader_games(reader) + 1, SIZE_MAX, NULL, &skip) ||
+        skip.line >= (unsigned long)in->first_line)
         return false;
     pgn_skip_game(&reader->reader, skip.next_offset, skip.next_line);
     return true;
