@@ -58,6 +58,16 @@ static void make_indexed_copy(const char *dir, char *pgn, size_t size)
     free(index_path);
 }
 
+/* Removes what make_indexed_copy made: the copy, its sidecar, dir. */
+static void remove_indexed_copy(const char *dir, const char *pgn)
+{
+    char *index_path = cql_index_path(pgn);
+    assert_int_equal(unlink(index_path), 0);
+    free(index_path);
+    assert_int_equal(unlink(pgn), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_the_condition_is_asked_once_per_game(void **state)
 {
     (void)state;
@@ -84,11 +94,7 @@ static void test_the_condition_is_asked_once_per_game(void **state)
         cql_query_free(q);
         cql_settings_free(settings);
     }
-    char *index_path = cql_index_path(pgn);
-    assert_int_equal(unlink(index_path), 0);
-    free(index_path);
-    assert_int_equal(unlink(pgn), 0);
-    assert_int_equal(rmdir(dir), 0);
+    remove_indexed_copy(dir, pgn);
 }
 
 /* On one thread, a query without a condition, searched from the codes of
@@ -121,11 +127,7 @@ static void test_a_record_head_is_read_once_per_game(void **state)
     cql_run_free(run);
     cql_query_free(q);
     cql_settings_free(settings);
-    char *index_path = cql_index_path(pgn);
-    assert_int_equal(unlink(index_path), 0);
-    free(index_path);
-    assert_int_equal(unlink(pgn), 0);
-    assert_int_equal(rmdir(dir), 0);
+    remove_indexed_copy(dir, pgn);
 }
 
 int main(void)
