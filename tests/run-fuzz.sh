@@ -52,6 +52,7 @@ max_len() {
     query) echo 2048 ;;
     pipeline) echo 4096 ;;
     regex) echo 512 ;;
+    movecode) echo 1024 ;;
     *) echo 4096 ;;
     esac
 }
