@@ -76,6 +76,10 @@ search() { # NAME QUERY [OPTIONS...]: out.pgn, summary
 
 expect_rc "cql -index" 0 "$CQL" -index "$P"
 expect_grep "cql -index says what it wrote" "$T/out" "^$P.cqlx: 6 games of $P "
+P1=$T/one.pgn
+cp "$DATA/python-chess/molinari-bordais-1979.pgn" "$P1"
+expect_rc "cql -index, one game" 0 "$CQL" -index "$P1"
+expect_grep "cql -index counts one game in the singular" "$T/out" "^$P1.cqlx: 1 game of $P1 "
 [ -s "$P.cqlx" ] && ok || bad "no sidecar written"
 expect_eq "no temporary file left" "$(ls -A "$T" | grep -c '^\.games')" 0
 search "Ka1" 'Ka1'

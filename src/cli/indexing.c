@@ -60,8 +60,8 @@ static ExitCode index_one(const CliOptions *o, const InputFile *f, const char *n
     bool ok = cql_index_build(f->path, write_out, &out, o->nooutputstatus ? NULL : show_progress, &progress, &t, m);
     progress_end(&progress);
     if (output_close(&out, ok, m) != 0 || !ok) return EXIT_USAGE;
-    printf("%s: %ld games of %s (%.1f MB) indexed in %.2f seconds: %.1f MB, %.0f%% of the PGN file", name,
-           t.games, f->path, (double)t.pgn_bytes / 1e6, seconds_since(&t0), (double)t.index_bytes / 1e6,
+    printf("%s: %ld game%s of %s (%.1f MB) indexed in %.2f seconds: %.1f MB, %.0f%% of the PGN file", name,
+           t.games, t.games == 1 ? "" : "s", f->path, (double)t.pgn_bytes / 1e6, seconds_since(&t0), (double)t.index_bytes / 1e6,
            t.pgn_bytes ? 100.0 * (double)t.index_bytes / (double)t.pgn_bytes : 0.0);
     if (t.text_only) printf("; %ld game%s with PGN problems read from %s text", t.text_only,
                             t.text_only == 1 ? "" : "s", t.text_only == 1 ? "its" : "their");
