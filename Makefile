@@ -134,7 +134,7 @@ CMOCKA_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # Fuzz harnesses (tests/fuzz/fuzz_NAME.c): `make test` links each with a
 # plain main() that replays the seed corpus and the regression files. Like
 # the unit tests, they test modules, so they link the modules' own objects.
-FUZZ_NAMES   := pgn fen_san query pipeline regex movecode
+FUZZ_NAMES   := pgn fen_san query pipeline regex movecode sidecar
 REPLAY_BINS  := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_replay_%)
 REPLAY_OBJS  := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%.o) \
                 $(BUILD)/tests/fuzz/fuzz_support.o $(BUILD)/tests/fuzz/replay_main.o
@@ -395,6 +395,8 @@ $(FUZZ_DIR)/fen_san.dict: tests/fuzz/fen_san.dict | $(FUZZ_DIR)/obj
 $(FUZZ_DIR)/regex.dict: tests/fuzz/regex.dict | $(FUZZ_DIR)/obj
 	$(Q)cp tests/fuzz/regex.dict $@
 $(FUZZ_DIR)/movecode.dict: tests/fuzz/movecode.dict | $(FUZZ_DIR)/obj
+	$(Q)cp tests/fuzz/movecode.dict $@
+$(FUZZ_DIR)/sidecar.dict: tests/fuzz/movecode.dict | $(FUZZ_DIR)/obj
 	$(Q)cp tests/fuzz/movecode.dict $@
 $(FUZZ_DIR)/pipeline.dict: $(FUZZ_DIR)/query.dict tests/fuzz/pgn.dict
 	$(Q)(echo 'separator="\x0a%%pgn\x0a"'; cat $(FUZZ_DIR)/query.dict tests/fuzz/pgn.dict) > $@

@@ -53,6 +53,7 @@ max_len() {
     pipeline) echo 4096 ;;
     regex) echo 512 ;;
     movecode) echo 1024 ;;
+    sidecar) echo 4096 ;;
     *) echo 4096 ;;
     esac
 }

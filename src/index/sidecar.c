@@ -674,6 +674,15 @@ static bool read_sections(Sidecar *s, char *why, size_t why_size)
     return cursor_left(&c) == 0;
 }
 
+SidecarStatus sidecar_from_bytes(Sidecar *s, unsigned char *data, size_t len, char *why, size_t why_size)
+{
+    memset(s, 0, sizeof *s);
+    s->data = data;
+    s->len = len;
+    if (!read_sections(s, why, why_size)) return refuse(s, SIDECAR_DAMAGED, why, why_size, why);
+    return SIDECAR_OK;
+}
+
 SidecarStatus sidecar_open(Sidecar *s, const char *pgn_path, const char *sidecar_path, char *why,
                            size_t why_size)
 {
@@ -685,7 +694,8 @@ SidecarStatus sidecar_open(Sidecar *s, const char *pgn_path, const char *sidecar
         snprintf(reason, sizeof reason, "it cannot be read: %s", strerror(errno));
         return refuse(s, SIDECAR_DAMAGED, why, why_size, reason);
     }
-    if (!read_sections(s, why, why_size)) return refuse(s, SIDECAR_DAMAGED, why, why_size, why);
+    SidecarStatus st = sidecar_from_bytes(s, s->data, s->len, why, why_size);
+    if (st != SIDECAR_OK) return st;
     int fd = open(pgn_path, O_RDONLY);
     PgnIdentity now;
     bool known = fd >= 0 && identity_of(fd, &now);

@@ -83,6 +83,10 @@ typedef struct Sidecar {
  * and *s holds nothing. */
 SidecarStatus sidecar_open(Sidecar *s, const char *pgn_path, const char *sidecar_path, char *why,
                            size_t why_size);
+/* The checks of sidecar_open on bytes already read: s takes data (len
+ * bytes from malloc) and frees it, at once when they do not add up
+ * (SIDECAR_DAMAGED, why in why). Nothing ties them to a PGN file. */
+SidecarStatus sidecar_from_bytes(Sidecar *s, unsigned char *data, size_t len, char *why, size_t why_size);
 void sidecar_close(Sidecar *s);
 
 /* One game's record, as far as its summary. */

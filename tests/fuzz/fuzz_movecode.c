@@ -65,30 +65,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* Every position of the tree under n is whole (a loop over a stack of
- * siblings to visit: a line can be as long as the input). */
-static void check_tree_whole(const GameNode *root)
-{
-    size_t cap = 64, count = 0;
-    const GameNode **stack = malloc(cap * sizeof *stack);
-    if (!stack) fuzz_fail("memory", "no stack");
-    stack[count++] = root;
-    while (count) {
-        const GameNode *n = stack[--count];
-        if (!pos_is_ok(&n->pos)) fuzz_fail("tree", "a position read from the codes is broken (node %d)", n->id);
-        for (const GameNode *c = n->child; c; c = c->sibling) {
-            if (count == cap) {
-                cap *= 2;
-                const GameNode **more = realloc(stack, cap * sizeof *stack);
-                if (!more) fuzz_fail("memory", "no stack");
-                stack = more;
-            }
-            stack[count++] = c;
-        }
-    }
-    free(stack);
-}
-
 /* The tree of codes[0..ncodes) from start into *g (in arena a); false
  * when movecode_read_tree refuses them. */
 static bool read_tree(const unsigned char *codes, size_t ncodes, const Position *start, Game *g, Arena *a)
@@ -167,7 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     Game g;
     bool read = read_tree(codes, ncodes, start, &g, &a);
     if (read) {
-        check_tree_whole(g.root);
+        fuzz_check_tree_whole(g.root, "tree");
         check_round_trip(&g, start);
     }
     check_walk(codes, ncodes, start, read ? &g : NULL);

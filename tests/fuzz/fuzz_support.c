@@ -13,6 +13,7 @@
 
 #include "query/ast.h"
 #include "chess/attacks.h"
+#include "chess/position.h"
 #include "pgn/reader.h"
 #include "query/transform.h"
 
@@ -291,6 +292,31 @@ void fuzz_check_pgn_round_trip(const Game *g, const PgnAnnotations *notes, StrBu
     arena_free(&arena);
     raw_game_free(&raw);
     sb_free(&text);
+}
+
+/* }==== */
+/* {==== whole positions ===================================================== */
+
+void fuzz_check_tree_whole(const GameNode *root, const char *what)
+{
+    size_t cap = 64, count = 0;
+    const GameNode **stack = malloc(cap * sizeof *stack);
+    if (!stack) fuzz_fail("memory", "no stack");
+    stack[count++] = root;
+    while (count) {
+        const GameNode *n = stack[--count];
+        if (!pos_is_ok(&n->pos)) fuzz_fail(what, "a position of the tree is broken (node %d)", n->id);
+        for (const GameNode *c = n->child; c; c = c->sibling) {
+            if (count == cap) {
+                cap *= 2;
+                const GameNode **more = realloc(stack, cap * sizeof *stack);
+                if (!more) fuzz_fail("memory", "no stack");
+                stack = more;
+            }
+            stack[count++] = c;
+        }
+    }
+    free(stack);
 }
 
 /* }==== */

@@ -57,6 +57,11 @@ void fuzz_init_library(void);
  * Appends the text written to *written when it is not NULL. */
 void fuzz_check_pgn_round_trip(const Game *g, const PgnAnnotations *notes, StrBuf *written);
 
+/* Every position of the tree under root is whole (pos_is_ok); else fails
+ * with `what`. A loop over a stack, not a recursion: a line can be as long
+ * as the input. */
+void fuzz_check_tree_whole(const GameNode *root, const char *what);
+
 /* A query file starts with its `cql(...)` header, or with `(` for a CQL 1.0
  * file; anything else is a query body (as given with -cql). */
 bool fuzz_is_query_file(const char *text, size_t len);
