@@ -129,5 +129,22 @@ expect_rc "no file" 2 "$CQL" -summary-merge
 expect_rc "with another option" 2 "$CQL" -threads 2 -summary-merge "$T/k0"
 expect_grep "with another option: said" "$T/err" "takes files and nothing else"
 
+# many queries (a run of many query files, cut in parts): each query's
+# summaries add up alone, in the order first read, one line without a query
+# beside them; three rounds over 100 names, in an order of their own each
+awk 'BEGIN { for (r = 0; r < 3; r++) for (i = 0; i < 100; i++) {
+        q = (i * (7 + 2 * r)) % 100
+        printf "{\"matches\": %d, \"games\": 10, \"pgn_errors\": 0, \"seconds\": 0.1, \"threads\": 1, \"query\": \"q%d.cql\"}\n", q, q
+        if (r == 1 && i == 50) print "{\"matches\": 5, \"games\": 10, \"pgn_errors\": 0, \"seconds\": 0.1, \"threads\": 1}"
+    } }' >"$T/many"
+expect_rc "many queries" 0 "$CQL" -summary-merge "$T/many"
+expect_eq "many queries: one line each, and one without" "$(wc -l <"$T/out" | tr -d ' ')" 101
+expect_eq "many queries: in the order first read" \
+    "$(sed -n 's/.*"query": "q\([0-9]*\)\.cql".*/\1/p' "$T/out" | head -4 | tr '\n' ' ')" "0 7 14 21 "
+expect_eq "many queries: each added up alone" \
+    "$(grep -c '"games": 30, .*"summaries": 3}' "$T/out")" 100
+expect_grep "many queries: q42's matches" "$T/out" '^{"matches": 126, "games": 30, .*"query": "q42.cql"'
+expect_grep "many queries: the line without a query" "$T/out" '^{"matches": 5, "games": 10, [^q]*"summaries": 1}$'
+
 echo "across-machines tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -53,6 +53,10 @@ typedef struct Total {
 typedef struct Merge {
     Total *totals;
     size_t ntotals, cap;
+    size_t *slots;           /* totals by their query's hash: 1 + an index, 0 for none; a
+                                power of two, at most half full (a file may name a
+                                query on each of millions of lines) */
+    size_t nslots;
     long lines;              /* the summary lines read */
 } Merge;
 
@@ -274,21 +278,47 @@ static const char *const key_names[K_COUNT] = {"matches", "games", "pgn_errors",
                                                "seconds_longest", "summaries", "output", "limit_reached",
                                                "part", "parts", "query"};
 
+/* FNV-1a of a query's name (NULL: none named). */
+static size_t query_hash(const char *query)
+{
+    uint64_t h = 14695981039346656037u;
+    for (const char *p = query ? query : ""; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211u;
+    return (size_t)(h ^ (query ? 0 : 1));
+}
+
+static bool same_query(const Total *t, const char *query)
+{
+    return query ? t->query && strcmp(t->query, query) == 0 : !t->query;
+}
+
+/* The slot of `query` in mg->slots: its total's, or the empty one where it goes. */
+static size_t *slot_of(Merge *mg, const char *query)
+{
+    size_t mask = mg->nslots - 1;
+    for (size_t i = query_hash(query) & mask;; i = (i + 1) & mask)
+        if (!mg->slots[i] || same_query(&mg->totals[mg->slots[i] - 1], query)) return &mg->slots[i];
+}
+
 /* The total of the summaries of `query` (NULL: none named), made when
  * first needed; it owns query then. */
 static Total *total_of(Merge *mg, char *query)
 {
-    for (size_t i = 0; i < mg->ntotals; i++) {
-        Total *t = &mg->totals[i];
-        if (query ? t->query && strcmp(t->query, query) == 0 : !t->query) {
-            free(query);
-            return t;
-        }
+    if (2 * (mg->ntotals + 1) > mg->nslots) {   /* grown: every total to its new slot */
+        free(mg->slots);
+        mg->nslots = mg->nslots ? 2 * mg->nslots : 16;
+        mg->slots = cli_calloc(mg->nslots, sizeof *mg->slots);
+        for (size_t i = 0; i < mg->ntotals; i++) *slot_of(mg, mg->totals[i].query) = i + 1;
+    }
+    size_t *slot = slot_of(mg, query);
+    if (*slot) {
+        free(query);
+        return &mg->totals[*slot - 1];
     }
     if (mg->ntotals == mg->cap) {
         mg->cap = mg->cap ? 2 * mg->cap : 4;
         mg->totals = cli_realloc(mg->totals, mg->cap * sizeof *mg->totals);
     }
+    *slot = mg->ntotals + 1;
     Total *t = &mg->totals[mg->ntotals++];
     memset(t, 0, sizeof *t);
     t->query = query;
@@ -577,6 +607,7 @@ ExitCode summary_merge(const char *const *files, int count, FILE *out, CqlMessag
     fflush(out);
     for (size_t i = 0; i < mg.ntotals; i++) total_free(&mg.totals[i]);
     free(mg.totals);
+    free(mg.slots);
     return ok ? EXIT_RAN : EXIT_USAGE;
 }
 
