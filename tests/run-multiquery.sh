@@ -155,6 +155,39 @@ expect_rc "-report of one query, the output of another" 2 "$CQL" -i "$ENGINE" -r
 expect_grep "-report of one query, the output of another: the message" "$T/err" \
     "would both write '$T/mr-multi/00-stalemate-x.html'"
 
+# many queries: the first two files that would be one are named (the
+# later as early as can be), by one name or two, made already or not
+mkdir "$T/many" "$T/many/out"
+i=1
+while [ $i -le 60 ]; do
+    printf 'cql()\ncheck\n' >"$T/many/q$i.cql"
+    i=$((i + 1))
+done
+printf 'cql(output %s)\ncheck\n' "$T/many/out/a.pgn" >"$T/many/q40.cql"
+printf 'cql(output %s)\ncheck\n' "$T/many/out/../out/a.pgn" >"$T/many/q50.cql"
+printf 'cql(output %s)\ncheck\n' "$T/many/out/b.pgn" >"$T/many/q20.cql"
+printf 'cql(output %s)\ncheck\n' "$T/many/out/./b.pgn" >"$T/many/q45.cql"
+queries=$(i=1; while [ $i -le 60 ]; do printf '%s ' "$T/many/q$i.cql"; i=$((i + 1)); done)
+here=$(pwd)
+cd "$T/many" || exit 1   # (the outputs not named in a header would be made here)
+# shellcheck disable=SC2086
+expect_rc "60 queries, two pairs of one file not made yet" 2 "$CQL" -i "$ENGINE" $queries
+expect_grep "60 queries: the earliest pair named" "$T/err" \
+    "the queries $T/many/q20.cql and $T/many/q45.cql would both write the same file, '$T/many/out/./b.pgn'"
+: >"$T/many/out/a.pgn"
+: >"$T/many/out/b.pgn"
+# shellcheck disable=SC2086
+expect_rc "60 queries, two pairs of one file made" 2 "$CQL" -i "$ENGINE" $queries
+expect_grep "60 queries, made: the earliest pair named" "$T/err" \
+    "the queries $T/many/q20.cql and $T/many/q45.cql would both write the same file, '$T/many/out/./b.pgn'"
+printf 'cql(output %s)\ncheck\n' "$T/many/out/c.pgn" >"$T/many/q45.cql"
+# shellcheck disable=SC2086
+expect_rc "60 queries, one pair" 2 "$CQL" -i "$ENGINE" $queries
+expect_grep "60 queries, one pair: named" "$T/err" \
+    "the queries $T/many/q40.cql and $T/many/q50.cql would both write the same file, '$T/many/out/../out/a.pgn'"
+expect_eq "60 queries: nothing written" "$(ls "$T/many/out" | tr '\n' ' ')" "a.pgn b.pgn "
+cd "$here" || exit 1
+
 # ---- -limit: each query stops after its own N matches
 mkdir "$T/limit-single" "$T/limit-multi"
 for q in 03-check 04-mate 02-ka1 16-sort; do

@@ -48,9 +48,12 @@ static ExitCode index_one(const CliOptions *o, const InputFile *f, const char *n
         return EXIT_USAGE;
     }
     const char *inputs[] = {f->path};
-    OutputInputs in = {inputs, 1, NULL, 0};
+    OutputInputs in;
+    output_inputs_make(&in, inputs, 1, NULL, 0);
     OutputFile out;
-    if (output_open(&out, name, &in, false, m) != 0) return EXIT_USAGE;
+    int opened = output_open(&out, name, &in, false, m);
+    output_inputs_free(&in);
+    if (opened != 0) return EXIT_USAGE;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     Progress progress;

@@ -132,30 +132,60 @@ static void restore_signals(const sigset_t *saved)
 
 /* ==== opening =============================================================== */
 
-/* True when `name` ("-": standard input) is the same regular file as st
- * (by device and inode). */
-static bool is_the_file(const struct stat *st, const char *name)
+static int by_file_id(const void *x, const void *y)
 {
-    struct stat in;
-    int got = strcmp(name, "-") == 0 ? fstat(STDIN_FILENO, &in) : stat(name, &in);
-    return got == 0 && S_ISREG(in.st_mode) && S_ISREG(st->st_mode) && in.st_dev == st->st_dev &&
-           in.st_ino == st->st_ino;
+    const FileId *a = x, *b = y;
+    if (a->dev != b->dev) return a->dev < b->dev ? -1 : 1;
+    return (a->ino > b->ino) - (a->ino < b->ino);
+}
+
+/* The regular files among the count names ("-": standard input; NULL
+ * entries passed over) into *ids, sorted; their number. */
+static size_t identify(const char *const *names, int count, FileId **ids)
+{
+    size_t n = 0;
+    *ids = cli_calloc((size_t)count + 1, sizeof **ids);
+    for (int i = 0; i < count; i++) {
+        struct stat st;
+        if (!names[i]) continue;
+        int got = strcmp(names[i], "-") == 0 ? fstat(STDIN_FILENO, &st) : stat(names[i], &st);
+        if (got == 0 && S_ISREG(st.st_mode)) (*ids)[n++] = (FileId){st.st_dev, st.st_ino};
+    }
+    qsort(*ids, n, sizeof **ids, by_file_id);
+    return n;
+}
+
+void output_inputs_make(OutputInputs *in, const char *const *names, int count, const char *const *queries,
+                        int nqueries)
+{
+    in->ninputs = identify(names, count, &in->inputs);
+    in->nqueries = identify(queries, nqueries, &in->queries);
+}
+
+void output_inputs_free(OutputInputs *in)
+{
+    free(in->inputs);
+    free(in->queries);
+    memset(in, 0, sizeof *in);
+}
+
+/* True when st is a regular file among the n sorted ids. */
+static bool is_among(const struct stat *st, const FileId *ids, size_t n)
+{
+    FileId key = {st->st_dev, st->st_ino};
+    return S_ISREG(st->st_mode) && n && bsearch(&key, ids, n, sizeof key, by_file_id) != NULL;
 }
 
 /* True when one of the inputs is the same regular file as st. */
 static bool is_the_input(const struct stat *st, const OutputInputs *inputs)
 {
-    for (int i = 0; inputs && i < inputs->count; i++)
-        if (is_the_file(st, inputs->names[i])) return true;
-    return false;
+    return inputs && is_among(st, inputs->inputs, inputs->ninputs);
 }
 
 /* True when a query file of the run is the same regular file as st. */
 static bool is_the_query(const struct stat *st, const OutputInputs *inputs)
 {
-    for (int i = 0; inputs && i < inputs->nqueries; i++)
-        if (inputs->queries[i] && is_the_file(st, inputs->queries[i])) return true;
-    return false;
+    return inputs && is_among(st, inputs->queries, inputs->nqueries);
 }
 
 static int report_open_error(OutputFile *o, CqlMessages *m, int err)
@@ -324,25 +354,49 @@ int output_open(OutputFile *o, const char *name, const OutputInputs *input, bool
     return 0;
 }
 
-/* May the outputs named a and b be the same file? The same name, the same
- * regular file, or two names not yet made for the same place. */
-bool output_same_file(const char *a, const char *b)
+void output_place_of(const char *name, OutputPlace *p)
 {
-    if (strcmp(a, b) == 0) return strcmp(a, "-") != 0;
-    struct stat sa, sb;
-    bool has_a = stat(a, &sa) == 0, has_b = stat(b, &sb) == 0;
-    if (has_a || has_b)
-        return has_a && has_b && S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    const char *base_a = strrchr(a, '/'), *base_b = strrchr(b, '/');
-    if (strcmp(base_a ? base_a + 1 : a, base_b ? base_b + 1 : b) != 0) return false;
-    char *dir_a = base_a ? cli_strdup(a) : NULL, *dir_b = base_b ? cli_strdup(b) : NULL;
-    if (dir_a) dir_a[base_a - a + 1] = '\0';   /* "d/x" -> "d/", "/x" -> "/" */
-    if (dir_b) dir_b[base_b - b + 1] = '\0';
-    bool same = stat(dir_a ? dir_a : ".", &sa) == 0 && stat(dir_b ? dir_b : ".", &sb) == 0 &&
-                sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    free(dir_a);
-    free(dir_b);
-    return same;
+    struct stat st;
+    memset(p, 0, sizeof *p);
+    if (stat(name, &st) == 0) {
+        if (S_ISREG(st.st_mode)) {
+            p->kind = PLACE_FILE;
+            p->dev = st.st_dev;
+            p->ino = st.st_ino;
+        } else {
+            p->kind = PLACE_NAME;
+            p->name = cli_strdup(name);
+        }
+        return;
+    }
+    /* not made yet: its directory and last name ("d/x" -> "d/", "/x" -> "/") */
+    const char *base = strrchr(name, '/');
+    char *dir = base ? cli_strdup(name) : NULL;
+    if (dir) dir[base - name + 1] = '\0';
+    if (stat(dir ? dir : ".", &st) == 0) {
+        p->kind = PLACE_NEW;
+        p->dev = st.st_dev;
+        p->ino = st.st_ino;
+        p->name = cli_strdup(base ? base + 1 : name);
+    } else {
+        p->kind = PLACE_NAME;
+        p->name = cli_strdup(name);
+    }
+    free(dir);
+}
+
+void output_place_free(OutputPlace *p)
+{
+    free(p->name);
+    p->name = NULL;
+}
+
+int output_place_compare(const OutputPlace *a, const OutputPlace *b)
+{
+    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+    if (a->dev != b->dev) return a->dev < b->dev ? -1 : 1;
+    if (a->ino != b->ino) return a->ino < b->ino ? -1 : 1;
+    return a->kind == PLACE_FILE ? 0 : strcmp(a->name, b->name);
 }
 
 /* ==== writing =============================================================== */

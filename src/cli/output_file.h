@@ -32,6 +32,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 
 #include "cli/output_thread.h"
@@ -53,12 +54,23 @@ typedef struct OutputFile {
 } OutputFile;
 
 /* The files a run reads ("-" = standard input), which the output may not be. */
+typedef struct FileId {
+    dev_t dev;
+    ino_t ino;
+} FileId;
+
 typedef struct OutputInputs {
-    const char *const *names;
-    int count;
-    const char *const *queries;   /* the query files (an entry may be NULL) */
-    int nqueries;
+    FileId *inputs, *queries;     /* the regular files among them, sorted */
+    size_t ninputs, nqueries;
 } OutputInputs;
+
+/* The inputs of a run (count names, "-" = standard input) and its query
+ * files (nqueries, an entry may be NULL), each looked up once: a run of
+ * thousands of queries over thousands of files opens each output without
+ * a stat of every one of them. */
+void output_inputs_make(OutputInputs *in, const char *const *names, int count, const char *const *queries,
+                        int nqueries);
+void output_inputs_free(OutputInputs *in);
 
 /* Opens the output `name` for a run reading `inputs` (NULL when the input
  * is not a file). With noclobber an existing regular file is refused.
@@ -96,10 +108,24 @@ bool output_would_hold(const OutputFile *o);
  * is complete, -1 otherwise. */
 int output_close(OutputFile *o, bool ok, CqlMessages *m);
 
-/* True when the outputs named a and b may be the same file (the same
- * name, the same regular file by any name, or the same place for a file
- * not made yet): a run refuses to write both. */
-bool output_same_file(const char *a, const char *b);
+/* Where an output named `name` (not "-") would write, as far as telling
+ * two outputs apart needs: the regular file there by any name (its device
+ * and inode), the place of a file not made yet (its directory's device and
+ * inode, and its last name), else the name alone (a device, a pipe, a
+ * directory that cannot be looked at). Found once per name: a run of
+ * thousands of queries compares them without a stat for each pair. */
+typedef struct OutputPlace {
+    enum { PLACE_FILE, PLACE_NEW, PLACE_NAME } kind;
+    dev_t dev;
+    ino_t ino;
+    char *name;              /* PLACE_NEW: its last name; PLACE_NAME: the name (owned) */
+} OutputPlace;
+
+void output_place_of(const char *name, OutputPlace *p);
+void output_place_free(OutputPlace *p);
+/* An order of places: 0 when the two outputs may be the same file, which
+ * a run refuses to write both. */
+int output_place_compare(const OutputPlace *a, const OutputPlace *b);
 
 /* True when the games go to standard output ("-", /dev/stdout, or a name
  * for the same file or pipe): the summary and notes then go to stderr. */

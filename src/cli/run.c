@@ -340,9 +340,69 @@ typedef struct Written {
     const char *name;
     int query;
     int kind;
+    OutputPlace place;       /* where it writes, unless "-" (standard output) */
 } Written;
 
 static const char *const kind_option[] = {"the PGN output", "-matches", "-report"};
+
+/* A file's place and its index among the run's files, sorted by place. */
+typedef struct PlaceAt {
+    const OutputPlace *place;
+    int index;
+} PlaceAt;
+
+static int by_place(const void *x, const void *y)
+{
+    const PlaceAt *a = x, *b = y;
+    int order = output_place_compare(a->place, b->place);
+    return order ? order : (a->index > b->index) - (a->index < b->index);
+}
+
+static bool is_stdout(const Written *w)
+{
+    return strcmp(w->name, "-") == 0;
+}
+
+/* The first two of the count files that would be one (*a before *b, *b as
+ * early as can be, then *a): the same place, or standard output for two
+ * queries. Each file's place found once, then sorted: a run of thousands
+ * of queries costs no stat for each pair. */
+static bool first_clash(Written *all, int count, int *a, int *b)
+{
+    PlaceAt *order = cli_calloc((size_t)count + 1, sizeof *order);
+    int *same = cli_calloc((size_t)count + 1, sizeof *same);
+    int n = 0;
+    for (int i = 0; i < count; i++) {
+        same[i] = i;
+        if (is_stdout(&all[i])) continue;
+        output_place_of(all[i].name, &all[i].place);
+        order[n++] = (PlaceAt){&all[i].place, i};
+    }
+    qsort(order, (size_t)n, sizeof *order, by_place);
+    for (int k = 1; k < n; k++)   /* the first file of the same place as each */
+        if (output_place_compare(order[k].place, order[k - 1].place) == 0) same[order[k].index] = same[order[k - 1].index];
+    int first_stdout = -1, other_stdout = -1;   /* the first two for different queries */
+    bool found = false;
+    for (int i = 0; i < count && !found; i++) {
+        int earliest = same[i] < i ? same[i] : -1;
+        if (is_stdout(&all[i])) {
+            int other = first_stdout < 0                            ? -1
+                        : all[first_stdout].query != all[i].query ? first_stdout
+                                                                   : other_stdout;
+            if (other >= 0 && (earliest < 0 || other < earliest)) earliest = other;
+            if (first_stdout < 0) first_stdout = i;
+            else if (other_stdout < 0 && all[i].query != all[first_stdout].query) other_stdout = i;
+        }
+        if (earliest >= 0) {
+            *a = earliest;
+            *b = i;
+            found = true;
+        }
+    }
+    free(order);
+    free(same);
+    return found;
+}
 
 /* Two files of the run that would be one: refused, naming them. */
 static void report_clash(const Run *r, const Written *a, const Written *b)
@@ -391,17 +451,15 @@ static ExitCode output_names(Run *r)
         qr->report_name = in_outdir(o, per_query_name(r, qr, o->report, &qr->report_made), &qr->report_made);
         const char *names[3] = {qr->output, qr->matches_name, qr->report_name};
         for (int kind = 0; kind < 3; kind++)
-            if (names[kind]) all[count++] = (Written){names[kind], i, kind};
+            if (names[kind]) all[count++] = (Written){.name = names[kind], .query = i, .kind = kind};
     }
     ExitCode rc = EXIT_RAN;
-    for (int b = 0; b < count && rc == EXIT_RAN; b++)
-        for (int a = 0; a < b && rc == EXIT_RAN; a++) {
-            bool both_stdout = all[a].query != all[b].query && strcmp(all[a].name, "-") == 0 &&
-                               strcmp(all[b].name, "-") == 0;
-            if (!both_stdout && !output_same_file(all[a].name, all[b].name)) continue;
-            report_clash(r, &all[a], &all[b]);
-            rc = EXIT_USAGE;
-        }
+    int a, b;
+    if (first_clash(all, count, &a, &b)) {
+        report_clash(r, &all[a], &all[b]);
+        rc = EXIT_USAGE;
+    }
+    for (int i = 0; i < count; i++) output_place_free(&all[i].place);
     free(all);
     return rc;
 }
@@ -752,7 +810,8 @@ static ExitCode open_run(Run *r)
     const char **files = cli_calloc((size_t)r->nqueries, sizeof *files);
     for (int i = 0; !r->fen_stream && i < r->inputs.count; i++) names[i] = r->inputs.files[i].path;
     for (int i = 0; i < r->nqueries; i++) files[i] = r->queries[i].file;
-    OutputInputs inputs = {names, r->fen_stream ? 0 : r->inputs.count, files, r->nqueries};
+    OutputInputs inputs;
+    output_inputs_make(&inputs, names, r->fen_stream ? 0 : r->inputs.count, files, r->nqueries);
     ExitCode rc = EXIT_RAN;
     for (int i = 0; i < r->nqueries && rc == EXIT_RAN; i++) {
         QueryRun *qr = &r->queries[i];
@@ -760,6 +819,7 @@ static ExitCode open_run(Run *r)
         else qr->out_open = true;
         if (rc == EXIT_RAN) rc = open_more_outputs(r, qr, &inputs);
     }
+    output_inputs_free(&inputs);
     free(names);
     free(files);
     return rc == EXIT_RAN ? one_standard_output(r) : rc;
