@@ -330,9 +330,11 @@ __attribute__((noinline))
 #endif
 static void search_walk(const Search *search, Evaluator *ev, MovecodeWalk *walk, GameSearch *found)
 {
+    MovecodeWalk w = *walk;   /* a local, whose address goes nowhere: in registers */
     const GameNode *n;
-    while ((n = movecode_walk_next(walk)) && search_positions_at(search, ev, n, found))
+    while ((n = movecode_walk_next(&w)) && search_positions_at(search, ev, n, found))
         ;
+    *walk = w;
 }
 
 /* Searches the game of record sg from its codes (its head in g, when
@@ -348,12 +350,13 @@ static bool search_codes(const IndexedQuery *iq, const Sidecar *sc, const Sideca
 {
     const Search *search = &s->query->search;
     MovecodeWalk walk;
+    MovecodeWalkNodes nodes;
     if (iq->in_place && !head->read) {
         arena_reset(&g->arena);
         head->read = sidecar_game_codes(sc, sg, number, &g->game, &g->arena, &head->codes, &head->ncodes);
     }
     if (iq->in_place && head->read && head->ncodes < INT_MAX &&
-        movecode_walk_start(&walk, head->codes, head->ncodes, &g->game.root->pos, search->eval.run.variations)) {
+        movecode_walk_start(&walk, &nodes, head->codes, head->ncodes, &g->game.root->pos, search->eval.run.variations)) {
         *in_place = true;
         g->game.node_count = (int)head->ncodes + 1;
         arena_reset(&s->arena);
