@@ -331,9 +331,22 @@ __attribute__((noinline))
 static void search_walk(const Search *search, Evaluator *ev, MovecodeWalk *walk, GameSearch *found)
 {
     MovecodeWalk w = *walk;   /* a local, whose address goes nowhere: in registers */
-    const GameNode *n;
-    while ((n = movecode_walk_next(&w)) && search_positions_at(search, ev, n, found))
-        ;
+    const GameNode *n = movecode_walk_next(&w);
+    if (n && search_positions_at(search, ev, n, found)) {
+        long left = search_positions_settled(search, ev, found);
+        if (left >= 0) {
+            /* the later positions are answered as the start was: made
+             * (their codes checked) and counted */
+            int32_t first_id = n->id + 1;
+            long passed = 0;
+            for (; passed < left && movecode_walk_next(&w); passed++)
+                ;
+            search_positions_pass(ev, first_id, passed);
+        } else {
+            while ((n = movecode_walk_next(&w)) && search_positions_at(search, ev, n, found))
+                ;
+        }
+    }
     *walk = w;
 }
 
