@@ -384,7 +384,8 @@ static bool search_codes(const IndexedQuery *iq, const Sidecar *sc, const Sideca
         head->read = sidecar_game_codes(sc, sg, number, &g->game, &g->arena, &head->codes, &head->ncodes);
     }
     if (iq->in_place && head->read && head->ncodes < INT_MAX &&
-        movecode_walk_start(&walk, &nodes, head->codes, head->ncodes, &g->game.root->pos, search->eval.run.variations)) {
+        movecode_walk_start(&walk, &nodes, head->codes, head->ncodes, &g->game.root->pos,
+                            search->eval.run.variations)) {
         *in_place = true;
         g->game.node_count = (int)head->ncodes + 1;
         arena_reset(&s->arena);
@@ -501,8 +502,10 @@ IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, 
     }
     lib_text_out(printed, &sb);
     atomic_fetch_add_explicit(&iq->tried, 1, memory_order_relaxed);
-    if (weight && matched) atomic_fetch_add_explicit(&iq->spent, weight * (nanoseconds() - start), memory_order_relaxed);
-    else if (weight) atomic_fetch_add_explicit(&iq->saved, weight * (read - start) / 2, memory_order_relaxed);
+    if (weight && matched)
+        atomic_fetch_add_explicit(&iq->spent, weight * (nanoseconds() - start), memory_order_relaxed);
+    else if (weight)
+        atomic_fetch_add_explicit(&iq->saved, weight * (read - start) / 2, memory_order_relaxed);
     if (matched || s->found.runtime_error || s->found.stopped_at) {
         /* searched again from its text, which says and prints it all */
         printed->len = printed_before;

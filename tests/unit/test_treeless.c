@@ -128,7 +128,8 @@ static long search(const Query *q, const Game *g, bool in_place, bool matched[],
         size_t ncodes = movecode_write_tree(g, &codes);
         MovecodeWalk walk;
         MovecodeWalkNodes nodes;
-        assert_true(movecode_walk_start(&walk, &nodes, (const unsigned char *)codes.data, ncodes, &g->root->pos, false));
+        assert_true(
+            movecode_walk_start(&walk, &nodes, (const unsigned char *)codes.data, ncodes, &g->root->pos, false));
         Game head = *g;   /* its tags, result and number; no tree read */
         head.node_count = (int)ncodes + 1;
         eval_positions_begin(ev, &head, &a, &found, &printed);
@@ -315,7 +316,8 @@ static void test_variations(void **state)
         size_t ncodes = movecode_write_tree(&g, &codes);
         MovecodeWalk walk;
         MovecodeWalkNodes nodes;
-        bool refused = !movecode_walk_start(&walk, &nodes, (const unsigned char *)codes.data, ncodes, &g.root->pos, true);
+        bool refused =
+            !movecode_walk_start(&walk, &nodes, (const unsigned char *)codes.data, ncodes, &g.root->pos, true);
         assert_int_equal(refused, g.has_variations);
         with_variations += g.has_variations;
         assert_true(movecode_walk_start(&walk, &nodes, (const unsigned char *)codes.data, ncodes, &g.root->pos, false));
