@@ -98,6 +98,15 @@ for q in 'cql(matchcount 1 1)|mate' 'cql(matchcount 1 1)|stalemate' 'cql(matchco
          'cql(matchcount 2 50)|terminal or enpassantsquare'; do
     same any games "$q"
 done
+# a body of the tags alone, evaluated once per game: the later positions
+# made and counted in one step (search_positions_settled), the count exact
+# for a matchcount range, stopped where one with no upper bound is reached
+for q in 'cql(matchcount 30 60)|true' 'cql(matchcount 1 1)|true' 'cql(matchcount 90)|result 1-0' \
+         'cql(matchcount 100 1000)|false' 'cql(matchcount 50 80)|player white "Stockfish"' \
+         'cql(matchcount 0 40)|result 0-1'; do
+    same any games "$q"
+    same any lines "$q"
+done
 # the first match settles a game for a matchcount with no upper bound
 for q in 'check' 'mate' 'Ka1' 'cql(matchcount 3)|wtm R attacks q'; do
     same any games "$q"

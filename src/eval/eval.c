@@ -1929,6 +1929,19 @@ bool eval_positions_at(Evaluator *ev, const GameNode *n)
                            &ev->positions_matched, false);
 }
 
+bool eval_positions_settled(const Evaluator *ev, bool *matched)
+{
+    *matched = ev->positions_matched;
+    return ev->positions_evaluated;
+}
+
+void eval_positions_pass(Evaluator *ev, int32_t first_id, long count)
+{
+    if (!ev->positions_matched || count <= 0) return;
+    ev->search->matched_positions += count;
+    memset(ev->search->matched + first_id, true, (size_t)count);
+}
+
 void eval_positions_end(Evaluator *ev)
 {
     end_game(ev, ev->search);

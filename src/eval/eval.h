@@ -111,6 +111,12 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
  * notes. */
 void eval_positions_begin(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrBuf *messages);
 bool eval_positions_at(Evaluator *ev, const GameNode *n);
+/* Whether every later position is answered as the last was, nothing else
+ * done there: a body evaluated once per game, evaluated (*matched: its
+ * answer). Then eval_positions_pass stands for eval_positions_at at the
+ * `count` positions whose ids are first_id, first_id + 1, ... */
+bool eval_positions_settled(const Evaluator *ev, bool *matched);
+void eval_positions_pass(Evaluator *ev, int32_t first_id, long count);
 void eval_positions_end(Evaluator *ev);
 /* Whether n matches at g's start, evaluated as the first filter of the body
  * at the first position would be: for a filter of the tags and the game

@@ -63,6 +63,22 @@ bool search_positions_at(const Search *s, Evaluator *ev, const GameNode *n, cons
            (s->matchcount_max != INT64_MAX || found->matched_positions < s->matchcount_min);
 }
 
+long search_positions_settled(const Search *s, const Evaluator *ev, const GameSearch *found)
+{
+    bool matched;
+    if (!eval_positions_settled(ev, &matched)) return -1;
+    /* search_positions_at stops where a match count without a bound is
+     * reached */
+    if (!matched || s->matchcount_max != INT64_MAX) return LONG_MAX;
+    int64_t left = s->matchcount_min - found->matched_positions;
+    return left > LONG_MAX ? LONG_MAX : left < 0 ? 0 : (long)left;
+}
+
+void search_positions_pass(Evaluator *ev, int32_t first_id, long count)
+{
+    eval_positions_pass(ev, first_id, count);
+}
+
 bool search_positions_end(const Search *s, Evaluator *ev, const GameSearch *found)
 {
     eval_positions_end(ev);

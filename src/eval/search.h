@@ -97,6 +97,14 @@ bool search_matches(const Search *s, Evaluator *ev, const Game *g, bool tags_tes
 bool search_positions_begin(const Search *s, Evaluator *ev, const Game *g, Arena *a, GameSearch *found,
                             StrBuf *printed);
 bool search_positions_at(const Search *s, Evaluator *ev, const GameNode *n, const GameSearch *found);
+/* After search_positions_at went on from a position: -1, or, when every
+ * later position is answered as that one was (eval_positions_settled),
+ * how many more search_positions_at would go through (LONG_MAX: to the
+ * end). Those the caller then makes, and passes in one count with
+ * search_positions_pass (their ids are first_id, first_id + 1, ...): a
+ * body that reads only the tags is paid per game, not per position. */
+long search_positions_settled(const Search *s, const Evaluator *ev, const GameSearch *found);
+void search_positions_pass(Evaluator *ev, int32_t first_id, long count);
 bool search_positions_end(const Search *s, Evaluator *ev, const GameSearch *found);
 
 /* The key a matching game is sorted by (when s->sorting), in *key: games

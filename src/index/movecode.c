@@ -114,11 +114,18 @@ size_t movecode_write_tree(const Game *g, StrBuf *out)
 
 /* Whether a piece of the side to move stands on `from`, and lands on no
  * piece of its own (so not on `from` itself) and takes no king on `to`:
- * read from the bitboards, without a branch. */
+ * read from the board, without a branch. pos_make_move reads the same
+ * two squares next: read once, they are not waited for twice (from the
+ * bitboards, the check cost a replay through the sidecar 7% more CPU). */
 static inline bool mover_lands(const Position *pos, Square from, Square to)
 {
-    Bitboard own = pos->by_color[pos->side];
-    return ((own >> from) & ~((own | pos->by_type[KING]) >> to) & 1) != 0;
+    /* bit p of movers[us]: piece p is us's (its PAWN ... KING); bit v of
+     * landings[us]: us may land on v (NO_PIECE, or the other side's PAWN
+     * ... QUEEN) */
+    static const uint16_t movers[COLOR_NB] = {0x7e, 0x7e00}, landings[COLOR_NB] = {0x3e01, 0x003f};
+    _Static_assert(W_PAWN == 1 && W_KING == 6 && B_PAWN == 9 && B_KING == 14, "the pieces' bits");
+    unsigned us = pos->side;
+    return (movers[us] >> pos_piece_on(pos, from) & landings[us] >> pos_piece_on(pos, to) & 1) != 0;
 }
 
 /* Whether a pawn's plain move leaves the position whole (pos_is_ok): not
@@ -126,7 +133,7 @@ static inline bool mover_lands(const Position *pos, Square from, Square to)
  * squares along its file (which sets the en passant square) but forward
  * from its second rank over an empty square. Other odd moves of a pawn
  * (sideways, back one square) break nothing. */
-static bool pawn_step_fits(const Position *pos, Square from, Square to)
+static inline bool pawn_step_fits(const Position *pos, Square from, Square to)
 {
     if (sq_bb(to) & (RANK_1_BB | RANK_8_BB)) return false;
     if (to - from != 16 && from - to != 16) return true;
@@ -140,7 +147,8 @@ static bool pawn_step_fits(const Position *pos, Square from, Square to)
  * (pawn_step_fits). */
 static inline bool normal_code_fits(const Position *pos, Square from, Square to)
 {
-    return mover_lands(pos, from, to) && (!((pos->by_type[PAWN] >> from) & 1) || pawn_step_fits(pos, from, to));
+    return mover_lands(pos, from, to) &&
+           (type_of(pos_piece_on(pos, from)) != PAWN || pawn_step_fits(pos, from, to));
 }
 
 /* Whether m, a move other than a plain one, can be played in pos without
@@ -262,47 +270,50 @@ bool movecode_read_tree(const unsigned char *codes, size_t ncodes, Game *g, Aren
 /* }==== */
 /* {==== a main line made in place ============================================== */
 
-/* Passes over the variation that begins at the next code, and those
- * within it; false when it does not end, or holds no move. */
-static bool skip_variation(MovecodeWalk *w)
+/* Where the codes go on after the variation that begins at code `at`,
+ * and those within it; 0 when it does not end, or holds no move. (Given
+ * the walk's fields, not the walk: a walk kept in registers stays there.) */
+static size_t variation_end(const unsigned char *codes, size_t ncodes, size_t at)
 {
-    size_t first = ++w->next;
-    for (unsigned depth = 1; depth > 0; w->next++) {
-        if (w->next == w->ncodes) return false;
-        unsigned kind = code_at(w->codes, w->next) >> 12;
+    size_t first = ++at;
+    for (unsigned depth = 1; depth > 0; at++) {
+        if (at == ncodes) return 0;
+        unsigned kind = code_at(codes, at) >> 12;
         depth += kind == MOVECODE_BEGIN;
         depth -= kind == MOVECODE_END;
     }
-    return w->next - first >= 2;   /* a move and its end at least */
+    return at - first >= 2 ? at : 0;   /* a move and its end at least */
 }
 
-/* Readies w->after for the move of the next code, if any, from the
- * current position, past the variations of the move that led there: false
- * when that code is no move. Whether it can be played there is asked when
- * it is made (movecode_walk_next): the position, its board read then for
- * both, is not changed in between. */
-static bool ready_next_move(MovecodeWalk *w)
+/* Readies w->move, and the child stand-in's, for the move of the next
+ * code from the current position, past the variations of the move that
+ * led there; when there is none, the child is NULL (it is the stand-in
+ * until then). False when that code is no move. Whether it can be played
+ * there is asked when it is made (movecode_walk_next): the position is
+ * not changed in between. */
+static inline bool ready_next_move(MovecodeWalk *w)
 {
-    GameNode *here = &w->here;
-    uint16_t c;
     for (;;) {
         if (w->next == w->ncodes) {
-            here->child = NULL;
+            w->nodes->here.child = NULL;
             return true;
         }
-        c = code_at(w->codes, w->next);
-        if (c >> 12 != MOVECODE_BEGIN) break;
-        if (here->ply == 0 || !skip_variation(w)) return false;
+        uint16_t c = code_at(w->codes, w->next);
+        Move m = (Move)c;   /* a plain move's code is its Move (code_to_move) */
+        if (c >> 12 != MOVECODE_NORMAL) {
+            if (c >> 12 == MOVECODE_BEGIN) {
+                if (w->ply == 0 || (w->next = variation_end(w->codes, w->ncodes, w->next)) == 0) return false;
+                continue;
+            }
+            if (!movecode_move(c, &m)) return false;
+        }
+        w->move = w->nodes->after.move = m;
+        return true;
     }
-    Move m = (Move)c;   /* a plain move's code is its Move (code_to_move) */
-    if (c >> 12 != MOVECODE_NORMAL && !movecode_move(c, &m)) return false;
-    w->after.move = m;
-    here->child = &w->after;
-    return true;
 }
 
-bool movecode_walk_start(MovecodeWalk *w, const unsigned char *codes, size_t ncodes, const Position *start,
-                         bool variations)
+bool movecode_walk_start(MovecodeWalk *w, MovecodeWalkNodes *nodes, const unsigned char *codes, size_t ncodes,
+                         const Position *start, bool variations)
 {
     if (variations) {
         /* a variation mark: a kind of BEGIN or END, in the high byte's
@@ -311,23 +322,28 @@ bool movecode_walk_start(MovecodeWalk *w, const unsigned char *codes, size_t nco
         for (size_t i = 0; i < ncodes; i++) marks |= (unsigned)(codes[2 * i + 1] >> 4) - MOVECODE_BEGIN <= 1u;
         if (marks) return false;
     }
-    memset(w, 0, sizeof *w);
-    w->codes = codes;
-    w->ncodes = ncodes;
-    w->here.pos = *start;
-    w->here.move = MOVE_NONE;
-    w->after.parent = &w->here;
+    *w = (MovecodeWalk){.codes = codes, .ncodes = ncodes, .nodes = nodes, .move = MOVE_NONE};
+    memset(nodes, 0, sizeof *nodes);
+    nodes->here.pos = *start;
+    nodes->here.move = MOVE_NONE;
+    nodes->here.child = &nodes->after;
+    nodes->after.parent = &nodes->here;
     return true;
 }
 
-const GameNode *movecode_walk_next(MovecodeWalk *w)
+/* Inline where it is called: the loops over a walk keep it in registers
+ * then (search_walk) */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline const GameNode *movecode_walk_next(MovecodeWalk *w)
 {
-    GameNode *here = &w->here;
+    GameNode *here = &w->nodes->here;
     if (w->started) {
         if (w->next == w->ncodes) return NULL;
         /* the move ready_next_move readied, checked (code_to_move's
          * checks) and made in place */
-        Move m = w->after.move;
+        Move m = w->move;
         if (move_kind(m) == MK_NORMAL ? !normal_code_fits(&here->pos, move_from(m), move_to(m))
                                       : !code_move_fits(&here->pos, m)) {
             w->bad = true;
@@ -335,10 +351,9 @@ const GameNode *movecode_walk_next(MovecodeWalk *w)
         }
         pos_make_move(&here->pos, m);
         here->move = m;
-        here->parent = &w->before;
+        here->parent = &w->nodes->before;
         here->check_state = 0;
-        here->id++;
-        here->ply++;
+        here->id = here->ply = ++w->ply;
         w->next++;
     }
     w->started = true;

@@ -93,22 +93,31 @@ bool movecode_read_tree(const unsigned char *codes, size_t ncodes, Game *g, Aren
  * the current position asks (filter_tree_reads_one_position). The
  * variations are passed over, their moves not made (the sidecar's checksum
  * vouches for them). */
+typedef struct MovecodeWalkNodes {
+    GameNode here;
+    GameNode before, after;    /* the stand-ins */
+} MovecodeWalkNodes;
+
+/* Where a walk is: apart from its nodes, so that a loop over the walk may
+ * keep it in a local, in registers, while the nodes' addresses go to the
+ * search. */
 typedef struct MovecodeWalk {
     const unsigned char *codes;
     size_t ncodes, next;       /* the codes, and the index of the next to make */
+    MovecodeWalkNodes *nodes;
+    Move move;                 /* the move of the next code, readied */
+    int32_t ply;               /* of `here` */
     bool started;              /* `here` was given once */
     bool bad;                  /* a code was no move of its position, or the
                                   variation marks were unbalanced: the walk
                                   stopped, the game is to be read otherwise */
-    GameNode here;
-    GameNode before, after;    /* the stand-ins */
 } MovecodeWalk;
 
-/* Readies w for the ncodes codes played from start; with `variations`
- * (the search goes into them), false when they hold variations: the tree
- * is then to be built. */
-bool movecode_walk_start(MovecodeWalk *w, const unsigned char *codes, size_t ncodes, const Position *start,
-                         bool variations);
+/* Readies w, with its nodes in *nodes, for the ncodes codes played from
+ * start; with `variations` (the search goes into them), false when they
+ * hold variations: the tree is then to be built. */
+bool movecode_walk_start(MovecodeWalk *w, MovecodeWalkNodes *nodes, const unsigned char *codes, size_t ncodes,
+                         const Position *start, bool variations);
 /* The next position of the walk: the start first, NULL past the last, or
  * at a code that is no move of its position (w->bad). A move's code is
  * checked when the move is made, at the call after the one that gave the

@@ -52,6 +52,20 @@ struct IndexedQuery {
  * nothing but the time. */
 enum { TRIAL_GAMES = 32, PROBE_EVERY = 64 };
 
+/* Past the trial, one game in TIME_EVERY is timed, and counts for
+ * TIME_EVERY (the clock, read twice a game, cost a replay through the
+ * sidecar 2% of its CPU); which games, by their index in the file, has
+ * nothing to do with whether they match. */
+enum { TIME_EVERY = 8 };
+
+/* How much the search from codes of game `index` counts in the balance:
+ * 0 when it is not timed. */
+static long timing_weight(IndexedQuery *iq, long index)
+{
+    if (atomic_load_explicit(&iq->tried, memory_order_relaxed) < TRIAL_GAMES) return 1;
+    return index % TIME_EVERY == 0 ? TIME_EVERY : 0;
+}
+
 static bool worth_codes(IndexedQuery *iq)
 {
     long tried = atomic_load_explicit(&iq->tried, memory_order_relaxed);
@@ -330,15 +344,31 @@ __attribute__((noinline))
 #endif
 static void search_walk(const Search *search, Evaluator *ev, MovecodeWalk *walk, GameSearch *found)
 {
-    const GameNode *n;
-    while ((n = movecode_walk_next(walk)) && search_positions_at(search, ev, n, found))
-        ;
+    MovecodeWalk w = *walk;   /* a local, whose address goes nowhere: in registers */
+    const GameNode *n = movecode_walk_next(&w);
+    if (n && search_positions_at(search, ev, n, found)) {
+        long left = search_positions_settled(search, ev, found);
+        if (left >= 0) {
+            /* the later positions are answered as the start was: made
+             * (their codes checked) and counted */
+            int32_t first_id = n->id + 1;
+            long passed = 0;
+            for (; passed < left && movecode_walk_next(&w); passed++)
+                ;
+            search_positions_pass(ev, first_id, passed);
+        } else {
+            while ((n = movecode_walk_next(&w)) && search_positions_at(search, ev, n, found))
+                ;
+        }
+    }
+    *walk = w;
 }
 
 /* Searches the game of record sg from its codes (its head in g, when
  * head->read) into s->found and *sb:
- * *matched, whether it matches, and *read, when its tree was read (a
- * search in place reads its moves as it goes: then when it ended). A game
+ * *matched, whether it matches, and *read (unless NULL: the game is not
+ * timed), when its tree was read (a search in place reads its moves as it
+ * goes: then when it ended). A game
  * without variations, for a query that reads only the current position,
  * has its positions made in place one after another (MovecodeWalk), no
  * tree built; any other, its tree read (g->game). False when the record
@@ -348,12 +378,14 @@ static bool search_codes(const IndexedQuery *iq, const Sidecar *sc, const Sideca
 {
     const Search *search = &s->query->search;
     MovecodeWalk walk;
+    MovecodeWalkNodes nodes;
     if (iq->in_place && !head->read) {
         arena_reset(&g->arena);
         head->read = sidecar_game_codes(sc, sg, number, &g->game, &g->arena, &head->codes, &head->ncodes);
     }
     if (iq->in_place && head->read && head->ncodes < INT_MAX &&
-        movecode_walk_start(&walk, head->codes, head->ncodes, &g->game.root->pos, search->eval.run.variations)) {
+        movecode_walk_start(&walk, &nodes, head->codes, head->ncodes, &g->game.root->pos,
+                            search->eval.run.variations)) {
         *in_place = true;
         g->game.node_count = (int)head->ncodes + 1;
         arena_reset(&s->arena);
@@ -362,7 +394,7 @@ static bool search_codes(const IndexedQuery *iq, const Sidecar *sc, const Sideca
             search_walk(search, s->eval, &walk, &s->found);
             *matched = search_positions_end(search, s->eval, &s->found);
         }
-        *read = nanoseconds();
+        if (read) *read = nanoseconds();
         /* the game has no tree to write or search again: only its tags */
         g->game.root = NULL;
         g->game.node_count = 0;
@@ -371,7 +403,7 @@ static bool search_codes(const IndexedQuery *iq, const Sidecar *sc, const Sideca
     *in_place = false;
     arena_reset(&g->arena);
     if (!sidecar_game_read(sc, sg, number, SIDECAR_TREE, &g->game, &g->arena)) return false;
-    *read = nanoseconds();
+    if (read) *read = nanoseconds();
     g->usable = true;
     arena_reset(&s->arena);
     *matched = search_matches(search, s->eval, &g->game, false, &s->arena, &s->found, sb);
@@ -458,11 +490,11 @@ IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, 
         arena_reset(&g->arena);
         return INDEXED_TEXT;
     }
-    long start = nanoseconds(), read;
+    long weight = timing_weight(iq, index), start = weight ? nanoseconds() : 0, read = 0;
     size_t printed_before = printed->len;
     StrBuf sb = lib_text_in(printed);
     bool matched, in_place;
-    if (!search_codes(iq, sc, &sg, number, s, g, &head, &sb, &matched, &read, &in_place)) {
+    if (!search_codes(iq, sc, &sg, number, s, g, &head, &sb, &matched, weight ? &read : NULL, &in_place)) {
         lib_text_out(printed, &sb);
         printed->len = printed_before;
         if (printed->data) printed->data[printed_before] = '\0';
@@ -470,8 +502,10 @@ IndexedOutcome indexed_search(IndexedQuery *iq, const RunInput *in, long index, 
     }
     lib_text_out(printed, &sb);
     atomic_fetch_add_explicit(&iq->tried, 1, memory_order_relaxed);
-    if (matched) atomic_fetch_add_explicit(&iq->spent, nanoseconds() - start, memory_order_relaxed);
-    else atomic_fetch_add_explicit(&iq->saved, (read - start) / 2, memory_order_relaxed);
+    if (weight && matched)
+        atomic_fetch_add_explicit(&iq->spent, weight * (nanoseconds() - start), memory_order_relaxed);
+    else if (weight)
+        atomic_fetch_add_explicit(&iq->saved, weight * (read - start) / 2, memory_order_relaxed);
     if (matched || s->found.runtime_error || s->found.stopped_at) {
         /* searched again from its text, which says and prints it all */
         printed->len = printed_before;

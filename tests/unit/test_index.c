@@ -205,7 +205,8 @@ static void test_damaged_codes_are_refused(void **state)
         if (movecode_read_tree(bytes, (size_t)count[i], &g, &a)) fail_msg("damaged codes %zu were read", i);
         /* and a walk in place stops at them, its positions whole */
         MovecodeWalk walk;
-        assert_true(movecode_walk_start(&walk, bytes, (size_t)count[i], &start, false));
+        MovecodeWalkNodes nodes;
+        assert_true(movecode_walk_start(&walk, &nodes, bytes, (size_t)count[i], &start, false));
         for (const GameNode *n; (n = movecode_walk_next(&walk)) != NULL;) assert_true(pos_is_ok(&n->pos));
         if (!walk.bad) fail_msg("damaged codes %zu were walked", i);
     }

@@ -127,7 +127,9 @@ static long search(const Query *q, const Game *g, bool in_place, bool matched[],
     } else {
         size_t ncodes = movecode_write_tree(g, &codes);
         MovecodeWalk walk;
-        assert_true(movecode_walk_start(&walk, (const unsigned char *)codes.data, ncodes, &g->root->pos, false));
+        MovecodeWalkNodes nodes;
+        assert_true(
+            movecode_walk_start(&walk, &nodes, (const unsigned char *)codes.data, ncodes, &g->root->pos, false));
         Game head = *g;   /* its tags, result and number; no tree read */
         head.node_count = (int)ncodes + 1;
         eval_positions_begin(ev, &head, &a, &found, &printed);
@@ -313,10 +315,12 @@ static void test_variations(void **state)
         StrBuf codes = SB_INIT;
         size_t ncodes = movecode_write_tree(&g, &codes);
         MovecodeWalk walk;
-        bool refused = !movecode_walk_start(&walk, (const unsigned char *)codes.data, ncodes, &g.root->pos, true);
+        MovecodeWalkNodes nodes;
+        bool refused =
+            !movecode_walk_start(&walk, &nodes, (const unsigned char *)codes.data, ncodes, &g.root->pos, true);
         assert_int_equal(refused, g.has_variations);
         with_variations += g.has_variations;
-        assert_true(movecode_walk_start(&walk, (const unsigned char *)codes.data, ncodes, &g.root->pos, false));
+        assert_true(movecode_walk_start(&walk, &nodes, (const unsigned char *)codes.data, ncodes, &g.root->pos, false));
         const GameNode *n = g.root, *here;
         for (; (here = movecode_walk_next(&walk)) != NULL; n = n->child) {
             assert_non_null(n);
