@@ -98,7 +98,8 @@ static void check_round_trip(const Game *g, const Position *start)
 static void check_walk(const unsigned char *codes, size_t ncodes, const Position *start, const Game *tree)
 {
     MovecodeWalk walk;
-    if (!movecode_walk_start(&walk, codes, ncodes, start, false))
+    MovecodeWalkNodes nodes;
+    if (!movecode_walk_start(&walk, &nodes, codes, ncodes, start, false))
         fuzz_fail("walk", "a walk over the main line refused to start");
     const GameNode *line = tree ? tree->root : NULL;
     int ply = 0;
@@ -149,7 +150,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_walk(codes, ncodes, start, read ? &g : NULL);
 
     MovecodeWalk walk;
-    if (movecode_walk_start(&walk, codes, ncodes, start, true) == has_marks(codes, ncodes))
+    MovecodeWalkNodes nodes;
+    if (movecode_walk_start(&walk, &nodes, codes, ncodes, start, true) == has_marks(codes, ncodes))
         fuzz_fail("walk", "a walk into variations %s codes %s marks", has_marks(codes, ncodes) ? "took" : "refused",
                   has_marks(codes, ncodes) ? "with" : "without");
 

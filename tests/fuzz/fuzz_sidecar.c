@@ -74,7 +74,8 @@ static void read_game(const Sidecar *s, long k, Arena *a)
     size_t ncodes;
     if (sidecar_game_codes(s, &sg, k, &g, a, &codes, &ncodes)) {
         MovecodeWalk walk;
-        if (movecode_walk_start(&walk, codes, ncodes, &g.root->pos, false))
+        MovecodeWalkNodes nodes;
+        if (movecode_walk_start(&walk, &nodes, codes, ncodes, &g.root->pos, false))
             for (const GameNode *n; (n = movecode_walk_next(&walk)) != NULL;)
                 if (!pos_is_ok(&n->pos)) fuzz_fail("walk", "game %ld: a position of its walk is broken", k);
     }
