@@ -31,9 +31,10 @@ typedef struct AttackTables {
     /* [s][DIR_NB] is empty: the ray of two squares on no common line */
     Bitboard ray[SQ_NB][DIR_NB + 1];
     /* the direction from a to b when they share a line, else DIR_NB: with
-     * the rays, what att_between reads (4 KB where a table of the squares
-     * between took 32 KB, the whole first-level cache, and pushed the game
-     * tree out of it: docs/performance.md, check round, third part) */
+     * the rays, what att_between reads (4 KB, where a table of the squares
+     * between took 32 KB, as much as the first-level cache, read at random
+     * by the legality test of every move: docs/performance.md, check
+     * round, third part) */
     uint8_t direction[SQ_NB][SQ_NB];
     Bitboard line[SQ_NB][SQ_NB];
     /* Sliders ("kindergarten" bitboards): along one line through the

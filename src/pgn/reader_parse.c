@@ -720,15 +720,15 @@ static void on_bad_move(Movetext *mt, size_t start, const char *tok, size_t len,
     mt->done = true;
 }
 
-/* Where the moves of the movetext are played: the current node and the
- * comments waiting for the next move, and what playing one needs, read
- * once (play_usual_run keeps them in registers for a run of moves; the
- * stores into each new node could change anything a pointer reaches). */
 /* What a run of moves does with them: RUN_TREE, builds the tree, with no
  * comment pending and no hook (nearly always); RUN_LINE, plays them on the
  * current line without a tree; RUN_ANY, either, testing at every move. */
 typedef enum RunKind { RUN_TREE, RUN_LINE, RUN_ANY } RunKind;
 
+/* Where the moves of the movetext are played: the current node and the
+ * comments waiting for the next move, and what playing one needs, read
+ * once (play_usual_run keeps them in registers for a run of moves; the
+ * stores into each new node could change anything a pointer reaches). */
 typedef struct MovePlayer {
     Movetext *mt;
     Game *game;
