@@ -720,6 +720,11 @@ static void on_bad_move(Movetext *mt, size_t start, const char *tok, size_t len,
     mt->done = true;
 }
 
+/* What a run of moves does with them: RUN_TREE, builds the tree, with no
+ * comment pending and no hook (nearly always); RUN_LINE, plays them on the
+ * current line without a tree; RUN_ANY, either, testing at every move. */
+typedef enum RunKind { RUN_TREE, RUN_LINE, RUN_ANY } RunKind;
+
 /* Where the moves of the movetext are played: the current node and the
  * comments waiting for the next move, and what playing one needs, read
  * once (play_usual_run keeps them in registers for a run of moves; the
@@ -754,9 +759,9 @@ static inline void move_player_done(const MovePlayer *pl)
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void play_move(MovePlayer *pl, Move m, const char *san, size_t written_len)
+static inline void play_move(MovePlayer *pl, Move m, const char *san, size_t written_len, RunKind kind)
 {
-    if (!pl->build_tree) {
+    if (kind == RUN_LINE || (kind == RUN_ANY && !pl->build_tree)) {
         pl->mt->cur = pl->cur;
         line_play(pl->mt, m);
         pl->cur = pl->mt->cur;
@@ -764,19 +769,19 @@ static inline void play_move(MovePlayer *pl, Move m, const char *san, size_t wri
     }
     GameNode *node = game_add_move(pl->game, pl->arena, pl->cur, m);
     if (written_len) game_keep_san(node, san, written_len);
-    if (pl->pending) {
+    if (kind == RUN_ANY && pl->pending) {
         node->pre_comments = pl->pending;
         node->annotated = 1;
         pl->pending = NULL;
     }
     pl->cur = node;
-    if (pl->hook) pl->hook->node_made(pl->hook->ctx, node);
+    if (kind == RUN_ANY && pl->hook) pl->hook->node_made(pl->hook->ctx, node);
 }
 
 static void on_move(Movetext *mt, Move m, const char *san, size_t written_len)
 {
     MovePlayer pl = move_player(mt);
-    play_move(&pl, m, san, written_len);
+    play_move(&pl, m, san, written_len, RUN_ANY);
     move_player_done(&pl);
 }
 
@@ -839,12 +844,13 @@ static void on_word(Movetext *mt, size_t start, size_t end)
  * end), where c->i is left for the token reader.
  * It reads exactly what that reader would: the bulk of every game's text,
  * in a function of its own, so that its few values stay in registers
- * (docs/performance.md, replay round).
+ * (docs/performance.md, replay round). Made in three copies, so that
+ * none tests at every move what its kind fixes (play_usual_run).
  */
 #if defined(__GNUC__)
-__attribute__((noinline))
+__attribute__((always_inline))
 #endif
-static void play_usual_run(Movetext *mt, TextCursor *c)
+static inline void usual_run(Movetext *mt, TextCursor *c, RunKind kind)
 {
     const char *const s = c->s;
     const char *w = s + c->i;
@@ -874,12 +880,43 @@ static void play_usual_run(Movetext *mt, TextCursor *c)
         size_t written_len, len = san_parse_usual(&pl.cur->pos, w, &m, &written_len);
         if (!len || !is_class(w[len], PC_DELIM)) break;
         played = true;
-        play_move(&pl, m, w, written_len);
+        play_move(&pl, m, w, written_len, kind);
         w += len;
-        if (!pl.build_tree && mt->done) break;   /* a placement of the gate reached */
+        if (kind != RUN_TREE && !pl.build_tree && mt->done) break;   /* a placement of the gate reached */
     }
     c->i = (size_t)(w - s);
     if (played) move_player_done(&pl);
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void usual_run_tree(Movetext *mt, TextCursor *c)
+{
+    usual_run(mt, c, RUN_TREE);
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void usual_run_line(Movetext *mt, TextCursor *c)
+{
+    usual_run(mt, c, RUN_LINE);
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void usual_run_any(Movetext *mt, TextCursor *c)
+{
+    usual_run(mt, c, RUN_ANY);
+}
+
+static inline void play_usual_run(Movetext *mt, TextCursor *c)
+{
+    if (!mt->build_tree) usual_run_line(mt, c);
+    else if (!mt->pending && !mt->p->hook) usual_run_tree(mt, c);
+    else usual_run_any(mt, c);
 }
 
 /* }---- */
