@@ -113,6 +113,16 @@ cp "$P" "$T/copy.pgn"
 expect_rc "-index over the PGN file" 2 "$CQL" -index -indexfile "$P" "$P"
 expect_same "the PGN file is kept" "$P" "$T/copy.pgn"
 expect_rc "-index of standard input" 2 "$CQL" -index -i - </dev/null
+# nor a FIFO, which is not waited on (opened to look for a sidecar's magic,
+# it waited for a writer for ever; a name for the run's own output, too)
+if mkfifo "$T/fifo" 2>/dev/null; then
+    expect_rc "-index over a FIFO" 2 timeout 60 "$CQL" -index -indexfile "$T/fifo" "$P"
+    expect_grep "-index over a FIFO: why" "$T/err" 'is not a sidecar index: cql does not write over it'
+    expect_rc "-indexfile a FIFO" 0 timeout 60 "$CQL" -indexfile "$T/fifo" -i "$P" -o "$T/out.pgn" -cql Ka1
+    expect_grep "-indexfile a FIFO: why" "$T/err" "the sidecar index '$T/fifo' is damaged (it is not a regular file)"
+    timeout 60 "$CQL" -index -indexfile /dev/stdout "$P" 2>"$T/err" | cat >/dev/null
+    expect_grep "-index to its own standard output, a pipe" "$T/err" 'is not a sidecar index'
+fi
 expect_rc "-index again over its sidecar" 0 "$CQL" -index "$P"
 
 # stale: the PGN file touched, edited, appended to, truncated; said once

@@ -589,9 +589,30 @@ bool sidecar_build(const char *pgn_path, SidecarWriteFn write, void *ctx, Sideca
 /* }==== */
 /* {==== reading ================================================================ */
 
+/* The regular file at path opened for reading; NULL (errno) when it
+ * cannot be, or is no regular file (EINVAL): a FIFO or a terminal is not
+ * waited on, as opening or reading one for a sidecar would (a name for
+ * the run's own standard output would wait for ever). */
+static FILE *open_regular(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) return NULL;
+    struct stat st;
+    int err = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+    if (err) {
+        close(fd);
+        errno = err;
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *fp = fdopen(fd, "rb");
+    if (!fp) close(fd);
+    return fp;
+}
+
 bool sidecar_is_sidecar(const char *path)
 {
-    FILE *fp = fopen(path, "rb");
+    FILE *fp = open_regular(path);
     if (!fp) return false;
     char magic[SIDECAR_MAGIC_LEN];
     bool is = fread(magic, 1, sizeof magic, fp) == sizeof magic && memcmp(magic, SIDECAR_MAGIC, sizeof magic) == 0;
@@ -612,10 +633,10 @@ static SidecarStatus refuse(Sidecar *s, SidecarStatus st, char *why, size_t why_
 /* Reads the whole file at path into s->data; errno when it cannot. */
 static bool read_whole(Sidecar *s, const char *path)
 {
-    FILE *fp = fopen(path, "rb");
+    FILE *fp = open_regular(path);
     if (!fp) return false;
     struct stat st;
-    bool ok = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode);
+    bool ok = fstat(fileno(fp), &st) == 0;
     if (ok) {
         s->len = (size_t)st.st_size;
         s->data = xmalloc(s->len ? s->len : 1);
@@ -691,7 +712,8 @@ SidecarStatus sidecar_open(Sidecar *s, const char *pgn_path, const char *sidecar
     if (!read_whole(s, sidecar_path)) {
         if (errno == ENOENT) return refuse(s, SIDECAR_MISSING, why, why_size, "there is none");
         char reason[200];
-        snprintf(reason, sizeof reason, "it cannot be read: %s", strerror(errno));
+        if (errno == EINVAL) snprintf(reason, sizeof reason, "it is not a regular file");
+        else snprintf(reason, sizeof reason, "it cannot be read: %s", strerror(errno));
         return refuse(s, SIDECAR_DAMAGED, why, why_size, reason);
     }
     SidecarStatus st = sidecar_from_bytes(s, s->data, s->len, why, why_size);
