@@ -69,17 +69,15 @@ static Bitboard leaper_targets(Square s, const int offsets[][2], int count)
 static void init_rays_and_lines(void)
 {
     for (Square s = 0; s < SQ_NB; s++) {
-        for (Square t = 0; t < SQ_NB; t++) tables.direction[s][t] = DIR_NB;
         for (int d = 0; d < DIR_NB; d++) {
             Bitboard ray = 0;
             Square t = s;
             while ((t = square_after_step(t, dir_file_step[d], dir_rank_step[d])) != SQ_NONE) {
-                tables.direction[s][t] = (uint8_t)d;
+                tables.between[s][t] = ray;         /* squares passed so far */
                 ray |= sq_bb(t);
             }
             tables.ray[s][d] = ray;
         }
-        tables.ray[s][DIR_NB] = 0;
     }
     for (Square s = 0; s < SQ_NB; s++)
         for (int d = 0; d < DIR_NB; d++) {

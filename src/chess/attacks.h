@@ -28,14 +28,8 @@ typedef struct AttackTables {
     Bitboard king[SQ_NB];
     Bitboard bishop_empty[SQ_NB];   /* bishop and rook attacks on an empty board */
     Bitboard rook_empty[SQ_NB];
-    /* [s][DIR_NB] is empty: the ray of two squares on no common line */
-    Bitboard ray[SQ_NB][DIR_NB + 1];
-    /* the direction from a to b when they share a line, else DIR_NB: with
-     * the rays, what att_between reads (4 KB, where a table of the squares
-     * between took 32 KB, as much as the first-level cache, read at random
-     * by the legality test of every move: docs/performance.md, check
-     * round, third part) */
-    uint8_t direction[SQ_NB][SQ_NB];
+    Bitboard ray[SQ_NB][DIR_NB];
+    Bitboard between[SQ_NB][SQ_NB];
     Bitboard line[SQ_NB][SQ_NB];
     /* Sliders ("kindergarten" bitboards): along one line through the
      * slider, the occupied squares among the line's six inner ones (its
@@ -143,9 +137,7 @@ Bitboard att_piece(Piece p, Square s, Bitboard occ);
 static inline Bitboard att_between(Square a, Square b)
 {
     assert(att_tables->ready && a >= 0 && a < SQ_NB && b >= 0 && b < SQ_NB);
-    unsigned d = att_tables->direction[a][b];
-    /* from a (excluded) to b (included), less b; empty when unaligned */
-    return (att_tables->ray[a][d] ^ att_tables->ray[b][d]) & ~sq_bb(b);
+    return att_tables->between[a][b];
 }
 
 /* The sliders among `diagonal` (bishops, queens) and `straight` (rooks,
