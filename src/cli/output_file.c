@@ -132,11 +132,16 @@ static void restore_signals(const sigset_t *saved)
 
 /* ==== opening =============================================================== */
 
-static int by_file_id(const void *x, const void *y)
+/* An order of files by device, then inode. */
+static int compare_ids(const FileId *a, const FileId *b)
 {
-    const FileId *a = x, *b = y;
     if (a->dev != b->dev) return a->dev < b->dev ? -1 : 1;
     return (a->ino > b->ino) - (a->ino < b->ino);
+}
+
+static int by_file_id(const void *x, const void *y)
+{
+    return compare_ids(x, y);
 }
 
 /* The regular files among the count names ("-": standard input; NULL
@@ -361,8 +366,7 @@ void output_place_of(const char *name, OutputPlace *p)
     if (stat(name, &st) == 0) {
         if (S_ISREG(st.st_mode)) {
             p->kind = PLACE_FILE;
-            p->dev = st.st_dev;
-            p->ino = st.st_ino;
+            p->id = (FileId){st.st_dev, st.st_ino};
         } else {
             p->kind = PLACE_NAME;
             p->name = cli_strdup(name);
@@ -375,8 +379,7 @@ void output_place_of(const char *name, OutputPlace *p)
     if (dir) dir[base - name + 1] = '\0';
     if (stat(dir ? dir : ".", &st) == 0) {
         p->kind = PLACE_NEW;
-        p->dev = st.st_dev;
-        p->ino = st.st_ino;
+        p->id = (FileId){st.st_dev, st.st_ino};
         p->name = cli_strdup(base ? base + 1 : name);
     } else {
         p->kind = PLACE_NAME;
@@ -394,9 +397,8 @@ void output_place_free(OutputPlace *p)
 int output_place_compare(const OutputPlace *a, const OutputPlace *b)
 {
     if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
-    if (a->dev != b->dev) return a->dev < b->dev ? -1 : 1;
-    if (a->ino != b->ino) return a->ino < b->ino ? -1 : 1;
-    return a->kind == PLACE_FILE ? 0 : strcmp(a->name, b->name);
+    int order = compare_ids(&a->id, &b->id);
+    return order || a->kind == PLACE_FILE ? order : strcmp(a->name, b->name);
 }
 
 /* ==== writing =============================================================== */

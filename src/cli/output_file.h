@@ -116,8 +116,7 @@ int output_close(OutputFile *o, bool ok, CqlMessages *m);
  * thousands of queries compares them without a stat for each pair. */
 typedef struct OutputPlace {
     enum { PLACE_FILE, PLACE_NEW, PLACE_NAME } kind;
-    dev_t dev;
-    ino_t ino;
+    FileId id;               /* PLACE_FILE: the file's; PLACE_NEW: its directory's */
     char *name;              /* PLACE_NEW: its last name; PLACE_NAME: the name (owned) */
 } OutputPlace;
 
