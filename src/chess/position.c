@@ -60,7 +60,8 @@ static pthread_once_t zobrist_once = PTHREAD_ONCE_INIT;
 
 /* ====================================================================
  * Board edits: every change to the pieces goes through these three, which
- * keep board[] and the bitboards in step.
+ * keep board[], the bitboards and the king squares in step (a king taken
+ * off is always put back: no position is without one).
  * ==================================================================== */
 
 static uint64_t zobrist_piece(Piece p, Square s)
@@ -84,6 +85,7 @@ static void put_piece(Position *pos, Piece p, Square s)
     pos->by_type[0] |= b;
     pos->by_type[type_of(p)] |= b;
     pos->by_color[color_of(p)] |= b;
+    if (type_of(p) == KING) pos->king[color_of(p)] = (uint8_t)s;
 }
 
 static void remove_piece(Position *pos, Square s)
@@ -107,6 +109,7 @@ static void move_piece(Position *pos, Square from, Square to)
     pos->by_type[0] ^= b;
     pos->by_type[type_of(p)] ^= b;
     pos->by_color[color_of(p)] ^= b;
+    if (type_of(p) == KING) pos->king[color_of(p)] = (uint8_t)to;
 }
 
 /* Removes c's castling right on `wing`, if it has one. */
@@ -143,6 +146,15 @@ static void clear_position(Position *pos)
     memset(pos->castle_rook, SQ_NONE, sizeof pos->castle_rook);
     pos->ep = SQ_NONE;
     pos->fullmove = 1;
+    memset(pos->king, SQ_NONE, sizeof pos->king);
+}
+
+void pos_find_kings(Position *pos)
+{
+    for (int c = WHITE; c <= BLACK; c++) {
+        Bitboard king = pos_pieces(pos, (Color)c, KING);
+        pos->king[c] = (uint8_t)(king ? bb_lsb(king) : SQ_NONE);
+    }
 }
 
 /* ====================================================================
@@ -618,6 +630,7 @@ static inline void make_normal_move(Position *dst, const Position *src, Move m)
     dst->board[to] = (uint8_t)piece;
     dst->ep = (uint8_t)ep;
     dst->halfmove = (uint16_t)halfmove;
+    if (type_of(piece) == KING) dst->king[us] = (uint8_t)to;
     /* Only a king or rook move, or a rook capture, can take a right away. */
     bool rights_at_stake = type_of(piece) == KING || type_of(piece) == ROOK || type_of(victim) == ROOK;
     if (rights_at_stake && castle_rights_remain(dst))
@@ -796,7 +809,9 @@ bool pos_is_ok(const Position *pos)
         if (!(pos_pieces(pos, color_of(p), type_of(p)) & sq_bb(s))) return false;
     }
     for (int c = WHITE; c <= BLACK; c++)
-        if (bb_popcount(pos_pieces(pos, (Color)c, KING)) != 1) return false;
+        if (bb_popcount(pos_pieces(pos, (Color)c, KING)) != 1 || pos->king[c] >= SQ_NB
+            || pos->board[pos->king[c]] != make_piece((Color)c, KING))
+            return false;
     if (pos->by_type[PAWN] & (RANK_1_BB | RANK_8_BB)) return false;
     for (int c = WHITE; c <= BLACK; c++)
         for (int wing = CASTLE_SHORT; wing <= CASTLE_LONG; wing++) {

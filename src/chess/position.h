@@ -1,7 +1,7 @@
 /*
  * src/chess/position.h — a chess position: FEN in and out, make move, checks.
  *
- * A Position is a plain value (160 bytes): copy it with `=`. Game-tree
+ * A Position is a plain value (152 bytes): copy it with `=`. Game-tree
  * nodes store one each, so making a move is copy-then-pos_make_move; a
  * replay without a tree makes its moves in place and takes them back
  * (pos_make_move_undoable, pos_unmake_move).
@@ -67,7 +67,11 @@ typedef struct Position {
                                          or rights given as rook files (HAha) */
     uint16_t halfmove;                /* plies since the last capture or pawn move */
     uint16_t fullmove;                /* starts at 1, grows after Black moves */
+    uint8_t king[COLOR_NB];           /* each colour's king square, as the bitboards
+                                         say (kept by every move and by FEN reading,
+                                         so pos_king needs no bit scan) */
 } Position;
+_Static_assert(sizeof(Position) == 152, "the king squares fill the padding: a node's size stays");
 
 /* Why a FEN was refused: the field (1..6), the 1-based column in the FEN
  * text, and a message such as "bad piece letter 'x'". */
@@ -117,8 +121,13 @@ static inline Bitboard pos_squares_with(const Position *pos, unsigned pieces)
 }
 static inline Square pos_king(const Position *pos, Color c)
 {
-    return bb_lsb(pos->by_type[KING] & pos->by_color[c]);
+    assert(pos->king[c] < SQ_NB && pos->board[pos->king[c]] == make_piece(c, KING));
+    return pos->king[c];
 }
+/* Sets pos->king from the bitboards (SQ_NONE for a colour without one),
+ * for code that places pieces itself rather than through FEN reading or
+ * moves (the sidecar's reader). */
+void pos_find_kings(Position *pos);
 
 /* The move number of the position after any move (a null move too) from
  * one where `side` is to move at move `fullmove`: Black's move completes a

@@ -340,6 +340,7 @@ static bool read_position(ByteCursor *c, Position *pos)
     pos->chess960 = b[SQ_NB + 6];
     pos->halfmove = bytes_get_u16(c);
     pos->fullmove = bytes_get_u16(c);
+    pos_find_kings(pos);
     return !c->bad && pos->ep <= SQ_NONE && pos->chess960 <= 1 && pos_is_ok(pos);
 }
 

@@ -470,6 +470,9 @@ static void test_is_ok_catches_broken_invariants(void **state)
     bad = good;
     bad.fullmove = 0;
     assert_false(pos_is_ok(&bad));
+    bad = good;
+    bad.king[BLACK] = SQ_D8;                      /* the kept king square is not the king's */
+    assert_false(pos_is_ok(&bad));
 }
 
 /* Random games: the key of the position a move leads to equals the key of
@@ -512,12 +515,15 @@ static void assert_same_fields(const Position *a, const Position *b)
     assert_int_equal(a->chess960, b->chess960);
     assert_int_equal(a->halfmove, b->halfmove);
     assert_int_equal(a->fullmove, b->fullmove);
+    assert_memory_equal(a->king, b->king, sizeof a->king);
 }
 
 /* Every legal move of a perft position (and of each position it leads
  * to), made by pos_make_move_undoable, gives pos_make_move's position and
  * is taken back by pos_unmake_move to the first position, field by field:
- * castling (Chess960 too), promotions, captures, en passant, rights. */
+ * castling (Chess960 too), promotions, captures, en passant, rights.
+ * pos_play_move gives the same position too, and the king squares the
+ * position keeps are the bitboards' after each (pos_is_ok). */
 static void undo_all_moves(const Position *pos, int depth)
 {
     MoveList list;
@@ -527,7 +533,11 @@ static void undo_all_moves(const Position *pos, int depth)
         PosUndo undo;
         pos_make_move_undoable(&made, list.moves[i], &undo);
         pos_make_move(&plain, list.moves[i]);
+        assert_true(pos_is_ok(&plain));
         assert_same_fields(&made, &plain);
+        Position played;
+        pos_play_move(&played, pos, list.moves[i]);
+        assert_same_fields(&played, &plain);
         if (depth > 1) undo_all_moves(&made, depth - 1);
         pos_unmake_move(&made, &undo);
         assert_same_fields(&made, pos);
