@@ -5,9 +5,10 @@
 # the next input (issue 32). Whoever reads, 2, 3 and 4 threads give the
 # output and the messages of one thread: games larger than a chunk (read
 # again after an overrun), many small inputs (some compressed), `-part
-# K/N`, a sidecar that rules games out, `-limit` and a game-number range,
-# standard input and a FIFO, junk between games with its messages; the
-# matches written to a file (their batches held by the output thread).
+# K/N`, a sidecar that rules games out, `-limit`, a game-number range, a
+# failed assert that stops the run, standard input and a FIFO, junk
+# between games with its messages; the matches written to a file (their
+# batches held by the output thread).
 # Usage: sh tests/run-reading.sh build/MODE
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
@@ -41,6 +42,7 @@ printf 'cql() check\n' >"$T/check.cql"
 printf 'cql() Ka1\n' >"$T/ka1.cql"
 printf 'cql(gamenumber 30 90)\ntrue\n' >"$T/range.cql"
 printf 'cql() mate\n' >"$T/mate.cql"
+printf 'cql()\ncheck\nassert gamenumber < 150\n' >"$T/stops.cql"
 SMALL=$(find "$DATA" -name '*.pgn' -size -20k | sort | sed 's/^/-i /' | tr '\n' ' ')
 
 # same LABEL ARGS...: the output, the summary and the messages (its
@@ -69,6 +71,7 @@ same "overruns and junk" -i "$T/mixed.pgn" "$T/true.cql"
 same "overruns, check" -i "$T/mixed.pgn" "$T/check.cql"
 same "overruns, -limit" -limit 40 -i "$T/mixed.pgn" "$T/true.cql"
 same "overruns, a range" -i "$T/mixed.pgn" "$T/range.cql"
+same "overruns, a failed assert stops the run" -i "$T/mixed.pgn" "$T/stops.cql"
 # shellcheck disable=SC2086
 same "many small inputs" $SMALL -i "$T/bad.pgn" -i "$T/3fold.pgn.gz" $SMALL "$T/true.cql"
 # shellcheck disable=SC2086
