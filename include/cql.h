@@ -341,7 +341,7 @@ CQL_API long cql_reader_games(const CqlReader *r);         /* game texts cql_rea
 CQL_API bool cql_reader_failed(const CqlReader *r);        /* a read error happened */
 CQL_API void cql_reader_close(CqlReader *r);
 
-/* Splitting on worker threads: the reading thread takes chunks, pieces of
+/* Splitting on worker threads: one thread at a time takes chunks, pieces of
  * the input that begin between two games, and any thread splits a chunk
  * into the same game texts cql_reader_next would give, numbered from 1
  * within the chunk (see cql_game_text_set_number). When a chunk's end turns

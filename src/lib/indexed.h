@@ -51,7 +51,7 @@ typedef enum IndexedOutcome {
 
 /* What the query's condition, or the gate's question about the tags, said
  * of a game's record when asked before the game was read (indexed_ask, on
- * the reading thread): carried with the game to the worker that reads it,
+ * the main thread): carried with the game to the worker that reads it,
  * which does not ask again (indexed_search). */
 typedef enum IndexedAnswer {
     INDEXED_UNASKED,         /* not asked, nothing to ask, or its record could not be read */

@@ -75,7 +75,7 @@ typedef struct RunQuery {
     CqlText persistent;         /* after a run on one thread */
     IndexedQuery *indexed;      /* its use of the inputs' sidecars, when one is open */
     long conditions_asked;      /* game records its sidecar condition was asked about, by every
-                                   thread: at most once each (the reading thread's answers go
+                                   thread: at most once each (the main thread's answers go
                                    with the game to the worker that reads it) */
 } RunQuery;
 

@@ -239,7 +239,7 @@ void emit_slot(Emitter *e, Slot *s)
     if (read_on) deliver_messages(&s->trailing, e->run->messages);
 }
 
-/* The slot being handed over is held (on the reading thread, in a
+/* The slot being handed over is held (on the main thread, in a
  * callback of its batch): it is made HELD once handed over. */
 CqlRunHold *pipeline_hold_batch(CqlRun *r)
 {

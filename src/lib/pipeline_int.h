@@ -8,8 +8,9 @@
  *                     in chunks, the games a sidecar lets the reader jump over
  *   pipeline_emit.c   the emitting side: games handed over in input order,
  *                     limits and stops, sorting, batches the caller holds
- *   pipeline_ring.c   the worker threads and the ring of slots between them
- *                     and the reading thread
+ *   pipeline_ring.c   the worker threads, the ring of slots they read into,
+ *                     split and search, and the main thread that hands them
+ *                     over
  *   pipeline.c        a run, on one thread or on worker threads
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -150,7 +151,8 @@ typedef struct Emitter {
      * before the games before it are handed over */
     CqlText trailing;
     CqlRunProgress progress;   /* games handed over, their matches (of every query), bytes */
-    /* the reading thread's: the input being read, the games of those before it */
+    /* the reader's (whichever thread holds the reading role: read_tail):
+     * the input being read, the games of those before it */
     int input;
     long input_base;
     CqlText carried;     /* messages about the end of an input, handed over with the next game */
@@ -198,19 +200,28 @@ void emit_slot(Emitter *e, struct Slot *s);
 
 /* {==== the ring of slots (pipeline_ring.c) ============================= */
 
+/* What read_slot did: filled the slot, left what comes next for later, or
+ * met the end of the inputs. */
+typedef enum ReadOutcome { READ_FILLED, READ_LATER, READ_END } ReadOutcome;
+
+/* How the reading goes on once every chunk read so far is numbered
+ * and none overran (READ_LATER): the next games one by one (where no chunk
+ * can be cut; also after an overrun), or the next input. */
+typedef enum ReadNext { NEXT_CHUNK, NEXT_GAMES, NEXT_INPUT } ReadNext;
+
 /* A slot goes EMPTY -> READY (filled) -> SPLITTING -> SPLIT -> NUMBERED
  * (its games have their numbers: all slots before it are split) ->
  * SEARCHING -> DONE -> handed over and EMPTY again, or HELD by the caller
  * (cql_run_hold_batch) and emptied once released (cql_run_release, on any
- * thread) when the reading thread comes to it. A cancelled slot goes from
+ * thread) when the reader comes to it. A cancelled slot goes from
  * SPLIT to DONE. */
 typedef enum SlotState {
     SLOT_EMPTY, SLOT_READY, SLOT_SPLITTING, SLOT_SPLIT, SLOT_NUMBERED, SLOT_SEARCHING, SLOT_DONE, SLOT_HELD
 } SlotState;
 
 /* A piece of an input and its games, in input order: a chunk a worker
- * splits, or games the reading thread read one by one (in a range of
- * lines, after a chunk that overran, and where no chunk can be cut). */
+ * splits, or games the reader read one by one (in a range of lines, after
+ * a chunk that overran, and where no chunk can be cut). */
 typedef struct Slot {
     CqlChunk *chunk;        /* the piece to split (`split`), else games[0..ngames) were read */
     bool split;
@@ -218,7 +229,7 @@ typedef struct Slot {
     size_t ngames, cap;
     size_t dirty;           /* games[0..dirty) may hold what an earlier piece left: each is cleared
                                (job_clear) when handed out again (slot_game), on the thread that fills
-                               it: for a chunk, the worker that splits it, not the reading thread */
+                               it: for a chunk, the worker that splits it, not the reader */
     int input;              /* the input it is a piece of */
     CqlText leading;        /* messages before its games (a read error) */
     CqlText trailing;       /* messages about the text after its last game */
@@ -228,9 +239,9 @@ typedef struct Slot {
                                input_base are its last game's */
     bool overran;           /* its last game ran past the chunk: the input is read again from there */
     bool cancelled;         /* after a slot that overran: read again, never handed over */
-    bool held;              /* held by the caller (cql_run_hold_batch), on the reading thread */
+    bool held;              /* held by the caller (cql_run_hold_batch), on the main thread */
     bool released;          /* and released (under the ring's lock: the release may come
-                               before the reading thread has made it HELD) */
+                               before the main thread has made it HELD) */
     size_t bytes;           /* input it holds, for the ring's budget */
     SlotState state;
     int nqueries;           /* of the run: each game job's */
@@ -238,12 +249,15 @@ typedef struct Slot {
 
 typedef struct Ring {
     pthread_mutex_t mu;
-    pthread_cond_t work_ready;   /* a slot became READY or NUMBERED, or the run ends (workers wait) */
-    pthread_cond_t work_done;    /* slots became DONE (the reading thread waits: worth_waking) */
+    pthread_cond_t work_ready;   /* a slot became READY or NUMBERED, the tail may be read into
+                                    (wake_reader), or the run ends (workers wait) */
+    pthread_cond_t work_done;    /* slots became DONE (worth_waking), the reading role was given
+                                    back, or it is the main thread's turn to read (the main
+                                    thread waits) */
     Slot *slots;
     long nslots;
-    long next_emit;              /* the next slot the reading thread hands over */
-    long wake_batch;             /* finished slots that make it worth waking the reading thread */
+    long next_emit;              /* the next slot the main thread hands over */
+    long wake_batch;             /* finished slots that make it worth waking the main thread */
     long next_read;              /* sequence number of the next slot to fill */
     long next_take;              /* next READY slot a worker splits */
     long next_numbered;          /* next slot whose games get their numbers */
@@ -253,16 +267,27 @@ typedef struct Ring {
     long numbered_input_base;    /* the games of the inputs before it */
     long last_chunk;             /* the last slot read that holds a chunk (-1: none) */
     bool overrun;                /* a numbered slot overran: the ones after it are cancelled */
-    /* the reading thread's: it takes chunks that the workers split, or else
-     * reads the games one by one (a range, or with a sidecar that may rule
-     * games out: skip_game), and how many of those it jumped over */
+    /* the reader's: it takes chunks that the workers split, or else the
+     * main thread reads the games one by one (a range, or with a sidecar
+     * that may rule games out: skip_game), and how many of those it jumped
+     * over; written by read_slot without the lock */
     bool chunks;
     bool ranged;                 /* an input is a range: games are read one by one to the end */
     long alone_games, alone_skipped;
+    /* the reading role (read_tail), under the lock: */
+    Emitter *emitter;            /* the run's: the inputs, where read_slot reads */
+    bool workers_read;           /* `chunks` as the last read left it: the workers read (main_reads) */
+    bool reader_busy;            /* a thread holds the role: reads with the lock let go */
+    bool rereading;              /* the main thread gives an overran chunk back to its reader
+                                    (read_again): nobody takes the role meanwhile */
+    bool input_left;             /* the inputs did not end (nor the run stop) */
+    ReadNext read_next;          /* what the next read takes (read_slot's *next) */
+    size_t text_in_ring;         /* input read and not yet handed over (RING_TEXT_BUDGET) */
+    long idle_workers;           /* workers waiting on work_ready */
     bool done;
     long held;                   /* slots HELD less those released (for a while -1: a
                                     release before its slot was made HELD) */
-    bool draining;               /* the reading thread waits for the last of them */
+    bool draining;               /* the main thread waits for the last of them */
     const CqlRun *run;
     CqlSearcher **tags;          /* Emitter.tags: each worker adds what it saw, at its end */
 } Ring;
@@ -280,15 +305,6 @@ long run_threads(Emitter *e, long threads);
 /* }==== */
 
 /* {==== reading (pipeline_read.c) ======================================= */
-
-/* What read_slot did: filled the slot, left what comes next for later, or
- * met the end of the inputs. */
-typedef enum ReadOutcome { READ_FILLED, READ_LATER, READ_END } ReadOutcome;
-
-/* How the reading thread goes on once every chunk read so far is numbered
- * and none overran (READ_LATER): the next games one by one (where no chunk
- * can be cut; also after an overrun), or the next input. */
-typedef enum ReadNext { NEXT_CHUNK, NEXT_GAMES, NEXT_INPUT } ReadNext;
 
 /* Reads the next game into job; false at the end of the inputs or range.
  * Messages about the text before the game (skipped junk) go with the job, so
@@ -309,7 +325,10 @@ bool read_job(Emitter *e, GameJob *job);
  * next game's line. */
 bool skip_game(Emitter *e, Worker *w, GameJob *job, bool from_codes);
 
-/* Fills slot s with the next piece of the inputs. READ_LATER: what comes
+/* Fills slot s with the next piece of the inputs, on the thread that holds
+ * the reading role (read_tail: a worker for chunks and the games read one
+ * by one after them; the main thread, with `reading`, for a range, a
+ * sidecar's games, and to open the next input). READ_LATER: what comes
  * next (*next) waits until every chunk before it is numbered and none
  * overran. */
 ReadOutcome read_slot(Emitter *e, Ring *p, Slot *s, ReadNext *next, Worker *reading);

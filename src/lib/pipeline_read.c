@@ -3,7 +3,11 @@
  * when reached, closed once read; a range of lines, and `-part`), the games
  * read one by one (read_job) or in chunks the workers split (read_slot),
  * and the games an input's sidecar lets the reader jump over without
- * reading them (skip_game). Runs on the calling thread only.
+ * reading them (skip_game). On one thread at a time: the calling thread,
+ * or on worker threads the one that holds the ring's reading role
+ * (read_tail in pipeline_ring.c: a worker for chunks, the calling thread
+ * for games read one by one with a sidecar or in a range, and to open the
+ * next input).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -21,22 +25,22 @@
  * chunks cost more waits, each a wake-up and a switch of thread in the
  * kernel: with 32 KB, two threads with nothing to write ran 1.77-1.79 times
  * as fast as one, with 64 KB 1.84, for 0.8-1.3 MB more peak memory.
- * Larger ones halve the switches again, but not the reading thread's share
+ * Larger ones halve the switches again, but not the main thread's share
  * of the CPU, and cost the run more (128 KB: 3% more CPU for `check` on
  * two threads; docs/performance.md, "The main thread"). */
 enum { CHUNK_BYTES = 64 * 1024 };
 
-/* Games a slot holds when the reading thread reads them one by one; with
+/* Games a slot holds when they are read one by one; with
  * the games a sidecar let it jump over, at most SLOT_SKIPPED_GAMES (`Ka1`
  * rules out 95% of engine games; each game costs a job, which a slot keeps
  * for its next piece: with 1,024, `Ka1` on two threads took 6 MB more). */
 enum { SLOT_GAMES = 32, SLOT_SKIPPED_GAMES = 256 };
 
-/* With a sidecar, the reading thread reads the games one by one and jumps
+/* With a sidecar, the main thread reads the games one by one and jumps
  * over those ruled out; once it has read SKIP_TRIAL_GAMES so and jumped
  * over fewer than half, it goes back to chunks, which the workers split:
  * `check` (1.5% ruled out) on two threads took 12.6% of the run's CPU time
- * on the reading thread read one by one, 5.0% in chunks. */
+ * on the main thread read one by one, 5.0% in chunks. */
 enum { SKIP_TRIAL_GAMES = 1024 };
 
 /* 1 + the number of line ends in the first `bytes` bytes of fd's file,
@@ -310,7 +314,7 @@ ReadOutcome read_slot(Emitter *e, Ring *p, Slot *s, ReadNext *next, Worker *read
     if (!p->chunks) {
         /* a range, or games a sidecar may rule out: games read one by one,
          * SLOT_GAMES at a time, and those jumped over (skip_game, with the
-         * reading thread's searchers) */
+         * main thread's searchers) */
         size_t read = 0;
         bool ended = false;   /* the inputs, or the games wanted */
         while (read < SLOT_GAMES && s->ngames < SLOT_SKIPPED_GAMES && !run_stopped(e)) {

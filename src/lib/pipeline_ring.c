@@ -1,10 +1,11 @@
 /*
- * src/lib/pipeline_ring.c — a run on worker threads: the ring of slots
- * between the reading thread and the workers (a slot's states, its
- * numbering in input order, a chunk read again after it overran), the
- * workers' loop (split, number, search), when the reading thread is woken,
- * and the reading thread's loop that fills slots and hands them over
- * (run_threads).
+ * src/lib/pipeline_ring.c — a run on worker threads: the ring of slots (a
+ * slot's states, its numbering in input order, a chunk read again after it
+ * overran), the reading role that one thread at a time holds to fill the
+ * tail slot (a worker with nothing to search or split; the main thread for
+ * a range, a sidecar's games and the opening of the next input), the
+ * workers' loop (search, split, read), who is woken when, and the main
+ * thread's loop that hands the finished slots over in order (run_threads).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -90,6 +91,8 @@ static void split_chunk(Slot *s)
     }
 }
 
+static void wake_reader(Ring *p);
+
 /* Gives the slots split so far their place in the numbering of the inputs'
  * games, in slot order: up to the first one not split yet. After a slot
  * that overran, the rest are cancelled (done at once). The caller holds the
@@ -120,7 +123,10 @@ static void number_split_slots(Ring *p)
         s->state = SLOT_NUMBERED;
         numbered = true;
     }
-    if (numbered) pthread_cond_broadcast(&p->work_ready);
+    if (numbered) {
+        pthread_cond_broadcast(&p->work_ready);
+        wake_reader(p);   /* games read one by one may follow them now (may_read_alone) */
+    }
 }
 
 static void search_slot(Worker *w, const Ring *p, Slot *s)
@@ -139,11 +145,12 @@ static void search_slot(Worker *w, const Ring *p, Slot *s)
     }
 }
 
-/* Is it worth waking the reading thread (the caller holds the lock and has
+/* Is it worth waking the main thread (the caller holds the lock and has
  * just finished a slot)? When it waits, it waits for the slot at the head
  * of the ring. It is woken once a batch of slots from the head on is
  * finished, or every slot read is, or the workers are about to run out of
- * slots to work on; not for every slot, since each wake-up is two switches
+ * slots to work on (handing slots over makes room to read into); not for
+ * every slot, since each wake-up is two switches
  * of thread in the kernel (`check` on the 40,000 engine games on two
  * threads: 710 switches of the main thread with a wake-up per slot, 350
  * with a batch of one slot per worker; its share of the run's CPU time
@@ -158,8 +165,9 @@ static bool worth_waking(const Ring *p)
     return done >= p->wake_batch || p->next_emit + done == p->next_read || workers_idle;
 }
 
-/* On any thread: the reading thread empties the slot when it comes to it,
- * and is woken when it waits for this slot, or for the last one held. */
+/* On any thread: the reader empties the slot when it comes to it, and is
+ * woken when it waits for this slot (wake_reader); the main thread when it
+ * waits for the last one held. */
 void pipeline_release(CqlRun *r, CqlRunHold *hold)
 {
     Slot *s = (Slot *)hold;
@@ -168,13 +176,95 @@ void pipeline_release(CqlRun *r, CqlRunHold *hold)
     assert(s->held && !s->released);
     s->released = true;
     p->held--;
-    bool workers_starve = p->next_take == p->next_read;
-    if ((ring_slot(p, p->next_read) == s && workers_starve) || (p->draining && p->held == 0))
-        pthread_cond_signal(&p->work_done);
+    if (p->draining && p->held == 0) pthread_cond_signal(&p->work_done);
+    else if (ring_slot(p, p->next_read) == s) wake_reader(p);
     pthread_mutex_unlock(&p->mu);
 }
 
-/* A worker searches numbered slots first, else splits the next ready one;
+/* Games read one by one, and a new input, must follow chunks known to end
+ * between two games. */
+static bool may_read_alone(const Ring *p)
+{
+    return p->next_numbered > p->last_chunk && !p->overrun;
+}
+
+/* Is the main thread the one to read next? For a range and a sidecar's
+ * games (read one by one with its own searchers: skip_game), and to open
+ * the next input, whose source's callbacks (CqlOpenFn, CqlCloseFn) run on
+ * the thread that started the run. The workers read the chunks, and the
+ * games read one by one after a chunk that overran or could not be cut. */
+static bool main_reads(const Ring *p)
+{
+    return !p->workers_read || p->read_next == NEXT_INPUT;
+}
+
+/* May the reading role be taken now (the caller holds the lock)? Nobody
+ * holds it, the main thread is not giving an overran chunk back, input is
+ * left and what comes next may be read now, and the tail slot is empty (or
+ * held and released) with the ring under its slot count and its text
+ * budget (one slot is always let in, however long). */
+static bool may_read(const Ring *p)
+{
+    if (!p->input_left || p->reader_busy || p->rereading) return false;
+    if (p->read_next != NEXT_CHUNK && !may_read_alone(p)) return false;
+    const Slot *tail = ring_slot(p, p->next_read);
+    bool empty = tail->state == SLOT_EMPTY || (tail->state == SLOT_HELD && tail->released);
+    return empty && p->next_read - p->next_emit < p->nslots &&
+           (p->text_in_ring < RING_TEXT_BUDGET || p->next_read == p->next_emit);
+}
+
+/* Something that may let the next read start changed (the caller holds the
+ * lock): the thread whose turn it is to read is woken if it waits (a worker
+ * only when one is idle: the others come to it in their loop). */
+static void wake_reader(Ring *p)
+{
+    if (!may_read(p)) return;
+    if (main_reads(p)) pthread_cond_signal(&p->work_done);
+    else if (p->idle_workers > 0) pthread_cond_signal(&p->work_ready);
+}
+
+/* The reading role (the caller holds the lock; on_main: the main thread,
+ * with its sidecar searchers `reading`, else a worker): when it may be
+ * taken (may_read), the next piece of the inputs is read into the tail
+ * slot with the lock let go, exactly as on one reading thread, and
+ * published READY for the workers; the role is then given back. False
+ * when it could not be taken. Those who wait for the role's end are woken:
+ * the main thread when it is its turn to read, when it waits to give an
+ * overran chunk back (read_again), or when the inputs ended; the workers
+ * when they read from now on. */
+static bool read_tail(Ring *p, Worker *reading, bool on_main)
+{
+    if (!may_read(p)) return false;
+    Slot *tail = ring_slot(p, p->next_read);
+    if (tail->state == SLOT_HELD) slot_reset(tail);   /* released */
+    p->reader_busy = true;
+    ReadNext next = p->read_next;
+    Emitter *e = p->emitter;
+    pthread_mutex_unlock(&p->mu);
+    ReadOutcome got = run_stopped(e) ? READ_END : read_slot(e, p, tail, &next, reading);
+    pthread_mutex_lock(&p->mu);
+    p->reader_busy = false;
+    p->read_next = next;
+    if (on_main) p->workers_read = p->chunks;   /* read_slot may have turned to chunks */
+    if (got == READ_FILLED) {
+        if (tail->split) p->last_chunk = p->next_read;
+        p->text_in_ring += tail->bytes;
+        tail->state = SLOT_READY;
+        p->next_read++;
+        pthread_cond_signal(&p->work_ready);
+    } else if (got == READ_END) {
+        p->input_left = false;
+    }
+    if (on_main) {
+        if (!main_reads(p)) wake_reader(p);
+    } else if (main_reads(p) || p->rereading || got == READ_END) {
+        pthread_cond_signal(&p->work_done);
+    }
+    return true;
+}
+
+/* A worker searches numbered slots first, else splits the next ready one,
+ * else takes the reading role when it is the workers' and free (read_tail);
  * it never waits for another worker's split. */
 static void *worker_main(void *arg)
 {
@@ -200,10 +290,14 @@ static void *worker_main(void *arg)
             pthread_mutex_lock(&p->mu);
             s->state = SLOT_SPLIT;
             number_split_slots(p);
+        } else if (!main_reads(p) && read_tail(p, NULL, false)) {
+            continue;
         } else if (p->done) {
             break;
         } else {
+            p->idle_workers++;
             pthread_cond_wait(&p->work_ready, &p->mu);
+            p->idle_workers--;
         }
     }
     worker_report(&w, p->tags);
@@ -243,14 +337,25 @@ static size_t read_again_after(Ring *p, long seq, CqlReader *r, CqlText *at_end)
     return bytes;
 }
 
-/* Games read one by one, and a new input, must follow chunks known to end
- * between two games. */
-static bool may_read_alone(const Ring *p)
+/* On the main thread, once the slot at the head, which overran, is handed
+ * over (the caller holds the lock): the reading role is kept from the
+ * workers while whoever holds it ends its read, then the chunk is given
+ * back to its reader (read_again_after) and the games after it are read
+ * one by one. */
+static void read_again(Ring *p, const Slot *head)
 {
-    return p->next_numbered > p->last_chunk && !p->overrun;
+    p->rereading = true;
+    while (p->reader_busy) pthread_cond_wait(&p->work_done, &p->mu);
+    Emitter *e = p->emitter;
+    CqlReader *r = e->run->inputs[head->input].reader;
+    p->text_in_ring -= read_again_after(p, p->next_emit, r, &e->trailing);
+    p->input_left = true;
+    p->read_next = NEXT_GAMES;
+    p->rereading = false;
+    wake_reader(p);
 }
 
-/* Frees the reading thread's searchers (NULL: none), once reported
+/* Frees the main thread's searchers (NULL: none), once reported
  * (worker_report). */
 static void reading_free(Worker *reading, Emitter *e)
 {
@@ -268,12 +373,13 @@ long run_threads(Emitter *e, long threads)
     pthread_cond_init(&p.work_ready, NULL);
     pthread_cond_init(&p.work_done, NULL);
     p.run = e->run;
+    p.emitter = e;
     e->run->ring = &p;
     p.tags = e->tags;
     for (int i = 0; i < e->run->ninputs; i++) p.ranged |= e->run->inputs[i].ranged;
     p.chunks = !p.ranged;
-    /* the reading thread asks the inputs' sidecars about the games before
-     * it reads them, and jumps over those ruled out (skip_game) */
+    /* the main thread asks the inputs' sidecars about the games before it
+     * reads them, and jumps over those ruled out (skip_game) */
     Worker *reading = sidecar_rules_out(e->run) ? xcalloc(1, sizeof *reading) : NULL;
     if (reading) {
         worker_init(reading, e->run);
@@ -281,6 +387,9 @@ long run_threads(Emitter *e, long threads)
     }
     p.last_chunk = -1;
     p.numbered_input = -1;
+    p.workers_read = p.chunks;
+    p.input_left = true;
+    p.read_next = NEXT_CHUNK;
     pthread_t *tids = xcalloc((size_t)threads, sizeof *tids);
     long started = 0;
     int err = 0;
@@ -293,9 +402,9 @@ long run_threads(Emitter *e, long threads)
         cql_report(e->run->messages, CQL_WARNING, "only %ld of the %ld worker threads asked for could start "
                    "(%s); the run goes on with %ld", started, threads, strerror(err), started);
     /* per worker one being searched and one ready, and one handed over that
-     * the caller may hold while its thread writes the matches, the reading
-     * thread reading on meanwhile (`check` on 2 threads over the 40,000
-     * engine games, to a file: with two per worker, the reading thread
+     * the caller may hold while its thread writes the matches, the reader
+     * reading on meanwhile (`check` on 2 threads over the 40,000
+     * engine games, to a file: with two per worker, the main thread
      * waited for a held slot 240-300 times, and switched 530 times instead
      * of 350) */
     p.nslots = started * 3;
@@ -314,23 +423,17 @@ long run_threads(Emitter *e, long threads)
         return 0;
     }
 
-    bool input_left = true;
-    ReadNext next = NEXT_CHUNK;
-    size_t text_in_ring = 0;     /* input read and not yet handed over */
+    /* the main thread hands the finished slots over in order, and reads
+     * when it is its turn (main_reads) */
     pthread_mutex_lock(&p.mu);
     for (;;) {
         Slot *head = ring_slot(&p, p.next_emit);
         if (p.next_emit < p.next_read && head->state == SLOT_DONE) {
             pthread_mutex_unlock(&p.mu);
-            text_in_ring -= head->bytes;
             emit_slot(e, head);
             pthread_mutex_lock(&p.mu);
-            if (head->overran && !run_stopped(e)) {
-                CqlReader *r = e->run->inputs[head->input].reader;
-                text_in_ring -= read_again_after(&p, p.next_emit, r, &e->trailing);
-                input_left = true;
-                next = NEXT_GAMES;
-            }
+            p.text_in_ring -= head->bytes;
+            if (head->overran && !run_stopped(e)) read_again(&p, head);
             if (head->held) {   /* emptied once released */
                 head->state = SLOT_HELD;
                 p.held++;
@@ -338,30 +441,11 @@ long run_threads(Emitter *e, long threads)
                 slot_reset(head);
             }
             p.next_emit++;
+            wake_reader(&p);   /* room in the ring, and in its text budget */
             continue;
         }
-        Slot *tail = ring_slot(&p, p.next_read);
-        if (tail->state == SLOT_HELD && tail->released) slot_reset(tail);
-        bool may_read = next == NEXT_CHUNK || may_read_alone(&p);
-        if (input_left && may_read && tail->state == SLOT_EMPTY && p.next_read - p.next_emit < p.nslots &&
-            (text_in_ring < RING_TEXT_BUDGET || p.next_read == p.next_emit)) {
-            pthread_mutex_unlock(&p.mu);
-            ReadOutcome got = run_stopped(e) ? READ_END : read_slot(e, &p, tail, &next, reading);
-            pthread_mutex_lock(&p.mu);
-            if (got == READ_FILLED) {
-                if (tail->split) p.last_chunk = p.next_read;
-                text_in_ring += tail->bytes;
-                tail->state = SLOT_READY;
-                p.next_read++;
-                pthread_cond_signal(&p.work_ready);
-                continue;
-            }
-            if (got == READ_END) input_left = false;
-            /* the lock was let go while reading: a slot may have been
-             * handed in meanwhile, whose signal nobody waited for */
-            continue;
-        }
-        if (!input_left && p.next_emit == p.next_read) break;
+        if (main_reads(&p) && read_tail(&p, reading, true)) continue;
+        if (!p.input_left && p.next_emit == p.next_read && !p.reader_busy) break;
         pthread_cond_wait(&p.work_done, &p.mu);
     }
     p.draining = true;   /* the texts of the slots still held are the caller's until released */
