@@ -642,7 +642,7 @@ static unsigned char *sidecar_memory(size_t n)
 {
 #if defined(MADV_HUGEPAGE)
     enum { HUGE_PAGE = 2 << 20 };
-    if (n >= 2 * (size_t)HUGE_PAGE) {
+    if (n >= 2 * (size_t)HUGE_PAGE && n <= SIZE_MAX - HUGE_PAGE) {
         size_t rounded = (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
         void *p;
         if (posix_memalign(&p, HUGE_PAGE, rounded) == 0) {
