@@ -51,7 +51,9 @@ ifeq ($(WERROR),1)
 WARN += -Werror
 endif
 
-CPPFLAGS += -Isrc -Iinclude -MMD -MP -D_POSIX_C_SOURCE=200809L
+# POSIX 2008, and the system's usual names beside it (_DEFAULT_SOURCE):
+# madvise, for the huge pages a sidecar is read into (src/index/sidecar.c).
+CPPFLAGS += -Isrc -Iinclude -MMD -MP -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 CFLAGS   += -std=c11 -pedantic $(WARN)
 LDLIBS   += -lpthread -lm
 

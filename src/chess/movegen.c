@@ -69,7 +69,7 @@ static bool ep_capture_is_safe(const Position *pos, Square from, Square to)
  * Castling
  * ==================================================================== */
 
-Move mg_castle_move(const Position *pos, int wing)
+Move mg_castle_move_made(const Position *pos, int wing)
 {
     Color us = (Color)pos->side;
     Square rook_from = pos->castle_rook[us][wing];
@@ -85,17 +85,25 @@ Move mg_castle_move(const Position *pos, int wing)
     Bitboard path = att_between(king_from, king_to) | sq_bb(king_to)
                   | att_between(rook_from, rook_to) | sq_bb(rook_to);
     if (pos_occupied(pos) & path & ~movers) return MOVE_NONE;
+    return move_make(king_from, king_to, NO_PIECE_TYPE,
+                     wing == CASTLE_SHORT ? MK_CASTLE_SHORT : MK_CASTLE_LONG);
+}
 
+Move mg_castle_move(const Position *pos, int wing)
+{
+    Move m = mg_castle_move_made(pos, wing);
+    if (m == MOVE_NONE) return MOVE_NONE;
     /* The king is not in check on any square from its start to its
      * destination. The castling rook is lifted first: in Chess960 it can
      * shield the king's destination along the back rank. */
-    Bitboard occupied = pos_occupied(pos) ^ movers;
+    Color us = (Color)pos->side;
+    Square king_from = move_from(m), king_to = move_to(m);
+    Bitboard occupied = pos_occupied(pos) ^ sq_bb(king_from) ^ sq_bb(pos->castle_rook[us][wing]);
     Bitboard king_path = att_between(king_from, king_to) | sq_bb(king_from) | sq_bb(king_to);
     Bitboard enemy = pos->by_color[other_color(us)];
     while (king_path)
         if (mg_attacked_after(pos, us, bb_pop_lsb(&king_path), occupied, enemy)) return MOVE_NONE;
-    return move_make(king_from, king_to, NO_PIECE_TYPE,
-                     wing == CASTLE_SHORT ? MK_CASTLE_SHORT : MK_CASTLE_LONG);
+    return m;
 }
 
 /* ====================================================================

@@ -83,6 +83,11 @@ bool mg_is_stalemate(const Position *pos);
 /* The castling move of the side to move on `wing` (CASTLE_SHORT or
  * CASTLE_LONG) when it is legal now, otherwise MOVE_NONE. */
 Move mg_castle_move(const Position *pos, int wing);
+/* The castling move of the side to move on `wing` when it can be made
+ * (pos_make_move) without breaking the position: the right remains and
+ * every square the king and rook cross or land on is empty; whether the
+ * king passes through check is not asked. MOVE_NONE otherwise. */
+Move mg_castle_move_made(const Position *pos, int wing);
 
 /* Number of leaf nodes of the legal move tree of the given depth. */
 uint64_t mg_perft(const Position *pos, int depth);

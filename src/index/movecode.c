@@ -154,9 +154,10 @@ static inline bool normal_code_fits(const Position *pos, Square from, Square to)
 /* Whether m, a move other than a plain one, can be played in pos without
  * breaking the position: the mover lands (mover_lands); a promotion is a
  * pawn's to the last rank; en passant takes a pawn that just moved two
- * squares; castling is the legal castling move. (Whether the mover leaves
- * its king in check is not asked: the sidecar's checksum keeps the moves
- * the build wrote; this keeps a damaged one from breaking a position.) */
+ * squares; castling is the castling move with its path empty. (Whether
+ * the mover leaves or, castling, passes through check is not asked: the
+ * sidecar's checksum keeps the moves the build wrote; this keeps a damaged
+ * one from breaking a position.) */
 static bool code_move_fits(const Position *pos, Move m)
 {
     Color us = (Color)pos->side;
@@ -166,7 +167,7 @@ static bool code_move_fits(const Position *pos, Move m)
         return true;
     case MK_CASTLE_SHORT:
     case MK_CASTLE_LONG:
-        return mg_castle_move(pos, move_kind(m) == MK_CASTLE_SHORT ? CASTLE_SHORT : CASTLE_LONG) == m;
+        return mg_castle_move_made(pos, move_kind(m) == MK_CASTLE_SHORT ? CASTLE_SHORT : CASTLE_LONG) == m;
     default:
         break;
     }
@@ -362,6 +363,48 @@ inline const GameNode *movecode_walk_next(MovecodeWalk *w)
         return NULL;
     }
     return here;
+}
+
+/* Inline where it is called, as movecode_walk_next. Between the moves only
+ * the position changes: the node's other fields are what the first move
+ * made them (its parent, its check state unknown), or what the last is to
+ * make them (its move, id and ply): stored once, not at every move. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline long movecode_walk_pass(MovecodeWalk *w, long count)
+{
+    GameNode *here = &w->nodes->here;
+    int32_t first_ply = w->ply;
+    Move last = MOVE_NONE;
+    while (w->ply - first_ply < count && w->next < w->ncodes) {
+        Move m = w->move;
+        if (move_kind(m) == MK_NORMAL ? !normal_code_fits(&here->pos, move_from(m), move_to(m))
+                                      : !code_move_fits(&here->pos, m)) {
+            w->bad = true;
+            break;
+        }
+        pos_make_move(&here->pos, m);
+        last = m;
+        w->ply++;
+        w->next++;
+        uint16_t c = w->next < w->ncodes ? code_at(w->codes, w->next) : 0;
+        if (w->next < w->ncodes && c >> 12 == MOVECODE_NORMAL) {
+            w->move = (Move)c;   /* the usual move (ready_next_move) */
+        } else if (!ready_next_move(w)) {
+            w->bad = true;
+            break;
+        }
+    }
+    long made = w->ply - first_ply;
+    if (made) {
+        here->move = last;
+        here->parent = &w->nodes->before;
+        here->check_state = 0;
+        here->id = here->ply = w->ply;
+        w->nodes->after.move = w->move;
+    }
+    return made;
 }
 
 /* }==== */

@@ -126,5 +126,11 @@ bool movecode_walk_start(MovecodeWalk *w, MovecodeWalkNodes *nodes, const unsign
  * is searched again from its text: an unchecked child's move decides
  * nothing). */
 const GameNode *movecode_walk_next(MovecodeWalk *w);
+/* Makes up to `count` moves of a started walk, as as many calls of
+ * movecode_walk_next would, for a search that does not look at the
+ * positions between: the node's move, id and ply are set once, after the
+ * last. Returns how many were made (fewer at the end of the walk, or when
+ * it went bad: w->bad). */
+long movecode_walk_pass(MovecodeWalk *w, long count);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -631,6 +632,29 @@ static SidecarStatus refuse(Sidecar *s, SidecarStatus st, char *why, size_t why_
     return st;
 }
 
+/* Memory for the n bytes of a sidecar, freed with free(). Where the
+ * system offers huge pages on request (Linux's transparent huge pages in
+ * `madvise` mode), a sidecar of some megabytes gets them: aligned to their
+ * size and asked for before the bytes are read in, its memory is faulted in
+ * a few pieces of 2 MB instead of a page of 4 KB at a time (the faults, and
+ * the unmapping at the end, were about a tenth of a search's CPU through a
+ * sidecar of 14 MB). Elsewhere, and for a small one, plain memory. */
+static unsigned char *sidecar_memory(size_t n)
+{
+#if defined(MADV_HUGEPAGE)
+    enum { HUGE_PAGE = 2 << 20 };
+    if (n >= 2 * (size_t)HUGE_PAGE && n <= SIZE_MAX - HUGE_PAGE) {
+        size_t rounded = (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+        void *p;
+        if (posix_memalign(&p, HUGE_PAGE, rounded) == 0) {
+            (void)madvise(p, rounded, MADV_HUGEPAGE);   /* only a wish: without it, plain pages */
+            return p;
+        }
+    }
+#endif
+    return xmalloc(n ? n : 1);
+}
+
 /* Reads the whole file at path into s->data; errno when it cannot. */
 static bool read_whole(Sidecar *s, const char *path)
 {
@@ -640,7 +664,7 @@ static bool read_whole(Sidecar *s, const char *path)
     bool ok = fstat(fileno(fp), &st) == 0;
     if (ok) {
         s->len = (size_t)st.st_size;
-        s->data = xmalloc(s->len ? s->len : 1);
+        s->data = sidecar_memory(s->len);
         ok = fread(s->data, 1, s->len, fp) == s->len;
         if (!ok && !errno) errno = EIO;
     } else if (!errno) {

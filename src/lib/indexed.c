@@ -352,10 +352,7 @@ static void search_walk(const Search *search, Evaluator *ev, MovecodeWalk *walk,
             /* the later positions are answered as the start was: made
              * (their codes checked) and counted */
             int32_t first_id = n->id + 1;
-            long passed = 0;
-            for (; passed < left && movecode_walk_next(&w); passed++)
-                ;
-            search_positions_pass(ev, first_id, passed);
+            search_positions_pass(ev, first_id, movecode_walk_pass(&w, left));
         } else {
             while ((n = movecode_walk_next(&w)) && search_positions_at(search, ev, n, found))
                 ;

@@ -252,6 +252,14 @@ static void test_castling_rules(void **state)
     pos = position_from("4k3/8/8/8/8/8/8/RN2K1NR w KQ - 0 1");
     assert_int_equal(mg_castle_move(&pos, CASTLE_SHORT), MOVE_NONE);
     assert_int_equal(mg_castle_move(&pos, CASTLE_LONG), MOVE_NONE);
+    assert_int_equal(mg_castle_move_made(&pos, CASTLE_SHORT), MOVE_NONE);
+    assert_int_equal(mg_castle_move_made(&pos, CASTLE_LONG), MOVE_NONE);
+    /* Through check: not legal, but it can be made (a sidecar's codes). */
+    pos = position_from("4k3/5r2/8/8/8/8/8/R3K2R w K - 0 1");
+    assert_int_equal(mg_castle_move(&pos, CASTLE_SHORT), MOVE_NONE);
+    assert_int_equal(mg_castle_move_made(&pos, CASTLE_SHORT),
+                     move_make(SQ_E1, SQ_G1, NO_PIECE_TYPE, MK_CASTLE_SHORT));
+    assert_int_equal(mg_castle_move_made(&pos, CASTLE_LONG), MOVE_NONE);   /* no right */
     /* Castling is pseudo-legal only when fully allowed. */
     pos = position_from("4k3/4r3/8/8/8/8/8/R3K2R w KQ - 0 1");
     mg_pseudo_legal(&pos, &list);

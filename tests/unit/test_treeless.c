@@ -340,6 +340,60 @@ static void test_variations(void **state)
     arena_free(&a);
 }
 
+/* The node of a walk where the tree has node n. */
+static void assert_walk_at(const GameNode *here, const GameNode *n)
+{
+    assert_non_null(n);
+    assert_true(pos_same(&here->pos, &n->pos));
+    assert_int_equal(here->pos.halfmove, n->pos.halfmove);
+    assert_int_equal(here->pos.fullmove, n->pos.fullmove);
+    assert_int_equal(here->move, n->move);
+    assert_int_equal(here->ply, n->ply);
+    assert_int_equal(here->id, n->id);
+    assert_int_equal(here->check_state, 0);
+    assert_int_equal(here->child != NULL, n->child != NULL);
+    if (n->child) assert_int_equal(here->child->move, n->child->move);
+    assert_int_equal(here->parent != NULL, n->parent != NULL);
+}
+
+/* Moves passed over in one step (movecode_walk_pass) leave the walk where
+ * as many steps would: the same position, move, ply and id, and the rest
+ * of the main line after it; past the end, as many as there were. */
+static void test_pass(void **state)
+{
+    (void)state;
+    Arena a;
+    arena_init(&a, 1 << 16);
+    static const long counts[] = {0, 1, 2, 7, 30, 1000};
+    for (int k = 0; k < 40; k++) {
+        Game g;
+        make_game(&g, &a, k);
+        StrBuf codes = SB_INIT;
+        size_t ncodes = movecode_write_tree(&g, &codes);
+        long plies = 0;
+        for (const GameNode *n = g.root->child; n; n = n->child) plies++;
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            MovecodeWalk walk;
+            MovecodeWalkNodes nodes;
+            assert_true(
+                movecode_walk_start(&walk, &nodes, (const unsigned char *)codes.data, ncodes, &g.root->pos, false));
+            const GameNode *here = movecode_walk_next(&walk), *n = g.root;
+            long made = movecode_walk_pass(&walk, counts[c]);
+            assert_int_equal(made, counts[c] < plies ? counts[c] : plies);
+            for (long i = 0; i < made; i++) n = n->child;
+            assert_walk_at(here, n);
+            while ((here = movecode_walk_next(&walk)) != NULL) {
+                n = n->child;
+                assert_walk_at(here, n);
+            }
+            assert_null(n->child);
+            assert_false(walk.bad);
+        }
+        sb_free(&codes);
+    }
+    arena_free(&a);
+}
+
 int main(void)
 {
     att_init();
@@ -348,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_in_place_is_the_tree),
         cmocka_unit_test(test_others_read_more),
         cmocka_unit_test(test_variations),
+        cmocka_unit_test(test_pass),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
