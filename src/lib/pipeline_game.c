@@ -45,7 +45,11 @@ void worker_init(Worker *w, const CqlRun *r)
 {
     w->run = r;
     w->searchers = xcalloc((size_t)r->nqueries, sizeof *w->searchers);
-    for (int i = 0; i < r->nqueries; i++) w->searchers[i] = cql_searcher_new(r->queries[i]->query);
+    lib_shared_arena_init(&w->arena, r->nqueries);
+    for (int i = 0; i < r->nqueries; i++) {
+        w->searchers[i] = cql_searcher_new(r->queries[i]->query);
+        lib_searcher_share_arena(w->searchers[i], &w->arena);
+    }
     lib_gate_init(&w->gate, w->searchers, r->nqueries);
     w->active = xcalloc((size_t)r->nqueries, sizeof *w->active);
     w->game = cql_game_new();
@@ -63,6 +67,7 @@ void worker_free(Worker *w)
 {
     for (int i = 0; i < w->run->nqueries; i++) cql_searcher_free(w->searchers[i]);
     free(w->searchers);
+    lib_shared_arena_free(&w->arena);
     free(w->active);
     cql_game_free(w->game);
 }

@@ -60,6 +60,7 @@ typedef struct GameJob {
 typedef struct Worker {
     const CqlRun *run;
     CqlSearcher **searchers;   /* one per query */
+    LibSharedArena arena;      /* the search arena they share (lib_int.h) */
     LibGate gate;              /* the game read once for all of them */
     bool *active;              /* for the current game: the queries that search it */
     CqlGame *game;             /* the current game's tree, replaced by the next */
