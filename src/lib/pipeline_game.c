@@ -1,8 +1,9 @@
 /*
  * src/lib/pipeline_game.c — one game of a run: its job (what searching it
- * with each query left, kept until it is handed over), a worker's
- * searchers (one per query, and the gate that reads the game once for all
- * of them), the sidecar asked about the game before it is parsed, and the
+ * with each query left, kept until it is handed over; texts only for the
+ * queries that left some), a worker's searchers (one per query, the search
+ * arena they share, and the gate that reads the game once for all of
+ * them), the sidecar asked about the game before it is parsed, and the
  * search itself. Used on the calling thread and on worker threads alike.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
