@@ -9,8 +9,9 @@
 # what each gives alone: output files, summary lines, printed messages,
 # matches, reports; 200 with a `persistent` variable among them, on the
 # one thread such a run takes. Then the peak RSS of 200 queries over the
-# 2,000 engine games on 2 threads stays under a bound that the code before
-# exceeded (docs/performance.md).
+# 2,000 engine games on 2 threads, and of 200 over the studies with
+# variations, stay under bounds that the code before exceeded
+# (docs/performance.md).
 # Usage: sh tests/run-multiquery-memory.sh build/MODE
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
@@ -162,6 +163,20 @@ case $BUILD in
             >/dev/null 2>&1
         kb=$(tail -n 1 "$T/rss/kb")
         [ "$kb" -lt "$BOUND_KB" ] && ok || bad "200 queries on 2 threads: peak RSS $kb KB, over $BOUND_KB KB"
+        # studies with variations, where each query's search arena held
+        # most: 157 MB before, 42 MB now
+        mkdir "$T/studies"
+        for c in 01 02 03 04 05 06 07 08 09 10; do
+            for d in 0 1 2 3 4 5 6 7 8 9; do
+                printf 'cql(variations)\ncheck\n' >"$T/studies/a$c$d.cql"
+                printf 'cql(variations)\nline --> check --> check\n' >"$T/studies/b$c$d.cql"
+            done
+        done
+        V_ARGS=$(find "$(pwd)/tests/data/pgn" -name '*.pgn' | sort | xargs grep -l '^[^[{]*(' | sed 's/^/-i /')
+        /usr/bin/time -f '%M' -o "$T/rss/kb" "$CQL" -threads 2 $V_ARGS -outdir "$T/rss" -queries "$T/studies" \
+            >/dev/null 2>&1
+        kb=$(tail -n 1 "$T/rss/kb")
+        [ "$kb" -lt 80000 ] && ok || bad "200 queries over studies on 2 threads: peak RSS $kb KB, over 80000 KB"
     else
         echo "multiquery-memory: no /usr/bin/time: the peak RSS is not checked"
     fi
