@@ -288,6 +288,7 @@ test-cli: test-tools
 	$(Q)sh tests/run-options.sh $(BUILD)
 	$(Q)sh tests/run-multiquery.sh $(BUILD)
 	$(Q)sh tests/run-reading.sh $(BUILD)
+	$(Q)sh tests/run-multiquery-memory.sh $(BUILD)
 	$(Q)sh tests/run-across-machines.sh $(BUILD)
 
 # -matches and -report (tests/run-matches.sh); in a real browser, headless

@@ -201,9 +201,10 @@ char *arena_strdup(Arena *a, const char *s)
     return arena_strndup(a, s, strlen(s));
 }
 
-void arena_reset(Arena *a)
+/* Forgets every allocation, the chunks in use marked used at `now`
+ * (arena_reset, arena_rewind). */
+static void recycle(Arena *a, size_t now)
 {
-    size_t now = ++a->resets;
     ArenaChunk *head = a->head;
     a->bytes_before = 0;
     if (head && !head->next && !a->spare && head->size <= a->chunk_max) {
@@ -242,6 +243,16 @@ void arena_reset(Arena *a)
         head->next = NULL;
     }
     make_head(a, head);
+}
+
+void arena_reset(Arena *a)
+{
+    recycle(a, ++a->resets);
+}
+
+void arena_rewind(Arena *a)
+{
+    recycle(a, a->resets);
 }
 
 static void free_list(ArenaChunk *c)

@@ -86,6 +86,10 @@ void *arena_realloc(Arena *a, void *p, size_t old_size, size_t new_size);
 /* Forgets every allocation; keeps the chunks that recent games used (see
  * ARENA_KEEP_GAMES), the largest of usual size as the head. */
 void  arena_reset(Arena *a);
+/* arena_reset without a tick of the clock that ages the kept chunks: for
+ * an arena several searches of one game use in turn (lib/searcher.c), so
+ * that chunks are kept for the last ARENA_KEEP_GAMES games, not searches. */
+void  arena_rewind(Arena *a);
 void  arena_free(Arena *a);    /* release all memory */
 /* Bytes in the arena's chunks, used or kept (for the tests). */
 size_t arena_bytes_held(const Arena *a);

@@ -385,9 +385,9 @@ static bool search_codes(const IndexedQuery *iq, const Sidecar *sc, const Sideca
                             search->eval.run.variations)) {
         *in_place = true;
         g->game.node_count = (int)head->ncodes + 1;
-        arena_reset(&s->arena);
+        Arena *arena = lib_search_begins(s);
         *matched = false;
-        if (search_positions_begin(search, s->eval, &g->game, &s->arena, &s->found, sb)) {
+        if (search_positions_begin(search, s->eval, &g->game, arena, &s->found, sb)) {
             search_walk(search, s->eval, &walk, &s->found);
             *matched = search_positions_end(search, s->eval, &s->found);
         }
@@ -402,8 +402,7 @@ static bool search_codes(const IndexedQuery *iq, const Sidecar *sc, const Sideca
     if (!sidecar_game_read(sc, sg, number, SIDECAR_TREE, &g->game, &g->arena)) return false;
     if (read) *read = nanoseconds();
     g->usable = true;
-    arena_reset(&s->arena);
-    *matched = search_matches(search, s->eval, &g->game, false, &s->arena, &s->found, sb);
+    *matched = search_matches(search, s->eval, &g->game, false, lib_search_begins(s), &s->found, sb);
     return true;
 }
 

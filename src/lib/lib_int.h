@@ -65,10 +65,28 @@ struct CqlGame {
                                     verdict is about (CqlSearcher.verdict_parse) */
 };
 
+/* The search arena that a worker's searchers share, one for all the
+ * queries of a run (lib_searcher_share_arena): what a search leaves there
+ * (its caches, notes, strings) is read only until the next search of
+ * another query, by the worker, which copies out what it keeps. Each
+ * search rewinds it; one in every `sharers`, about one a game, resets it,
+ * so that it keeps the chunks of recent games, not of recent searches
+ * (arena_rewind). Its memory is a game's, not the queries' count times a
+ * game's. */
+typedef struct LibSharedArena {
+    Arena arena;
+    int sharers;                 /* searchers that share it */
+    int searches;                /* since its last reset */
+} LibSharedArena;
+
 struct CqlSearcher {
     const CqlQuery *query;
     Evaluator *eval;
-    Arena arena;                 /* the last search's caches and notes */
+    /* the last search's caches and notes: its own arena (a searcher made
+     * by cql_searcher_new), or the one it shares with its worker's other
+     * searchers (lib_searcher_share_arena); lib_search_arena says which */
+    Arena own_arena;
+    LibSharedArena *shared;
     GameSearch found;
     StrBuf sort_key;             /* the last matching game's (CqlGameResult.sort_key) */
     TagWatch tags;               /* which tag filters held in the games searched */
@@ -125,6 +143,22 @@ static inline void lib_text_out(CqlText *t, const StrBuf *sb)
 
 /* cql_game_parse through a gate (games.c). */
 CqlGameStatus lib_parse_game(CqlGame *g, CqlGameText *t, const char *file, CqlMessages *m, const PgnGate *gate);
+
+/* The search arena of s: its own, or the one it shares. */
+static inline Arena *lib_search_arena(CqlSearcher *s)
+{
+    return s->shared ? &s->shared->arena : &s->own_arena;
+}
+
+/* Empties the search arena of s for a new search, and returns it
+ * (searcher.c). */
+Arena *lib_search_begins(CqlSearcher *s);
+
+/* A shared search arena for `sharers` searchers, and the searcher s made
+ * to search in it from now on (it must not have searched yet). */
+void lib_shared_arena_init(LibSharedArena *sh, int sharers);
+void lib_shared_arena_free(LibSharedArena *sh);
+void lib_searcher_share_arena(CqlSearcher *s, LibSharedArena *sh);
 
 /* The gate of `count` searchers (searcher.c). */
 void lib_gate_init(LibGate *gate, CqlSearcher *const *searchers, int count);

@@ -118,15 +118,16 @@ static void emit_query(Emitter *e, int i, GameJob *job, long number)
     RunQuery *rq = r->queries[i];
     QueryState *qs = &e->queries[i];
     QueryJob *q = &job->queries[i];
+    QueryTexts *t = q->texts;   /* NULL: none (a match has them) */
     rq->totals.games++;
     rq->totals.bytes += job->text_bytes;
     if (q->stopped) qs->runtime_error = true;
-    deliver_messages(&q->stop, r->messages);
-    if (q->error.len) {
+    if (t) deliver_messages(&t->stop, r->messages);
+    if (t && t->error.len) {
         /* CQL 6.2 prints a runtime error where `message` prints, and stops */
         qs->runtime_error = true;
         q->matched = false;
-        cql_text_append(&rq->stop_error, q->error.data, q->error.len);
+        cql_text_append(&rq->stop_error, t->error.data, t->error.len);
     }
     if (qs->runtime_error) {
         rq->totals.stopped_at = number;
@@ -144,8 +145,9 @@ static void emit_query(Emitter *e, int i, GameJob *job, long number)
     if (r->on_game) {
         CqlRunGame g = {.number = number, .input = r->inputs[job->input].name, .index = job->index,
                         .examined = q->examined, .damaged = damaged, .matched = q->matched,
-                        .printed = q->printed.len ? q->printed.data : NULL, .printed_len = q->printed.len,
-                        .error = q->error.len ? q->error.data : NULL, .query = i};
+                        .printed = t && t->printed.len ? t->printed.data : NULL,
+                        .printed_len = t ? t->printed.len : 0, .error = t && t->error.len ? t->error.data : NULL,
+                        .query = i};
         r->on_game(r->game_ctx, r, &g);
     }
     if (q->matched && !cancelled(e) && !query_cancelled(e, i)) {
@@ -154,13 +156,13 @@ static void emit_query(Emitter *e, int i, GameJob *job, long number)
                 qs->sorted_cap = qs->sorted_cap ? 2 * qs->sorted_cap : 64;
                 qs->sorted = xrealloc(qs->sorted, qs->sorted_cap * sizeof *qs->sorted);
             }
-            qs->sorted[qs->nsorted++] = (SortedGame){q->sort_key, number, job->input, job->index, q->out,
-                                                     q->positions, q->tags, q->strings};
+            qs->sorted[qs->nsorted++] = (SortedGame){t->sort_key, number, job->input, job->index, t->out,
+                                                     t->positions, t->tags, t->strings};
             /* the sorted game owns them now */
-            q->out = q->sort_key = q->positions = q->tags = q->strings = (CqlText){NULL, 0, 0};
+            t->out = t->sort_key = t->positions = t->tags = t->strings = (CqlText){NULL, 0, 0};
         } else if (r->on_match) {
             hand_over_match(e, i, number, job->input, job->index,
-                            (MatchTexts){&q->out, &q->positions, &q->tags, &q->strings});
+                            (MatchTexts){&t->out, &t->positions, &t->tags, &t->strings});
         }
     }
     if (limit_reached(e, i)) {

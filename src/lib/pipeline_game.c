@@ -1,8 +1,9 @@
 /*
  * src/lib/pipeline_game.c — one game of a run: its job (what searching it
- * with each query left, kept until it is handed over), a worker's
- * searchers (one per query, and the gate that reads the game once for all
- * of them), the sidecar asked about the game before it is parsed, and the
+ * with each query left, kept until it is handed over; texts only for the
+ * queries that left some), a worker's searchers (one per query, the search
+ * arena they share, and the gate that reads the game once for all of
+ * them), the sidecar asked about the game before it is parsed, and the
  * search itself. Used on the calling thread and on worker threads alike.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -43,9 +44,14 @@ void deliver_messages(CqlText *kept, CqlMessages *m)
 
 void worker_init(Worker *w, const CqlRun *r)
 {
+    memset(w, 0, sizeof *w);
     w->run = r;
     w->searchers = xcalloc((size_t)r->nqueries, sizeof *w->searchers);
-    for (int i = 0; i < r->nqueries; i++) w->searchers[i] = cql_searcher_new(r->queries[i]->query);
+    lib_shared_arena_init(&w->arena, r->nqueries);
+    for (int i = 0; i < r->nqueries; i++) {
+        w->searchers[i] = cql_searcher_new(r->queries[i]->query);
+        lib_searcher_share_arena(w->searchers[i], &w->arena);
+    }
     lib_gate_init(&w->gate, w->searchers, r->nqueries);
     w->active = xcalloc((size_t)r->nqueries, sizeof *w->active);
     w->game = cql_game_new();
@@ -63,8 +69,23 @@ void worker_free(Worker *w)
 {
     for (int i = 0; i < w->run->nqueries; i++) cql_searcher_free(w->searchers[i]);
     free(w->searchers);
+    lib_shared_arena_free(&w->arena);
     free(w->active);
+    cql_text_free(&w->printed);
     cql_game_free(w->game);
+}
+
+static void free_texts(QueryTexts *t)
+{
+    cql_text_free(&t->out);
+    cql_text_free(&t->printed);
+    cql_text_free(&t->error);
+    cql_text_free(&t->stop);
+    cql_text_free(&t->positions);
+    cql_text_free(&t->tags);
+    cql_text_free(&t->strings);
+    cql_text_free(&t->sort_key);
+    free(t);
 }
 
 void job_init(GameJob *job, int nqueries)
@@ -79,40 +100,64 @@ void job_free(GameJob *job)
 {
     cql_game_text_free(job->text);
     cql_text_free(&job->messages);
-    for (int i = 0; i < job->nqueries; i++) {
-        QueryJob *q = &job->queries[i];
-        cql_text_free(&q->out);
-        cql_text_free(&q->printed);
-        cql_text_free(&q->error);
-        cql_text_free(&q->stop);
-        cql_text_free(&q->positions);
-        cql_text_free(&q->tags);
-        cql_text_free(&q->strings);
-        cql_text_free(&q->sort_key);
-    }
+    for (int i = 0; i < job->texts_made; i++) free_texts(job->texts[i]);
+    free(job->texts);
     free(job->queries);
 }
 
+/* The texts of query job q of `job`, made empty when it has none. */
+static QueryTexts *job_texts(GameJob *job, QueryJob *q)
+{
+    if (q->texts) return q->texts;
+    if (job->ntexts == job->texts_made) {
+        if (job->texts_made == job->texts_cap) {
+            job->texts_cap = job->texts_cap ? 2 * job->texts_cap : 4;
+            job->texts = xrealloc(job->texts, (size_t)job->texts_cap * sizeof *job->texts);
+        }
+        job->texts[job->texts_made++] = xcalloc(1, sizeof(QueryTexts));
+    }
+    return q->texts = job->texts[job->ntexts++];
+}
+
+/* Moves what a search printed into *printed (the worker's) to query job
+ * q's texts. */
+static void keep_printed(GameJob *job, QueryJob *q, CqlText *printed)
+{
+    if (!printed->len) return;
+    QueryTexts *t = job_texts(job, q);
+    if (t->printed.len) {
+        cql_text_append(&t->printed, printed->data, printed->len);
+        cql_text_clear(printed);
+        return;
+    }
+    CqlText empty = t->printed;
+    t->printed = *printed;
+    *printed = empty;
+}
+
 /* Searches the game with query i, whose searcher is set for it. */
-static void search_with(Worker *w, int i, QueryJob *q)
+static void search_with(Worker *w, GameJob *job, int i)
 {
     CqlSearcher *s = w->searchers[i];
+    QueryJob *q = &job->queries[i];
     CqlGameResult found;
-    q->matched = cql_search(s, w->game, &found, &q->printed);
-    if (found.error) cql_text_printf(&q->error, "%s\n", found.error);
+    q->matched = cql_search(s, w->game, &found, &w->printed);
+    keep_printed(job, q, &w->printed);
+    if (found.error) cql_text_printf(&job_texts(job, q)->error, "%s\n", found.error);
     if (found.stopped) {
         q->stopped = true;
-        CqlMessages messages = {keep_message, &q->stop, 0, 0};
+        CqlMessages messages = {keep_message, &job_texts(job, q)->stop, 0, 0};
         cql_search_report_stop(s, w->game, &messages);
     }
     if (q->matched) {
-        cql_text_clear(&q->sort_key);
-        if (found.sort_key_len) cql_text_append(&q->sort_key, found.sort_key, found.sort_key_len);
+        QueryTexts *t = job_texts(job, q);
+        cql_text_clear(&t->sort_key);
+        if (found.sort_key_len) cql_text_append(&t->sort_key, found.sort_key, found.sort_key_len);
         if (w->run->match_positions) {   /* before the start's comment is joined to the game number's */
-            lib_matched_positions(s, w->game, &q->positions, &q->strings);
-            lib_match_tags(s, w->game, &q->tags, &q->strings);
+            lib_matched_positions(s, w->game, &t->positions, &t->strings);
+            lib_match_tags(s, w->game, &t->tags, &t->strings);
         }
-        cql_write_match(s, w->game, &q->out);
+        cql_write_match(s, w->game, &t->out);
     }
 }
 
@@ -137,8 +182,9 @@ bool ask_sidecar(Worker *w, GameJob *job, long number, const CqlGameText *t, con
         q->examined = in_gamenumber_range(cql_query_gamenumber(rq->query), number);
         w->active[i] = searches_game(r, i, number);
         q->indexed = w->active[i] && in->index ? indexed_search(rq->indexed, in, job->index, number, t, head,
-                                                                q->answer, w->searchers[i], w->game, &q->printed)
+                                                                q->answer, w->searchers[i], w->game, &w->printed)
                                                : INDEXED_TEXT;
+        keep_printed(job, q, &w->printed);
         w->active[i] &= q->indexed == INDEXED_TEXT;
         all &= !w->active[i];
     }
@@ -173,7 +219,7 @@ void forget_answers(GameJob *job, int input, long index)
     if (job->input == input && job->index == index) return;
     for (int i = 0; i < job->nqueries; i++) {
         QueryJob *q = &job->queries[i];
-        cql_text_clear(&q->printed);
+        if (q->texts) cql_text_clear(&q->texts->printed);
         q->indexed = INDEXED_TEXT;
         q->answer = INDEXED_UNASKED;
     }
@@ -193,7 +239,7 @@ void search_game(Worker *w, GameJob *job)
     job->pgn_error = st != CQL_GAME_OK;
     if (st == CQL_GAME_UNUSABLE) return;
     for (int i = 0; i < r->nqueries; i++)
-        if (w->active[i]) search_with(w, i, &job->queries[i]);
+        if (w->active[i]) search_with(w, job, i);
 }
 
 /* A slot keeps its buffers for the next game, but not after a large game:
@@ -211,12 +257,12 @@ static void release_large_buffers(GameJob *job)
         cql_game_text_free(job->text);
         job->text = cql_game_text_new();
     }
-    for (int i = 0; i < job->nqueries; i++) {
-        QueryJob *q = &job->queries[i];
-        if (q->out.cap > SLOT_KEEP_BYTES) cql_text_free(&q->out);
-        if (q->strings.cap > SLOT_KEEP_BYTES) cql_text_free(&q->strings);
-        if (q->positions.cap > SLOT_KEEP_BYTES) cql_text_free(&q->positions);
-        if (q->tags.cap > SLOT_KEEP_BYTES) cql_text_free(&q->tags);
+    for (int i = 0; i < job->texts_made; i++) {
+        QueryTexts *t = job->texts[i];
+        if (t->out.cap > SLOT_KEEP_BYTES) cql_text_free(&t->out);
+        if (t->strings.cap > SLOT_KEEP_BYTES) cql_text_free(&t->strings);
+        if (t->positions.cap > SLOT_KEEP_BYTES) cql_text_free(&t->positions);
+        if (t->tags.cap > SLOT_KEEP_BYTES) cql_text_free(&t->tags);
     }
 }
 
@@ -224,15 +270,20 @@ void job_clear(GameJob *job)
 {
     cql_text_clear(&job->messages);
     job->pgn_error = job->asked = false;
+    for (int i = 0; i < job->ntexts; i++) {
+        QueryTexts *t = job->texts[i];
+        cql_text_clear(&t->printed);
+        cql_text_clear(&t->error);
+        cql_text_clear(&t->stop);
+        cql_text_clear(&t->out);
+        cql_text_clear(&t->positions);
+        cql_text_clear(&t->tags);
+        cql_text_clear(&t->strings);
+    }
+    job->ntexts = 0;
     for (int i = 0; i < job->nqueries; i++) {
         QueryJob *q = &job->queries[i];
-        cql_text_clear(&q->printed);
-        cql_text_clear(&q->error);
-        cql_text_clear(&q->stop);
-        cql_text_clear(&q->out);
-        cql_text_clear(&q->positions);
-        cql_text_clear(&q->tags);
-        cql_text_clear(&q->strings);
+        q->texts = NULL;
         q->examined = q->matched = q->stopped = false;
         q->indexed = INDEXED_TEXT;
         q->answer = INDEXED_UNASKED;

@@ -28,8 +28,13 @@
 
 /* {==== one game (pipeline_game.c) ====================================== */
 
-/* What searching one game with one query of the run left. */
-typedef struct QueryJob {
+/* The texts searching one game with one query of the run left: made only
+ * for the queries that printed, matched, failed or stopped on the game
+ * (job_texts), so that a game's job holds a small QueryJob for each query
+ * of the run and texts for those that need them (a job of eight texts by
+ * query held 200 bytes by query and game in the ring: 80 KB by query and
+ * thread). */
+typedef struct QueryTexts {
     CqlText out;         /* PGN of the game when it matched */
     CqlText printed;     /* what `message` filters printed */
     CqlText error;       /* a runtime error that stops the query (cql_search) */
@@ -38,6 +43,11 @@ typedef struct QueryJob {
     CqlText tags;        /* and its tags (lib_match_tags) */
     CqlText strings;     /* and their texts */
     CqlText sort_key;    /* a matching game's, when the query sorts (CqlGameResult.sort_key) */
+} QueryTexts;
+
+/* What searching one game with one query of the run left. */
+typedef struct QueryJob {
+    QueryTexts *texts;   /* NULL: none (nothing printed, no match, no error, no stop) */
     bool examined;       /* inside the query's gamenumber range */
     IndexedOutcome indexed;  /* what its input's sidecar made of it for this query (lib/indexed.h) */
     IndexedAnswer answer;    /* what the sidecar's condition said of it, asked before it was read
@@ -55,12 +65,17 @@ typedef struct GameJob {
     size_t text_bytes;   /* length of the game's text when it was read */
     QueryJob *queries;   /* one per query of the run */
     int nqueries;
+    QueryTexts **texts;  /* the queries' texts: [0, ntexts) handed out since the job was cleared, the
+                            rest kept for the next game (job_texts) */
+    int ntexts, texts_made, texts_cap;
     bool asked;          /* its input's sidecar was asked about it before it was read (skip_game) */
 } GameJob;
 
 typedef struct Worker {
     const CqlRun *run;
     CqlSearcher **searchers;   /* one per query */
+    LibSharedArena arena;      /* the search arena they share (lib_int.h) */
+    CqlText printed;           /* what a search printed, until it is moved into its job's texts */
     LibGate gate;              /* the game read once for all of them */
     bool *active;              /* for the current game: the queries that search it */
     CqlGame *game;             /* the current game's tree, replaced by the next */

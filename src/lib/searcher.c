@@ -18,15 +18,49 @@ CqlSearcher *cql_searcher_new(const CqlQuery *q)
     CqlSearcher *s = xcalloc(1, sizeof *s);
     s->query = q;
     s->eval = eval_new(q->query, &q->search.eval);
-    arena_init_growing(&s->arena, GAME_ARENA_FIRST, GAME_ARENA_MAX);
+    arena_init_growing(&s->own_arena, GAME_ARENA_FIRST, GAME_ARENA_MAX);
     return s;
+}
+
+void lib_shared_arena_init(LibSharedArena *sh, int sharers)
+{
+    arena_init_growing(&sh->arena, GAME_ARENA_FIRST, GAME_ARENA_MAX);
+    sh->sharers = sharers;
+    sh->searches = 0;
+}
+
+void lib_shared_arena_free(LibSharedArena *sh)
+{
+    arena_free(&sh->arena);
+}
+
+void lib_searcher_share_arena(CqlSearcher *s, LibSharedArena *sh)
+{
+    arena_free(&s->own_arena);
+    s->shared = sh;
+}
+
+Arena *lib_search_begins(CqlSearcher *s)
+{
+    LibSharedArena *sh = s->shared;
+    if (!sh) {
+        arena_reset(&s->own_arena);
+        return &s->own_arena;
+    }
+    if (++sh->searches >= sh->sharers) {
+        sh->searches = 0;
+        arena_reset(&sh->arena);
+    } else {
+        arena_rewind(&sh->arena);
+    }
+    return &sh->arena;
 }
 
 void cql_searcher_free(CqlSearcher *s)
 {
     if (!s) return;
     eval_free(s->eval);
-    arena_free(&s->arena);
+    arena_free(&s->own_arena);
     sb_free(&s->sort_key);
     tag_watch_free(&s->tags);
     free(s);
@@ -34,7 +68,7 @@ void cql_searcher_free(CqlSearcher *s)
 
 bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText *printed)
 {
-    arena_reset(&s->arena);
+    Arena *arena = lib_search_begins(s);
     if (search_examines(&s->query->search, &g->game)) search_watch_tags(&s->query->search, &g->game, &s->tags);
     bool verdict = s->verdict_game == g && s->verdict_parse == g->parses;   /* lib_parse_for's, for g */
     bool matched = false;
@@ -44,7 +78,7 @@ bool cql_search(CqlSearcher *s, const CqlGame *g, CqlGameResult *found, CqlText 
         memset(&s->found, 0, sizeof s->found);
     } else {
         StrBuf sb = printed ? lib_text_in(printed) : (StrBuf)SB_INIT;
-        matched = search_matches(&s->query->search, s->eval, &g->game, verdict && s->tags_held, &s->arena,
+        matched = search_matches(&s->query->search, s->eval, &g->game, verdict && s->tags_held, arena,
                                  &s->found, printed ? &sb : NULL);
         if (printed) lib_text_out(printed, &sb);
     }
@@ -101,7 +135,7 @@ bool cql_position_matched(const CqlSearcher *s, int id)
 void cql_write_match(CqlSearcher *s, const CqlGame *g, CqlText *out)
 {
     StrBuf sb = lib_text_in(out);
-    search_write_game(&s->query->search, &g->game, &s->found, &s->arena, &sb);
+    search_write_game(&s->query->search, &g->game, &s->found, lib_search_arena(s), &sb);
     lib_text_out(out, &sb);
 }
 
