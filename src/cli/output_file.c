@@ -34,6 +34,16 @@
  * output thread, the blocks of its pool. */
 enum { OUTPUT_BUFFER = OUTPUT_BLOCK };
 
+/* The outputs' buffers held at a time, all outputs together: a run of
+ * many queries has an output for each (2,000 queries whose outputs held
+ * about 190 KB of matches each kept 333 MB, most of it matches waiting in
+ * their buffers). Past BUFFERS_HELD_MAX, an output gives its buffer up once
+ * a write into it is done: its matches are written (or queued) at once, in
+ * smaller writes. Every output is written from the one thread that hands
+ * the games over. */
+enum { BUFFERS_HELD_MAX = 64 };   /* 16 MB of buffers */
+static int buffers_held;
+
 /* Kept texts (output_write_kept) fewer bytes than this are copied into the
  * buffer rather than written apart: a batch of one game on one thread.
  * More, in a batch not held for the output thread, are written on the
@@ -411,6 +421,19 @@ static bool write_all(OutputFile *o, const char *p, size_t n)
     return !o->error;
 }
 
+/* Room in o->kept for the buffer and `need` kept texts: grown as needed up
+ * to KEPT_MAX, since a run of many queries has an output each (room for
+ * KEPT_MAX from the first was 16 KB an output). */
+static void kept_room(OutputFile *o, int need)
+{
+    if (o->kept && need <= o->kept_cap) return;
+    int cap = o->kept_cap ? 2 * o->kept_cap : 8;
+    while (cap < need) cap *= 2;
+    if (cap > KEPT_MAX) cap = KEPT_MAX;
+    o->kept = cli_realloc(o->kept, (size_t)(cap + 1) * sizeof *o->kept);   /* + 1: the buffer */
+    o->kept_cap = cap;
+}
+
 /* Writes the buffer, then the kept texts, with as few system calls as the
  * kernel takes them in. kept[0] is left free for the buffer. */
 static bool write_gathered(OutputFile *o)
@@ -433,7 +456,7 @@ static bool write_gathered(OutputFile *o)
  * the buffer goes with them (the next copy takes another block). */
 static void hand_over(OutputFile *o, bool wake)
 {
-    if (!o->kept) o->kept = cli_malloc((KEPT_MAX + 1) * sizeof *o->kept);   /* + 1: the buffer */
+    kept_room(o, 0);
     struct iovec *v = o->kept + 1;
     int n = o->nkept;
     char *block = NULL;
@@ -442,6 +465,7 @@ static void hand_over(OutputFile *o, bool wake)
         n++;
         block = o->buffer;
         o->buffer = NULL;
+        buffers_held--;
     }
     if (n) output_thread_write(o->thread, o->fd, &o->error, v, n, block, wake);
     o->used = 0;
@@ -455,6 +479,40 @@ static bool flush(OutputFile *o)
     if (!o->buffer) return !o->error;
     bool ok = write_all(o, o->buffer, o->used);
     o->used = 0;
+    return ok;
+}
+
+/* The output's buffer, taken when it has none (counted in buffers_held). */
+static char *take_buffer(OutputFile *o)
+{
+    if (!o->buffer) {
+        o->buffer = o->thread ? output_thread_block(o->thread) : cli_malloc(OUTPUT_BUFFER);
+        buffers_held++;
+    }
+    return o->buffer;
+}
+
+/* Frees the output's buffer (given to the output thread instead by
+ * hand_over). */
+static void drop_buffer(OutputFile *o)
+{
+    if (!o->buffer) return;
+    free(o->buffer);
+    o->buffer = NULL;
+    buffers_held--;
+}
+
+/* Past the outputs' budget of buffers, this one's bytes go now and its
+ * buffer with them. */
+static bool keep_to_budget(OutputFile *o)
+{
+    if (buffers_held <= BUFFERS_HELD_MAX || !o->buffer) return !o->error;
+    if (o->thread) {
+        hand_over(o, true);
+        return !o->error;
+    }
+    bool ok = flush(o);
+    drop_buffer(o);
     return ok;
 }
 
@@ -485,8 +543,8 @@ bool output_would_hold(const OutputFile *o)
 bool output_write_kept(OutputFile *o, const void *data, size_t len)
 {
     if (o->error) return false;
-    if (!o->kept) o->kept = cli_malloc((KEPT_MAX + 1) * sizeof *o->kept);   /* + 1: the buffer */
     if (o->nkept == KEPT_MAX && !output_release(o, false)) return false;
+    kept_room(o, o->nkept + 1);
     o->kept[1 + o->nkept++] = (struct iovec){(void *)(uintptr_t)data, len};
     o->kept_bytes += len;
     return true;
@@ -523,11 +581,11 @@ bool output_write(OutputFile *o, const void *data, size_t len)
     const char *p = data;
     for (;;) {
         /* taken at the first match (many queries match little), or after a hand-over */
-        if (!o->buffer) o->buffer = o->thread ? output_thread_block(o->thread) : cli_malloc(OUTPUT_BUFFER);
+        take_buffer(o);
         size_t part = len < OUTPUT_BUFFER - o->used ? len : OUTPUT_BUFFER - o->used;
         memcpy(o->buffer + o->used, p, part);
         o->used += part;
-        if (part == len) return true;
+        if (part == len) return keep_to_budget(o);
         p += part;   /* a full block goes to the output thread */
         len -= part;
         hand_over(o, true);
@@ -559,7 +617,7 @@ const char *output_display_name(const OutputFile *o)
  * and the message names it). */
 static int copy_into_place(OutputFile *o, CqlMessages *m, bool *damaged)
 {
-    if (!o->buffer) o->buffer = cli_malloc(OUTPUT_BUFFER);
+    take_buffer(o);
     int out = open(o->name, O_WRONLY | O_CREAT, 0666);   /* through a dangling link: created */
     int in = open(o->tmp_name, O_RDONLY);
     struct stat old, new;
@@ -623,9 +681,10 @@ int output_close(OutputFile *o, bool ok, CqlMessages *m)
     }
     free(o->tmp_name);
     free(o->final_name);
-    free(o->buffer);
+    drop_buffer(o);
     free(o->kept);
     o->kept = NULL;
-    o->tmp_name = o->final_name = o->buffer = NULL;
+    o->kept_cap = 0;
+    o->tmp_name = o->final_name = NULL;
     return ok ? 0 : -1;
 }

@@ -47,7 +47,7 @@ typedef struct OutputFile {
     char *buffer;
     size_t used;
     struct iovec *kept;     /* texts of output_write_kept, written after the buffer */
-    int nkept;
+    int nkept, kept_cap;    /* kept texts, and the room for them (the buffer's place besides) */
     size_t kept_bytes;
     OutputThread *thread;   /* the thread that writes it, or NULL: written here */
     atomic_int error;       /* errno of the first failed write, 0 while all is well */
