@@ -251,6 +251,13 @@ void search_game(Worker *w, GameJob *job)
  * most a few MB. */
 enum { SLOT_KEEP_BYTES = 4 * 1024 };
 
+/* And it keeps the texts of at most this many queries: a run of many
+ * queries that each match often would else keep, in each of the ring's
+ * few hundred jobs, texts for every query that ever matched one of its
+ * games (2,000 queries over the 2,000 engine games, about 100 matching
+ * each game: some 170 MB on 2 threads). */
+enum { JOB_KEEP_TEXTS = 8 };
+
 static void release_large_buffers(GameJob *job)
 {
     if (cql_game_text_size(job->text) > SLOT_KEEP_BYTES) {
@@ -264,6 +271,8 @@ static void release_large_buffers(GameJob *job)
         if (t->positions.cap > SLOT_KEEP_BYTES) cql_text_free(&t->positions);
         if (t->tags.cap > SLOT_KEEP_BYTES) cql_text_free(&t->tags);
     }
+    for (; job->texts_made > JOB_KEEP_TEXTS && job->texts_made > job->ntexts; job->texts_made--)
+        free_texts(job->texts[job->texts_made - 1]);
 }
 
 void job_clear(GameJob *job)
