@@ -257,7 +257,8 @@ typedef struct Slot {
     bool held;              /* held by the caller (cql_run_hold_batch), on the main thread */
     bool released;          /* and released (under the ring's lock: the release may come
                                before the main thread has made it HELD) */
-    size_t bytes;           /* input it holds, for the ring's budget */
+    size_t bytes;           /* input it holds, and once searched the texts its searches left: for
+                               the ring's budget (RING_TEXT_BUDGET) */
     SlotState state;
     int nqueries;           /* of the run: each game job's */
 } Slot;

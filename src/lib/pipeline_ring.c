@@ -16,9 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Game text the ring may hold before the reader waits for games to be
- * handed over (one slot is always let in, however long): with a few huge
- * games memory stays near this, not the slot count times the size of a game. */
+/* Text the ring may hold before the reader waits for games to be handed
+ * over (one slot is always let in, however long): the games' input, and
+ * once a slot is searched the texts its searches left (matches, messages).
+ * With a few huge games, or many queries that each match (2,000 in one
+ * pass), memory stays near this, not the slot count times what a slot
+ * holds. */
 #define RING_TEXT_BUDGET ((size_t)32 << 20)
 
 static Slot *ring_slot(const Ring *p, long seq)
@@ -129,10 +132,14 @@ static void number_split_slots(Ring *p)
     }
 }
 
-static void search_slot(Worker *w, const Ring *p, Slot *s)
+/* Searches the slot's games; returns the bytes of the texts the searches
+ * left (the matches' PGN and what `message` printed), which wait in the
+ * ring until the slot is handed over. */
+static size_t search_slot(Worker *w, const Ring *p, Slot *s)
 {
+    size_t left = 0;
     for (size_t i = 0; i < s->ngames; i++) {
-        if (atomic_load_explicit(&p->run->cancelled, memory_order_relaxed)) return;   /* never handed over */
+        if (atomic_load_explicit(&p->run->cancelled, memory_order_relaxed)) break;   /* never handed over */
         GameJob *job = &s->games[i];
         if (job->asked) continue;   /* settled before it was read (skip_game) */
         if (!s->numbered) {
@@ -142,7 +149,19 @@ static void search_slot(Worker *w, const Ring *p, Slot *s)
             job->index = number - s->input_base;
         }
         search_game(w, job);
+        for (int t = 0; t < job->ntexts; t++) left += job->texts[t]->out.len + job->texts[t]->printed.len;
     }
+    return left;
+}
+
+/* May a worker search the next numbered slot (the caller holds the lock)?
+ * Not while the ring holds more than its budget of text, unless that slot
+ * is the next to be handed over: what a search leaves waits in the ring
+ * until then (a run of many queries that each match: 2,000 queries over
+ * 600 engine games left about 9 MB a slot of 64 KB of input). */
+static bool may_search(const Ring *p)
+{
+    return p->text_in_ring < RING_TEXT_BUDGET || p->next_search == p->next_emit;
 }
 
 /* Is it worth waking the main thread (the caller holds the lock and has
@@ -161,7 +180,7 @@ static bool worth_waking(const Ring *p)
     long done = 0;
     while (p->next_emit + done < p->next_read && ring_slot(p, p->next_emit + done)->state == SLOT_DONE) done++;
     if (done == 0) return false;
-    bool workers_idle = p->next_search == p->next_numbered && p->next_take == p->next_read;
+    bool workers_idle = (p->next_search == p->next_numbered || !may_search(p)) && p->next_take == p->next_read;
     return done >= p->wake_batch || p->next_emit + done == p->next_read || workers_idle;
 }
 
@@ -273,13 +292,17 @@ static void *worker_main(void *arg)
     worker_init(&w, p->run);
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        if (p->next_search < p->next_numbered) {
+        if (p->next_search < p->next_numbered && may_search(p)) {
             Slot *s = ring_slot(p, p->next_search++);
             if (s->state != SLOT_NUMBERED) continue;   /* cancelled */
             s->state = SLOT_SEARCHING;
             pthread_mutex_unlock(&p->mu);
-            search_slot(&w, p, s);
+            size_t left = search_slot(&w, p, s);
             pthread_mutex_lock(&p->mu);
+            /* in the ring's budget with its input, until handed over: a
+             * run of many queries can leave far more output than input */
+            s->bytes += left;
+            p->text_in_ring += left;
             s->state = SLOT_DONE;
             if (worth_waking(p)) pthread_cond_signal(&p->work_done);
         } else if (p->next_take < p->next_read) {
@@ -295,6 +318,9 @@ static void *worker_main(void *arg)
         } else if (p->done) {
             break;
         } else {
+            /* the budget may hold the searches back until the head is handed over */
+            if (p->next_emit < p->next_read && ring_slot(p, p->next_emit)->state == SLOT_DONE)
+                pthread_cond_signal(&p->work_done);
             p->idle_workers++;
             pthread_cond_wait(&p->work_ready, &p->mu);
             p->idle_workers--;
@@ -442,6 +468,8 @@ long run_threads(Emitter *e, long threads)
             }
             p.next_emit++;
             wake_reader(&p);   /* room in the ring, and in its text budget */
+            if (p.idle_workers > 0 && p.next_search < p.next_numbered && may_search(&p))
+                pthread_cond_broadcast(&p.work_ready);   /* searches the budget held back */
             continue;
         }
         if (main_reads(&p) && read_tail(&p, reading, true)) continue;
