@@ -108,7 +108,7 @@ void eval_game(Evaluator *ev, const Game *g, const Node *body, Arena *arena, Gam
  * the tree but the current position (filter_tree_reads_one_position). g
  * gives the tags, the result, the number, and in node_count more than the
  * largest position id. *out says which positions matched, but holds no
- * notes. */
+ * notes (out->notes is NULL). */
 void eval_positions_begin(Evaluator *ev, const Game *g, Arena *arena, GameSearch *out, StrBuf *messages);
 bool eval_positions_at(Evaluator *ev, const GameNode *n);
 /* Whether every later position is answered as the last was, nothing else

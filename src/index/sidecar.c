@@ -824,7 +824,9 @@ static bool read_game_head(const Sidecar *s, const SidecarGame *sg, long number,
     g->arena = a;
     uint64_t ntags = bytes_get_varint(&c);
     if (ntags > cursor_left(&c) / 2) return false;
-    g->tags = ARENA_ARRAY(a, Tag, ntags ? (size_t)ntags : 1);
+    /* not zeroed (a string of `rep stos` where it was inlined: 1% of a
+     * search's CPU): each tag's fields are all set below */
+    g->tags = arena_alloc(a, sizeof(Tag) * (ntags ? (size_t)ntags : 1));
     for (uint64_t i = 0; i < ntags && !c.bad; i++) {
         Tag *t = &g->tags[g->tag_count++];
         t->name = string_at(s, &c);
