@@ -7,8 +7,8 @@
 # again after an overrun), many small inputs (some compressed), `-part
 # K/N`, a sidecar that rules games out, `-limit`, a game-number range, a
 # failed assert that stops the run, standard input and a FIFO, junk
-# between games with its messages; the matches written to a file (their
-# batches held by the output thread).
+# between games with its messages, a small budget of text for the ring;
+# the matches written to a file (their batches held by the output thread).
 # Usage: sh tests/run-reading.sh build/MODE
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
@@ -84,6 +84,19 @@ same "a sidecar, then chunks" -i "$T/engine.pgn" "$T/check.cql"
 same "a sidecar, then another input" -i "$T/engine.pgn" -i "$T/mixed.pgn" -i "$T/engine.pgn" "$T/ka1.cql"
 same "a sidecar, -limit" -limit 5 -i "$T/engine.pgn" "$T/ka1.cql"
 same "no sidecar" -i "$T/engine-copy.pgn" -limit 300 "$T/check.cql"
+
+# the ring's budget of text made small (CQL_RING_BYTES, the setting
+# ringbytes): reading ahead, and searching past the slot to be handed over
+# next, wait on what the ring holds (the input, then the matches)
+for ring in 1 20000; do
+    export CQL_RING_BYTES=$ring
+    same "ring budget $ring, overruns and junk" -i "$T/mixed.pgn" "$T/true.cql"
+    same "ring budget $ring, check" -i "$T/mixed.pgn" "$T/check.cql"
+    same "ring budget $ring, -limit" -limit 40 -i "$T/mixed.pgn" "$T/true.cql"
+    same "ring budget $ring, a failed assert stops the run" -i "$T/mixed.pgn" "$T/stops.cql"
+    same "ring budget $ring, a sidecar, then chunks" -i "$T/engine.pgn" "$T/check.cql"
+    unset CQL_RING_BYTES
+done
 
 # standard input and a FIFO, against one thread reading the same
 mkfifo "$T/fifo"

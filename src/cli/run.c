@@ -82,13 +82,17 @@ typedef struct Run {
 
 /* {==== the query ============================================================ */
 
-/* The size of the pieces worker threads split the input into, from the
- * environment variable CQL_CHUNK_BYTES when set: tests make it small, so
- * that small files are cut in many places (the setting chunkbytes). */
-static void chunk_bytes_for_tests(CqlSettings *s)
+/* The size of the pieces worker threads split the input into, and the
+ * text their ring holds, from the environment variables CQL_CHUNK_BYTES
+ * and CQL_RING_BYTES when set: tests make them small, so that small files
+ * are cut in many places and reading and searching ahead wait on the
+ * budget (the settings chunkbytes and ringbytes). */
+static void sizes_for_tests(CqlSettings *s)
 {
     const char *v = getenv("CQL_CHUNK_BYTES");
     if (v) cql_settings_set_number(s, "chunkbytes", (long long)strtoull(v, NULL, 10));
+    v = getenv("CQL_RING_BYTES");
+    if (v) cql_settings_set_number(s, "ringbytes", (long long)strtoull(v, NULL, 10));
 }
 
 /* Adds the filter of option `option` to s when `on`, its $1 ... standing
@@ -190,7 +194,7 @@ static ExitCode compile_query(Run *r, QueryRun *qr, int filters)
     const CliOptions *o = r->o;
     CqlSettings *s = o->settings;   /* the command line's side of the search */
     cql_settings_set_text(s, "queryfile", qr->file && strcmp(qr->file, "-") != 0 ? qr->file : NULL);
-    chunk_bytes_for_tests(s);
+    sizes_for_tests(s);
     CqlCompileStage stage = o->dump_orbit || o->translate ? CQL_COMPILE_PARSE
                             : o->parse || o->to_ascii || o->to_unicode || o->to_html ? CQL_COMPILE_EXPAND
                             : CQL_COMPILE_RUN;

@@ -258,7 +258,7 @@ typedef struct Slot {
     bool released;          /* and released (under the ring's lock: the release may come
                                before the main thread has made it HELD) */
     size_t bytes;           /* input it holds, and once searched the texts its searches left: for
-                               the ring's budget (RING_TEXT_BUDGET) */
+                               the ring's budget (Ring.text_budget) */
     SlotState state;
     int nqueries;           /* of the run: each game job's */
 } Slot;
@@ -298,7 +298,8 @@ typedef struct Ring {
                                     (read_again): nobody takes the role meanwhile */
     bool input_left;             /* the inputs did not end (nor the run stop) */
     ReadNext read_next;          /* what the next read takes (read_slot's *next) */
-    size_t text_in_ring;         /* input read and not yet handed over (RING_TEXT_BUDGET) */
+    size_t text_in_ring;         /* input read and not yet handed over, and what its searches left */
+    size_t text_budget;          /* the most it may hold (RING_TEXT_BUDGET, the setting ringbytes) */
     long idle_workers;           /* workers waiting on work_ready */
     bool done;
     long held;                   /* slots HELD less those released (for a while -1: a

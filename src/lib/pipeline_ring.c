@@ -22,7 +22,7 @@
  * With a few huge games, or many queries that each match (2,000 in one
  * pass), memory stays near this, not the slot count times what a slot
  * holds. */
-#define RING_TEXT_BUDGET ((size_t)32 << 20)
+#define RING_TEXT_BUDGET ((size_t)32 << 20)   /* the setting ringbytes, when not set */
 
 static Slot *ring_slot(const Ring *p, long seq)
 {
@@ -161,7 +161,7 @@ static size_t search_slot(Worker *w, const Ring *p, Slot *s)
  * 600 engine games left about 9 MB a slot of 64 KB of input). */
 static bool may_search(const Ring *p)
 {
-    return p->text_in_ring < RING_TEXT_BUDGET || p->next_search == p->next_emit;
+    return p->text_in_ring < p->text_budget || p->next_search == p->next_emit;
 }
 
 /* Is it worth waking the main thread (the caller holds the lock and has
@@ -229,7 +229,7 @@ static bool may_read(const Ring *p)
     const Slot *tail = ring_slot(p, p->next_read);
     bool empty = tail->state == SLOT_EMPTY || (tail->state == SLOT_HELD && tail->released);
     return empty && p->next_read - p->next_emit < p->nslots &&
-           (p->text_in_ring < RING_TEXT_BUDGET || p->next_read == p->next_emit);
+           (p->text_in_ring < p->text_budget || p->next_read == p->next_emit);
 }
 
 /* Something that may let the next read start changed (the caller holds the
@@ -400,6 +400,7 @@ long run_threads(Emitter *e, long threads)
     pthread_cond_init(&p.work_done, NULL);
     p.run = e->run;
     p.emitter = e;
+    p.text_budget = e->run->settings.ring_bytes ? (size_t)e->run->settings.ring_bytes : RING_TEXT_BUDGET;
     e->run->ring = &p;
     p.tags = e->tags;
     for (int i = 0; i < e->run->ninputs; i++) p.ranged |= e->run->inputs[i].ranged;
