@@ -318,8 +318,9 @@ static void *worker_main(void *arg)
         } else if (p->done) {
             break;
         } else {
-            /* the budget may hold the searches back until the head is handed over */
-            if (p->next_emit < p->next_read && ring_slot(p, p->next_emit)->state == SLOT_DONE)
+            /* the budget holds the searches back until the head is handed over */
+            if (p->next_search < p->next_numbered && !may_search(p) && p->next_emit < p->next_read &&
+                ring_slot(p, p->next_emit)->state == SLOT_DONE)
                 pthread_cond_signal(&p->work_done);
             p->idle_workers++;
             pthread_cond_wait(&p->work_ready, &p->mu);
