@@ -95,6 +95,8 @@ static void split_chunk(Slot *s)
 }
 
 static void wake_reader(Ring *p);
+static bool main_reads(const Ring *p);
+static bool may_read(const Ring *p);
 
 /* Gives the slots split so far their place in the numbering of the inputs'
  * games, in slot order: up to the first one not split yet. After a slot
@@ -180,8 +182,16 @@ static bool worth_waking(const Ring *p)
     long done = 0;
     while (p->next_emit + done < p->next_read && ring_slot(p, p->next_emit + done)->state == SLOT_DONE) done++;
     if (done == 0) return false;
-    bool workers_idle = (p->next_search == p->next_numbered || !may_search(p)) && p->next_take == p->next_read;
-    return done >= p->wake_batch || p->next_emit + done == p->next_read || workers_idle;
+    if (done >= p->wake_batch) return true;
+    /* the workers run out of work unless the main thread reads, or hands
+     * slots over to make room for their own reading, or ends the run; not
+     * while they can read on themselves (a wake-up then, at nearly every
+     * slot: `check` on 2 threads over the 40,000 engine games, 467 waits
+     * of the main thread and 710-770 switches, against 345-426 switches
+     * and its share of the CPU 3.6% to 2.5%) */
+    bool no_work = (p->next_search == p->next_numbered || !may_search(p)) && p->next_take == p->next_read;
+    bool all_done = p->next_emit + done == p->next_read;
+    return (no_work || all_done) && (main_reads(p) || !may_read(p));
 }
 
 /* On any thread: the reader empties the slot when it comes to it, and is
