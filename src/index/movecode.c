@@ -181,6 +181,13 @@ static bool code_move_fits(const Position *pos, Move m)
            rank_of(to) == (us == WHITE ? 7 : 0);
 }
 
+/* Whether m, a move a walk readied (ready_next_move), can be made in pos
+ * (normal_code_fits, code_move_fits). */
+static inline bool readied_move_fits(const Position *pos, Move m)
+{
+    return move_kind(m) == MK_NORMAL ? normal_code_fits(pos, move_from(m), move_to(m)) : code_move_fits(pos, m);
+}
+
 /* The move of code c, a move (no variation mark), made from pos; false
  * when it cannot be made there (code_move_fits). Inline: both callers
  * call it at every move. */
@@ -345,8 +352,7 @@ inline const GameNode *movecode_walk_next(MovecodeWalk *w)
         /* the move ready_next_move readied, checked (code_to_move's
          * checks) and made in place */
         Move m = w->move;
-        if (move_kind(m) == MK_NORMAL ? !normal_code_fits(&here->pos, move_from(m), move_to(m))
-                                      : !code_move_fits(&here->pos, m)) {
+        if (!readied_move_fits(&here->pos, m)) {
             w->bad = true;
             return NULL;
         }
@@ -379,8 +385,7 @@ inline long movecode_walk_pass(MovecodeWalk *w, long count)
     Move last = MOVE_NONE;
     while (w->ply - first_ply < count && w->next < w->ncodes) {
         Move m = w->move;
-        if (move_kind(m) == MK_NORMAL ? !normal_code_fits(&here->pos, move_from(m), move_to(m))
-                                      : !code_move_fits(&here->pos, m)) {
+        if (!readied_move_fits(&here->pos, m)) {
             w->bad = true;
             break;
         }
