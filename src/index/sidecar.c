@@ -591,16 +591,15 @@ bool sidecar_build(const char *pgn_path, SidecarWriteFn write, void *ctx, Sideca
 /* }==== */
 /* {==== reading ================================================================ */
 
-/* The regular file at path opened for reading; NULL (errno) when it
- * cannot be, or is no regular file (EINVAL): a FIFO or a terminal is not
- * waited on, as opening or reading one for a sidecar would (a name for
- * the run's own standard output would wait for ever). */
-static FILE *open_regular(const char *path)
+/* The regular file at path opened for reading, its status in *st; NULL
+ * (errno) when it cannot be, or is no regular file (EINVAL): a FIFO or a
+ * terminal is not waited on, as opening or reading one for a sidecar would
+ * (a name for the run's own standard output would wait for ever). */
+static FILE *open_regular(const char *path, struct stat *st)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0) return NULL;
-    struct stat st;
-    int err = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+    int err = fstat(fd, st) != 0 ? errno : !S_ISREG(st->st_mode) ? EINVAL : 0;
     if (err) {
         close(fd);
         errno = err;
@@ -614,7 +613,8 @@ static FILE *open_regular(const char *path)
 
 bool sidecar_is_sidecar(const char *path)
 {
-    FILE *fp = open_regular(path);
+    struct stat st;
+    FILE *fp = open_regular(path, &st);
     if (!fp) return false;
     char magic[SIDECAR_MAGIC_LEN];
     bool is = fread(magic, 1, sizeof magic, fp) == sizeof magic && memcmp(magic, SIDECAR_MAGIC, sizeof magic) == 0;
@@ -658,18 +658,13 @@ static unsigned char *sidecar_memory(size_t n)
 /* Reads the whole file at path into s->data; errno when it cannot. */
 static bool read_whole(Sidecar *s, const char *path)
 {
-    FILE *fp = open_regular(path);
-    if (!fp) return false;
     struct stat st;
-    bool ok = fstat(fileno(fp), &st) == 0;
-    if (ok) {
-        s->len = (size_t)st.st_size;
-        s->data = sidecar_memory(s->len);
-        ok = fread(s->data, 1, s->len, fp) == s->len;
-        if (!ok && !errno) errno = EIO;
-    } else if (!errno) {
-        errno = EINVAL;
-    }
+    FILE *fp = open_regular(path, &st);
+    if (!fp) return false;
+    s->len = (size_t)st.st_size;
+    s->data = sidecar_memory(s->len);
+    bool ok = fread(s->data, 1, s->len, fp) == s->len;
+    if (!ok && !errno) errno = EIO;
     fclose(fp);
     return ok;
 }
