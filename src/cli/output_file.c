@@ -37,10 +37,10 @@ enum { OUTPUT_BUFFER = OUTPUT_BLOCK };
 /* The outputs' buffers held at a time, all outputs together: a run of
  * many queries has an output for each (2,000 queries whose outputs held
  * about 190 KB of matches each kept 333 MB, most of it matches waiting in
- * their buffers). Past BUFFERS_HELD_MAX, an output's bytes go once a write
- * into it is done (keep_to_budget): in smaller writes, with less waiting
- * in memory. Every output is written from the one thread that hands the
- * games over. */
+ * their buffers). Past BUFFERS_HELD_MAX, an output's bytes go once they
+ * fill BUFFER_PAST_BUDGET (keep_to_budget): in smaller writes, with less
+ * waiting in memory. Every output is written from the one thread that
+ * hands the games over. */
 enum { BUFFERS_HELD_MAX = 64,     /* 16 MB of buffers */
        BUFFER_PAST_BUDGET = 16 * 1024 };   /* what an output's buffer holds at most past them */
 static int buffers_held;
@@ -483,14 +483,12 @@ static bool flush(OutputFile *o)
     return ok;
 }
 
-/* The output's buffer, taken when it has none (counted in buffers_held). */
-static char *take_buffer(OutputFile *o)
+/* Gives the output a buffer when it has none (counted in buffers_held). */
+static void take_buffer(OutputFile *o)
 {
-    if (!o->buffer) {
-        o->buffer = o->thread ? output_thread_block(o->thread) : cli_malloc(OUTPUT_BUFFER);
-        buffers_held++;
-    }
-    return o->buffer;
+    if (o->buffer) return;
+    o->buffer = o->thread ? output_thread_block(o->thread) : cli_malloc(OUTPUT_BUFFER);
+    buffers_held++;
 }
 
 /* Frees the output's buffer (given to the output thread instead by
