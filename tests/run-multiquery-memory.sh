@@ -13,8 +13,10 @@
 # variations, stay under bounds that the code before exceeded
 # (docs/performance.md). Last, 600 queries that each match many games on
 # 1, 2 and 3 threads: each output its query's alone (past 64 outputs
-# holding a buffer, each writes its bytes at once), and the peak RSS on
-# one thread under a bound the code before exceeded.
+# holding a buffer, each writes its bytes at once), and the peak RSS under
+# bounds the code before exceeded: on one thread, and on 2 and 3, where
+# the slots held for the output thread count in the ring's budget until
+# released.
 # Usage: sh tests/run-multiquery-memory.sh build/MODE
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
@@ -190,9 +192,13 @@ esac
 # match many games (30 copies each of three, 200 outputs of each) over 600
 # engine games, on 1, 2 and 3 threads: past 64 outputs holding a buffer,
 # an output writes (or hands to the output thread) its bytes once a write
-# is done, and what the searches left counts in the ring's budget. Each
-# output is its query's alone; on one thread the peak RSS stays under 50
-# MB (89 MB when every output kept a buffer of 256 KB until full).
+# is done, and what the searches left counts in the ring's budget, until
+# the output thread has written it and released its slot, whose texts go
+# then. Each output is its query's alone; the peak RSS stays under 50 MB
+# on one thread (89 MB when every output kept a buffer of 256 KB until
+# full), under 100 MB on 2 threads and 130 MB on 3 (74-87 MB and 100-110
+# MB; 125 MB and 157 MB when a slot held for the output thread left the
+# budget at its hand-over and kept its texts until read into again).
 mkdir "$T/busy" "$T/busy-one"
 TIME_KB=
 [ -x /usr/bin/time ] && TIME_KB="/usr/bin/time -f %M -o $T/busy-kb"
@@ -222,8 +228,9 @@ for threads in 1 2 3; do
     *asan* | *ubsan* | *tsan* | *debug* | *coverage*) ;;
     *)
         kb=$(tail -n 1 "$T/busy-kb")
-        if [ "$threads" -eq 1 ] && [ -n "$TIME_KB" ]; then
-            [ "$kb" -lt 50000 ] && ok || bad "600 busy queries on one thread: peak RSS $kb KB, over 50000 KB"
+        case $threads in 1) bound=50000 ;; 2) bound=100000 ;; *) bound=130000 ;; esac
+        if [ -n "$TIME_KB" ]; then
+            [ "$kb" -lt $bound ] && ok || bad "600 busy queries, $threads thread(s): peak RSS $kb KB, over $bound KB"
         fi
         ;;
     esac

@@ -227,8 +227,8 @@ typedef enum ReadNext { NEXT_CHUNK, NEXT_GAMES, NEXT_INPUT } ReadNext;
 /* A slot goes EMPTY -> READY (filled) -> SPLITTING -> SPLIT -> NUMBERED
  * (its games have their numbers: all slots before it are split) ->
  * SEARCHING -> DONE -> handed over and EMPTY again, or HELD by the caller
- * (cql_run_hold_batch) and emptied once released (cql_run_release, on any
- * thread) when the reader comes to it. A cancelled slot goes from
+ * (cql_run_hold_batch), its games' texts let go once released
+ * (cql_run_release, on any thread) and emptied when the reader comes to it. A cancelled slot goes from
  * SPLIT to DONE. */
 typedef enum SlotState {
     SLOT_EMPTY, SLOT_READY, SLOT_SPLITTING, SLOT_SPLIT, SLOT_NUMBERED, SLOT_SEARCHING, SLOT_DONE, SLOT_HELD
@@ -258,7 +258,8 @@ typedef struct Slot {
     bool released;          /* and released (under the ring's lock: the release may come
                                before the main thread has made it HELD) */
     size_t bytes;           /* input it holds, and once searched the texts its searches left: for
-                               the ring's budget (Ring.text_budget) */
+                               the ring's budget (Ring.text_budget), until handed over, or when held
+                               until released */
     SlotState state;
     int nqueries;           /* of the run: each game job's */
 } Slot;
@@ -298,7 +299,8 @@ typedef struct Ring {
                                     (read_again): nobody takes the role meanwhile */
     bool input_left;             /* the inputs did not end (nor the run stop) */
     ReadNext read_next;          /* what the next read takes (read_slot's *next) */
-    size_t text_in_ring;         /* input read and not yet handed over, and what its searches left */
+    size_t text_in_ring;         /* input read and not yet handed over (or held and not yet released),
+                                    and what its searches left */
     size_t text_budget;          /* the most it may hold (RING_TEXT_BUDGET, the setting ringbytes) */
     long idle_workers;           /* workers waiting on work_ready */
     bool done;
