@@ -670,9 +670,10 @@ typedef struct CqlRunHold CqlRunHold;
 /* Called from a batch's callbacks (its match callbacks or its end): the
  * PGN texts of the batch's matches stay valid after the batch ends, until
  * cql_run_release(r, hold), which may be called from any thread (one that
- * writes them): the run goes on meanwhile with other buffers, waits for a
- * release when it has none left, and returns from cql_run_start once every
- * hold is released. Each batch is held at most once. NULL when the batch
+ * writes them; the batch's texts are freed on it): the run goes on
+ * meanwhile with other buffers, waits for a release when it has none left
+ * or when the held batches reach its budget of text (the setting
+ * ringbytes), and returns from cql_run_start once every hold is released. Each batch is held at most once. NULL when the batch
  * cannot be held (on one thread; the matches of a sorting query): its texts
  * then go when the batch ends. */
 CQL_API CqlRunHold *cql_run_hold_batch(CqlRun *r);

@@ -87,7 +87,9 @@ same "no sidecar" -i "$T/engine-copy.pgn" -limit 300 "$T/check.cql"
 
 # the ring's budget of text made small (CQL_RING_BYTES, the setting
 # ringbytes): reading ahead, and searching past the slot to be handed over
-# next, wait on what the ring holds (the input, then the matches)
+# next, wait on what the ring holds (the input, then the matches, and the
+# slots held for the output thread until it releases them: the output is
+# a file)
 for ring in 1 20000; do
     export CQL_RING_BYTES=$ring
     same "ring budget $ring, overruns and junk" -i "$T/mixed.pgn" "$T/true.cql"
