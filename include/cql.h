@@ -673,9 +673,10 @@ typedef struct CqlRunHold CqlRunHold;
  * writes them; the batch's texts are freed on it): the run goes on
  * meanwhile with other buffers, waits for a release when it has none left
  * or when the held batches reach its budget of text (the setting
- * ringbytes), and returns from cql_run_start once every hold is released. Each batch is held at most once. NULL when the batch
- * cannot be held (on one thread; the matches of a sorting query): its texts
- * then go when the batch ends. */
+ * ringbytes), and returns from cql_run_start once every hold is released.
+ * Each batch is held at most once. NULL when the batch cannot be held (on
+ * one thread; the matches of a sorting query): its texts then go when the
+ * batch ends. */
 CQL_API CqlRunHold *cql_run_hold_batch(CqlRun *r);
 CQL_API void cql_run_release(CqlRun *r, CqlRunHold *hold);
 

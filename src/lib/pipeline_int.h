@@ -228,8 +228,8 @@ typedef enum ReadNext { NEXT_CHUNK, NEXT_GAMES, NEXT_INPUT } ReadNext;
  * (its games have their numbers: all slots before it are split) ->
  * SEARCHING -> DONE -> handed over and EMPTY again, or HELD by the caller
  * (cql_run_hold_batch), its games' texts let go once released
- * (cql_run_release, on any thread) and emptied when the reader comes to it. A cancelled slot goes from
- * SPLIT to DONE. */
+ * (cql_run_release, on any thread) and emptied when the reader comes to
+ * it. A cancelled slot goes from SPLIT to DONE. */
 typedef enum SlotState {
     SLOT_EMPTY, SLOT_READY, SLOT_SPLITTING, SLOT_SPLIT, SLOT_NUMBERED, SLOT_SEARCHING, SLOT_DONE, SLOT_HELD
 } SlotState;

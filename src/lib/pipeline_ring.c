@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Text the ring may hold before the reader waits for games to be handed
- * over, and those held after it released (one slot is always let in,
- * however long): the games' input, and once a slot is searched the texts
- * its searches left (matches, messages). With a few huge games, or many
- * queries that each match (2,000 in one pass), memory stays near this, not
- * the slot count times what a slot holds. */
+/* Text the ring may hold in the slots not yet handed over, and in those
+ * held until released, before the reader waits (one slot is always let
+ * in, however long): the games' input, and once a slot is searched the
+ * texts its searches left (matches, messages). With a few huge games, or
+ * many queries that each match (2,000 in one pass), memory stays near
+ * this, not the slot count times what a slot holds. */
 #define RING_TEXT_BUDGET ((size_t)32 << 20)   /* the setting ringbytes, when not set */
 
 static Slot *ring_slot(const Ring *p, long seq)
@@ -508,7 +508,7 @@ long run_threads(Emitter *e, long threads)
             emit_slot(e, head);
             pthread_mutex_lock(&p.mu);
             if (head->overran && !run_stopped(e)) read_again(&p, head);
-            if (head->held) {   /* in the budget until released, and emptied then (pipeline_release) */
+            if (head->held) {   /* in the budget, and its texts kept, until released (pipeline_release) */
                 if (head->released) {   /* before it was handed over: its games are cleared here */
                     pthread_mutex_unlock(&p.mu);
                     slot_clear_games(head);
