@@ -468,6 +468,26 @@ inline size_t san_parse_usual(const Position *pos, const char *text, Move *out, 
     return len;
 }
 
+size_t san_parse_castling(const Position *pos, const char *text, Move *out)
+{
+    if (text[0] != 'O' || text[1] != '-' || text[2] != 'O') return 0;
+    const char *p = text + 3;
+    int wing = CASTLE_SHORT;
+    if (p[0] == '-' && p[1] == 'O') {
+        wing = CASTLE_LONG;
+        p += 2;
+    }
+    while (*p == '+' || *p == '#') p++;
+    Move m = mg_castle_move(pos, wing);
+    if (m == MOVE_NONE) return 0;
+#ifdef CQL_DEBUG
+    Move expected;
+    assert(san_parse(pos, text, (size_t)(p - text), &expected) == SAN_OK && expected == m);
+#endif
+    *out = m;
+    return (size_t)(p - text);
+}
+
 /* The fast path for text[0..len), which need not be followed by a NUL:
  * the usual shapes are at most 5 bytes before their + and #, read from a
  * copy that ends in NULs. */
