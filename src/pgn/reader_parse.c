@@ -878,8 +878,9 @@ static inline void usual_run(Movetext *mt, TextCursor *c, RunKind kind)
         if (is_class(b, PC_NUMERIC | PC_DELIM)) break;
         Move m;
         size_t written_len, len = san_parse_usual(&pl.cur->pos, w, &m, &written_len);
-        if (!len) {   /* castling, read here too: about one move in 75 */
-            if (b != 'O' || !(len = san_parse_castling(&pl.cur->pos, w, &m))) break;
+        if (!len) {   /* castling and promotions, read here too: one move in 50 */
+            len = san_parse_special(&pl.cur->pos, w, &m);
+            if (!len) break;
             written_len = 0;
         }
         if (!is_class(w[len], PC_DELIM)) break;

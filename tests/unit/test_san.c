@@ -337,10 +337,11 @@ static void test_illegal_and_ambiguous(void **state)
     }
 }
 
-/* san_parse_castling, the usual run's castling: the bytes of the shape it
- * reads, and san_parse's move for them; 0 where it is no castling of that
- * shape or not legal (the general path then has the token). */
-static void test_parse_castling(void **state)
+/* san_parse_special, the usual run's castling and promotions: the bytes
+ * of the shape it reads, and san_parse's move for them; 0 where it is no
+ * such move of those shapes or not legal (the general path then has the
+ * token). */
+static void test_parse_special(void **state)
 {
     (void)state;
     typedef struct { const char *fen, *text; size_t len; } Case;
@@ -360,11 +361,29 @@ static void test_parse_castling(void **state)
         {CASTLES, "0-0 ", 0},              /* zeros and letters without hyphens: the general path's */
         {CASTLES, "OO ", 0},
         {CASTLES, "o-o ", 0},
+        {PROMOTE, "a8=Q ", 4},
+        {PROMOTE, "a8=N+ ", 5},
+        {"1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "axb8=R#", 7},
+        {"1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a8=B ", 4},
+        {"4k3/8/8/8/8/8/7p/4K1N1 b - - 0 1", "hxg1=Q+ ", 7},
+        {"4k3/8/8/8/8/8/7p/4K1N1 b - - 0 1", "h1=Q ", 4},
+        {PROMOTE, "a8Q ", 0},              /* without '=', lower case, or a king: the general path's */
+        {PROMOTE, "a8=q ", 0},
+        {PROMOTE, "a8=K ", 0},
+        {PROMOTE, "b8=Q ", 0},             /* no pawn behind */
+        {PROMOTE, "axb8=Q ", 0},           /* nothing to take */
+        {"1B2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "axb8=Q ", 0},   /* an own piece */
+        {"Rr2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a8=Q ", 0},     /* blocked */
+        {"4k3/P7/8/8/8/8/8/r3K3 w - - 0 1", "a8=Q ", 0},      /* in check */
+        {"4k3/P7/8/8/8/8/8/4K3 w - - 0 1", "axh8=Q ", 0},     /* not a file beside */
+        {"4k3/P7/8/8/8/8/8/4K3 w - - 0 1", "ax@8=Q ", 0},
+        {"4k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a7=Q ", 0},       /* not the last rank */
+        {START, "e4 ", 0},                 /* the usual reader's moves are not read here */
     };
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         Position pos = position_from(CASES[i].fen);
         Move m = MOVE_NONE, expected;
-        size_t len = san_parse_castling(&pos, CASES[i].text, &m);
+        size_t len = san_parse_special(&pos, CASES[i].text, &m);
         bool same = len == CASES[i].len &&
                     (len == 0 || (san_parse(&pos, CASES[i].text, len, &expected) == SAN_OK && m == expected));
         if (!same) {
@@ -449,7 +468,7 @@ int main(void)
         cmocka_unit_test(test_san_read_fields),
         cmocka_unit_test(test_syntax_errors),
         cmocka_unit_test(test_illegal_and_ambiguous),
-        cmocka_unit_test(test_parse_castling),
+        cmocka_unit_test(test_parse_special),
         cmocka_unit_test(test_san_write),
         cmocka_unit_test(test_move_to_uci),
     };
