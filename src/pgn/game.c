@@ -8,12 +8,12 @@
 
 #include "chess/movegen.h"
 
-/* Tag filters ask at every position of a game, so the first letters are
- * compared before the whole names. */
+/* Tag filters ask at every position of a game, so the first two letters
+ * are compared before the whole names. */
 Tag *game_tag_find(const Tag *tags, int count, const char *name)
 {
-    /* the first two bytes before strcmp (a name of one byte has its NUL
-     * second): Round and Result, both asked for, share the first */
+    /* a name of one byte has its NUL second; Round and Result, both asked
+     * for, share the first */
     for (int i = 0; i < count; i++)
         if (tags[i].name[0] == name[0] && (!name[0] || tags[i].name[1] == name[1]) && strcmp(tags[i].name, name) == 0)
             return (Tag *)(uintptr_t)&tags[i];

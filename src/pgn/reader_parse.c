@@ -838,10 +838,11 @@ static void on_word(Movetext *mt, size_t start, size_t end)
 
 /*
  * The usual run of a movetext: blanks, move numbers alone, and moves of
- * the usual shape (san_parse_usual) followed by a delimiter, each played
- * as on_move plays it, from c->i up to the first other byte (a comment, a
- * variation, castling, a glyph, a result, an error, a %-line, a NUL, the
- * end), where c->i is left for the token reader.
+ * the usual shape (san_parse_usual), castling and promotions
+ * (san_parse_special) followed by a delimiter, each played as on_move
+ * plays it, from c->i up to the first other byte (a comment, a variation,
+ * a glyph, a result, an error, a %-line, a NUL, the end), where c->i is
+ * left for the token reader.
  * It reads exactly what that reader would: the bulk of every game's text,
  * in a function of its own, so that its few values stay in registers
  * (docs/performance.md, replay round). Made in three copies, so that
