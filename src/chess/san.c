@@ -468,6 +468,70 @@ inline size_t san_parse_usual(const Position *pos, const char *text, Move *out, 
     return len;
 }
 
+/* O-O or O-O-O and its marks (san_parse_special). */
+static size_t usual_castling(const Position *pos, const char *text, Move *out)
+{
+    if (text[1] != '-' || text[2] != 'O') return 0;
+    const char *p = text + 3;
+    int wing = CASTLE_SHORT;
+    if (p[0] == '-' && p[1] == 'O') {
+        wing = CASTLE_LONG;
+        p += 2;
+    }
+    while (*p == '+' || *p == '#') p++;
+    Move m = mg_castle_move(pos, wing);
+    if (m == MOVE_NONE) return 0;
+    *out = m;
+    return (size_t)(p - text);
+}
+
+/* A pawn's promotion, e8=Q or exd8=Q, and its marks (san_parse_special):
+ * the pawn on the square behind (or beside) the last rank, an empty
+ * destination or an enemy piece there as 'x' says, and the move legal. */
+static size_t usual_promotion(const Position *pos, const char *text, Move *out)
+{
+    const char *p = text + 1;
+    int from_file = text[0] - 'a', to_file = from_file;
+    if (*p == 'x') {
+        to_file = p[1] - 'a';
+        if (!is_file_letter(p[1]) || (to_file != from_file - 1 && to_file != from_file + 1)) return 0;
+        p += 2;
+    }
+    Color us = (Color)pos->side;
+    int last_rank = us == WHITE ? 7 : 0;
+    if (p[0] != '1' + last_rank || p[1] != '=') return 0;
+    PieceType promo;
+    switch (p[2]) {
+    case 'Q': promo = QUEEN; break;
+    case 'R': promo = ROOK; break;
+    case 'B': promo = BISHOP; break;
+    case 'N': promo = KNIGHT; break;
+    default: return 0;
+    }
+    p += 3;
+    while (*p == '+' || *p == '#') p++;
+    Square from = make_square(from_file, us == WHITE ? 6 : 1), to = make_square(to_file, last_rank);
+    Piece victim = (Piece)pos->board[to];
+    bool captures = to_file != from_file;
+    if (pos->board[from] != make_piece(us, PAWN) ||
+        (captures ? victim == NO_PIECE || color_of(victim) == us : victim != NO_PIECE))
+        return 0;
+    if (!mg_normal_move_is_legal(pos, from, to)) return 0;
+    *out = move_make(from, to, promo, MK_PROMOTION);
+    return (size_t)(p - text);
+}
+
+size_t san_parse_special(const Position *pos, const char *text, Move *out)
+{
+    size_t len = text[0] == 'O' ? usual_castling(pos, text, out)
+               : is_file_letter(text[0]) ? usual_promotion(pos, text, out) : 0;
+#ifdef CQL_DEBUG
+    Move expected;
+    assert(len == 0 || (san_parse(pos, text, len, &expected) == SAN_OK && expected == *out));
+#endif
+    return len;
+}
+
 /* The fast path for text[0..len), which need not be followed by a NUL:
  * the usual shapes are at most 5 bytes before their + and #, read from a
  * copy that ends in NULs. */

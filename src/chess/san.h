@@ -60,6 +60,15 @@ SanStatus san_parse_written(const Position *pos, const char *text, size_t len, M
  * for the token; otherwise the token is no usual move, and 0 or not, the
  * caller reads it with san_parse_written. */
 size_t san_parse_usual(const Position *pos, const char *text, Move *out, size_t *written_len);
+/* The same for the shapes san_parse_usual gives up on that the usual run
+ * of a movetext reads too: castling, "O-O" or "O-O-O" (capital letters,
+ * with their hyphens), and a pawn's promotion, "e8=Q" or "exd8=Q", each
+ * then + and #, from text[0]. Returns the bytes read when they make one
+ * of those shapes and play a legal move in pos (*out), else 0; when the
+ * move's token ends there, that is san_parse's answer for the token (the
+ * SAN as written is not kept: san_write_marked writes these from the
+ * move). */
+size_t san_parse_special(const Position *pos, const char *text, Move *out);
 
 /* Writes the SAN of the legal move m in pos (with + or #); returns its length. */
 size_t san_write(const Position *pos, Move m, char out[SAN_MAX]);

@@ -8,12 +8,14 @@
 
 #include "chess/movegen.h"
 
-/* Tag filters ask at every position of a game, so the first letters are
- * compared before the whole names. */
+/* Tag filters ask at every position of a game, so the first two letters
+ * are compared before the whole names. */
 Tag *game_tag_find(const Tag *tags, int count, const char *name)
 {
+    /* a name of one byte has its NUL second; Round and Result, both asked
+     * for, share the first */
     for (int i = 0; i < count; i++)
-        if (tags[i].name[0] == name[0] && strcmp(tags[i].name, name) == 0)
+        if (tags[i].name[0] == name[0] && (!name[0] || tags[i].name[1] == name[1]) && strcmp(tags[i].name, name) == 0)
             return (Tag *)(uintptr_t)&tags[i];
     return NULL;
 }
@@ -27,7 +29,13 @@ const char *game_tag(const Game *g, const char *name)
 const char *game_result_tag(const Game *g)
 {
     const char *r = game_tag(g, "Result");
-    return r && (strcmp(r, "1-0") == 0 || strcmp(r, "0-1") == 0 || strcmp(r, "1/2-1/2") == 0) ? r : NULL;
+    if (!r) return NULL;
+    /* byte by byte, each test stopping at the NUL: the writer asks for
+     * every game it writes, and three strcmp calls cost more than the
+     * look-up of the tag */
+    bool decisive = (r[0] == '1' && r[1] == '-' && r[2] == '0' && !r[3]) ||
+                    (r[0] == '0' && r[1] == '-' && r[2] == '1' && !r[3]);
+    return decisive || (r[0] == '1' && r[1] == '/' && strcmp(r, "1/2-1/2") == 0) ? r : NULL;
 }
 
 const char *game_result(const Game *g)

@@ -838,10 +838,11 @@ static void on_word(Movetext *mt, size_t start, size_t end)
 
 /*
  * The usual run of a movetext: blanks, move numbers alone, and moves of
- * the usual shape (san_parse_usual) followed by a delimiter, each played
- * as on_move plays it, from c->i up to the first other byte (a comment, a
- * variation, castling, a glyph, a result, an error, a %-line, a NUL, the
- * end), where c->i is left for the token reader.
+ * the usual shape (san_parse_usual), castling and promotions
+ * (san_parse_special) followed by a delimiter, each played as on_move
+ * plays it, from c->i up to the first other byte (a comment, a variation,
+ * a glyph, a result, an error, a %-line, a NUL, the end), where c->i is
+ * left for the token reader.
  * It reads exactly what that reader would: the bulk of every game's text,
  * in a function of its own, so that its few values stay in registers
  * (docs/performance.md, replay round). Made in three copies, so that
@@ -878,7 +879,12 @@ static inline void usual_run(Movetext *mt, TextCursor *c, RunKind kind)
         if (is_class(b, PC_NUMERIC | PC_DELIM)) break;
         Move m;
         size_t written_len, len = san_parse_usual(&pl.cur->pos, w, &m, &written_len);
-        if (!len || !is_class(w[len], PC_DELIM)) break;
+        if (!len) {   /* castling and promotions, read here too: one move in 50 */
+            len = san_parse_special(&pl.cur->pos, w, &m);
+            if (!len) break;
+            written_len = 0;
+        }
+        if (!is_class(w[len], PC_DELIM)) break;
         played = true;
         play_move(&pl, m, w, written_len, kind);
         w += len;

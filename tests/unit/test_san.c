@@ -337,6 +337,63 @@ static void test_illegal_and_ambiguous(void **state)
     }
 }
 
+/* san_parse_special, the usual run's castling and promotions: the bytes
+ * of the shape it reads, and san_parse's move for them; 0 where it is no
+ * such move of those shapes or not legal (the general path then has the
+ * token). */
+static void test_parse_special(void **state)
+{
+    (void)state;
+    typedef struct { const char *fen, *text; size_t len; } Case;
+    static const Case CASES[] = {
+        {CASTLES, "O-O ", 3},
+        {CASTLES, "O-O-O ", 5},
+        {CASTLES, "O-O+ ", 4},             /* a wrong mark is read, as san_parse reads it */
+        {CASTLES, "O-O-O#+\n", 7},
+        {CASTLES, "O-O!", 3},              /* the glyph is no delimiter: the caller gives up */
+        {CASTLES, "O-O-X", 3},
+        {"r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1", "O-O-O)", 5},
+        {"1r2k2r/8/8/8/8/8/8/1R2K1R1 w Kk - 0 1", "O-O ", 3},   /* Chess960: the rook on g1 */
+        {START, "O-O ", 0},                /* blocked */
+        {"r3k2r/8/8/8/8/8/8/R3K2R w Qkq - 0 1", "O-O ", 0},    /* no right */
+        {"r3k2r/8/8/8/8/8/5q2/R3K2R w KQkq - 0 1", "O-O-O ", 0}, /* in check */
+        {"r3k2r/8/8/8/8/8/6q1/R3K2R w KQkq - 0 1", "O-O ", 0},   /* through check (f1) */
+        {CASTLES, "0-0 ", 0},              /* zeros and letters without hyphens: the general path's */
+        {CASTLES, "OO ", 0},
+        {CASTLES, "o-o ", 0},
+        {PROMOTE, "a8=Q ", 4},
+        {PROMOTE, "a8=N+ ", 5},
+        {"1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "axb8=R#", 7},
+        {"1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a8=B ", 4},
+        {"4k3/8/8/8/8/8/7p/4K1N1 b - - 0 1", "hxg1=Q+ ", 7},
+        {"4k3/8/8/8/8/8/7p/4K1N1 b - - 0 1", "h1=Q ", 4},
+        {PROMOTE, "a8Q ", 0},              /* without '=', lower case, or a king: the general path's */
+        {PROMOTE, "a8=q ", 0},
+        {PROMOTE, "a8=K ", 0},
+        {PROMOTE, "b8=Q ", 0},             /* no pawn behind */
+        {PROMOTE, "axb8=Q ", 0},           /* nothing to take */
+        {"1B2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "axb8=Q ", 0},   /* an own piece */
+        {"Rr2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a8=Q ", 0},     /* blocked */
+        {"4k3/P7/8/8/8/8/8/r3K3 w - - 0 1", "a8=Q ", 0},      /* in check */
+        {"4k3/P7/8/8/8/8/8/4K3 w - - 0 1", "axh8=Q ", 0},     /* not a file beside */
+        {"4k3/P7/8/8/8/8/8/4K3 w - - 0 1", "ax@8=Q ", 0},
+        {"4k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a7=Q ", 0},       /* not the last rank */
+        {START, "e4 ", 0},                 /* the usual reader's moves are not read here */
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        Position pos = position_from(CASES[i].fen);
+        Move m = MOVE_NONE, expected;
+        size_t len = san_parse_special(&pos, CASES[i].text, &m);
+        bool same = len == CASES[i].len &&
+                    (len == 0 || (san_parse(&pos, CASES[i].text, len, &expected) == SAN_OK && m == expected));
+        if (!same) {
+            print_error("'%s' in %s: read %zu bytes, expected %zu (or not san_parse's move)\n",
+                        CASES[i].text, CASES[i].fen, len, CASES[i].len);
+            fail();
+        }
+    }
+}
+
 /* ====================================================================
  * Writing
  * ==================================================================== */
@@ -411,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_san_read_fields),
         cmocka_unit_test(test_syntax_errors),
         cmocka_unit_test(test_illegal_and_ambiguous),
+        cmocka_unit_test(test_parse_special),
         cmocka_unit_test(test_san_write),
         cmocka_unit_test(test_move_to_uci),
     };
