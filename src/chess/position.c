@@ -585,7 +585,8 @@ static inline void pass_turn(Position *dst, const Position *src)
 /*
  * A normal move (no promotion, castling or en passant): nearly every move
  * of a game, so it is done in one pass rather than through the board-edit
- * helpers. The counter and ep square are kept in locals, and board[]
+ * helpers (its pieces here, the half-move clock in make_normal_move, the
+ * side in pass_turn). The ep square is kept in a local, and board[]
  * is written after the bitboards: a store to board[] (uint8_t, which may
  * alias anything) would make the compiler reload every field after it.
  * The rare castling-right update comes last, so the hot path keeps few
@@ -595,15 +596,14 @@ static inline void pass_turn(Position *dst, const Position *src)
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void make_normal_move(Position *dst, const Position *src, Move m)
+static inline bool make_normal_pieces(Position *dst, const Position *src, Move m, Color us)
 {
     /* everything read from src first: dst may be src, or a copy of it
      * just written, whose bytes read back would wait on those stores */
     Square from = move_from(m), to = move_to(m);
     Piece piece = (Piece)src->board[from], victim = (Piece)src->board[to];
-    Color us = (Color)src->side;
     Bitboard from_to = sq_bb(from) | sq_bb(to);
-    unsigned halfmove = src->halfmove < COUNTER_MAX ? src->halfmove + 1u : COUNTER_MAX;
+    bool resets = false;   /* the half-move clock: a capture or a pawn's move */
     Bitboard occupied = src->by_type[0] ^ from_to, movers = src->by_type[type_of(piece)] ^ from_to,
              own = src->by_color[us] ^ from_to;
     Square ep = SQ_NONE;
@@ -618,10 +618,10 @@ static inline void make_normal_move(Position *dst, const Position *src, Move m)
         dst->by_type[0] ^= to_bb;          /* undo: `to` stays occupied */
         dst->by_type[type_of(victim)] ^= to_bb;
         dst->by_color[other_color(us)] ^= to_bb;
-        halfmove = 0;
+        resets = true;
     }
     if (type_of(piece) == PAWN) {
-        halfmove = 0;
+        resets = true;
         if (to - from == 16 || from - to == 16) {
             ep = (from + to) / 2;
         }
@@ -629,12 +629,23 @@ static inline void make_normal_move(Position *dst, const Position *src, Move m)
     dst->board[from] = NO_PIECE;
     dst->board[to] = (uint8_t)piece;
     dst->ep = (uint8_t)ep;
-    dst->halfmove = (uint16_t)halfmove;
     if (type_of(piece) == KING) dst->king[us] = (uint8_t)to;
     /* Only a king or rook move, or a rook capture, can take a right away. */
     bool rights_at_stake = type_of(piece) == KING || type_of(piece) == ROOK || type_of(victim) == ROOK;
     if (rights_at_stake && castle_rights_remain(dst))
         drop_rights_touched(dst, m);
+    return resets;
+}
+
+/* A normal move's pieces (make_normal_pieces) and its half-move clock. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void make_normal_move(Position *dst, const Position *src, Move m)
+{
+    unsigned halfmove = src->halfmove < COUNTER_MAX ? src->halfmove + 1u : COUNTER_MAX;
+    if (make_normal_pieces(dst, src, m, (Color)src->side)) halfmove = 0;
+    dst->halfmove = (uint16_t)halfmove;
 }
 
 static void make_castle(Position *pos, Move m)
@@ -705,6 +716,14 @@ inline void pos_make_move(Position *pos, Move m)
 #ifdef CQL_DEBUG
     assert(pos_is_ok(pos));
 #endif
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool pos_make_normal_move_uncounted(Position *pos, Move m, Color us)
+{
+    return make_normal_pieces(pos, pos, m, us);
 }
 
 #if defined(__GNUC__)
