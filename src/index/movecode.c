@@ -218,6 +218,23 @@ static inline uint16_t code_at(const unsigned char *codes, size_t i)
 #endif
 }
 
+/* The sidecar's bytes a walk reads next are seldom in the cache when it
+ * gets there: a game's record is a few hundred bytes, too few for the
+ * processor to see that they are read in order, and the run does other
+ * work between two records (a replay through the sidecar waited on them
+ * for about 5% of its CPU). This fetches the bytes 1 KB after code i (the
+ * game's later codes, then the next games' records) ahead of the walk.
+ * Only a hint: nothing is read, and a prefetch never faults (the address
+ * may be past the sidecar's end). */
+static inline void codes_prefetch(const unsigned char *codes, size_t i)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch((const void *)((uintptr_t)codes + 2 * i + 1024));
+#else
+    (void)codes, (void)i;
+#endif
+}
+
 /* An open variation: where the line it branches from goes on, and its
  * first node (the last child so far of the position it starts from). */
 typedef struct OpenVariation {
@@ -357,6 +374,7 @@ inline const GameNode *movecode_walk_next(MovecodeWalk *w)
             return NULL;
         }
         pos_make_move(&here->pos, m);
+        codes_prefetch(w->codes, w->next);
         here->move = m;
         here->parent = &w->nodes->before;
         here->check_state = 0;
@@ -439,6 +457,7 @@ inline long movecode_walk_pass(MovecodeWalk *w, long count)
         last = m;
         w->ply++;
         w->next++;
+        codes_prefetch(w->codes, w->next);
         uint16_t c = w->next < w->ncodes ? code_at(w->codes, w->next) : 0;
         if (w->next < w->ncodes && c >> 12 == MOVECODE_NORMAL) {
             w->move = (Move)c;   /* the usual move (ready_next_move) */
