@@ -585,25 +585,32 @@ static inline void pass_turn(Position *dst, const Position *src)
 /*
  * A normal move (no promotion, castling or en passant): nearly every move
  * of a game, so it is done in one pass rather than through the board-edit
- * helpers. The counter and ep square are kept in locals, and board[]
+ * helpers (the side is passed in pass_turn). The counter and ep square are
+ * kept in locals, and board[]
  * is written after the bitboards: a store to board[] (uint8_t, which may
  * alias anything) would make the compiler reload every field after it.
  * The rare castling-right update comes last, so the hot path keeps few
  * values live. The result is what the helpers would produce; pos_is_ok
  * checks it after every move in debug builds.
+ *
+ * `us` is the side to move; without `counted` (a constant where it is
+ * inlined), the half-move clock is neither read nor written, and whether
+ * the move sets it back to 0 (a capture or a pawn's move) is returned
+ * (pos_make_normal_move_uncounted). Made from one body so that the counted
+ * move compiles as it did alone (the body split in two, the pieces' part
+ * returning whether the clock goes back, cost `cql -index` 4% more CPU).
  */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void make_normal_move(Position *dst, const Position *src, Move m)
+static inline bool make_normal(Position *dst, const Position *src, Move m, Color us, bool counted)
 {
     /* everything read from src first: dst may be src, or a copy of it
      * just written, whose bytes read back would wait on those stores */
     Square from = move_from(m), to = move_to(m);
     Piece piece = (Piece)src->board[from], victim = (Piece)src->board[to];
-    Color us = (Color)src->side;
     Bitboard from_to = sq_bb(from) | sq_bb(to);
-    unsigned halfmove = src->halfmove < COUNTER_MAX ? src->halfmove + 1u : COUNTER_MAX;
+    unsigned halfmove = !counted ? 1 : src->halfmove < COUNTER_MAX ? src->halfmove + 1u : COUNTER_MAX;
     Bitboard occupied = src->by_type[0] ^ from_to, movers = src->by_type[type_of(piece)] ^ from_to,
              own = src->by_color[us] ^ from_to;
     Square ep = SQ_NONE;
@@ -629,12 +636,21 @@ static inline void make_normal_move(Position *dst, const Position *src, Move m)
     dst->board[from] = NO_PIECE;
     dst->board[to] = (uint8_t)piece;
     dst->ep = (uint8_t)ep;
-    dst->halfmove = (uint16_t)halfmove;
+    if (counted) dst->halfmove = (uint16_t)halfmove;
     if (type_of(piece) == KING) dst->king[us] = (uint8_t)to;
     /* Only a king or rook move, or a rook capture, can take a right away. */
     bool rights_at_stake = type_of(piece) == KING || type_of(piece) == ROOK || type_of(victim) == ROOK;
     if (rights_at_stake && castle_rights_remain(dst))
         drop_rights_touched(dst, m);
+    return halfmove == 0;
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void make_normal_move(Position *dst, const Position *src, Move m)
+{
+    make_normal(dst, src, m, (Color)src->side, true);
 }
 
 static void make_castle(Position *pos, Move m)
@@ -705,6 +721,14 @@ inline void pos_make_move(Position *pos, Move m)
 #ifdef CQL_DEBUG
     assert(pos_is_ok(pos));
 #endif
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool pos_make_normal_move_uncounted(Position *pos, Move m, Color us)
+{
+    return make_normal(pos, pos, m, us, false);
 }
 
 #if defined(__GNUC__)

@@ -32,7 +32,7 @@
 #include "pgn/game.h"
 
 #define SIDECAR_SUFFIX ".cqlx"
-#define SIDECAR_VERSION 2
+#define SIDECAR_VERSION 3
 /* The first eight bytes of every sidecar: a name, then bytes that a text
  * file or a transfer in text mode would not keep (as PNG's). */
 #define SIDECAR_MAGIC "CQLX\r\n\x1a\n"

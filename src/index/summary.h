@@ -129,7 +129,10 @@ void summary_read(ByteCursor *c, GameSummary *s);
 /* The same, but the squares of only the pieces of `pieces` (a bit per
  * Piece code): the others' are left empty, their bytes skipped (a
  * condition asks about the squares of a few pieces: condition_pieces).
- * With s NULL, the summary is passed over, c->bad as when it is read. */
+ * With s NULL, the summary is passed over in one step, by the length of
+ * its pieces' bytes: c->bad when its bytes run out or its mask names a
+ * piece that is none (the pieces' bytes themselves are checked when they
+ * are read). */
 #define SUMMARY_ALL_PIECES UINT16_C(0xFFFF)
 void summary_read_some(ByteCursor *c, GameSummary *s, uint16_t pieces);
 

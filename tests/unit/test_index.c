@@ -249,6 +249,26 @@ static void test_a_summary_reads_back(void **state)
         assert_memory_equal(s.min_count, some.min_count, sizeof s.min_count);
         assert_memory_equal(s.max_count, some.max_count, sizeof s.max_count);
         assert_int_equal(s.flags, some.flags);
+        /* passed over, it ends at the same byte, in one step (the length of
+         * its pieces' bytes); a length one short is refused when the pieces
+         * are read, and ends the summary a byte early when it is passed over */
+        c = cursor_of(bytes.data, bytes.len);
+        summary_read_some(&c, NULL, 0);
+        assert_false(c.bad);
+        assert_int_equal(cursor_left(&c), 0);
+        c = cursor_of(bytes.data, bytes.len);
+        (void)bytes_get_varint(&c);   /* the flags */
+        unsigned char *length = (unsigned char *)bytes.data + (c.at - (const unsigned char *)bytes.data) + 14;
+        assert_true(*length > 0);
+        (*length)--;
+        c = cursor_of(bytes.data, bytes.len);
+        summary_read(&c, &back);
+        assert_true(c.bad);
+        c = cursor_of(bytes.data, bytes.len);
+        summary_read_some(&c, NULL, 0);
+        assert_false(c.bad);
+        assert_int_equal(cursor_left(&c), 1);
+        (*length)++;
         /* the summary holds every position's pieces */
         for (const GameNode *n = g.root; n; n = game_walk_next(NULL, n, true))
             for (Piece p = W_PAWN; p <= B_KING; p++) {
