@@ -752,7 +752,8 @@ CQL_API bool cql_index_is_sidecar(const char *path);
 typedef enum CqlIndexStatus {
     CQL_INDEX_OK,
     CQL_INDEX_MISSING,        /* there is none */
-    CQL_INDEX_STALE,          /* made from another state of the PGN file (reported) */
+    CQL_INDEX_STALE,          /* made from another state of the PGN file, or by a cql of another
+                                 sidecar format version (reported) */
     CQL_INDEX_DAMAGED         /* unreadable, or its bytes do not add up (reported) */
 } CqlIndexStatus;
 

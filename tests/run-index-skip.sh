@@ -204,7 +204,7 @@ python3 "$T/version.py" "$P.cqlx"
 "$CQL" -threads 1 -noindex -i "$P" -o "$T/plain.pgn" -cql 'Ka1' >/dev/null 2>/dev/null
 expect_same "a sidecar of version 1: the same games" "$T/plain.pgn" "$T/index.pgn"
 expect_eq "version 1: said once" \
-    "$(grep -c "sidecar index '$P.cqlx' is damaged (it is of format version 1, and this cql reads version 3)" "$T/index.err")" 1
+    "$(grep -c "sidecar index '$P.cqlx' is stale (it is of format version 1, and this cql reads version 3)" "$T/index.err")" 1
 
 echo "index skip tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

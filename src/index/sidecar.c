@@ -669,50 +669,57 @@ static bool read_whole(Sidecar *s, const char *path)
     return ok;
 }
 
-/* The sections of s->data, checked: false when they do not add up. */
-static bool read_sections(Sidecar *s, char *why, size_t why_size)
+/* The sections of s->data, checked: SIDECAR_OK, SIDECAR_STALE for a
+ * sidecar of another format version (an older or newer cql wrote it), and
+ * SIDECAR_DAMAGED when its bytes do not add up. */
+static SidecarStatus read_sections(Sidecar *s, char *why, size_t why_size)
 {
     const unsigned char *d = s->data;
     if (s->len < HEADER_BYTES + TRAILER_BYTES || memcmp(d, SIDECAR_MAGIC, SIDECAR_MAGIC_LEN) != 0) {
         snprintf(why, why_size, "it is not a sidecar index");
-        return false;
+        return SIDECAR_DAMAGED;
     }
     uint32_t version = bytes_u32_at(d + 8);
-    if (version != SIDECAR_VERSION || bytes_u32_at(d + 12) != HEADER_BYTES) {
+    if (version != SIDECAR_VERSION) {
         snprintf(why, why_size, "it is of format version %u, and this cql reads version %u", version,
                  SIDECAR_VERSION);
-        return false;
+        return SIDECAR_STALE;
+    }
+    if (bytes_u32_at(d + 12) != HEADER_BYTES) {
+        snprintf(why, why_size, "its header does not add up");
+        return SIDECAR_DAMAGED;
     }
     const unsigned char *t = d + s->len - TRAILER_BYTES;
     if (memcmp(t + 40, TRAILER_MAGIC, 8) != 0 || bytes_u64_at(t + 32) != bytes_checksum(d, s->len - TRAILER_BYTES)) {
         snprintf(why, why_size, "its checksum does not match its contents");
-        return false;
+        return SIDECAR_DAMAGED;
     }
     uint64_t games = bytes_u64_at(t), strings_at = bytes_u64_at(t + 8), nstrings = bytes_u64_at(t + 16),
              table_at = bytes_u64_at(t + 24), body_end = s->len - TRAILER_BYTES;
     snprintf(why, why_size, "its sections do not add up");
     if (games >= (uint64_t)LONG_MAX / 8 || strings_at < HEADER_BYTES || strings_at > table_at ||
         table_at > body_end || (body_end - table_at) / 8 != games + 1 || (body_end - table_at) % 8 != 0)
-        return false;
+        return SIDECAR_DAMAGED;
     s->games = (long)games;
     s->table = d + table_at;
     uint64_t prev = HEADER_BYTES;
     for (uint64_t k = 0; k <= games; k++) {
         uint64_t at = bytes_u64_at(s->table + 8 * k);
-        if (at < prev || (k == 0 && at != HEADER_BYTES) || (k == games && at != strings_at)) return false;
+        if (at < prev || (k == 0 && at != HEADER_BYTES) || (k == games && at != strings_at))
+            return SIDECAR_DAMAGED;
         prev = at;
     }
-    if (nstrings > table_at - strings_at) return false;
+    if (nstrings > table_at - strings_at) return SIDECAR_DAMAGED;
     s->strings = xmalloc((size_t)(nstrings ? nstrings : 1) * sizeof *s->strings);
     s->nstrings = (size_t)nstrings;
     ByteCursor c = cursor_of(d + strings_at, (size_t)(table_at - strings_at));
     for (size_t i = 0; i < s->nstrings; i++) {
         uint64_t len = bytes_get_varint(&c);
         const unsigned char *p = len < cursor_left(&c) ? bytes_get(&c, (size_t)len + 1) : NULL;
-        if (!p || p[len] != '\0' || memchr(p, '\0', (size_t)len)) return false;
+        if (!p || p[len] != '\0' || memchr(p, '\0', (size_t)len)) return SIDECAR_DAMAGED;
         s->strings[i] = (const char *)p;
     }
-    return cursor_left(&c) == 0;
+    return cursor_left(&c) == 0 ? SIDECAR_OK : SIDECAR_DAMAGED;
 }
 
 SidecarStatus sidecar_from_bytes(Sidecar *s, unsigned char *data, size_t len, char *why, size_t why_size)
@@ -720,8 +727,8 @@ SidecarStatus sidecar_from_bytes(Sidecar *s, unsigned char *data, size_t len, ch
     memset(s, 0, sizeof *s);
     s->data = data;
     s->len = len;
-    if (!read_sections(s, why, why_size)) return refuse(s, SIDECAR_DAMAGED, why, why_size, why);
-    return SIDECAR_OK;
+    SidecarStatus st = read_sections(s, why, why_size);
+    return st == SIDECAR_OK ? st : refuse(s, st, why, why_size, why);
 }
 
 SidecarStatus sidecar_open(Sidecar *s, const char *pgn_path, const char *sidecar_path, char *why,

@@ -64,8 +64,8 @@ bool sidecar_is_sidecar(const char *path);
 typedef enum SidecarStatus {
     SIDECAR_OK,
     SIDECAR_MISSING,         /* there is none */
-    SIDECAR_STALE,           /* made from another state of the PGN file */
-    SIDECAR_DAMAGED          /* not a sidecar this version writes, or its bytes do not add up */
+    SIDECAR_STALE,           /* made from another state of the PGN file, or in another format version */
+    SIDECAR_DAMAGED          /* not a sidecar, or its bytes do not add up */
 } SidecarStatus;
 
 /* A sidecar read into memory. */
@@ -85,7 +85,8 @@ SidecarStatus sidecar_open(Sidecar *s, const char *pgn_path, const char *sidecar
                            size_t why_size);
 /* The checks of sidecar_open on bytes already read: s takes data (len
  * bytes from malloc) and frees it, at once when they do not add up
- * (SIDECAR_DAMAGED, why in why). Nothing ties them to a PGN file. */
+ * (SIDECAR_DAMAGED) or are of another format version (SIDECAR_STALE), why
+ * in why. Nothing ties them to a PGN file. */
 SidecarStatus sidecar_from_bytes(Sidecar *s, unsigned char *data, size_t len, char *why, size_t why_size);
 void sidecar_close(Sidecar *s);
 
