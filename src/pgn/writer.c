@@ -452,6 +452,15 @@ static bool put_move(Writer *w, const GameNode *n, MoveClock before, bool need_n
     return true;
 }
 
+/* Room in the output for a move's atom written anywhere up to the end of
+ * the current line's fast part, f->fast_end (or the output's end when that
+ * is past it): the plain run then needs no test of the room at each move. */
+static void reserve_to_fast_end(LineFiller *f)
+{
+    size_t end = f->fast_end > f->out.len ? f->fast_end : f->out.len;
+    if (end + MOVE_ATOM_MAX + 2 > f->out.cap) sb_reserve(&f->out, end - f->out.len + MOVE_ATOM_MAX + 1);
+}
+
 /* Writes the moves from n on that are plain: no comment, glyph, variation
  * or note, and not where a truncated game's unread rest goes (nearly every
  * move). The line filler's usual case, an atom after a blank on the
@@ -464,22 +473,24 @@ static bool put_move(Writer *w, const GameNode *n, MoveClock before, bool need_n
 static const GameNode *put_plain_moves(Writer *w, const GameNode *n, MoveClock *before, bool need_number)
 {
     LineFiller *f = &w->fill;
+    reserve_to_fast_end(f);
     char *data = f->out.data;
-    size_t len = f->out.len, cap = f->out.cap, fast_end = f->fast_end;
+    size_t len = f->out.len, fast_end = f->fast_end;
     MoveClock clock = *before;
-    for (; n && !n->annotated && !note_for(w, n) && n != w->unread_after; clock = clock_after(clock), n = n->child) {
+    /* the Writer's fields in locals too: read from it, they would be
+     * loaded again after every byte written */
+    const char *const *notes = w->node_comments;
+    const GameNode *const unread_after = w->unread_after;
+    for (; n && !n->annotated && !(notes && notes[n->id]) && n != unread_after;
+         clock = clock_after(clock), n = n->child) {
         /* what the loop reads of a node, from the SAN to the child link
          * (two cache lines for one node in four), four nodes ahead (the
          * arena lays a line's nodes out one after another): a little less
          * waiting (docs/performance.md, check round, third part) */
         game_node_prefetch(n, 4, offsetof(GameNode, san));
         game_node_prefetch(n, 4, offsetof(GameNode, child));
-        if (len + MOVE_ATOM_MAX + 2 > cap) {   /* as atom_slot */
-            f->out.len = len;
-            sb_reserve(&f->out, MOVE_ATOM_MAX + 1);
-            data = f->out.data;
-            cap = f->out.cap;
-        }
+        /* room for the atom (as atom_slot): len <= max(fast_end, the
+         * output's end), which reserve_to_fast_end made room after */
         size_t atom_len = write_move_atom(data + len + 1, n, clock, need_number);
         need_number = false;
         if (len + 1 + atom_len <= fast_end) {   /* as place_atom */
@@ -488,6 +499,8 @@ static const GameNode *put_plain_moves(Writer *w, const GameNode *n, MoveClock *
         } else {
             f->out.len = len;
             place_atom_anywhere(f, atom_len);
+            reserve_to_fast_end(f);
+            data = f->out.data;
             len = f->out.len;
             fast_end = f->fast_end;
         }
