@@ -154,6 +154,15 @@ static inline Bitboard att_sliders_reaching(Square s, Bitboard diagonal, Bitboar
     return found;
 }
 
+/* Whether any of them does (att_sliders_reaching != 0), done at the first
+ * found: pos_in_check asks at every position. */
+static inline bool att_any_slider_reaches(Square s, Bitboard diagonal, Bitboard straight, Bitboard occ)
+{
+    for (Bitboard lined = (att_bishop_empty(s) & diagonal) | (att_rook_empty(s) & straight); lined;)
+        if (!(att_between(s, bb_pop_lsb(&lined)) & occ)) return true;
+    return false;
+}
+
 /* The whole rank, file or diagonal through a and b (both included) when they
  * are aligned and distinct; otherwise empty. */
 static inline Bitboard att_line(Square a, Square b)

@@ -190,14 +190,8 @@ bool pos_in_check(const Position *pos)
     if (((att_knight(king) & pos->by_type[KNIGHT]) | (att_pawn(us, king) & pos->by_type[PAWN])) & enemy)
         return true;
     Bitboard queens = pos->by_type[QUEEN];
-    /* as att_sliders_reaching, but done at the first slider found */
-    Bitboard occ = pos_occupied(pos);
-    for (Bitboard lined = (att_bishop_empty(king) & enemy & (pos->by_type[BISHOP] | queens)) |
-                          (att_rook_empty(king) & enemy & (pos->by_type[ROOK] | queens));
-         lined;) {
-        if (!(att_between(king, bb_pop_lsb(&lined)) & occ)) return true;
-    }
-    return false;
+    return att_any_slider_reaches(king, enemy & (pos->by_type[BISHOP] | queens),
+                                  enemy & (pos->by_type[ROOK] | queens), pos_occupied(pos));
 }
 
 /* The king of colour c is attacked (c need not be the side to move). */
