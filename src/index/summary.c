@@ -206,6 +206,11 @@ static unsigned ranks_of(Bitboard b)
     return (unsigned)((b * UINT64_C(0x0102040810204080)) >> 56);
 }
 
+/* After the flags, a summary's head: the counts (a byte a piece), the
+ * mask of the pieces present (two bytes), the length of the pieces' bytes
+ * that follow it (a byte). */
+enum { HEAD_MASK_AT = 12, HEAD_LENGTH_AT = 14, HEAD_BYTES = 15 };
+
 /* flags (a varint); the counts, min in the high nibble; a 12-bit mask of
  * the pieces that stood anywhere (two bytes); the length of the pieces'
  * bytes that follow (a byte: 108 at most); for each of those pieces a mask
@@ -216,7 +221,7 @@ void summary_write(const GameSummary *s, StrBuf *out)
     bytes_put_varint(out, s->flags);
     /* written in place, the room made once (a check and a NUL a byte cost
      * more than the bytes) */
-    enum { HEAD_BYTES = 12 + 2 + 1, MOST_BYTES = HEAD_BYTES + 12 * 9 };
+    enum { MOST_BYTES = HEAD_BYTES + 12 * 9 };
     _Static_assert(MOST_BYTES - HEAD_BYTES <= UINT8_MAX, "the pieces' length fits its byte");
     if (out->len + MOST_BYTES + 1 > out->cap) sb_reserve(out, MOST_BYTES);
     unsigned char *start = (unsigned char *)out->data + out->len, *p = start + HEAD_BYTES;
@@ -237,9 +242,9 @@ void summary_write(const GameSummary *s, StrBuf *out)
             p += files != 0;
         }
     }
-    start[12] = (unsigned char)(present & 0xFF);   /* little-endian, as bytes_put_u16 */
-    start[13] = (unsigned char)(present >> 8);
-    start[14] = (unsigned char)(p - start - HEAD_BYTES);
+    start[HEAD_MASK_AT] = (unsigned char)(present & 0xFF);   /* little-endian, as bytes_put_u16 */
+    start[HEAD_MASK_AT + 1] = (unsigned char)(present >> 8);
+    start[HEAD_LENGTH_AT] = (unsigned char)(p - start - HEAD_BYTES);
     *p = '\0';
     out->len += (size_t)(p - start);
 }
@@ -270,9 +275,9 @@ void summary_read_some(ByteCursor *c, GameSummary *s, uint16_t pieces)
     if (flags > UINT32_MAX) c->bad = true;
     if (s) memset(s, 0, sizeof *s);
     /* the counts, the mask, the pieces' length, then the pieces' bytes */
-    const unsigned char *p = bytes_get(c, 15), *at = p ? bytes_get(c, p[14]) : NULL;
+    const unsigned char *p = bytes_get(c, HEAD_BYTES), *at = p ? bytes_get(c, p[HEAD_LENGTH_AT]) : NULL;
     if (!at) return;   /* the bytes ran out (c->bad) */
-    unsigned present = p[12] | (unsigned)p[13] << 8;
+    unsigned present = p[HEAD_MASK_AT] | (unsigned)p[HEAD_MASK_AT + 1] << 8;
     if (present >> 12) c->bad = true;   /* a piece that is none */
     if (!s) return;
     s->flags = (uint32_t)flags;
@@ -281,7 +286,7 @@ void summary_read_some(ByteCursor *c, GameSummary *s, uint16_t pieces)
         s->min_count[piece] = p[i] >> 4;
         s->max_count[piece] = p[i] & 15;
     }
-    const unsigned char *end = at + p[14];
+    const unsigned char *end = at + p[HEAD_LENGTH_AT];
     for (int i = 0; i < 12; i++) {
         if (!(present & (1u << i))) continue;
         if (at == end) break;
