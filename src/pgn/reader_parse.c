@@ -880,8 +880,12 @@ static inline void usual_run(Movetext *mt, TextCursor *c, RunKind kind)
         Move m;
         size_t written_len, len = san_parse_usual(&pl.cur->pos, w, &m, &written_len);
         if (!len) {   /* castling and promotions, read here too: one move in 50 */
-            len = san_parse_special(&pl.cur->pos, w, &m);
+            /* into a Move of its own: m, whose address then escapes, went
+             * through the stack at every move */
+            Move special;
+            len = san_parse_special(&pl.cur->pos, w, &special);
             if (!len) break;
+            m = special;
             written_len = 0;
         }
         if (!is_class(w[len], PC_DELIM)) break;
