@@ -752,6 +752,36 @@ static inline void move_player_done(const MovePlayer *pl)
     pl->mt->at_variation_start = false;
 }
 
+/* The new node's SAN (its first written_len bytes at san are its SAN when
+ * that is above 0: san_parse_written), and the comments pending. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void node_made(MovePlayer *pl, GameNode *node, const char *san, size_t written_len, RunKind kind)
+{
+    if (written_len) game_keep_san(node, san, written_len);
+    if (kind == RUN_ANY && pl->pending) {
+        node->pre_comments = pl->pending;
+        node->annotated = 1;
+        pl->pending = NULL;
+    }
+    pl->cur = node;
+    if (kind == RUN_ANY && pl->hook) pl->hook->node_made(pl->hook->ctx, node);
+}
+
+/* Whether a run of `kind` plays its moves on the current line (no tree). */
+static inline bool plays_on_line(const MovePlayer *pl, RunKind kind)
+{
+    return kind == RUN_LINE || (kind == RUN_ANY && !pl->build_tree);
+}
+
+static inline void line_play_from(MovePlayer *pl, Move m)
+{
+    pl->mt->cur = pl->cur;
+    line_play(pl->mt, m);
+    pl->cur = pl->mt->cur;
+}
+
 /* Plays the legal move m, read from the text at san (its first
  * written_len bytes are its SAN when that is above 0: san_parse_written),
  * from pl->cur: into the tree (the comments pending go with it), or on the
@@ -761,21 +791,19 @@ __attribute__((always_inline))
 #endif
 static inline void play_move(MovePlayer *pl, Move m, const char *san, size_t written_len, RunKind kind)
 {
-    if (kind == RUN_LINE || (kind == RUN_ANY && !pl->build_tree)) {
-        pl->mt->cur = pl->cur;
-        line_play(pl->mt, m);
-        pl->cur = pl->mt->cur;
-        return;
-    }
-    GameNode *node = game_add_move(pl->game, pl->arena, pl->cur, m);
-    if (written_len) game_keep_san(node, san, written_len);
-    if (kind == RUN_ANY && pl->pending) {
-        node->pre_comments = pl->pending;
-        node->annotated = 1;
-        pl->pending = NULL;
-    }
-    pl->cur = node;
-    if (kind == RUN_ANY && pl->hook) pl->hook->node_made(pl->hook->ctx, node);
+    if (plays_on_line(pl, kind)) line_play_from(pl, m);
+    else node_made(pl, game_add_move(pl->game, pl->arena, pl->cur, m), san, written_len, kind);
+}
+
+/* The same for the usual run's normal move from `from` to `to`. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void play_normal_move(MovePlayer *pl, Square from, Square to, const char *san, size_t written_len,
+                                    RunKind kind)
+{
+    if (plays_on_line(pl, kind)) line_play_from(pl, move_make(from, to, NO_PIECE_TYPE, MK_NORMAL));
+    else node_made(pl, game_add_normal_move(pl->game, pl->arena, pl->cur, from, to), san, written_len, kind);
 }
 
 static void on_move(Movetext *mt, Move m, const char *san, size_t written_len)
@@ -877,20 +905,18 @@ static inline void usual_run(Movetext *mt, TextCursor *c, RunKind kind)
             continue;
         }
         if (is_class(b, PC_NUMERIC | PC_DELIM)) break;
-        Move m;
-        size_t written_len, len = san_parse_usual(&pl.cur->pos, w, &m, &written_len);
-        if (!len) {   /* castling and promotions, read here too: one move in 50 */
-            /* into a Move of its own: m, whose address then escapes, went
-             * through the stack at every move */
+        Square from, to;
+        size_t written_len, len = san_parse_usual(&pl.cur->pos, w, &from, &to, &written_len);
+        if (len) {   /* a normal move */
+            if (!is_class(w[len], PC_DELIM)) break;
+            play_normal_move(&pl, from, to, w, written_len, kind);
+        } else {   /* castling and promotions, read here too: one move in 50 */
             Move special;
             len = san_parse_special(&pl.cur->pos, w, &special);
-            if (!len) break;
-            m = special;
-            written_len = 0;
+            if (!len || !is_class(w[len], PC_DELIM)) break;
+            play_move(&pl, special, w, 0, kind);
         }
-        if (!is_class(w[len], PC_DELIM)) break;
         played = true;
-        play_move(&pl, m, w, written_len, kind);
         w += len;
         if (kind != RUN_TREE && !pl.build_tree && mt->done) break;   /* a placement of the gate reached */
     }
