@@ -785,6 +785,24 @@ inline void pos_make_move_undoable(Position *pos, Move m, PosUndo *undo)
     pos_make_move(pos, m);
 }
 
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline void pos_make_normal_move_undoable(Position *pos, Square from, Square to, PosUndo *undo)
+{
+    undo->move = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL);
+    undo->victim = pos->board[to];
+    undo->ep = pos->ep;
+    memcpy(undo->castle_rook, pos->castle_rook, sizeof undo->castle_rook);
+    undo->halfmove = pos->halfmove;
+    undo->fullmove = pos->fullmove;
+    make_normal_from_to(pos, pos, from, to, (Color)pos->side, true);
+    pass_turn(pos, pos);
+#ifdef CQL_DEBUG
+    assert(pos_is_ok(pos));
+#endif
+}
+
 void pos_unmake_move(Position *pos, const PosUndo *undo)
 {
     Move m = undo->move;

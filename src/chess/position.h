@@ -170,6 +170,8 @@ typedef struct PosUndo {
 /* pos_make_move, keeping in *undo what pos_unmake_move needs to take the
  * move back. */
 void pos_make_move_undoable(Position *pos, Move m, PosUndo *undo);
+/* The same for a normal move (MK_NORMAL) from `from` to `to`. */
+void pos_make_normal_move_undoable(Position *pos, Square from, Square to, PosUndo *undo);
 /* Takes back the move that pos_make_move_undoable made into *undo, the
  * last one made in pos: pos is then what it was before, byte for byte. */
 void pos_unmake_move(Position *pos, const PosUndo *undo);

@@ -586,16 +586,35 @@ static void *grow_array(Arena *a, void *old, size_t size, int *cap, int need)
 
 /* Without a tree: plays m in the current position, keeping what takes it
  * back. */
-static void line_play(Movetext *mt, Move m)
+/* The entry of line_undo for the next move. */
+static inline PosUndo *next_line_undo(Movetext *mt)
 {
     mt->line_undo = grow_array(mt->p->arena, mt->line_undo, sizeof *mt->line_undo, &mt->line_cap, mt->ply + 1);
-    pos_make_move_undoable(&mt->cur->pos, m, &mt->line_undo[mt->ply++]);
-    /* a piece comes to a square by a move there, or by castling */
-    bool may_arrive = (sq_bb(move_to(m)) & mt->placement_squares) || move_is_castle(m);
+    return &mt->line_undo[mt->ply++];
+}
+
+/* After a move on the line that may have brought a piece to one of the
+ * gate's placements. */
+static inline void line_arrived(Movetext *mt, bool may_arrive)
+{
     if (mt->gate && may_arrive && has_placement(&mt->cur->pos, mt->gate)) {
         mt->placement_reached = true;   /* the game needs its tree after all */
         mt->done = true;
     }
+}
+
+static void line_play(Movetext *mt, Move m)
+{
+    pos_make_move_undoable(&mt->cur->pos, m, next_line_undo(mt));
+    /* a piece comes to a square by a move there, or by castling */
+    line_arrived(mt, (sq_bb(move_to(m)) & mt->placement_squares) || move_is_castle(m));
+}
+
+/* The same for a normal move from `from` to `to` (the usual run's). */
+static void line_play_normal(Movetext *mt, Square from, Square to)
+{
+    pos_make_normal_move_undoable(&mt->cur->pos, from, to, next_line_undo(mt));
+    line_arrived(mt, sq_bb(to) & mt->placement_squares);
 }
 
 static void on_comment(Movetext *mt, const MovetextToken *t)
@@ -775,12 +794,6 @@ static inline bool plays_on_line(const MovePlayer *pl, RunKind kind)
     return kind == RUN_LINE || (kind == RUN_ANY && !pl->build_tree);
 }
 
-static inline void line_play_from(MovePlayer *pl, Move m)
-{
-    pl->mt->cur = pl->cur;
-    line_play(pl->mt, m);
-    pl->cur = pl->mt->cur;
-}
 
 /* Plays the legal move m, read from the text at san (its first
  * written_len bytes are its SAN when that is above 0: san_parse_written),
@@ -791,7 +804,7 @@ __attribute__((always_inline))
 #endif
 static inline void play_move(MovePlayer *pl, Move m, const char *san, size_t written_len, RunKind kind)
 {
-    if (plays_on_line(pl, kind)) line_play_from(pl, m);
+    if (plays_on_line(pl, kind)) line_play(pl->mt, m);
     else node_made(pl, game_add_move(pl->game, pl->arena, pl->cur, m), san, written_len, kind);
 }
 
@@ -802,7 +815,7 @@ __attribute__((always_inline))
 static inline void play_normal_move(MovePlayer *pl, Square from, Square to, const char *san, size_t written_len,
                                     RunKind kind)
 {
-    if (plays_on_line(pl, kind)) line_play_from(pl, move_make(from, to, NO_PIECE_TYPE, MK_NORMAL));
+    if (plays_on_line(pl, kind)) line_play_normal(pl->mt, from, to);
     else node_made(pl, game_add_normal_move(pl->game, pl->arena, pl->cur, from, to), san, written_len, kind);
 }
 
