@@ -584,8 +584,6 @@ static void *grow_array(Arena *a, void *old, size_t size, int *cap, int need)
     return grown;
 }
 
-/* Without a tree: plays m in the current position, keeping what takes it
- * back. */
 /* The entry of line_undo for the next move. */
 static inline PosUndo *next_line_undo(Movetext *mt)
 {
@@ -603,6 +601,8 @@ static inline void line_arrived(Movetext *mt, bool may_arrive)
     }
 }
 
+/* Without a tree: plays m in the current position, keeping what takes it
+ * back. */
 static void line_play(Movetext *mt, Move m)
 {
     pos_make_move_undoable(&mt->cur->pos, m, next_line_undo(mt));
@@ -610,8 +610,12 @@ static void line_play(Movetext *mt, Move m)
     line_arrived(mt, (sq_bb(move_to(m)) & mt->placement_squares) || move_is_castle(m));
 }
 
-/* The same for a normal move from `from` to `to` (the usual run's). */
-static void line_play_normal(Movetext *mt, Square from, Square to)
+/* The same for a normal move from `from` to `to` (the usual run's, inline
+ * in it). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void line_play_normal(Movetext *mt, Square from, Square to)
 {
     pos_make_normal_move_undoable(&mt->cur->pos, from, to, next_line_undo(mt));
     line_arrived(mt, sq_bb(to) & mt->placement_squares);
