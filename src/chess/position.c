@@ -603,18 +603,18 @@ static inline void pass_turn(Position *dst, const Position *src)
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline bool make_normal(Position *dst, const Position *src, Move m, Color us, bool counted)
+static inline bool make_normal_from_to(Position *dst, const Position *src, Square from, Square to, Color us,
+                                      bool counted)
 {
     /* everything read from src first: dst may be src, or a copy of it
      * just written, whose bytes read back would wait on those stores */
-    Square from = move_from(m), to = move_to(m);
     Piece piece = (Piece)src->board[from], victim = (Piece)src->board[to];
     Bitboard from_to = sq_bb(from) | sq_bb(to);
-    unsigned halfmove = !counted ? 1 : src->halfmove < COUNTER_MAX ? src->halfmove + 1u : COUNTER_MAX;
+    unsigned halfmove = !counted ? 1 : src->halfmove + (unsigned)(src->halfmove < COUNTER_MAX);
     Bitboard occupied = src->by_type[0] ^ from_to, movers = src->by_type[type_of(piece)] ^ from_to,
              own = src->by_color[us] ^ from_to;
     Square ep = SQ_NONE;
-    assert(piece != NO_PIECE && color_of(piece) == us && move_kind(m) == MK_NORMAL);
+    assert(piece != NO_PIECE && color_of(piece) == us);
 
     dst->by_type[0] = occupied;
     dst->by_type[type_of(piece)] = movers;
@@ -641,8 +641,17 @@ static inline bool make_normal(Position *dst, const Position *src, Move m, Color
     /* Only a king or rook move, or a rook capture, can take a right away. */
     bool rights_at_stake = type_of(piece) == KING || type_of(piece) == ROOK || type_of(victim) == ROOK;
     if (rights_at_stake && castle_rights_remain(dst))
-        drop_rights_touched(dst, m);
+        drop_rights_touched(dst, move_make(from, to, NO_PIECE_TYPE, MK_NORMAL));
     return halfmove == 0;
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline bool make_normal(Position *dst, const Position *src, Move m, Color us, bool counted)
+{
+    assert(move_kind(m) == MK_NORMAL);
+    return make_normal_from_to(dst, src, move_from(m), move_to(m), us, counted);
 }
 
 #if defined(__GNUC__)
@@ -752,6 +761,19 @@ inline void pos_play_move(Position *dst, const Position *src, Move m)
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
+inline void pos_play_normal_move(Position *dst, const Position *src, Square from, Square to)
+{
+    *dst = *src;
+    make_normal_from_to(dst, src, from, to, (Color)src->side, true);
+    pass_turn(dst, src);
+#ifdef CQL_DEBUG
+    assert(pos_is_ok(dst));
+#endif
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 inline void pos_make_move_undoable(Position *pos, Move m, PosUndo *undo)
 {
     undo->move = m;
@@ -761,6 +783,24 @@ inline void pos_make_move_undoable(Position *pos, Move m, PosUndo *undo)
     undo->halfmove = pos->halfmove;
     undo->fullmove = pos->fullmove;
     pos_make_move(pos, m);
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline void pos_make_normal_move_undoable(Position *pos, Square from, Square to, PosUndo *undo)
+{
+    undo->move = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL);
+    undo->victim = pos->board[to];
+    undo->ep = pos->ep;
+    memcpy(undo->castle_rook, pos->castle_rook, sizeof undo->castle_rook);
+    undo->halfmove = pos->halfmove;
+    undo->fullmove = pos->fullmove;
+    make_normal_from_to(pos, pos, from, to, (Color)pos->side, true);
+    pass_turn(pos, pos);
+#ifdef CQL_DEBUG
+    assert(pos_is_ok(pos));
+#endif
 }
 
 void pos_unmake_move(Position *pos, const PosUndo *undo)

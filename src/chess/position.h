@@ -153,6 +153,8 @@ bool pos_make_normal_move_uncounted(Position *pos, Move m, Color us);
 /* *dst = *src, then m made in *dst (dst != src): a child position made
  * from its parent's, faster than the copy and pos_make_move. */
 void pos_play_move(Position *dst, const Position *src, Move m);
+/* The same for a normal move (MK_NORMAL) from `from` to `to`. */
+void pos_play_normal_move(Position *dst, const Position *src, Square from, Square to);
 
 /* What a move made in place cannot give back by itself: the piece it
  * took on its destination square, the rights, the ep square and the
@@ -168,6 +170,8 @@ typedef struct PosUndo {
 /* pos_make_move, keeping in *undo what pos_unmake_move needs to take the
  * move back. */
 void pos_make_move_undoable(Position *pos, Move m, PosUndo *undo);
+/* The same for a normal move (MK_NORMAL) from `from` to `to`. */
+void pos_make_normal_move_undoable(Position *pos, Square from, Square to, PosUndo *undo);
 /* Takes back the move that pos_make_move_undoable made into *undo, the
  * last one made in pos: pos is then what it was before, byte for byte. */
 void pos_unmake_move(Position *pos, const PosUndo *undo);

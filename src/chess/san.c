@@ -369,7 +369,8 @@ static Square only_legal_origin(const Position *pos, Bitboard origins, Square to
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline size_t parse_usual(const Position *pos, const char *text, Move *out, size_t *written_len)
+static inline size_t parse_usual(const Position *pos, const char *text, Square *from_out, Square *to_out,
+                                 size_t *written_len)
 {
     const char *p = text;
     bool pawn = *p < 'A' || *p > 'Z';   /* no piece letter (or a wrong one, given up below) */
@@ -437,7 +438,8 @@ static inline size_t parse_usual(const Position *pos, const char *text, Move *ou
     } else if (!mg_normal_move_is_legal(pos, from, to)) {
         return 0;
     }
-    *out = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL);
+    *from_out = from;
+    *to_out = to;
     return (size_t)(p - text);
 }
 
@@ -459,11 +461,12 @@ static void check_usual_answer(const Position *pos, const char *text, size_t len
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-inline size_t san_parse_usual(const Position *pos, const char *text, Move *out, size_t *written_len)
+inline size_t san_parse_usual(const Position *pos, const char *text, Square *from, Square *to,
+                              size_t *written_len)
 {
-    size_t len = parse_usual(pos, text, out, written_len);
+    size_t len = parse_usual(pos, text, from, to, written_len);
 #ifdef CQL_DEBUG
-    if (len) check_usual_answer(pos, text, len, *out, *written_len);
+    if (len) check_usual_answer(pos, text, len, move_make(*from, *to, NO_PIECE_TYPE, MK_NORMAL), *written_len);
 #endif
     return len;
 }
@@ -543,7 +546,10 @@ static inline bool parse_common(const Position *pos, const char *text, size_t le
     if (len - marks < 2 || len - marks > 5) return false;
     char shape[8] = {0};
     memcpy(shape, text, len - marks);
-    return parse_usual(pos, shape, out, written_len) == len - marks;
+    Square from, to;
+    if (parse_usual(pos, shape, &from, &to, written_len) != len - marks) return false;
+    *out = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL);
+    return true;
 }
 
 /* The general path of san_parse: every token the fast path gives up on,

@@ -55,11 +55,12 @@ SanStatus san_parse_written(const Position *pos, const char *text, size_t len, M
  * rank, 'x', the square, + and #, each optional but the square) from
  * text[0] up to the first byte that does not go on with it. Returns the
  * bytes read when they make that shape and play exactly one legal move
- * in pos (*out, and *written_len as san_parse_written gives it), else 0.
+ * in pos (a normal move from *from to *to, and *written_len as
+ * san_parse_written gives it), else 0.
  * When the move's token ends there, that is san_parse_written's answer
  * for the token; otherwise the token is no usual move, and 0 or not, the
  * caller reads it with san_parse_written. */
-size_t san_parse_usual(const Position *pos, const char *text, Move *out, size_t *written_len);
+size_t san_parse_usual(const Position *pos, const char *text, Square *from, Square *to, size_t *written_len);
 /* The same for the shapes san_parse_usual gives up on that the usual run
  * of a movetext reads too: castling, "O-O" or "O-O-O" (capital letters,
  * with their hyphens), and a pawn's promotion, "e8=Q" or "exd8=Q", each

@@ -118,15 +118,12 @@ static void move_piece_ids(uint8_t ids[SQ_NB], const Position *before, Move m)
     ids[from] = 0;
 }
 
-/* Inline where it is called (the reader's usual run, and on_move): see
- * pos_make_move. */
+/* The fields of n, a new child of parent reached by m, but its position. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-inline GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
+static inline void link_child(Game *g, GameNode *parent, GameNode *n, Move m)
 {
-    GameNode *n = arena_alloc(a, sizeof *n);
-    pos_play_move(&n->pos, &parent->pos, m);
     /* every other field, in struct order, so that the compiler can merge
      * neighbouring stores */
     n->san_len = 0;       /* the reader's game_keep_san */
@@ -155,6 +152,29 @@ inline GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
         n->depth++;
         g->has_variations = true;
     }
+}
+
+/* Inline where they are called (the reader's usual run, and on_move): see
+ * pos_make_move. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m)
+{
+    GameNode *n = arena_alloc(a, sizeof *n);
+    pos_play_move(&n->pos, &parent->pos, m);
+    link_child(g, parent, n, m);
+    return n;
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline GameNode *game_add_normal_move(Game *g, Arena *a, GameNode *parent, Square from, Square to)
+{
+    GameNode *n = arena_alloc(a, sizeof *n);
+    pos_play_normal_move(&n->pos, &parent->pos, from, to);
+    link_child(g, parent, n, move_make(from, to, NO_PIECE_TYPE, MK_NORMAL));
     return n;
 }
 

@@ -142,6 +142,9 @@ GameNode *game_new_root(Game *g, Arena *a, const Position *pos);
  * when that is a child of parent (the reader sets it), else after the last
  * child found by a walk. */
 GameNode *game_add_move(Game *g, Arena *a, GameNode *parent, Move m);
+/* The same for a normal move (MK_NORMAL) from `from` to `to`: the reader's
+ * usual move, whose kind and squares then need no reading from a Move. */
+GameNode *game_add_normal_move(Game *g, Arena *a, GameNode *parent, Square from, Square to);
 /* Keeps san[0..len), 2 to SAN_WRITTEN_KEPT bytes, as n's move's SAN. */
 static inline void game_keep_san(GameNode *n, const char *san, size_t len)
 {

@@ -584,18 +584,41 @@ static void *grow_array(Arena *a, void *old, size_t size, int *cap, int need)
     return grown;
 }
 
-/* Without a tree: plays m in the current position, keeping what takes it
- * back. */
-static void line_play(Movetext *mt, Move m)
+/* The entry of line_undo for the next move. */
+static inline PosUndo *next_line_undo(Movetext *mt)
 {
     mt->line_undo = grow_array(mt->p->arena, mt->line_undo, sizeof *mt->line_undo, &mt->line_cap, mt->ply + 1);
-    pos_make_move_undoable(&mt->cur->pos, m, &mt->line_undo[mt->ply++]);
-    /* a piece comes to a square by a move there, or by castling */
-    bool may_arrive = (sq_bb(move_to(m)) & mt->placement_squares) || move_is_castle(m);
+    return &mt->line_undo[mt->ply++];
+}
+
+/* After a move on the line that may have brought a piece to one of the
+ * gate's placements. */
+static inline void line_arrived(Movetext *mt, bool may_arrive)
+{
     if (mt->gate && may_arrive && has_placement(&mt->cur->pos, mt->gate)) {
         mt->placement_reached = true;   /* the game needs its tree after all */
         mt->done = true;
     }
+}
+
+/* Without a tree: plays m in the current position, keeping what takes it
+ * back. */
+static void line_play(Movetext *mt, Move m)
+{
+    pos_make_move_undoable(&mt->cur->pos, m, next_line_undo(mt));
+    /* a piece comes to a square by a move there, or by castling */
+    line_arrived(mt, (sq_bb(move_to(m)) & mt->placement_squares) || move_is_castle(m));
+}
+
+/* The same for a normal move from `from` to `to` (the usual run's, inline
+ * in it). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void line_play_normal(Movetext *mt, Square from, Square to)
+{
+    pos_make_normal_move_undoable(&mt->cur->pos, from, to, next_line_undo(mt));
+    line_arrived(mt, sq_bb(to) & mt->placement_squares);
 }
 
 static void on_comment(Movetext *mt, const MovetextToken *t)
@@ -752,6 +775,30 @@ static inline void move_player_done(const MovePlayer *pl)
     pl->mt->at_variation_start = false;
 }
 
+/* The new node's SAN (its first written_len bytes at san are its SAN when
+ * that is above 0: san_parse_written), and the comments pending. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void node_made(MovePlayer *pl, GameNode *node, const char *san, size_t written_len, RunKind kind)
+{
+    if (written_len) game_keep_san(node, san, written_len);
+    if (kind == RUN_ANY && pl->pending) {
+        node->pre_comments = pl->pending;
+        node->annotated = 1;
+        pl->pending = NULL;
+    }
+    pl->cur = node;
+    if (kind == RUN_ANY && pl->hook) pl->hook->node_made(pl->hook->ctx, node);
+}
+
+/* Whether a run of `kind` plays its moves on the current line (no tree). */
+static inline bool plays_on_line(const MovePlayer *pl, RunKind kind)
+{
+    return kind == RUN_LINE || (kind == RUN_ANY && !pl->build_tree);
+}
+
+
 /* Plays the legal move m, read from the text at san (its first
  * written_len bytes are its SAN when that is above 0: san_parse_written),
  * from pl->cur: into the tree (the comments pending go with it), or on the
@@ -761,21 +808,19 @@ __attribute__((always_inline))
 #endif
 static inline void play_move(MovePlayer *pl, Move m, const char *san, size_t written_len, RunKind kind)
 {
-    if (kind == RUN_LINE || (kind == RUN_ANY && !pl->build_tree)) {
-        pl->mt->cur = pl->cur;
-        line_play(pl->mt, m);
-        pl->cur = pl->mt->cur;
-        return;
-    }
-    GameNode *node = game_add_move(pl->game, pl->arena, pl->cur, m);
-    if (written_len) game_keep_san(node, san, written_len);
-    if (kind == RUN_ANY && pl->pending) {
-        node->pre_comments = pl->pending;
-        node->annotated = 1;
-        pl->pending = NULL;
-    }
-    pl->cur = node;
-    if (kind == RUN_ANY && pl->hook) pl->hook->node_made(pl->hook->ctx, node);
+    if (plays_on_line(pl, kind)) line_play(pl->mt, m);
+    else node_made(pl, game_add_move(pl->game, pl->arena, pl->cur, m), san, written_len, kind);
+}
+
+/* The same for the usual run's normal move from `from` to `to`. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void play_normal_move(MovePlayer *pl, Square from, Square to, const char *san, size_t written_len,
+                                    RunKind kind)
+{
+    if (plays_on_line(pl, kind)) line_play_normal(pl->mt, from, to);
+    else node_made(pl, game_add_normal_move(pl->game, pl->arena, pl->cur, from, to), san, written_len, kind);
 }
 
 static void on_move(Movetext *mt, Move m, const char *san, size_t written_len)
@@ -877,16 +922,18 @@ static inline void usual_run(Movetext *mt, TextCursor *c, RunKind kind)
             continue;
         }
         if (is_class(b, PC_NUMERIC | PC_DELIM)) break;
-        Move m;
-        size_t written_len, len = san_parse_usual(&pl.cur->pos, w, &m, &written_len);
-        if (!len) {   /* castling and promotions, read here too: one move in 50 */
-            len = san_parse_special(&pl.cur->pos, w, &m);
-            if (!len) break;
-            written_len = 0;
+        Square from, to;
+        size_t written_len, len = san_parse_usual(&pl.cur->pos, w, &from, &to, &written_len);
+        if (len) {   /* a normal move */
+            if (!is_class(w[len], PC_DELIM)) break;
+            play_normal_move(&pl, from, to, w, written_len, kind);
+        } else {   /* castling and promotions, read here too: one move in 50 */
+            Move special;
+            len = san_parse_special(&pl.cur->pos, w, &special);
+            if (!len || !is_class(w[len], PC_DELIM)) break;
+            play_move(&pl, special, w, 0, kind);
         }
-        if (!is_class(w[len], PC_DELIM)) break;
         played = true;
-        play_move(&pl, m, w, written_len, kind);
         w += len;
         if (kind != RUN_TREE && !pl.build_tree && mt->done) break;   /* a placement of the gate reached */
     }
