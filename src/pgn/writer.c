@@ -305,7 +305,8 @@ static void put_root_comments_and_note(LineFiller *f, const Comment *c, const ch
 typedef struct Writer {
     LineFiller fill;
     const PgnAnnotations *notes;
-    /* notes->node_comments and notes->drop_comments, or NULL */
+    /* notes->node_comments (an array of NULLs when the driver gives none)
+     * and notes->drop_comments (or NULL) */
     const char *const *node_comments;
     const bool *drop_comments;
     const Game *game;
@@ -329,7 +330,7 @@ static const Comment *comments_of(const Writer *w, const GameNode *n)
 
 static const char *note_for(const Writer *w, const GameNode *n)
 {
-    return w->node_comments ? w->node_comments[n->id] : NULL;
+    return w->node_comments[n->id];
 }
 
 /* "{word}" at out; returns its length, len + 2. */
@@ -462,14 +463,14 @@ static void reserve_to_fast_end(LineFiller *f)
 }
 
 /* Writes the moves from n on that are plain: no comment, glyph, variation
- * or note, and not where a truncated game's unread rest goes (nearly every
- * move). The line filler's usual case, an atom after a blank on the
+ * or note, and not the line's last (where a truncated game's unread rest
+ * goes): nearly every move. The line filler's usual case, an atom after a blank on the
  * current line, is done here with the output's length in a local: kept in
  * the LineFiller, it would be read back from memory after each byte
  * written (a char store may alias anything), and every move would wait on
- * the store of the last one. Returns the first move not written (NULL: the
- * line has no more). *before is the clock before n, and then before the
- * move returned. */
+ * the store of the last one. Returns the first move not written (at the
+ * latest the line's last). *before is the clock before n, and then before
+ * the move returned. */
 static const GameNode *put_plain_moves(Writer *w, const GameNode *n, MoveClock *before, bool need_number)
 {
     LineFiller *f = &w->fill;
@@ -480,9 +481,16 @@ static const GameNode *put_plain_moves(Writer *w, const GameNode *n, MoveClock *
     /* the Writer's fields in locals too: read from it, they would be
      * loaded again after every byte written */
     const char *const *notes = w->node_comments;
-    const GameNode *const unread_after = w->unread_after;
-    for (; n && !n->annotated && !(notes && notes[n->id]) && n != unread_after;
-         clock = clock_after(clock), n = n->child) {
+    /* the node's id counted down the line rather than read from it: a
+     * child's id is its parent's plus one (the ids are numbered in
+     * game_walk_next's order, the child first), so the test of the note,
+     * whose answer the processor cannot guess at a check, does not wait
+     * on the node's loads */
+    int32_t id = n->id;
+    for (; !n->annotated && !notes[id] && n->child; clock = clock_after(clock), n = n->child, id++) {
+#ifdef CQL_DEBUG
+        assert(n->id == id);
+#endif
         /* what the loop reads of a node, from the SAN to the child link
          * (two cache lines for one node in four), four nodes ahead (the
          * arena lays a line's nodes out one after another): a little less
@@ -524,7 +532,6 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
     MoveClock before = clock_before(first);
     for (const GameNode *n = first; n; before = clock_after(before), n = n->child) {
         const GameNode *rest = put_plain_moves(w, n, &before, need_number);
-        if (!rest) break;
         if (rest != n) {
             need_number = false;
             n = rest;
@@ -746,7 +753,8 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     put_tags(g, notes, out);
     sb_putc(out, '\n');
 
-    Writer w = {{*out, out->len, 0, false, false}, notes, notes ? notes->node_comments : NULL,
+    const char **no_notes = notes && notes->node_comments ? NULL : xcalloc((size_t)g->node_count, sizeof *no_notes);
+    Writer w = {{*out, out->len, 0, false, false}, notes, no_notes ? no_notes : notes->node_comments,
                 notes ? notes->drop_comments : NULL, g, NULL, NULL, "", 0};
     bool unread = g->truncated && g->unread_text;
     if (unread && g->root->child) {
@@ -760,4 +768,5 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     put_str(&w.fill, result_to_write(g));
     *out = w.fill.out;
     sb_append(out, "\n\n");   /* with the NUL */
+    free(no_notes);
 }
