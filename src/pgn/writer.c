@@ -462,22 +462,67 @@ static void reserve_to_fast_end(LineFiller *f)
     if (end + MOVE_ATOM_MAX + 2 > f->out.cap) sb_reserve(&f->out, end - f->out.len + MOVE_ATOM_MAX + 1);
 }
 
+/* What put_plain_moves keeps in locals: the line filler, and its output's
+ * bytes, length and fast_end. */
+typedef struct PlainRun {
+    LineFiller *fill;
+    char *data;
+    size_t len, fast_end;
+} PlainRun;
+
+/* Whether the move into n is one put_plain_moves writes; id is n's. */
+static inline bool is_plain_move(const GameNode *n, const char *const *notes, int32_t id)
+{
+#ifdef CQL_DEBUG
+    assert(n->id == id);
+#endif
+    return !n->annotated && !notes[id] && n->child;
+}
+
+/* Writes the move into n (write_move_atom's arguments) and places it, as
+ * place_atom. */
+#if defined(__GNUC__)
+__attribute__((always_inline))   /* with the side known where it is called */
+#endif
+static inline void plain_run_move(PlainRun *r, const GameNode *n, MoveClock before, bool need_number)
+{
+    /* what the run reads of a node, from the SAN to the child link (two
+     * cache lines for one node in four), four nodes ahead (the arena lays
+     * a line's nodes out one after another): a little less waiting
+     * (docs/performance.md, check round, third part) */
+    game_node_prefetch(n, 4, offsetof(GameNode, san));
+    game_node_prefetch(n, 4, offsetof(GameNode, child));
+    /* room for the atom (as atom_slot): len <= max(fast_end, the output's
+     * end), which reserve_to_fast_end made room after */
+    size_t atom_len = write_move_atom(r->data + r->len + 1, n, before, need_number);
+    if (r->len + 1 + atom_len <= r->fast_end) {   /* as place_atom */
+        r->data[r->len] = ' ';
+        r->len += 1 + atom_len;
+        return;
+    }
+    LineFiller *f = r->fill;
+    f->out.len = r->len;
+    place_atom_anywhere(f, atom_len);
+    reserve_to_fast_end(f);
+    r->data = f->out.data;
+    r->len = f->out.len;
+    r->fast_end = f->fast_end;
+}
+
 /* Writes the moves from n on that are plain: no comment, glyph, variation
  * or note, and not the line's last (where a truncated game's unread rest
- * goes): nearly every move. The line filler's usual case, an atom after a blank on the
- * current line, is done here with the output's length in a local: kept in
- * the LineFiller, it would be read back from memory after each byte
- * written (a char store may alias anything), and every move would wait on
- * the store of the last one. Returns the first move not written (at the
- * latest the line's last). *before is the clock before n, and then before
- * the move returned. */
+ * goes): nearly every move. The line filler's usual case, an atom after a
+ * blank on the current line, is done here with the output's length in a
+ * local: kept in the LineFiller, it would be read back from memory after
+ * each byte written (a char store may alias anything), and every move
+ * would wait on the store of the last one. Returns the first move not
+ * written (at the latest the line's last). *before is the clock before n,
+ * and then before the move returned. */
 static const GameNode *put_plain_moves(Writer *w, const GameNode *n, MoveClock *before, bool need_number)
 {
     LineFiller *f = &w->fill;
     reserve_to_fast_end(f);
-    char *data = f->out.data;
-    size_t len = f->out.len, fast_end = f->fast_end;
-    MoveClock clock = *before;
+    PlainRun r = {f, f->out.data, f->out.len, f->fast_end};
     /* the Writer's fields in locals too: read from it, they would be
      * loaded again after every byte written */
     const char *const *notes = w->node_comments;
@@ -487,34 +532,27 @@ static const GameNode *put_plain_moves(Writer *w, const GameNode *n, MoveClock *
      * whose answer the processor cannot guess at a check, does not wait
      * on the node's loads */
     int32_t id = n->id;
-    for (; !n->annotated && !notes[id] && n->child; clock = clock_after(clock), n = n->child, id++) {
-#ifdef CQL_DEBUG
-        assert(n->id == id);
-#endif
-        /* what the loop reads of a node, from the SAN to the child link
-         * (two cache lines for one node in four), four nodes ahead (the
-         * arena lays a line's nodes out one after another): a little less
-         * waiting (docs/performance.md, check round, third part) */
-        game_node_prefetch(n, 4, offsetof(GameNode, san));
-        game_node_prefetch(n, 4, offsetof(GameNode, child));
-        /* room for the atom (as atom_slot): len <= max(fast_end, the
-         * output's end), which reserve_to_fast_end made room after */
-        size_t atom_len = write_move_atom(data + len + 1, n, clock, need_number);
-        need_number = false;
-        if (len + 1 + atom_len <= fast_end) {   /* as place_atom */
-            data[len] = ' ';
-            len += 1 + atom_len;
-        } else {
-            f->out.len = len;
-            place_atom_anywhere(f, atom_len);
-            reserve_to_fast_end(f);
-            data = f->out.data;
-            len = f->out.len;
-            fast_end = f->fast_end;
-        }
+    Color side = before->side;
+    unsigned number = before->number;
+    /* a first move of Black's, which may need its number repeated */
+    if (side == BLACK && is_plain_move(n, notes, id)) {
+        plain_run_move(&r, n, (MoveClock){BLACK, number}, need_number);
+        n = n->child, id++;
+        side = WHITE, number = pos_fullmove_after(BLACK, number);
     }
-    f->out.len = len;
-    *before = clock;
+    /* then White's move and Black's, with the side of each known, so that
+     * no move tests it, the clock or need_number */
+    while (side == WHITE && is_plain_move(n, notes, id)) {
+        plain_run_move(&r, n, (MoveClock){WHITE, number}, false);
+        n = n->child, id++;
+        side = BLACK;
+        if (!is_plain_move(n, notes, id)) break;
+        plain_run_move(&r, n, (MoveClock){BLACK, number}, false);
+        n = n->child, id++;
+        side = WHITE, number = pos_fullmove_after(BLACK, number);
+    }
+    f->out.len = r.len;
+    *before = (MoveClock){side, number};
     return n;
 }
 
