@@ -501,6 +501,20 @@ static inline void plain_run_move(PlainRun *r, const GameNode *n, MoveClock befo
         return;
     }
     LineFiller *f = r->fill;
+    if (r->fast_end) {
+        /* after a blank, on a line the atom does not fit on: it starts
+         * the next line, as place_atom_anywhere puts it (a move's atom
+         * never starts with '%' or '[') */
+        r->data[r->len] = '\n';
+        f->line_start = r->len + 1;
+        r->len += 1 + atom_len;
+        r->fast_end = f->line_start + PGN_LINE_WIDTH;
+        f->out.len = r->len;
+        f->fast_end = r->fast_end;
+        reserve_to_fast_end(f);
+        r->data = f->out.data;
+        return;
+    }
     f->out.len = r->len;
     place_atom_anywhere(f, atom_len);
     reserve_to_fast_end(f);
