@@ -1735,7 +1735,12 @@ static inline void count_match(Evaluator *ev, GameSearch *out, const GameNode *n
 {
     out->matched_positions++;
     out->matched[n->id] = true;
-    if (annotate) add_note(ev, n->id, ev->match_note);
+    if (!annotate) return;
+    /* add_note's usual case in place (check: a call at one position in
+     * nine): the match note, the node's first comment */
+    const char *note = ev->match_note;
+    if (!out->notes[n->id] && note[0]) out->notes[n->id] = note;
+    else add_note(ev, n->id, note);
 }
 
 /* The node fields the walk reads (check_state and child), some nodes

@@ -305,7 +305,8 @@ static void put_root_comments_and_note(LineFiller *f, const Comment *c, const ch
 typedef struct Writer {
     LineFiller fill;
     const PgnAnnotations *notes;
-    /* notes->node_comments and notes->drop_comments, or NULL */
+    /* notes->node_comments (an array of NULLs when the driver gives none)
+     * and notes->drop_comments (or NULL) */
     const char *const *node_comments;
     const bool *drop_comments;
     const Game *game;
@@ -329,7 +330,7 @@ static const Comment *comments_of(const Writer *w, const GameNode *n)
 
 static const char *note_for(const Writer *w, const GameNode *n)
 {
-    return w->node_comments ? w->node_comments[n->id] : NULL;
+    return w->node_comments[n->id];
 }
 
 /* "{word}" at out; returns its length, len + 2. */
@@ -461,52 +462,111 @@ static void reserve_to_fast_end(LineFiller *f)
     if (end + MOVE_ATOM_MAX + 2 > f->out.cap) sb_reserve(&f->out, end - f->out.len + MOVE_ATOM_MAX + 1);
 }
 
+/* What put_plain_moves keeps in locals: the line filler, and its output's
+ * bytes, length and fast_end. */
+typedef struct PlainRun {
+    LineFiller *fill;
+    char *data;
+    size_t len, fast_end;
+} PlainRun;
+
+/* Whether the move into n is one put_plain_moves writes; id is n's. */
+static inline bool is_plain_move(const GameNode *n, const char *const *notes, int32_t id)
+{
+#ifdef CQL_DEBUG
+    assert(n->id == id);
+#endif
+    return !n->annotated && !notes[id] && n->child;
+}
+
+/* Writes the move into n (write_move_atom's arguments) and places it, as
+ * place_atom. */
+#if defined(__GNUC__)
+__attribute__((always_inline))   /* with the side known where it is called */
+#endif
+static inline void plain_run_move(PlainRun *r, const GameNode *n, MoveClock before, bool need_number)
+{
+    /* what the run reads of a node, from the SAN to the child link (two
+     * cache lines for one node in four), four nodes ahead (the arena lays
+     * a line's nodes out one after another): a little less waiting
+     * (docs/performance.md, check round, third part) */
+    game_node_prefetch(n, 4, offsetof(GameNode, san));
+    game_node_prefetch(n, 4, offsetof(GameNode, child));
+    /* room for the atom (as atom_slot): len <= max(fast_end, the output's
+     * end), which reserve_to_fast_end made room after */
+    size_t atom_len = write_move_atom(r->data + r->len + 1, n, before, need_number);
+    if (r->len + 1 + atom_len <= r->fast_end) {   /* as place_atom */
+        r->data[r->len] = ' ';
+        r->len += 1 + atom_len;
+        return;
+    }
+    LineFiller *f = r->fill;
+    if (r->fast_end) {
+        /* after a blank, on a line the atom does not fit on: it starts
+         * the next line, as place_atom_anywhere puts it (a move's atom
+         * never starts with '%' or '[') */
+        r->data[r->len] = '\n';
+        f->line_start = r->len + 1;
+        r->len += 1 + atom_len;
+        r->fast_end = f->line_start + PGN_LINE_WIDTH;
+        f->out.len = r->len;
+        f->fast_end = r->fast_end;
+        reserve_to_fast_end(f);
+        r->data = f->out.data;
+        return;
+    }
+    f->out.len = r->len;
+    place_atom_anywhere(f, atom_len);
+    reserve_to_fast_end(f);
+    r->data = f->out.data;
+    r->len = f->out.len;
+    r->fast_end = f->fast_end;
+}
+
 /* Writes the moves from n on that are plain: no comment, glyph, variation
- * or note, and not where a truncated game's unread rest goes (nearly every
- * move). The line filler's usual case, an atom after a blank on the
- * current line, is done here with the output's length in a local: kept in
- * the LineFiller, it would be read back from memory after each byte
- * written (a char store may alias anything), and every move would wait on
- * the store of the last one. Returns the first move not written (NULL: the
- * line has no more). *before is the clock before n, and then before the
- * move returned. */
+ * or note, and not the line's last (where a truncated game's unread rest
+ * goes): nearly every move. The line filler's usual case, an atom after a
+ * blank on the current line, is done here with the output's length in a
+ * local: kept in the LineFiller, it would be read back from memory after
+ * each byte written (a char store may alias anything), and every move
+ * would wait on the store of the last one. Returns the first move not
+ * written (at the latest the line's last). *before is the clock before n,
+ * and then before the move returned. */
 static const GameNode *put_plain_moves(Writer *w, const GameNode *n, MoveClock *before, bool need_number)
 {
     LineFiller *f = &w->fill;
     reserve_to_fast_end(f);
-    char *data = f->out.data;
-    size_t len = f->out.len, fast_end = f->fast_end;
-    MoveClock clock = *before;
+    PlainRun r = {f, f->out.data, f->out.len, f->fast_end};
     /* the Writer's fields in locals too: read from it, they would be
      * loaded again after every byte written */
     const char *const *notes = w->node_comments;
-    const GameNode *const unread_after = w->unread_after;
-    for (; n && !n->annotated && !(notes && notes[n->id]) && n != unread_after;
-         clock = clock_after(clock), n = n->child) {
-        /* what the loop reads of a node, from the SAN to the child link
-         * (two cache lines for one node in four), four nodes ahead (the
-         * arena lays a line's nodes out one after another): a little less
-         * waiting (docs/performance.md, check round, third part) */
-        game_node_prefetch(n, 4, offsetof(GameNode, san));
-        game_node_prefetch(n, 4, offsetof(GameNode, child));
-        /* room for the atom (as atom_slot): len <= max(fast_end, the
-         * output's end), which reserve_to_fast_end made room after */
-        size_t atom_len = write_move_atom(data + len + 1, n, clock, need_number);
-        need_number = false;
-        if (len + 1 + atom_len <= fast_end) {   /* as place_atom */
-            data[len] = ' ';
-            len += 1 + atom_len;
-        } else {
-            f->out.len = len;
-            place_atom_anywhere(f, atom_len);
-            reserve_to_fast_end(f);
-            data = f->out.data;
-            len = f->out.len;
-            fast_end = f->fast_end;
-        }
+    /* the node's id counted down the line rather than read from it: a
+     * child's id is its parent's plus one (the ids are numbered in
+     * game_walk_next's order, the child first), so the test of the note,
+     * whose answer the processor cannot guess at a check, does not wait
+     * on the node's loads */
+    int32_t id = n->id;
+    Color side = before->side;
+    unsigned number = before->number;
+    /* a first move of Black's, which may need its number repeated */
+    if (side == BLACK && is_plain_move(n, notes, id)) {
+        plain_run_move(&r, n, (MoveClock){BLACK, number}, need_number);
+        n = n->child, id++;
+        side = WHITE, number = pos_fullmove_after(BLACK, number);
     }
-    f->out.len = len;
-    *before = clock;
+    /* then White's move and Black's, with the side of each known, so that
+     * no move tests it, the clock or need_number */
+    while (side == WHITE && is_plain_move(n, notes, id)) {
+        plain_run_move(&r, n, (MoveClock){WHITE, number}, false);
+        n = n->child, id++;
+        side = BLACK;
+        if (!is_plain_move(n, notes, id)) break;
+        plain_run_move(&r, n, (MoveClock){BLACK, number}, false);
+        n = n->child, id++;
+        side = WHITE, number = pos_fullmove_after(BLACK, number);
+    }
+    f->out.len = r.len;
+    *before = (MoveClock){side, number};
     return n;
 }
 
@@ -524,7 +584,6 @@ static void put_line(Writer *w, const GameNode *first, bool is_variation)
     MoveClock before = clock_before(first);
     for (const GameNode *n = first; n; before = clock_after(before), n = n->child) {
         const GameNode *rest = put_plain_moves(w, n, &before, need_number);
-        if (!rest) break;
         if (rest != n) {
             need_number = false;
             n = rest;
@@ -746,7 +805,8 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     put_tags(g, notes, out);
     sb_putc(out, '\n');
 
-    Writer w = {{*out, out->len, 0, false, false}, notes, notes ? notes->node_comments : NULL,
+    const char **no_notes = notes && notes->node_comments ? NULL : xcalloc((size_t)g->node_count, sizeof *no_notes);
+    Writer w = {{*out, out->len, 0, false, false}, notes, no_notes ? no_notes : notes->node_comments,
                 notes ? notes->drop_comments : NULL, g, NULL, NULL, "", 0};
     bool unread = g->truncated && g->unread_text;
     if (unread && g->root->child) {
@@ -760,4 +820,5 @@ void pgn_write_game(const Game *g, const PgnAnnotations *notes, StrBuf *out)
     put_str(&w.fill, result_to_write(g));
     *out = w.fill.out;
     sb_append(out, "\n\n");   /* with the NUL */
+    free(no_notes);
 }
