@@ -249,6 +249,9 @@ typedef struct Slot {
     bool split;
     GameJob *games;
     size_t ngames, cap;
+    size_t made;            /* games[0..made) are made (job_init), each when first handed out: a job
+                               holds a record per query (2,000 queries: 32 KB), so none is made
+                               ahead (a chunk of 74 engine games made 128) */
     size_t dirty;           /* games[0..dirty) may hold what an earlier piece left: each is cleared
                                (job_clear) when handed out again (slot_game), on the thread that fills
                                it: for a chunk, the worker that splits it, not the reader */
