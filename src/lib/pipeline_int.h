@@ -47,9 +47,10 @@ typedef struct QueryTexts {
 } QueryTexts;
 
 /* What searching one game with one query of the run left. The ring holds
- * one for each query in each of its game jobs (2,000 queries: some 900,000
- * on two threads), so it is kept to 16 bytes: the two enums of lib/indexed.h
- * in a byte each (their values are small), after the pointer. */
+ * one for each query in each of its game jobs (2,000 queries over the
+ * engine games on two threads: about 940,000, 15 MB), so it is kept to 16
+ * bytes: the two enums of lib/indexed.h in a byte each (their values are
+ * small), after the pointer (24 bytes with the enums as such). */
 typedef struct QueryJob {
     QueryTexts *texts;   /* NULL: none (nothing printed, no match, no error, no stop) */
     uint8_t indexed;     /* IndexedOutcome: what its input's sidecar made of it for this query */
