@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/indexed.h"
 #include "lib/lib_int.h"
@@ -45,16 +46,23 @@ typedef struct QueryTexts {
     CqlText sort_key;    /* a matching game's, when the query sorts (CqlGameResult.sort_key) */
 } QueryTexts;
 
-/* What searching one game with one query of the run left. */
+/* What searching one game with one query of the run left. The ring holds
+ * one for each query in each of its game jobs (2,000 queries over the
+ * engine games on two threads: about 940,000, 15 MB), so it is kept to 16
+ * bytes: the two enums of lib/indexed.h in a byte each (their values are
+ * small), after the pointer (24 bytes with the enums as such). */
 typedef struct QueryJob {
     QueryTexts *texts;   /* NULL: none (nothing printed, no match, no error, no stop) */
+    uint8_t indexed;     /* IndexedOutcome: what its input's sidecar made of it for this query */
+    uint8_t answer;      /* IndexedAnswer: what the sidecar's condition said of it, asked before it
+                            was read (ruled_out_for_all): not asked again (ask_sidecar) */
     bool examined;       /* inside the query's gamenumber range */
-    IndexedOutcome indexed;  /* what its input's sidecar made of it for this query (lib/indexed.h) */
-    IndexedAnswer answer;    /* what the sidecar's condition said of it, asked before it was read
-                                (ruled_out_for_all): not asked again (ask_sidecar) */
     bool matched;
     bool stopped;        /* the query stopped at this game (CqlGameResult.stopped) */
 } QueryJob;
+_Static_assert(sizeof(QueryJob) <= 16, "QueryJob: one per query and game job of the ring");
+_Static_assert(INDEXED_IN_PLACE <= UINT8_MAX && INDEXED_EXCLUDED <= UINT8_MAX,
+               "QueryJob.indexed and .answer hold an IndexedOutcome and an IndexedAnswer in a byte");
 
 typedef struct GameJob {
     CqlGameText *text;
@@ -242,6 +250,9 @@ typedef struct Slot {
     bool split;
     GameJob *games;
     size_t ngames, cap;
+    size_t made;            /* games[0..made) are made (job_init), each when first handed out: a job
+                               holds a record per query (2,000 queries: 32 KB), so none is made
+                               ahead (a chunk of 74 engine games made 128) */
     size_t dirty;           /* games[0..dirty) may hold what an earlier piece left: each is cleared
                                (job_clear) when handed out again (slot_game), on the thread that fills
                                it: for a chunk, the worker that splits it, not the reader */

@@ -35,14 +35,14 @@ GameJob *slot_game(Slot *s, size_t i)
     if (i == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 64;
         s->games = xrealloc(s->games, s->cap * sizeof *s->games);
-        for (size_t k = i; k < s->cap; k++) job_init(&s->games[k], s->nqueries);
     }
+    if (i == s->made) job_init(&s->games[s->made++], s->nqueries);
     return &s->games[i];
 }
 
 static void slot_free(Slot *s)
 {
-    for (size_t i = 0; i < s->cap; i++) job_free(&s->games[i]);
+    for (size_t i = 0; i < s->made; i++) job_free(&s->games[i]);
     free(s->games);
     cql_chunk_free(s->chunk);
     cql_text_free(&s->leading);
@@ -64,12 +64,12 @@ enum { SLOT_KEEP_GAMES = 64 };
 static void slot_reset(Slot *s)
 {
     size_t keep = s->ngames > SLOT_KEEP_GAMES / 2 ? 2 * s->ngames : SLOT_KEEP_GAMES;
-    if (s->cap > keep) {
-        for (size_t i = keep; i < s->cap; i++) job_free(&s->games[i]);
-        s->cap = keep;
+    if (s->made > keep) {
+        for (size_t i = keep; i < s->made; i++) job_free(&s->games[i]);
+        s->made = keep;
     }
     if (!s->released && s->dirty < s->ngames) s->dirty = s->ngames;
-    if (s->dirty > s->cap) s->dirty = s->cap;
+    if (s->dirty > s->made) s->dirty = s->made;
     cql_text_clear(&s->leading);
     cql_text_clear(&s->trailing);
     s->ngames = 0;
