@@ -798,7 +798,6 @@ static inline bool plays_on_line(const MovePlayer *pl, RunKind kind)
     return kind == RUN_LINE || (kind == RUN_ANY && !pl->build_tree);
 }
 
-
 /* Plays the legal move m, read from the text at san (its first
  * written_len bytes are its SAN when that is above 0: san_parse_written),
  * from pl->cur: into the tree (the comments pending go with it), or on the
