@@ -31,6 +31,7 @@ static Slot *ring_slot(const Ring *p, long seq)
 
 GameJob *slot_game(Slot *s, size_t i)
 {
+    assert(i <= s->made && s->made <= s->cap);   /* handed out in order: the next one is made when first asked */
     if (i < s->dirty) job_clear(&s->games[i]);
     if (i == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 64;
