@@ -790,6 +790,9 @@ __attribute__((always_inline))
 #endif
 inline void pos_make_normal_move_undoable(Position *pos, Square from, Square to, PosUndo *undo)
 {
+    /* pos_make_move_undoable's record, spelled out with `to` at hand: the
+     * same through a shared helper reading move_to of the move made here
+     * cost 4 instructions a ply in the pass without a tree */
     undo->move = move_make(from, to, NO_PIECE_TYPE, MK_NORMAL);
     undo->victim = pos->board[to];
     undo->ep = pos->ep;
