@@ -1656,16 +1656,10 @@ static NotePart *new_note_part(Evaluator *ev, const char *text)
     return part;
 }
 
-/* Adds a comment at node id. A text added there before is not added again
- * (CQL 6.2 keeps identical comments once), unless `nouniquecomments`. */
-static void add_note(Evaluator *ev, int32_t id, const char *text)
+/* add_note's case of a node that has a comment already. */
+static void add_later_note(Evaluator *ev, int32_t id, const char *text)
 {
     const char **notes = ev->search->notes;
-    if (!text[0]) return;
-    if (!notes[id]) {   /* nearly always: the first comment at the node */
-        notes[id] = text;
-        return;
-    }
     bool unique = !ev->settings.run.nouniquecomments;
     if (unique && notes[id] == text) return;   /* the same fixed text again ("Found") */
     if (!ev->note_lists) ev->note_lists = ARENA_ARRAY(ev->arena, struct NoteList *, ev->game->node_count);
@@ -1687,6 +1681,21 @@ static void add_note(Evaluator *ev, int32_t id, const char *text)
     }
     list->last = list->last->next = new_note_part(ev, text);
     list->count++;
+}
+
+/* Adds a comment at node id. A text added there before is not added again
+ * (CQL 6.2 keeps identical comments once), unless `nouniquecomments`.
+ * Inline where it is called: its usual case, the node's first comment,
+ * is a store (check: one position in nine). */
+static inline void add_note(Evaluator *ev, int32_t id, const char *text)
+{
+    const char **notes = ev->search->notes;
+    if (!text[0]) return;
+    if (!notes[id]) {   /* nearly always: the first comment at the node */
+        notes[id] = text;
+        return;
+    }
+    add_later_note(ev, id, text);
 }
 
 /* The note of each node with several comments: them all, in order,
@@ -1735,12 +1744,7 @@ static inline void count_match(Evaluator *ev, GameSearch *out, const GameNode *n
 {
     out->matched_positions++;
     out->matched[n->id] = true;
-    if (!annotate) return;
-    /* add_note's usual case in place (check: a call at one position in
-     * nine): the match note, the node's first comment */
-    const char *note = ev->match_note;
-    if (!out->notes[n->id] && note[0]) out->notes[n->id] = note;
-    else add_note(ev, n->id, note);
+    if (annotate) add_note(ev, n->id, ev->match_note);
 }
 
 /* The node fields the walk reads (check_state and child), some nodes
